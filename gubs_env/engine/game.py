@@ -1,0 +1,219 @@
+"""The public face of the engine: :class:`Game`.
+
+>>> from gubs_env.engine import Game
+>>> game = Game(num_players=2, seed=7)
+>>> game.current_player
+0
+>>> [str(a) for a in game.legal_actions()]
+['Draw', 'Decline to draw']
+>>> game.apply(game.legal_actions()[0]).view(0)[0]
+'seat 0 draws a card'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gubs_env.engine import rules
+from gubs_env.engine.actions import Action
+from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from gubs_env.engine.log import Fact, LogEntry
+from gubs_env.engine.options import RuleOptions
+from gubs_env.engine.serialize import check_state, state_from_dict, state_to_dict
+from gubs_env.engine.setup import new_state
+from gubs_env.engine.state import GameState, Pending, Step
+
+
+class IllegalActionError(ValueError):
+    """An action that the pending decision does not allow; the game is left exactly as it was."""
+
+
+def _check_players(num_players: Any) -> int:
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players!r}")
+    if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players}")
+    return int(num_players)
+
+
+def _check_seed(seed: Any) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be None or an int >= 0, not {seed!r}")
+    return int(seed)
+
+
+class Game:
+    """One game of Gubs: who must decide, what they may do, and what each action does.
+
+    Args:
+        num_players: 2 to 6.
+        seed: fixes every random event of the game (shuffle, deal, insertions); ``None`` for fresh entropy.
+        record_log: keep the event log (:attr:`log`); switch off for the fastest random play.
+        **options: rule options (:class:`~gubs_env.engine.options.RuleOptions`), e.g.
+            ``letter_placement="uniform"`` or ``max_turns=500``.
+
+    Raises:
+        ValueError: for a bad player count, seed or rule option.
+    """
+
+    __slots__ = ("_legal", "log", "record_log", "state")
+
+    def __init__(self, num_players: int = 2, seed: int | None = None, *, record_log: bool = True,
+                 **options: Any) -> None:
+        players = _check_players(num_players)
+        rule_options = RuleOptions.from_dict(options)
+        rng = np.random.default_rng(_check_seed(seed))
+        self._attach(new_state(players, rng, rule_options), [], record_log)
+
+    def _attach(self, state: GameState, log: list[LogEntry], record_log: bool) -> None:
+        self.state = state
+        self.log = log
+        """One :class:`LogEntry` per applied action, oldest first."""
+        self.record_log = record_log
+        self._legal: tuple[Action, ...] | None = None
+
+    @classmethod
+    def from_state(cls, state: GameState, *, record_log: bool = True) -> Game:
+        """Wrap an existing state (validated first)."""
+        check_state(state)
+        game = cls.__new__(cls)
+        game._attach(state, [], record_log)
+        return game
+
+    # --- who acts, and what they may do ------------------------------------------------------------
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self.state.num_players
+
+    @property
+    def options(self) -> RuleOptions:
+        """The rule options in force."""
+        return self.state.options
+
+    @property
+    def pending(self) -> Pending:
+        """The decision the game waits for (read it; don't change it)."""
+        return self.state.pending
+
+    @property
+    def current_player(self) -> int | None:
+        """The seat that must decide now, or ``None`` once the game is over."""
+        pend = self.state.pending
+        return None if pend.step is Step.OVER else pend.actor
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """The actions the current player may take, in a fixed order (never empty before the end)."""
+        if self._legal is None:
+            self._legal = tuple(rules.legal_actions(self.state))
+        return self._legal
+
+    def is_legal(self, action: object) -> bool:
+        """Whether ``action`` is allowed now."""
+        return isinstance(action, Action) and action in self.legal_actions()
+
+    def apply(self, action: Action | str) -> LogEntry:
+        """Take ``action`` for the current player and return what it made happen.
+
+        ``action`` may also be the text of a legal action (``str(action)``), handy in a notebook.
+
+        Raises:
+            IllegalActionError: the action is not legal now (or not an action); nothing changes.
+        """
+        action = self._validated(action)
+        turn, actor = self.state.turn, self.state.pending.actor
+        facts: list[Fact] = []
+        rules.advance(self.state, action, facts)
+        self._legal = None
+        entry = LogEntry(turn, actor, action, tuple(facts))
+        if self.record_log:
+            self.log.append(entry)
+        return entry
+
+    def _validated(self, action: Action | str) -> Action:
+        legal = self.legal_actions()
+        if not legal:
+            raise IllegalActionError("the game is over: no action is legal")
+        if isinstance(action, str):
+            for candidate in legal:
+                if str(candidate) == action:
+                    return candidate
+            raise IllegalActionError(f"{action!r} is not the text of a legal action; legal: "
+                                     f"{[str(a) for a in legal]}")
+        if not isinstance(action, Action):
+            raise IllegalActionError(f"expected an Action, not {type(action).__name__}: {action!r}")
+        if action not in legal:
+            raise IllegalActionError(self._why_illegal(action))
+        return action
+
+    def _why_illegal(self, action: Action) -> str:
+        pend = self.state.pending
+        step = pend.step.name.lower()
+        return (f"{action} is not legal: seat {pend.actor} must decide a {step} step, "
+                f"where the legal actions are {[str(a) for a in self.legal_actions()]}")
+
+    # --- the end -----------------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended (third Letter laid) or was truncated at the turn limit."""
+        return self.state.pending.step is Step.OVER
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the game was stopped at the turn limit (R23) rather than ended by the rules."""
+        return self.state.truncated
+
+    def scores(self) -> list[int]:
+        """Points per seat now: Free and Protected Gubs, the Elder included."""
+        return rules.scores(self.state)
+
+    def winners(self) -> list[int]:
+        """Winning seats once the game has ended (tie-breaks per RULES.md §6); empty before the end
+        and after a truncation."""
+        if not self.is_over or self.truncated:
+            return []
+        return rules.winners(self.state)
+
+    # --- copies, saving, showing --------------------------------------------------------------------
+
+    def clone(self) -> Game:
+        """An independent copy with the same future (the random generator is copied too)."""
+        other = Game.__new__(Game)
+        other._attach(self.state.copy(), self.log[:], self.record_log)
+        return other
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full state as a JSON-serialisable dict (the log is not included)."""
+        return state_to_dict(self.state)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, record_log: bool = True) -> Game:
+        """Restore a game from :meth:`to_dict` output or a hand-written position.
+
+        Raises:
+            InvalidStateError: (a ``ValueError``) the dict is malformed or breaks card conservation.
+        """
+        game = cls.__new__(cls)
+        game._attach(state_from_dict(data), [], record_log)
+        return game
+
+    def render(self, player: int | None = None) -> str:
+        """The table as text from ``player``'s point of view (``None``: what everybody sees)."""
+        from gubs_env.engine.render import render
+
+        return render(self.state, player)
+
+    def history(self, player: int | None = None) -> list[str]:
+        """The log as lines of text, as ``player`` saw it."""
+        return [f"[turn {e.turn}] seat {e.actor}: {e.action} — " + "; ".join(e.view(player)) for e in self.log]
+
+    def __repr__(self) -> str:
+        pend = self.state.pending
+        return (f"<Game {self.num_players} players, turn {self.state.turn}, "
+                f"{pend.step.name.lower()} step for seat {pend.actor}>")

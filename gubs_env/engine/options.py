@@ -1,0 +1,46 @@
+"""Rule options: the documented switches of RULES.md (R2, R23) with their defaults."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+LETTER_PLACEMENTS = ("thirds", "uniform")
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """Switches for the points RULES.md marks as options.
+
+    Attributes:
+        letter_placement: ``"thirds"`` puts one Letter in each third of the deck (R2, the default);
+            ``"uniform"`` puts each at a uniformly random position anywhere.
+        max_turns: turns (all players counted) after which the game is truncated (R23). The printed
+            rules have no limit; random play practically never reaches the default.
+    """
+
+    letter_placement: str = "thirds"
+    max_turns: int = 2000
+
+    def __post_init__(self) -> None:
+        if self.letter_placement not in LETTER_PLACEMENTS:
+            raise ValueError(
+                f"letter_placement must be one of {LETTER_PLACEMENTS}, not {self.letter_placement!r}"
+            )
+        if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
+            raise ValueError(f"max_turns must be a positive int, not {self.max_turns!r}")
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> RuleOptions:
+        """Build from keyword values, rejecting unknown names with a clear error."""
+        if not isinstance(values, dict):
+            raise ValueError(f"rule options must be a dict, not {type(values).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown rule option(s) {unknown}; known options: {sorted(known)}")
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a JSON-serialisable dict."""
+        return asdict(self)

@@ -1,0 +1,61 @@
+"""A readable text picture of the table from one player's point of view."""
+
+from __future__ import annotations
+
+from gubs_env.engine.cards import BARRICADES, CARDS, RINGS, Kind
+from gubs_env.engine.state import RING_SIZES, GameState, Side, Step
+
+
+def _cards(counts: list[int]) -> str:
+    return ", ".join(f"{CARDS[k].name} x{n}" if n > 1 else CARDS[k].name
+                     for k, n in enumerate(counts) if n) or "-"
+
+
+def side_text(side: Side) -> str:
+    """One side in words, e.g. ``"2 Free, 1 under Mushroom, Elder (score 4)"``."""
+    parts = []
+    if side.free:
+        parts.append(f"{side.free} Free")
+    if side.elder:
+        parts.append("Esteemed Elder")
+    parts += [f"{n} under {CARDS[b].name}" for b, n in zip(BARRICADES, side.protected) if n]
+    if side.spouted:
+        parts.append(f"{side.spouted} under Sud Spout")
+    parts += [f"{CARDS[r].name} ({size} trapped)" for r, size, here in zip(RINGS, RING_SIZES, side.rings) if here]
+    return f"{', '.join(parts) or 'empty'} (score {side.score()})"
+
+
+def render(st: GameState, player: int | None) -> str:
+    """The table as ``player`` sees it: their own hand, every side, the public zones and the decision."""
+    letters = " ".join(CARDS[k].name[-1] for k in st.letters) or "none"
+    lines = [
+        f"Turn {st.turn} - seat {st.turn_player} to play - deck {len(st.deck)} cards - letters: {letters}",
+        f"Discard pile: {_cards(st.discard)}",
+    ]
+    for seat, side in enumerate(st.sides):
+        me = " (you)" if seat == player else ""
+        skip = ", declined last draw" if st.declined[seat] else ""
+        lines.append(f"  seat {seat}{me}: {side_text(side)} | hand {st.hand_size(seat)} cards{skip}")
+    if player is not None:
+        lines.append(f"Your hand: {_cards(st.hands[player])}")
+        if st.seen_top[player]:
+            lines.append("You know the deck top: " + ", ".join(CARDS[k].name for k in st.seen_top[player]))
+        if st.seen_hand[player] is not None:
+            seat, counts = st.seen_hand[player]
+            lines.append(f"Your Scout saw seat {seat}'s hand: {_cards(counts)}")
+    lines.append(_decision_text(st))
+    return "\n".join(lines)
+
+
+def _decision_text(st: GameState) -> str:
+    pend = st.pending
+    if pend.step is Step.OVER:
+        if st.truncated:
+            return "Game truncated at the turn limit."
+        return "Game over."
+    about = ""
+    if pend.play is not None:
+        about = f" about seat {pend.by}'s {pend.play}"
+    elif pend.event is not None:
+        about = f" about {Kind(pend.event).label}"
+    return f"Waiting for seat {pend.actor}: {pend.step.name.lower()}{about}"
