@@ -303,6 +303,8 @@ def _describe_play(action: Action) -> str:
     use = action.use
     target = USE_TARGET.get(use, Target.NONE)
     if target is Target.SEAT:
+        if len(PLAY_USES.get(action.as_kind, ())) > 1:  # Spear, Lightning, Scout: say which use
+            return f"{name} → seat {action.seat}: {_USE_TEXT[use]}"
         return f"{name} → seat {action.seat}"
     if target is Target.SEAT_BARRICADE:
         return f"{name}: remove {action.detail.label} at seat {action.seat}"
