@@ -278,7 +278,15 @@ STOP = make(Op.STOP)
 
 
 def describe(action: Action) -> str:
-    """Readable words for an action."""
+    """Readable words for an action (a malformed one is shown field by field)."""
+    try:
+        return _describe(action)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        fields = ", ".join(f"{k}={v!r}" for k, v in zip(Action._fields, action) if v is not None)
+        return f"Action({fields})"
+
+
+def _describe(action: Action) -> str:
     op = action.op
     if op is Op.PLAY:
         return _describe_play(action)

@@ -1,0 +1,154 @@
+"""The public Game API: creation, bad input, illegal actions, logs and rendering."""
+
+import copy
+import random
+
+import numpy as np
+import pytest
+
+from gubs_env.engine import Action, Game, IllegalActionError, Kind, Op, Step, Use, make, play
+from tests.helpers import act, legal_texts, table
+
+
+@pytest.mark.parametrize("num_players", [0, 1, 7, -2, 2.0, "2", None, True])
+def test_bad_player_counts_are_rejected(num_players):
+    with pytest.raises(ValueError, match="num_players"):
+        Game(num_players)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "7", True])
+def test_bad_seeds_are_rejected(seed):
+    with pytest.raises(ValueError, match="seed"):
+        Game(2, seed=seed)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"letter_placement": "random"}, "letter_placement"),
+        ({"max_turns": 0}, "max_turns"),
+        ({"max_turns": "many"}, "max_turns"),
+        ({"max_turn": 10}, "unknown rule option"),
+    ],
+)
+def test_bad_rule_options_are_rejected(options, message):
+    with pytest.raises(ValueError, match=message):
+        Game(2, seed=0, **options)
+
+
+def test_numpy_integers_are_accepted():
+    game = Game(np.int64(3), seed=np.uint32(5))
+    assert game.num_players == 3
+
+
+def test_a_new_game_is_set_up_per_rules():
+    game = Game(4, seed=3)
+    d = game.to_dict()
+    assert [s["free"] for s in d["sides"]] == [1, 1, 1, 1]
+    assert all(sum(h.values()) == 3 for h in d["hands"])
+    assert len(d["deck"]) == 70 - 4 - 12
+    assert game.current_player == 0 and game.pending.step is Step.DRAW
+
+
+def test_illegal_actions_raise_and_change_nothing():
+    game = table(hands=[{"Lure": 1}, {}], sides=[{"free": 1}, {"free": 1}])
+    before = game.to_dict()
+    bad = [
+        play(Kind.LURE, Use.LURE, seat=0),  # own side (R4)
+        play(Kind.SUPER_LURE, Use.SUPER_LURE, seat=1),  # not in hand
+        make(Op.DRAW),  # wrong step
+        make(Op.PASS),
+        "Lure → seat 5",
+        42,
+        None,
+        ("Lure", 1),
+    ]
+    for action in bad:
+        with pytest.raises(IllegalActionError):
+            game.apply(action)
+        assert game.to_dict() == before
+    assert isinstance(IllegalActionError("x"), ValueError)
+
+
+def test_the_error_says_why():
+    game = table(hands=[{"Lure": 1}, {}], sides=[{"free": 1}, {"free": 1}])
+    with pytest.raises(IllegalActionError, match=r"not legal: seat 0 must decide a play step.*Lure → seat 1"):
+        game.apply(play(Kind.LURE, Use.LURE, seat=0))
+    with pytest.raises(IllegalActionError, match="expected an Action"):
+        game.apply(3)
+
+
+def test_acting_after_the_end_is_an_error():
+    game = table(step="draw", letters=["Letter G", "Letter U"], deck_top=["Letter B"])
+    act(game, "Draw")
+    assert game.is_over and game.legal_actions() == ()
+    with pytest.raises(IllegalActionError, match="game is over"):
+        game.apply(make(Op.END_TURN))
+
+
+def test_actions_are_hashable_readable_and_equal_by_value():
+    a = play(Kind.LURE, Use.LURE, seat=2)
+    assert str(a) == "Lure → seat 2"
+    assert a == Action(Op.PLAY, Kind.LURE, Kind.LURE, Use.LURE, 2)
+    assert {a: 1}[Action(Op.PLAY, Kind.LURE, Kind.LURE, Use.LURE, 2)] == 1
+    assert str(play(Kind.CRICKET_SONG, Use.LURE, seat=1, as_kind=Kind.LURE)) == "Cricket Song as Lure → seat 1"
+
+
+def test_legal_action_texts_are_unique_in_random_games():
+    for seed in range(60):
+        game = Game(2 + seed % 5, seed=seed, record_log=False)
+        rng = random.Random(seed)
+        while not game.is_over:
+            texts = legal_texts(game)
+            assert len(set(texts)) == len(texts)
+            game.apply(rng.choice(game.legal_actions()))
+
+
+def test_private_facts_are_seen_only_by_their_owner():
+    game = table(step="draw", hands=[{}, {}], deck_top=["Lure"])
+    entry = game.apply("Draw")
+    assert "you draw Lure" in entry.view(0)
+    assert all("Lure" not in line for line in entry.view(1))
+    assert all("Lure" not in line for line in entry.view(None))
+    assert game.log[-1] is entry
+
+
+def test_log_can_be_switched_off():
+    game = Game(2, seed=0, record_log=False)
+    game.apply(game.legal_actions()[0])
+    assert game.log == []
+
+
+def test_render_shows_own_hand_but_not_others():
+    game = table(hands=[{"Lure": 1}, {"Feather": 1}], sides=[{"free": 2, "elder": True}, {"free": 1}])
+    mine, theirs = game.render(0), game.render(1)
+    assert "Your hand: Lure" in mine and "Feather" not in mine
+    assert "Your hand: Feather" in theirs and "Lure" not in theirs.split("Your hand")[1]
+    assert "Esteemed Elder" in mine and "score 3" in mine
+    assert "Waiting for seat 0: play" in mine
+
+
+def test_clone_is_independent():
+    game = Game(3, seed=4)
+    other = game.clone()
+    other.apply(other.legal_actions()[0])
+    assert game.to_dict() != other.to_dict()
+    assert game.state.turn == 1 and game.log == []
+
+
+def test_history_lines_name_turn_actor_and_action():
+    game = Game(2, seed=1)
+    game.apply("Decline to draw")
+    assert game.history()[0].startswith("[turn 1] seat 0: Decline to draw")
+
+
+def test_apply_by_unknown_text_lists_the_legal_texts():
+    game = Game(2, seed=1)
+    with pytest.raises(IllegalActionError, match="Decline to draw"):
+        game.apply("Fly away")
+
+
+def test_deepcopy_also_works():
+    game = Game(2, seed=1)
+    other = copy.deepcopy(game)
+    assert other.to_dict() == game.to_dict()
