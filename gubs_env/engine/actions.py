@@ -15,7 +15,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import NamedTuple
 
-from gubs_env.engine.cards import WILD_AS, Kind
+from gubs_env.engine.cards import BARRICADES, MAX_PLAYERS, RINGS, WILD_AS, Kind
 
 
 class Op(IntEnum):
@@ -323,10 +323,44 @@ def _describe_play(action: Action) -> str:
     return f"{name}: {_USE_TEXT[use]}"
 
 
-def wild_uses() -> tuple[tuple[Kind, Use], ...]:
-    """Every (imitated kind, use) Cricket Song may be played as, in the play phase or a window."""
-    pairs: list[tuple[Kind, Use]] = []
-    for kind in WILD_AS:
-        pairs += [(kind, use) for use in PLAY_USES.get(kind, ())]
-        pairs += [(kind, use) for use in WINDOW_USES.get(kind, ())]
-    return tuple(pairs)
+def target_space(as_kind: Kind, use: Use, num_seats: int = MAX_PLAYERS) -> list[tuple]:
+    """Every ``(seat, part, detail)`` a use could ever aim at, whatever the position."""
+    shape = USE_TARGET.get(use, Target.NONE)
+    seats = range(num_seats)
+    if shape is Target.SEAT:
+        return [(s, None, None) for s in seats]
+    if shape is Target.SEAT_BARRICADE:
+        removable = (Kind.MUSHROOM,) if as_kind is Kind.MUSHROOM else BARRICADES
+        return [(s, None, b) for s in seats for b in removable]
+    if shape is Target.SEAT_PART:
+        return [(s, part, detail) for s in seats for part, detail in STEAL_PARTS]
+    if shape is Target.RING:
+        return [(None, None, r) for r in RINGS]
+    return [(None, None, None)]
+
+
+STEAL_PARTS: tuple[tuple[Part, Kind | None], ...] = (
+    (Part.FREE_GUB, None),
+    *((Part.PROTECTED_GUB, b) for b in BARRICADES),
+    *((Part.BARRICADE, b) for b in BARRICADES),
+    (Part.SPOUT, None),
+    (Part.SPOUTED_GUB, None),
+)
+"""What Smahl Thief may take from a side (R9)."""
+
+RETREAT_PARTS: tuple[tuple[Part, Kind | None], ...] = (
+    (Part.FREE_GUB, None),
+    *((Part.PROTECTED_GUB, b) for b in BARRICADES),
+    *((Part.BARRICADE, b) for b in BARRICADES),
+    (Part.SPOUT, None),
+    *((Part.RING, r) for r in RINGS),
+)
+"""What Retreat may take from the own side (R13)."""
+
+
+def card_uses(window: bool = False) -> tuple[tuple[Kind, Kind, Use], ...]:
+    """Every ``(card, as_kind, use)`` of the play phase (or of the windows), Cricket Song included."""
+    table = WINDOW_USES if window else PLAY_USES
+    own = [(card, card, use) for card, uses in table.items() for use in uses]
+    wild = [(Kind.CRICKET_SONG, kind, use) for kind in WILD_AS for use in table.get(kind, ())]
+    return (*own, *wild)

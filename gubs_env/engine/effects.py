@@ -146,13 +146,14 @@ def _retrieve(st: GameState, p: int) -> Targets:
     return NO_TARGET if st.discard[Kind.GUB] else []
 
 
-def targets(st: GameState, p: int, card: Kind, use: Use) -> Targets:
-    """Targets of ``use`` for ``player``; ``card`` is the kind played (or imitated)."""
+def targets_function(as_kind: Kind, use: Use) -> Callable[[GameState, int], Targets]:
+    """The targets function of ``use`` when the card played is (or imitates) ``as_kind``."""
     if use is Use.REMOVE:
-        return _remove_mushroom(st, p) if card is Kind.MUSHROOM else _remove_any(st, p)
+        return _remove_mushroom if as_kind is Kind.MUSHROOM else _remove_any
     if use is Use.RING:
-        return _ring(st, p, RING_SIZES[card - RING_BASE])
-    return TARGETS[use](st, p)
+        size = RING_SIZES[as_kind - RING_BASE]
+        return lambda st, p: _ring(st, p, size)
+    return TARGETS[use]
 
 
 TARGETS: dict[Use, Callable[[GameState, int], Targets]] = {

@@ -125,17 +125,20 @@ class Game:
         Raises:
             IllegalActionError: the action is not legal now (or not an action); nothing changes.
         """
-        action = self._validated(action)
-        turn, actor = self.state.turn, self.state.pending.actor
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        if action not in legal or not isinstance(action, Action):
+            action = self._from_text_or_raise(action)
+        state = self.state
+        turn, actor = state.turn, state.pending.actor
         facts: list[Fact] = []
-        rules.advance(self.state, action, facts)
+        rules.advance(state, action, facts)
         self._legal = None
-        entry = LogEntry(turn, actor, action, tuple(facts))
+        entry = tuple.__new__(LogEntry, (turn, actor, action, tuple(facts)))  # the fast NamedTuple path
         if self.record_log:
             self.log.append(entry)
         return entry
 
-    def _validated(self, action: Action | str) -> Action:
+    def _from_text_or_raise(self, action: object) -> Action:
         legal = self.legal_actions()
         if not legal:
             raise IllegalActionError("the game is over: no action is legal")
@@ -147,9 +150,7 @@ class Game:
                                      f"{[str(a) for a in legal]}")
         if not isinstance(action, Action):
             raise IllegalActionError(f"expected an Action, not {type(action).__name__}: {action!r}")
-        if action not in legal:
-            raise IllegalActionError(self._why_illegal(action))
-        return action
+        raise IllegalActionError(self._why_illegal(action))
 
     def _why_illegal(self, action: Action) -> str:
         pend = self.state.pending

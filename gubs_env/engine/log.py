@@ -25,6 +25,8 @@ class Fact(NamedTuple):
 
 
 def _words(value: object) -> object:
+    if isinstance(value, Action):
+        return str(value)
     if isinstance(value, Kind):
         return value.label
     if isinstance(value, (list, tuple)):

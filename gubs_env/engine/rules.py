@@ -14,23 +14,33 @@ from gubs_env.engine.actions import (
     DRAW,
     END_TURN,
     PASS,
-    PLAY_USES,
     STOP,
     WINDOW_USES,
     Action,
     Op,
     Use,
+    card_uses,
     make,
+    target_space,
 )
-from gubs_env.engine.cards import EVENTS, HAND_LIMIT, LETTERS, WILD_AS, Kind
+from gubs_env.engine.cards import EVENTS, HAND_LIMIT, LETTERS, Kind
 from gubs_env.engine.log import Fact
 from gubs_env.engine.state import RING_BASE, RING_SIZES, GameState, Pending, Step
 
 KINDS: tuple[Kind, ...] = tuple(Kind)
-PLAYABLE: tuple[tuple[Kind, tuple[tuple[Kind, Use], ...]], ...] = tuple(
-    (card, tuple((card, use) for use in uses)) for card, uses in PLAY_USES.items()
-) + ((Kind.CRICKET_SONG, tuple((kind, use) for kind in WILD_AS for use in PLAY_USES.get(kind, ()))),)
-"""Per card kind: the (played-as kind, use) pairs of the play phase; Cricket Song imitates (FAQ 3)."""
+
+
+def _playable() -> dict[Kind, list[tuple]]:
+    """Per card kind: its play-phase uses, each with its targets function and its actions by target."""
+    table: dict[Kind, list[tuple]] = {}
+    for card, as_kind, use in card_uses():
+        by_target = {t: make(Op.PLAY, card, as_kind, use, *t) for t in target_space(as_kind, use)}
+        table.setdefault(card, []).append((effects.targets_function(as_kind, use), by_target))
+    return table
+
+
+PLAYABLE: tuple[tuple[Kind, tuple[tuple, ...]], ...] = tuple((k, tuple(v)) for k, v in _playable().items())
+"""Every card kind playable in the play phase, Cricket Song included (FAQ 3), with its uses."""
 
 Facts = list[Fact]
 
@@ -71,11 +81,9 @@ def _legal_play(st: GameState, pend: Pending) -> list[Action]:
     hand = st.hands[p]
     out: list[Action] = []
     for card, uses in PLAYABLE:
-        if not hand[card]:
-            continue
-        for as_kind, use in uses:
-            for seat, part, detail in effects.targets(st, p, as_kind, use):
-                out.append(make(Op.PLAY, card, as_kind, use, seat, part, detail))
+        if hand[card]:
+            for targets, by_target in uses:
+                out += [by_target[t] for t in targets(st, p)]
     out.append(END_TURN)
     return out
 
@@ -173,12 +181,16 @@ def _back_to_play(st: GameState) -> None:
     st.pending = Pending(Step.PLAY, st.turn_player, st.turn_player)
 
 
+def _draw_to_play(st: GameState) -> None:
+    st.pending.step = Step.PLAY  # the draw decision carries no other data
+
+
 def _on_draw_step(st: GameState, action: Action, facts: Facts) -> None:
     p = st.turn_player
     if action.op is Op.DECLINE:
         st.declined[p] = True
         facts.append(Fact(None, "seat {} declines to draw", (p,)))
-        _back_to_play(st)
+        _draw_to_play(st)
         return
     st.declined[p] = False
     kind = st.deck.pop()
@@ -186,13 +198,13 @@ def _on_draw_step(st: GameState, action: Action, facts: Facts) -> None:
         if seen:
             seen.pop(0)
     if kind in EVENTS:
-        facts.append(Fact(None, "seat {} draws {}", (p, Kind(kind))))
-        _open_event(st, Kind(kind), facts)
+        facts.append(Fact(None, "seat {} draws {}", (p, KINDS[kind])))
+        _open_event(st, KINDS[kind], facts)
         return
     st.hands[p][kind] += 1
     facts.append(Fact(None, "seat {} draws a card", (p,)))
-    facts.append(Fact(p, "you draw {}", (Kind(kind),)))
-    _back_to_play(st)
+    facts.append(Fact(p, "you draw {}", (KINDS[kind],)))
+    _draw_to_play(st)
 
 
 def _on_play_step(st: GameState, action: Action, facts: Facts) -> None:
@@ -204,46 +216,50 @@ def _on_play_step(st: GameState, action: Action, facts: Facts) -> None:
     st.hands[p][action.card] -= 1
     facts.append(Fact(None, "seat {} plays {}", (p, action)))
     use = action.use
-    st.pending = Pending(Step.PLAY, p, p, play=action)
-    if use is Use.RING:
-        st.pending.step = Step.RING
-    elif use is Use.RETREAT:
-        st.pending.step = Step.RETREAT
-    elif use is Use.SCOUT_DECK:
-        _start_scout(st, facts)
+    follow_up = _FOLLOW_UP.get(use)
+    if follow_up is not None:
+        st.pending = Pending(follow_up, p, p, play=action, picks=[])
+        if use is Use.SCOUT_DECK:
+            _start_scout(st, facts)
+    elif use in CANCELLABLE and _open_cancel(st, p, action):
+        return
     else:
-        _targets_chosen(st, facts)
+        _resolve(st, p, action, facts)  # the play step goes on unchanged
 
 
-def _targets_chosen(st: GameState, facts: Facts) -> None:
-    """Open the cancel window for a Hazard or Trap (RULES.md §5), else resolve at once."""
-    pend = st.pending
-    if pend.play.use in CANCELLABLE:
-        n = st.num_players
-        queue = [(pend.by + i) % n for i in range(1, n)]
-        queue = [q for q in queue if cancel_answers(st.hands[q], pend.play)]
-        if queue:
-            pend.step, pend.actor, pend.queue = Step.CANCEL, queue[0], queue[1:]
-            return
-    _resolve_play(st, facts)
+_FOLLOW_UP = {Use.RING: Step.RING, Use.RETREAT: Step.RETREAT, Use.SCOUT_DECK: Step.SCOUT}
 
 
-def _resolve_play(st: GameState, facts: Facts) -> None:
-    pend = st.pending
-    action, p = pend.play, pend.by
+def _open_cancel(st: GameState, by: int, action: Action, picks: list[int] | None = None) -> bool:
+    """Open the cancel window for a Hazard or Trap (RULES.md §5) if anybody can answer it."""
+    n = st.num_players
+    queue = [q for q in ((by + i) % n for i in range(1, n)) if cancel_answers(st.hands[q], action)]
+    if not queue:
+        return False
+    st.pending = Pending(Step.CANCEL, queue[0], by, play=action, queue=queue[1:], picks=picks or [])
+    return True
+
+
+def _resolve(st: GameState, p: int, action: Action, facts: Facts, picks: list[int] | None = None) -> None:
+    """Apply a card use that nobody cancelled; its card goes to its side or to the discard pile."""
     if action.use is Use.RING:
-        effects.resolve_ring(st, p, action, pend.picks, facts)
+        effects.resolve_ring(st, p, action, picks, facts)
     else:
         effects.RESOLVE[action.use](st, p, action, facts)
     if action.use not in effects.STAYS_IN_PLAY:
         st.discard[action.card] += 1
+
+
+def _resolve_pending_play(st: GameState, facts: Facts) -> None:
+    pend = st.pending
+    _resolve(st, pend.by, pend.play, facts, pend.picks)
     _back_to_play(st)
 
 
 def _on_cancel_step(st: GameState, action: Action, facts: Facts) -> None:
     pend = st.pending
     if action.op is Op.PASS:
-        _next_in_window(st, facts, lambda: _resolve_play(st, facts))
+        _next_in_window(st, facts, lambda: _resolve_pending_play(st, facts))
         return
     st.hands[pend.actor][action.card] -= 1
     st.discard[action.card] += 1
@@ -265,8 +281,9 @@ def _next_in_window(st: GameState, facts: Facts, close) -> None:
 def _on_ring_step(st: GameState, action: Action, facts: Facts) -> None:
     pend = st.pending
     pend.picks.append(action.seat)
-    if len(pend.picks) == RING_SIZES[pend.play.card - RING_BASE]:
-        _targets_chosen(st, facts)
+    if len(pend.picks) == RING_SIZES[pend.play.as_kind - RING_BASE]:
+        if not _open_cancel(st, pend.by, pend.play, pend.picks):
+            _resolve_pending_play(st, facts)
 
 
 def _on_retreat_step(st: GameState, action: Action, facts: Facts) -> None:
@@ -283,7 +300,7 @@ def _start_scout(st: GameState, facts: Facts) -> None:
     pend = st.pending
     top = st.deck[-1:-4:-1]  # R22: the top min(3, deck size) cards, top first
     facts.append(Fact(pend.by, "you see the top of the deck: {}", ([Kind(k) for k in top],)))
-    pend.step, pend.cards = Step.SCOUT, top
+    pend.cards, pend.placed = top, []
     _finish_scout_if_done(st, facts)
 
 

@@ -33,6 +33,27 @@ def texts_of(game: Game, card: str) -> list[str]:
     return [t for t in legal_texts(game) if t.startswith(card + ":") or t.startswith(card + " →")]
 
 
+# --- P1: a card is offered only when it can have an effect ---------------------------------------
+
+
+@pytest.mark.parametrize("card, sides, discard", [
+    ("Sud Spout", [{"elder": True}, {"protected": {"Mushroom": 1}, "spouted": 1}], {}),
+    ("Lure", [{"free": 2}, {"elder": True, "protected": {"Mushroom": 1}}], {}),
+    ("Super Lure", [{"free": 2}, {"elder": True, "spouted": 1, "rings": ["Single Ring"]}], {}),
+    ("Cyclone", [{"protected": {"Mushroom": 1}}, {"free": 2}], {}),
+    ("Lightning", [{"free": 1}, {"free": 1}], {"Esteemed Elder": 1}),
+    ("Omen Beetle", [{"protected": {"Toad Rider": 1}}, {"protected": {"Velvet Moth": 1}}], {}),
+    ("Smahl Thief", [{"free": 2}, {"elder": True, "rings": ["Single Ring"]}], {}),
+    ("Spear", [{"protected": {"Mushroom": 1}}, {"elder": True, "rings": ["Single Ring"]}], {}),
+    ("Haki Flute", [{"free": 1}, {"spouted": 1}], {}),
+    ("Retreat", [{"elder": True}, {"free": 1}], {}),
+    ("Age-Old Cure", [{"free": 1}, {"free": 1}], {"Esteemed Elder": 1}),
+])
+def test_card_not_offered_when_it_can_have_no_effect(card, sides, discard):
+    game = table(hands=[{card: 1}, {}], sides=sides, discard=discard)
+    assert legal_texts(game) == ["Go (end turn)"]
+
+
 # --- Gub and Esteemed Elder ----------------------------------------------------------------------
 
 
@@ -139,7 +160,8 @@ def test_toad_rider_removes_a_barricade_on_own_side():
 
 def test_toad_rider_offers_every_barricade_in_play_on_every_side():
     game = table(num_players=3, hands=[{"Toad Rider": 1}, {}, {}],
-                 sides=[{"protected": {"Mushroom": 1}}, {"protected": {"Toad Rider": 1, "Velvet Moth": 1}}, {"free": 1}])
+                 sides=[{"protected": {"Mushroom": 1}}, {"protected": {"Toad Rider": 1, "Velvet Moth": 1}},
+                        {"free": 1}])
     assert texts_of(game, "Toad Rider") == [
         "Toad Rider: remove Mushroom at seat 0",
         "Toad Rider: remove Toad Rider at seat 1",

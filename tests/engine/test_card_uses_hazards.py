@@ -28,7 +28,8 @@ def test_lure_offered_only_at_opponents_with_a_free_plain_gub():
 
 
 def test_lure_not_offered_when_no_opponent_has_a_free_gub():
-    game = table(hands=[{"Lure": 1}, {}], sides=[{"free": 3}, {"elder": True, "protected": {"Velvet Moth": 1}}])
+    game = table(hands=[{"Lure": 1}, {}],
+                 sides=[{"free": 3}, {"elder": True, "protected": {"Velvet Moth": 1}}])
     assert texts_of(game, "Lure") == []
 
 
@@ -53,7 +54,8 @@ def test_super_lure_moves_free_and_protected_gubs_and_returns_barricades():
 
 def test_super_lure_offered_at_an_opponent_with_only_protected_gubs():
     game = table(num_players=3, hands=[{"Super Lure": 1}, {}, {}],
-                 sides=[{}, {"protected": {"Velvet Moth": 1}}, {"elder": True, "spouted": 1, "rings": ["Double Ring"]}])
+                 sides=[{}, {"protected": {"Velvet Moth": 1}},
+                        {"elder": True, "spouted": 1, "rings": ["Double Ring"]}])
     assert texts_of(game, "Super Lure") == ["Super Lure → seat 1"]
 
 
@@ -76,7 +78,8 @@ def test_cyclone_discards_an_opponents_barricades_and_frees_their_gubs():
 def test_cyclone_not_offered_at_players_without_barricades():
     # R4: the own Barricades are no target either.
     game = table(num_players=3, hands=[{"Cyclone": 1}, {}, {}],
-                 sides=[{"protected": {"Mushroom": 1}}, {"free": 3, "elder": True}, {"protected": {"Toad Rider": 1}}])
+                 sides=[{"protected": {"Mushroom": 1}}, {"free": 3, "elder": True},
+                        {"protected": {"Toad Rider": 1}}])
     assert texts_of(game, "Cyclone") == ["Cyclone → seat 2"]
 
 
@@ -97,7 +100,8 @@ def test_lightning_discards_the_elder_on_any_side(seat):
 
 
 def test_lightning_makes_an_opponent_discard_their_whole_hand():
-    game = table(hands=[{"Lightning": 1, "Gub": 1}, {"Lure": 2, "Mushroom": 1}], sides=[{"free": 1}, {"free": 1}])
+    game = table(hands=[{"Lightning": 1, "Gub": 1}, {"Lure": 2, "Mushroom": 1}],
+                 sides=[{"free": 1}, {"free": 1}])
     start = zones(game)
     act(game, "Lightning → seat 1: strike a hand")
     assert zones(game) == expected(start, discard={"Lure": 2, "Mushroom": 1, "Lightning": 1},
@@ -179,7 +183,8 @@ def test_smahl_thief_never_targets_the_elder_rings_or_the_own_side():
 
 
 def test_smahl_thief_not_offered_when_opponents_have_only_the_elder_and_rings():
-    game = table(hands=[{"Smahl Thief": 1}, {}], sides=[{"free": 2}, {"elder": True, "rings": ["Triple Ring"]}])
+    game = table(hands=[{"Smahl Thief": 1}, {}],
+                 sides=[{"free": 2}, {"elder": True, "rings": ["Triple Ring"]}])
     assert texts_of(game, "Smahl Thief") == []
 
 

@@ -82,7 +82,8 @@ def test_retreat_takes_one_part_of_own_side_into_the_hand(part, hand, own_side):
     assert game.pending.step is Step.RETREAT
     assert "Retreat: done" in legal_texts(game)
     act(game, "Retreat: done")
-    assert zones(game) == expected(start, discard={"Retreat": 1}, hands=[hand, {}], sides=[own_side, side(free=1)])
+    assert zones(game) == expected(start, discard={"Retreat": 1}, hands=[hand, {}],
+                                   sides=[own_side, side(free=1)])
     assert_plays_on(game, 0)
 
 
@@ -145,7 +146,8 @@ def test_scout_on_a_hand_shows_it_only_to_the_scouter():
                  sides=[{"free": 1}, {"free": 1}, {"free": 1}])
     start = zones(game)
     act(game, "Scout → seat 1: look at a hand")
-    assert zones(game) == expected(start, discard={"Scout": 1}, hands=[{}, {"Lure": 1, "Feather": 1}, {"Gub": 1}],
+    assert zones(game) == expected(start, discard={"Scout": 1},
+                                   hands=[{}, {"Lure": 1, "Feather": 1}, {"Gub": 1}],
                                    sides=[side(free=1)] * 3)
     assert game.to_dict()["seen"][0] == {"top": [], "hand": {"seat": 1, "cards": {"Lure": 1, "Feather": 1}}}
     secret = "you see seat 1's hand: Lure, Feather"
@@ -164,7 +166,8 @@ def test_scout_on_a_hand_offered_only_at_opponents_holding_cards():
 
 def test_scout_on_the_deck_puts_the_top_three_back_in_the_chosen_order():
     # R22: the player chooses the new order of the top three, one card at a time.
-    game = table(hands=[{"Scout": 1}, {}], sides=[{"free": 1}, {"free": 1}], deck_top=["Lure", "Gub", "Spear"])
+    game = table(hands=[{"Scout": 1}, {}], sides=[{"free": 1}, {"free": 1}],
+                 deck_top=["Lure", "Gub", "Spear"])
     start = zones(game)
     act(game, "Scout: look at the deck")
     assert game.current_player == 0
@@ -182,7 +185,8 @@ def test_scout_on_the_deck_puts_the_top_three_back_in_the_chosen_order():
 
 
 def test_scout_on_the_deck_offers_each_seen_kind_once():
-    game = table(hands=[{"Scout": 1}, {}], sides=[{"free": 1}, {"free": 1}], deck_top=["Lure", "Spear", "Lure"])
+    game = table(hands=[{"Scout": 1}, {}], sides=[{"free": 1}, {"free": 1}],
+                 deck_top=["Lure", "Spear", "Lure"])
     start = zones(game)
     act(game, "Scout: look at the deck")
     assert legal_texts(game) == ["Scout: put Lure next", "Scout: put Spear next"]
@@ -200,7 +204,8 @@ def test_age_old_cure_takes_a_gub_from_the_discard_pile():
                  discard={"Gub": 2, "Esteemed Elder": 1, "Lure": 1})
     start = zones(game)
     act(game, "Age-Old Cure: take a Gub from the discard pile")
-    assert zones(game) == expected(start, discard={"Gub": 1, "Esteemed Elder": 1, "Lure": 1, "Age-Old Cure": 1},
+    assert zones(game) == expected(start,
+                                   discard={"Gub": 1, "Esteemed Elder": 1, "Lure": 1, "Age-Old Cure": 1},
                                    hands=[{"Gub": 1}, {}], sides=[side(free=1), side(free=1)])
     assert_plays_on(game, 0)
 

@@ -40,7 +40,8 @@ def test_double_ring_picks_from_own_side_and_another_side():
 def test_double_ring_may_take_both_gubs_from_one_side():
     game = table(hands=[{"Double Ring": 1}, {}], sides=[{"free": 1}, {"free": 3}])
     start = zones(game)
-    act(game, "Double Ring: trap Free Gubs", "Ring: take a Free Gub from seat 1", "Ring: take a Free Gub from seat 1")
+    act(game, "Double Ring: trap Free Gubs", "Ring: take a Free Gub from seat 1",
+        "Ring: take a Free Gub from seat 1")
     assert zones(game) == expected(start, discard={}, hands=[{}, {}],
                                    sides=[side(free=1, rings=["Double Ring"]), side(free=1)])
     assert_plays_on(game, 0)
@@ -69,9 +70,10 @@ def test_triple_ring_offers_a_seat_only_while_it_has_free_gubs_not_yet_picked():
 @pytest.mark.parametrize("ring, free", [("Single Ring", 0), ("Double Ring", 1), ("Triple Ring", 2)])
 def test_ring_not_offered_with_fewer_free_plain_gubs_than_its_number(ring, free):
     # R12: the Elder, Protected and trapped Gubs don't count.
+    other_ring = ["Single Ring"] if ring != "Single Ring" else []
     game = table(hands=[{ring: 1}, {}],
                  sides=[{"free": free, "elder": True, "spouted": 1},
-                        {"protected": {"Mushroom": 1}, "rings": ["Single Ring"] if ring != "Single Ring" else []}])
+                        {"protected": {"Mushroom": 1}, "rings": other_ring}])
     assert texts_of(game, ring) == []
 
 

@@ -152,3 +152,9 @@ def test_deepcopy_also_works():
     game = Game(2, seed=1)
     other = copy.deepcopy(game)
     assert other.to_dict() == game.to_dict()
+
+
+def test_log_names_the_card_played_in_words():
+    game = table(hands=[{"Lure": 1}, {}], sides=[{"free": 1}, {"free": 1}])
+    entry = game.apply("Lure → seat 1")
+    assert entry.view(None)[0] == "seat 0 plays Lure → seat 1"
