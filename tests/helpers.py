@@ -31,7 +31,12 @@ def zones(game: Game) -> dict[str, Any]:
     return {k: d[k] for k in ("deck", "discard", "letters", "hands", "sides")}
 
 
-def side(free: int = 0, elder: bool = False, protected: dict[str, int] | None = None, spouted: int = 0,
-         rings: list[str] | None = None) -> dict[str, Any]:
+def side(
+    free: int = 0,
+    elder: bool = False,
+    protected: dict[str, int] | None = None,
+    spouted: int = 0,
+    rings: list[str] | None = None,
+) -> dict[str, Any]:
     """A side dict as to_dict() writes it."""
     return {"free": free, "elder": elder, "protected": protected or {}, "spouted": spouted, "rings": rings or []}

@@ -251,8 +251,14 @@ class Action(NamedTuple):
         return f"<Action {describe(self)}>"
 
 
-def play(card: Kind, use: Use, seat: int | None = None, part: Part | None = None,
-         detail: Kind | None = None, as_kind: Kind | None = None) -> Action:
+def play(
+    card: Kind,
+    use: Use,
+    seat: int | None = None,
+    part: Part | None = None,
+    detail: Kind | None = None,
+    as_kind: Kind | None = None,
+) -> Action:
     """A card played from the hand; ``as_kind`` is only for Cricket Song."""
     return make(Op.PLAY, card, card if as_kind is None else as_kind, use, seat, part, detail)
 
@@ -260,8 +266,15 @@ def play(card: Kind, use: Use, seat: int | None = None, part: Part | None = None
 _INTERNED: dict[tuple, Action] = {}
 
 
-def make(op: Op, card: Kind | None = None, as_kind: Kind | None = None, use: Use | None = None,
-         seat: int | None = None, part: Part | None = None, detail: Kind | None = None) -> Action:
+def make(
+    op: Op,
+    card: Kind | None = None,
+    as_kind: Kind | None = None,
+    use: Use | None = None,
+    seat: int | None = None,
+    part: Part | None = None,
+    detail: Kind | None = None,
+) -> Action:
     """The one shared :class:`Action` with these fields (actions are interned: cheap to compare)."""
     key = (op, card, as_kind, use, seat, part, detail)
     action = _INTERNED.get(key)
@@ -282,7 +295,7 @@ def describe(action: Action) -> str:
     try:
         return _describe(action)
     except (AttributeError, KeyError, TypeError, ValueError):
-        fields = ", ".join(f"{k}={v!r}" for k, v in zip(Action._fields, action) if v is not None)
+        fields = ", ".join(f"{k}={v!r}" for k, v in zip(Action._fields, action, strict=True) if v is not None)
         return f"Action({fields})"
 
 
@@ -300,8 +313,13 @@ def _describe(action: Action) -> str:
         return f"Keep {action.detail.label}"
     if op is Op.DISCARD:
         return f"Discard {action.detail.label}"
-    return {Op.DRAW: "Draw", Op.DECLINE: "Decline to draw", Op.END_TURN: "Go (end turn)",
-            Op.PASS: "Pass", Op.STOP: "Retreat: done"}[op]
+    return {
+        Op.DRAW: "Draw",
+        Op.DECLINE: "Decline to draw",
+        Op.END_TURN: "Go (end turn)",
+        Op.PASS: "Pass",
+        Op.STOP: "Retreat: done",
+    }[op]
 
 
 def _describe_play(action: Action) -> str:

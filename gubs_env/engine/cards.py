@@ -135,9 +135,7 @@ HAND_LIMIT = 8
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 
-KIND_BY_NAME: dict[str, Kind] = {spec.name.lower(): spec.kind for spec in CARDS} | {
-    k.name.lower(): k for k in Kind
-}
+KIND_BY_NAME: dict[str, Kind] = {spec.name.lower(): spec.kind for spec in CARDS} | {k.name.lower(): k for k in Kind}
 
 
 def kind_from_name(name: str) -> Kind:

@@ -45,8 +45,7 @@ def _remove_mushroom(st: GameState, p: int) -> Targets:
 
 
 def _remove_any(st: GameState, p: int) -> Targets:
-    return [(s, None, BARRICADES[b]) for s, side in enumerate(st.sides)
-            for b, n in enumerate(side.protected) if n]
+    return [(s, None, BARRICADES[b]) for s, side in enumerate(st.sides) for b, n in enumerate(side.protected) if n]
 
 
 def _free_anywhere(st: GameState, p: int) -> Targets:
@@ -321,8 +320,11 @@ def _resolve_shatter(st: GameState, p: int, a: Action, facts: Facts) -> None:
             side.rings[slot] = 0
             st.discard[a.detail] += 1
             st.sides[p].free += RING_SIZES[slot]
-            facts.append(Fact(None, "seat {} shatters the {} of seat {} and frees {} Gubs",
-                              (p, a.detail, seat, RING_SIZES[slot])))
+            facts.append(
+                Fact(
+                    None, "seat {} shatters the {} of seat {} and frees {} Gubs", (p, a.detail, seat, RING_SIZES[slot])
+                )
+            )
 
 
 def _resolve_scout_hand(st: GameState, p: int, a: Action, facts: Facts) -> None:

@@ -62,8 +62,9 @@ class Game:
 
     __slots__ = ("_legal", "log", "record_log", "state")
 
-    def __init__(self, num_players: int = 2, seed: int | None = None, *, record_log: bool = True,
-                 **options: Any) -> None:
+    def __init__(
+        self, num_players: int = 2, seed: int | None = None, *, record_log: bool = True, **options: Any
+    ) -> None:
         players = _check_players(num_players)
         rule_options = RuleOptions.from_dict(options)
         rng = np.random.default_rng(_check_seed(seed))
@@ -146,8 +147,7 @@ class Game:
             for candidate in legal:
                 if str(candidate) == action:
                     return candidate
-            raise IllegalActionError(f"{action!r} is not the text of a legal action; legal: "
-                                     f"{[str(a) for a in legal]}")
+            raise IllegalActionError(f"{action!r} is not the text of a legal action; legal: {[str(a) for a in legal]}")
         if not isinstance(action, Action):
             raise IllegalActionError(f"expected an Action, not {type(action).__name__}: {action!r}")
         raise IllegalActionError(self._why_illegal(action))
@@ -155,8 +155,10 @@ class Game:
     def _why_illegal(self, action: Action) -> str:
         pend = self.state.pending
         step = pend.step.name.lower()
-        return (f"{action} is not legal: seat {pend.actor} must decide a {step} step, "
-                f"where the legal actions are {[str(a) for a in self.legal_actions()]}")
+        return (
+            f"{action} is not legal: seat {pend.actor} must decide a {step} step, "
+            f"where the legal actions are {[str(a) for a in self.legal_actions()]}"
+        )
 
     # --- the end -----------------------------------------------------------------------------------
 
@@ -175,8 +177,10 @@ class Game:
         return rules.scores(self.state)
 
     def winners(self) -> list[int]:
-        """Winning seats once the game has ended (tie-breaks per RULES.md §6); empty before the end
-        and after a truncation."""
+        """Winning seats once the game has ended, tie-breaks applied (RULES.md §6).
+
+        Empty before the end and after a truncation.
+        """
         if not self.is_over or self.truncated:
             return []
         return rules.winners(self.state)
@@ -216,5 +220,7 @@ class Game:
 
     def __repr__(self) -> str:
         pend = self.state.pending
-        return (f"<Game {self.num_players} players, turn {self.state.turn}, "
-                f"{pend.step.name.lower()} step for seat {pend.actor}>")
+        return (
+            f"<Game {self.num_players} players, turn {self.state.turn}, "
+            f"{pend.step.name.lower()} step for seat {pend.actor}>"
+        )

@@ -24,9 +24,7 @@ class RuleOptions:
 
     def __post_init__(self) -> None:
         if self.letter_placement not in LETTER_PLACEMENTS:
-            raise ValueError(
-                f"letter_placement must be one of {LETTER_PLACEMENTS}, not {self.letter_placement!r}"
-            )
+            raise ValueError(f"letter_placement must be one of {LETTER_PLACEMENTS}, not {self.letter_placement!r}")
         if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
             raise ValueError(f"max_turns must be a positive int, not {self.max_turns!r}")
 

@@ -7,8 +7,7 @@ from gubs_env.engine.state import RING_SIZES, GameState, Side, Step
 
 
 def _cards(counts: list[int]) -> str:
-    return ", ".join(f"{CARDS[k].name} x{n}" if n > 1 else CARDS[k].name
-                     for k, n in enumerate(counts) if n) or "-"
+    return ", ".join(f"{CARDS[k].name} x{n}" if n > 1 else CARDS[k].name for k, n in enumerate(counts) if n) or "-"
 
 
 def side_text(side: Side) -> str:
@@ -18,10 +17,11 @@ def side_text(side: Side) -> str:
         parts.append(f"{side.free} Free")
     if side.elder:
         parts.append("Esteemed Elder")
-    parts += [f"{n} under {CARDS[b].name}" for b, n in zip(BARRICADES, side.protected) if n]
+    parts += [f"{n} under {CARDS[b].name}" for b, n in zip(BARRICADES, side.protected, strict=True) if n]
     if side.spouted:
         parts.append(f"{side.spouted} under Sud Spout")
-    parts += [f"{CARDS[r].name} ({size} trapped)" for r, size, here in zip(RINGS, RING_SIZES, side.rings) if here]
+    rings = zip(RINGS, RING_SIZES, side.rings, strict=True)
+    parts += [f"{CARDS[r].name} ({size} trapped)" for r, size, here in rings if here]
     return f"{', '.join(parts) or 'empty'} (score {side.score()})"
 
 

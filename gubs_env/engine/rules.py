@@ -143,8 +143,7 @@ def _legal_ring(st: GameState, pend: Pending) -> list[Action]:
 
 
 def _legal_retreat(st: GameState, pend: Pending) -> list[Action]:
-    out = [make(Op.TAKE, seat=s, part=part, detail=detail)
-           for s, part, detail in effects.retreat_parts(st, pend.actor)]
+    out = [make(Op.TAKE, seat=s, part=part, detail=detail) for s, part, detail in effects.retreat_parts(st, pend.actor)]
     if pend.picks:  # at least one card must be taken (docs/rules.md "P1")
         out.append(STOP)
     return out
@@ -264,8 +263,9 @@ def _on_cancel_step(st: GameState, action: Action, facts: Facts) -> None:
     st.hands[pend.actor][action.card] -= 1
     st.discard[action.card] += 1
     st.discard[pend.play.card] += 1
-    facts.append(Fact(None, "seat {} plays {}: seat {}'s {} is cancelled",
-                      (pend.actor, action, pend.by, pend.play.card)))
+    facts.append(
+        Fact(None, "seat {} plays {}: seat {}'s {} is cancelled", (pend.actor, action, pend.by, pend.play.card))
+    )
     _back_to_play(st)
 
 
@@ -281,9 +281,9 @@ def _next_in_window(st: GameState, facts: Facts, close) -> None:
 def _on_ring_step(st: GameState, action: Action, facts: Facts) -> None:
     pend = st.pending
     pend.picks.append(action.seat)
-    if len(pend.picks) == RING_SIZES[pend.play.as_kind - RING_BASE]:
-        if not _open_cancel(st, pend.by, pend.play, pend.picks):
-            _resolve_pending_play(st, facts)
+    complete = len(pend.picks) == RING_SIZES[pend.play.as_kind - RING_BASE]
+    if complete and not _open_cancel(st, pend.by, pend.play, pend.picks):
+        _resolve_pending_play(st, facts)
 
 
 def _on_retreat_step(st: GameState, action: Action, facts: Facts) -> None:
@@ -316,12 +316,11 @@ def _finish_scout_if_done(st: GameState, facts: Facts) -> None:
     if len(pend.cards) > 1:
         return
     order = pend.placed + pend.cards  # top first; the last card needs no choice
-    st.deck[len(st.deck) - len(order):] = order[::-1]
+    st.deck[len(st.deck) - len(order) :] = order[::-1]
     for seen in st.seen_top:
         seen.clear()
     st.seen_top[pend.by] = order[:]
-    facts.append(Fact(None, "seat {} puts the top {} cards back in an order of their choice",
-                      (pend.by, len(order))))
+    facts.append(Fact(None, "seat {} puts the top {} cards back in an order of their choice", (pend.by, len(order))))
     _discard_played(st)
 
 
@@ -352,8 +351,7 @@ def _on_flop_step(st: GameState, action: Action, facts: Facts) -> None:
         return
     st.hands[pend.actor][action.card] -= 1
     st.discard[action.card] += 1
-    facts.append(Fact(None, "seat {} plays {}: {} goes back into the deck",
-                      (pend.actor, action, pend.event)))
+    facts.append(Fact(None, "seat {} plays {}: {} goes back into the deck", (pend.actor, action, pend.event)))
     events.insert_into_deck(st, pend.event)  # R20
     _back_to_play(st)
 

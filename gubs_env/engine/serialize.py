@@ -19,8 +19,21 @@ from gubs_env.engine.rules import legal_actions
 from gubs_env.engine.state import GameState, Pending, Side, Step
 
 FORMAT_VERSION = 1
-KEYS = ("version", "num_players", "options", "turn", "deck", "discard", "letters", "hands", "sides",
-        "pending", "seen", "rng", "truncated")
+KEYS = (
+    "version",
+    "num_players",
+    "options",
+    "turn",
+    "deck",
+    "discard",
+    "letters",
+    "hands",
+    "sides",
+    "pending",
+    "seen",
+    "rng",
+    "truncated",
+)
 
 
 class InvalidStateError(ValueError):
@@ -41,7 +54,7 @@ def _count_map(counts: list[int]) -> dict[str, int]:
 def action_to_dict(action: Action) -> dict[str, Any]:
     """An action as a JSON-serialisable dict (``None`` fields left out)."""
     out: dict[str, Any] = {}
-    for name, value in zip(Action._fields, action):
+    for name, value in zip(Action._fields, action, strict=True):
         if value is None:
             continue
         if isinstance(value, Kind):
@@ -56,9 +69,9 @@ def _side_to_dict(side: Side) -> dict[str, Any]:
     return {
         "free": side.free,
         "elder": bool(side.elder),
-        "protected": {CARDS[b].name: n for b, n in zip(BARRICADES, side.protected) if n},
+        "protected": {CARDS[b].name: n for b, n in zip(BARRICADES, side.protected, strict=True) if n},
         "spouted": side.spouted,
-        "rings": [CARDS[r].name for r, here in zip(RINGS, side.rings) if here],
+        "rings": [CARDS[r].name for r, here in zip(RINGS, side.rings, strict=True) if here],
     }
 
 
@@ -91,9 +104,8 @@ def state_to_dict(st: GameState) -> dict[str, Any]:
         "sides": [_side_to_dict(s) for s in st.sides],
         "pending": _pending_to_dict(st.pending),
         "seen": [
-            {"top": _names(top), "hand": None if hand is None
-             else {"seat": hand[0], "cards": _count_map(hand[1])}}
-            for top, hand in zip(st.seen_top, st.seen_hand)
+            {"top": _names(top), "hand": None if hand is None else {"seat": hand[0], "cards": _count_map(hand[1])}}
+            for top, hand in zip(st.seen_top, st.seen_hand, strict=True)
         ],
         "rng": st.rng.bit_generator.state,
         "truncated": st.truncated,
@@ -192,8 +204,9 @@ def _side_from_dict(d: Any, where: str) -> Side:
 
 
 def _seat_list(values: Any, n: int, where: str) -> list[int]:
-    if not isinstance(values, list) or any(isinstance(v, bool) or not isinstance(v, int)
-                                           or not 0 <= v < n for v in values):
+    if not isinstance(values, list) or any(
+        isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n for v in values
+    ):
         raise _fail(f"{where} must be a list of seats 0..{n - 1}")
     return values[:]
 
@@ -294,8 +307,12 @@ def check_state(st: GameState) -> None:
     _check_pending(st)
 
 
-_STEP_USES = {Step.CANCEL: CANCELLABLE, Step.RING: {Use.RING}, Step.RETREAT: {Use.RETREAT},
-              Step.SCOUT: {Use.SCOUT_DECK}}
+_STEP_USES = {
+    Step.CANCEL: CANCELLABLE,
+    Step.RING: {Use.RING},
+    Step.RETREAT: {Use.RETREAT},
+    Step.SCOUT: {Use.SCOUT_DECK},
+}
 
 
 def _check_pending(st: GameState) -> None:
@@ -311,14 +328,20 @@ def _check_pending(st: GameState) -> None:
         raise _fail(f"pending.event must be set exactly for steps {sorted(s.name.lower() for s in needs_event)}")
     if pend.play is not None and (pend.play.op is not Op.PLAY or pend.play.use not in _STEP_USES[pend.step]):
         raise _fail(f"pending.play {pend.play} does not fit step {pend.step.name.lower()}")
-    if pend.step is Step.SCOUT and sorted(pend.placed + pend.cards) != sorted(st.deck[-len(pend.placed + pend.cards):]):
+    if pend.step is Step.SCOUT and sorted(pend.placed + pend.cards) != sorted(
+        st.deck[-len(pend.placed + pend.cards) :]
+    ):
         raise _fail("the Scout's cards must be the top cards of the deck")
     if pend.event is not None and pend.event not in EVENTS:
         raise _fail("pending.event must be an Event")
     if pend.step in (Step.CURE, Step.KEEP) and len(pend.marks) != st.num_players:
         raise _fail("pending.marks needs one entry per seat")
-    if pend.step is not Step.OVER and pend.step not in needs_event and pend.actor != st.turn_player \
-            and pend.step is not Step.CANCEL:
+    if (
+        pend.step is not Step.OVER
+        and pend.step not in needs_event
+        and pend.actor != st.turn_player
+        and pend.step is not Step.CANCEL
+    ):
         raise _fail("only the turn player decides outside windows")
     try:
         legal = legal_actions(st)

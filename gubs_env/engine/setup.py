@@ -37,7 +37,7 @@ def _place_letters(cards: list[int], rng: np.random.Generator, placement: str) -
     bounds = [round(len(cards) * i / 3) for i in range(4)]
     deck: list[int] = []
     for third, letter in enumerate(letters):
-        part = cards[bounds[third]:bounds[third + 1]]
+        part = cards[bounds[third] : bounds[third + 1]]
         part.insert(int(rng.integers(len(part) + 1)), letter)
         deck += part
     return deck

@@ -56,8 +56,14 @@ class Side:
 
     __slots__ = ("elder", "free", "protected", "rings", "spouted")
 
-    def __init__(self, free: int = 0, elder: int = 0, protected: list[int] | None = None,
-                 spouted: int = 0, rings: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        free: int = 0,
+        elder: int = 0,
+        protected: list[int] | None = None,
+        spouted: int = 0,
+        rings: list[int] | None = None,
+    ) -> None:
         self.free = free
         self.elder = elder
         self.protected = protected if protected is not None else [0] * len(BARRICADES)
@@ -78,7 +84,7 @@ class Side:
 
     def card_counts(self, counts: list[int]) -> None:
         """Add the cards on this side to a per-kind count vector."""
-        ring_gubs = sum(size for size, here in zip(RING_SIZES, self.rings) if here)
+        ring_gubs = sum(size for size, here in zip(RING_SIZES, self.rings, strict=True) if here)
         counts[Kind.GUB] += self.free + sum(self.protected) + self.spouted + ring_gubs
         counts[Kind.ELDER] += self.elder
         counts[Kind.SUD_SPOUT] += self.spouted
@@ -91,8 +97,10 @@ class Side:
         return isinstance(other, Side) and all(getattr(self, a) == getattr(other, a) for a in Side.__slots__)
 
     def __repr__(self) -> str:
-        return (f"Side(free={self.free}, elder={self.elder}, protected={self.protected}, "
-                f"spouted={self.spouted}, rings={self.rings})")
+        return (
+            f"Side(free={self.free}, elder={self.elder}, protected={self.protected}, "
+            f"spouted={self.spouted}, rings={self.rings})"
+        )
 
 
 @dataclass(slots=True)
@@ -122,8 +130,18 @@ class Pending:
 
     def copy(self) -> Pending:
         """An independent copy (actions are immutable and shared)."""
-        return Pending(self.step, self.actor, self.by, self.play, self.event, self.queue[:],
-                       self.picks[:], self.cards[:], self.placed[:], self.marks[:])
+        return Pending(
+            self.step,
+            self.actor,
+            self.by,
+            self.play,
+            self.event,
+            self.queue[:],
+            self.picks[:],
+            self.cards[:],
+            self.placed[:],
+            self.marks[:],
+        )
 
     def transit(self) -> list[int]:
         """Cards out of every zone while this decision is open."""
@@ -138,8 +156,23 @@ class Pending:
 class GameState:
     """Every fact of a position. The deck is bottom first: ``deck[-1]`` is the top card."""
 
-    __slots__ = ("declined", "deck", "discard", "hands", "letters", "num_players", "options",
-                 "pending", "rng", "seen_hand", "seen_top", "sides", "truncated", "turn", "turn_player")
+    __slots__ = (
+        "deck",
+        "declined",
+        "discard",
+        "hands",
+        "letters",
+        "num_players",
+        "options",
+        "pending",
+        "rng",
+        "seen_hand",
+        "seen_top",
+        "sides",
+        "truncated",
+        "turn",
+        "turn_player",
+    )
 
     def __init__(self, num_players: int, options: RuleOptions, rng: np.random.Generator) -> None:
         self.num_players = num_players

@@ -16,58 +16,121 @@ from tests.engine.test_card_uses import assert_plays_on
 from tests.helpers import legal_texts, table, zones
 
 WILD = "Cricket Song"
-FULL_SIDE = {"free": 1, "elder": True, "protected": {"Mushroom": 1, "Velvet Moth": 1}, "spouted": 1,
-             "rings": ["Double Ring"]}
+FULL_SIDE = {
+    "free": 1,
+    "elder": True,
+    "protected": {"Mushroom": 1, "Velvet Moth": 1},
+    "spouted": 1,
+    "rings": ["Double Ring"],
+}
 VICTIM = {"free": 1, "elder": True, "protected": {"Toad Rider": 1}, "spouted": 1, "rings": ["Single Ring"]}
 
 
-def case(card: str, texts: list[str], *, sides: list[dict[str, Any]], others: dict[str, int] | None = None,
-         discard: dict[str, int] | None = None, deck_top: list[str] = (), case_id: str) -> Any:
+def case(
+    card: str,
+    texts: list[str],
+    *,
+    sides: list[dict[str, Any]],
+    others: dict[str, int] | None = None,
+    discard: dict[str, int] | None = None,
+    deck_top: list[str] = (),
+    case_id: str,
+) -> Any:
     """One scenario: ``texts`` play ``card`` (first) and answer its follow-up decisions."""
-    setup = {"sides": sides, "hands": [{}, others or {}], "discard": discard or {},
-             "deck_top": list(deck_top)}
+    setup = {"sides": sides, "hands": [{}, others or {}], "discard": discard or {}, "deck_top": list(deck_top)}
     return pytest.param(card, texts, setup, id=case_id)
 
 
 CASES = [
     case("Lure", ["Lure → seat 1"], sides=[{"free": 1}, {"free": 2}], case_id="lure"),
     case("Super Lure", ["Super Lure → seat 1"], others={"Gub": 1}, sides=[{}, VICTIM], case_id="super-lure"),
-    case("Cyclone", ["Cyclone → seat 1"],
-         sides=[{"protected": {"Mushroom": 1}},
-                {"free": 1, "protected": {"Toad Rider": 1, "Velvet Moth": 1}}],
-         case_id="cyclone"),
-    case("Lightning", ["Lightning: strike the Esteemed Elder"], sides=[{"elder": True}, {"free": 1}],
-         case_id="lightning-elder-own-side"),
-    case("Lightning", ["Lightning: strike the Esteemed Elder"], sides=[{"free": 1}, {"elder": True}],
-         case_id="lightning-elder-other-side"),
-    case("Lightning", ["Lightning → seat 1: strike a hand"], others={"Lure": 2, "Spear": 1},
-         sides=[{"free": 1}, {"free": 1}], case_id="lightning-hand"),
-    case("Omen Beetle", ["Omen Beetle: devour every Mushroom"],
-         sides=[{"protected": {"Mushroom": 1}}, {"free": 1, "protected": {"Mushroom": 1, "Toad Rider": 1}}],
-         case_id="omen-beetle"),
-    *[case("Smahl Thief", [f"Smahl Thief → seat 1: {part}"], sides=[{"free": 1}, VICTIM],
-           case_id=f"smahl-thief-{n}")
-      for n, part in enumerate(["a Free Gub", "a Gub under Toad Rider", "the Toad Rider alone",
-                                "a Sud Spout alone", "a Gub under a Sud Spout"])],
-    case("Spear", ["Spear → seat 0: kill a Free Gub"], sides=[{"free": 2}, {"free": 1}],
-         case_id="spear-kill-own"),
-    case("Spear", ["Spear → seat 1: kill a Free Gub"], sides=[{"free": 1}, {"free": 2}],
-         case_id="spear-kill-other"),
-    case("Spear", ["Spear → seat 1: break a Sud Spout"], sides=[{"free": 1}, {"spouted": 1}],
-         case_id="spear-break-spout"),
-    case("Haki Flute", ["Haki Flute → Double Ring"], sides=[{"free": 1}, {"rings": ["Double Ring"]}],
-         case_id="haki-flute"),
-    case("Retreat", ["Retreat: retreat", "Retreat: take the Double Ring",
-                     "Retreat: take a Gub under Mushroom", "Retreat: take a Sud Spout alone",
-                     "Retreat: done"],
-         sides=[FULL_SIDE, {"free": 1}], case_id="retreat"),
-    case("Scout", ["Scout → seat 1: look at a hand"], others={"Lure": 1, "Gub": 1},
-         sides=[{"free": 1}, {"free": 1}], case_id="scout-hand"),
-    case("Scout", ["Scout: look at the deck", "Scout: put Spear next", "Scout: put Gub next"],
-         deck_top=["Lure", "Gub", "Spear"], sides=[{"free": 1}, {"free": 1}], case_id="scout-deck"),
-    case("Age-Old Cure", ["Age-Old Cure: take a Gub from the discard pile"],
-         discard={"Gub": 1, "Esteemed Elder": 1},
-         sides=[{"free": 1}, {"free": 1}], case_id="age-old-cure-retrieve"),
+    case(
+        "Cyclone",
+        ["Cyclone → seat 1"],
+        sides=[{"protected": {"Mushroom": 1}}, {"free": 1, "protected": {"Toad Rider": 1, "Velvet Moth": 1}}],
+        case_id="cyclone",
+    ),
+    case(
+        "Lightning",
+        ["Lightning: strike the Esteemed Elder"],
+        sides=[{"elder": True}, {"free": 1}],
+        case_id="lightning-elder-own-side",
+    ),
+    case(
+        "Lightning",
+        ["Lightning: strike the Esteemed Elder"],
+        sides=[{"free": 1}, {"elder": True}],
+        case_id="lightning-elder-other-side",
+    ),
+    case(
+        "Lightning",
+        ["Lightning → seat 1: strike a hand"],
+        others={"Lure": 2, "Spear": 1},
+        sides=[{"free": 1}, {"free": 1}],
+        case_id="lightning-hand",
+    ),
+    case(
+        "Omen Beetle",
+        ["Omen Beetle: devour every Mushroom"],
+        sides=[{"protected": {"Mushroom": 1}}, {"free": 1, "protected": {"Mushroom": 1, "Toad Rider": 1}}],
+        case_id="omen-beetle",
+    ),
+    *[
+        case("Smahl Thief", [f"Smahl Thief → seat 1: {part}"], sides=[{"free": 1}, VICTIM], case_id=f"smahl-thief-{n}")
+        for n, part in enumerate(
+            [
+                "a Free Gub",
+                "a Gub under Toad Rider",
+                "the Toad Rider alone",
+                "a Sud Spout alone",
+                "a Gub under a Sud Spout",
+            ]
+        )
+    ],
+    case("Spear", ["Spear → seat 0: kill a Free Gub"], sides=[{"free": 2}, {"free": 1}], case_id="spear-kill-own"),
+    case("Spear", ["Spear → seat 1: kill a Free Gub"], sides=[{"free": 1}, {"free": 2}], case_id="spear-kill-other"),
+    case(
+        "Spear", ["Spear → seat 1: break a Sud Spout"], sides=[{"free": 1}, {"spouted": 1}], case_id="spear-break-spout"
+    ),
+    case(
+        "Haki Flute",
+        ["Haki Flute → Double Ring"],
+        sides=[{"free": 1}, {"rings": ["Double Ring"]}],
+        case_id="haki-flute",
+    ),
+    case(
+        "Retreat",
+        [
+            "Retreat: retreat",
+            "Retreat: take the Double Ring",
+            "Retreat: take a Gub under Mushroom",
+            "Retreat: take a Sud Spout alone",
+            "Retreat: done",
+        ],
+        sides=[FULL_SIDE, {"free": 1}],
+        case_id="retreat",
+    ),
+    case(
+        "Scout",
+        ["Scout → seat 1: look at a hand"],
+        others={"Lure": 1, "Gub": 1},
+        sides=[{"free": 1}, {"free": 1}],
+        case_id="scout-hand",
+    ),
+    case(
+        "Scout",
+        ["Scout: look at the deck", "Scout: put Spear next", "Scout: put Gub next"],
+        deck_top=["Lure", "Gub", "Spear"],
+        sides=[{"free": 1}, {"free": 1}],
+        case_id="scout-deck",
+    ),
+    case(
+        "Age-Old Cure",
+        ["Age-Old Cure: take a Gub from the discard pile"],
+        discard={"Gub": 1, "Esteemed Elder": 1},
+        sides=[{"free": 1}, {"free": 1}],
+        case_id="age-old-cure-retrieve",
+    ),
 ]
 
 
@@ -113,13 +176,29 @@ NOT_WILD_TYPES = (CardType.GUB, CardType.BARRICADE, CardType.TRAP, CardType.LETT
 
 def test_cricket_song_is_never_offered_as_a_gub_barricade_trap_or_event():
     # Every Gub, Barricade and Trap use would be possible here for the real card.
-    game = table(hands=[{WILD: 1, "Lure": 1}, {"Gub": 1}], discard={"Gub": 1},
-                 sides=[{"free": 3, "protected": {"Mushroom": 1}, "spouted": 1, "rings": ["Single Ring"]},
-                        {"free": 3, "elder": True, "protected": {"Toad Rider": 1}}])
+    game = table(
+        hands=[{WILD: 1, "Lure": 1}, {"Gub": 1}],
+        discard={"Gub": 1},
+        sides=[
+            {"free": 3, "protected": {"Mushroom": 1}, "spouted": 1, "rings": ["Single Ring"]},
+            {"free": 3, "elder": True, "protected": {"Toad Rider": 1}},
+        ],
+    )
     texts = legal_texts(game)
     for spec in CARDS:
         if spec.type in NOT_WILD_TYPES:
             assert not any(t.startswith(f"{WILD} as {spec.name}") for t in texts), spec.name
     played_as = {a.as_kind.label for a in game.legal_actions() if a.card is not None and a.card.label == WILD}
-    assert played_as == {"Lure", "Super Lure", "Cyclone", "Lightning", "Omen Beetle", "Smahl Thief", "Spear",
-                         "Haki Flute", "Retreat", "Scout", "Age-Old Cure"}
+    assert played_as == {
+        "Lure",
+        "Super Lure",
+        "Cyclone",
+        "Lightning",
+        "Omen Beetle",
+        "Smahl Thief",
+        "Spear",
+        "Haki Flute",
+        "Retreat",
+        "Scout",
+        "Age-Old Cure",
+    }

@@ -44,8 +44,13 @@ def test_second_letter_is_laid_out_beside_the_first():
 
 
 def test_third_letter_ends_the_game_at_once():
-    game = table(hands=[{"Lure": 1}, {}], sides=[{"free": 1}, {"free": 1}],
-                 letters=["Letter G", "Letter U"], deck_top=["Letter B"], step="draw")
+    game = table(
+        hands=[{"Lure": 1}, {}],
+        sides=[{"free": 1}, {"free": 1}],
+        letters=["Letter G", "Letter U"],
+        deck_top=["Letter B"],
+        step="draw",
+    )
     act(game, "Draw")
     assert game.is_over
     assert not game.truncated
@@ -70,10 +75,17 @@ def test_dangerous_alchemy_discards_everything_on_drawers_side_but_the_elder():
         num_players=3,
         turn_player=1,
         hands=[{}, {"Lure": 1}, {}],
-        sides=[{"free": 1},
-               {"free": 2, "elder": True, "protected": {"Mushroom": 1, "Velvet Moth": 1}, "spouted": 1,
-                "rings": ["Double Ring"]},
-               {"free": 1, "spouted": 1}],
+        sides=[
+            {"free": 1},
+            {
+                "free": 2,
+                "elder": True,
+                "protected": {"Mushroom": 1, "Velvet Moth": 1},
+                "spouted": 1,
+                "rings": ["Double Ring"],
+            },
+            {"free": 1, "spouted": 1},
+        ],
         deck_top=["Dangerous Alchemy"],
         step="draw",
     )
@@ -82,7 +94,11 @@ def test_dangerous_alchemy_discards_everything_on_drawers_side_but_the_elder():
     assert z["sides"] == [side(free=1), side(elder=True), side(free=1, spouted=1)]
     assert z["discard"] == {
         "Gub": 2 + 2 + 1 + 2,  # Free, Protected, Spouted, in the Ring
-        "Mushroom": 1, "Velvet Moth": 1, "Sud Spout": 1, "Double Ring": 1, "Dangerous Alchemy": 1,
+        "Mushroom": 1,
+        "Velvet Moth": 1,
+        "Sud Spout": 1,
+        "Double Ring": 1,
+        "Dangerous Alchemy": 1,
     }
     assert z["hands"][1] == {"Lure": 1}
     assert_play_step(game, seat=1)
@@ -103,18 +119,22 @@ def test_dangerous_alchemy_on_empty_side_just_goes_to_discard():
 def test_flash_flood_washes_every_free_plain_gub_into_the_deck():
     game = table(
         num_players=3,
-        sides=[{"free": 2, "elder": True},
-               {"free": 1, "protected": {"Toad Rider": 1}, "spouted": 1, "rings": ["Single Ring"]},
-               {"free": 3}],
+        sides=[
+            {"free": 2, "elder": True},
+            {"free": 1, "protected": {"Toad Rider": 1}, "spouted": 1, "rings": ["Single Ring"]},
+            {"free": 3},
+        ],
         deck_top=["Flash Flood"],
         step="draw",
     )
     deck_before = zones(game)["deck"]
     act(game, "Draw")
     z = zones(game)
-    assert z["sides"] == [side(elder=True),
-                          side(protected={"Toad Rider": 1}, spouted=1, rings=["Single Ring"]),
-                          side()]
+    assert z["sides"] == [
+        side(elder=True),
+        side(protected={"Toad Rider": 1}, spouted=1, rings=["Single Ring"]),
+        side(),
+    ]
     assert Counter(z["deck"]) == Counter(deck_before[1:]) + Counter({"Gub": 6})
     assert len(z["deck"]) == len(deck_before) - 1 + 6
     assert z["discard"] == {"Flash Flood": 1}
@@ -124,8 +144,7 @@ def test_flash_flood_washes_every_free_plain_gub_into_the_deck():
 
 def test_flash_flood_keeps_the_order_of_the_rest_of_the_deck():
     # R15: each Gub lands at a random position; the other cards keep their order.
-    game = table(sides=[{"free": 2}, {"free": 2}], deck_top=["Flash Flood", "Lure", "Spear", "Scout"],
-                 step="draw")
+    game = table(sides=[{"free": 2}, {"free": 2}], deck_top=["Flash Flood", "Lure", "Spear", "Scout"], step="draw")
     rest_before = [c for c in zones(game)["deck"][1:] if c != "Gub"]
     act(game, "Draw")
     assert [c for c in zones(game)["deck"] if c != "Gub"] == rest_before
@@ -135,8 +154,13 @@ def test_flash_flood_keeps_the_order_of_the_rest_of_the_deck():
 
 
 def test_gargok_plague_without_savers_sends_every_hand_into_the_deck():
-    game = table(num_players=3, hands=[{"Lure": 1, "Gub": 1}, {"Feather": 2}, {"Spear": 1}],
-                 sides=[{"free": 1}, {"free": 1}, {"free": 1}], deck_top=["Gargok Plague"], step="draw")
+    game = table(
+        num_players=3,
+        hands=[{"Lure": 1, "Gub": 1}, {"Feather": 2}, {"Spear": 1}],
+        sides=[{"free": 1}, {"free": 1}, {"free": 1}],
+        deck_top=["Gargok Plague"],
+        step="draw",
+    )
     deck_before = zones(game)["deck"]
     act(game, "Draw")
     assert_play_step(game)  # nobody can save: no cure window
@@ -155,18 +179,22 @@ def test_rumor_of_wasps_sends_toad_riders_and_their_gubs_into_the_deck():
     game = table(
         num_players=3,
         turn_player=2,
-        sides=[{"protected": {"Toad Rider": 1, "Mushroom": 1}},
-               {"free": 1, "protected": {"Toad Rider": 2, "Velvet Moth": 1}},
-               {"free": 1}],
+        sides=[
+            {"protected": {"Toad Rider": 1, "Mushroom": 1}},
+            {"free": 1, "protected": {"Toad Rider": 2, "Velvet Moth": 1}},
+            {"free": 1},
+        ],
         deck_top=["Rumor of Wasps"],
         step="draw",
     )
     deck_before = zones(game)["deck"]
     act(game, "Draw")
     z = zones(game)
-    assert z["sides"] == [side(protected={"Mushroom": 1}),
-                          side(free=1, protected={"Velvet Moth": 1}),
-                          side(free=1)]
+    assert z["sides"] == [
+        side(protected={"Mushroom": 1}),
+        side(free=1, protected={"Velvet Moth": 1}),
+        side(free=1),
+    ]
     assert Counter(z["deck"]) == Counter(deck_before[1:]) + Counter({"Toad Rider": 3, "Gub": 3})
     assert z["discard"] == {"Rumor of Wasps": 1}
     assert_play_step(game, seat=2)
@@ -215,15 +243,18 @@ def test_traveling_merchant_passes_to_previous_seat_all_at_once():
 
 
 def test_traveling_merchant_keeping_one_of_a_pair():
-    game = table(num_players=2, hands=[{"Lure": 2}, {"Gub": 1, "Spear": 1}],
-                 deck_top=["Traveling Merchant"], step="draw")
+    game = table(
+        num_players=2,
+        hands=[{"Lure": 2}, {"Gub": 1, "Spear": 1}],
+        deck_top=["Traveling Merchant"],
+        step="draw",
+    )
     act(game, "Draw", "Keep Lure", "Keep Gub")
     assert zones(game)["hands"] == [{"Lure": 1, "Spear": 1}, {"Gub": 1, "Lure": 1}]
 
 
 def test_traveling_merchant_with_nobody_to_ask_resolves_at_once():
-    game = table(num_players=3, hands=[{"Lure": 1}, {}, {"Spear": 1}], deck_top=["Traveling Merchant"],
-                 step="draw")
+    game = table(num_players=3, hands=[{"Lure": 1}, {}, {"Spear": 1}], deck_top=["Traveling Merchant"], step="draw")
     act(game, "Draw")
     assert_play_step(game)
     assert zones(game)["hands"] == [{"Lure": 1}, {}, {"Spear": 1}]

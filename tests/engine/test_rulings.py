@@ -97,9 +97,14 @@ def test_r2_letters_are_never_dealt_into_hands():
 
 
 def test_r3_unbroken_tie_is_a_shared_win():
-    game = table(num_players=3, hands=[{"Lure": 1}, {"Spear": 1}, {}],
-                 sides=[{"free": 2}, {"free": 2}, {"free": 1}],
-                 letters=["Letter G", "Letter U"], deck_top=["Letter B"], step="draw")
+    game = table(
+        num_players=3,
+        hands=[{"Lure": 1}, {"Spear": 1}, {}],
+        sides=[{"free": 2}, {"free": 2}, {"free": 1}],
+        letters=["Letter G", "Letter U"],
+        deck_top=["Letter B"],
+        step="draw",
+    )
     act(game, "Draw")
     assert game.winners() == [0, 1]
 
@@ -107,13 +112,22 @@ def test_r3_unbroken_tie_is_a_shared_win():
 # --- R4 targets ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("card", "prefix"), [
-    ("Lure", "Lure →"), ("Super Lure", "Super Lure →"), ("Cyclone", "Cyclone →"),
-    ("Smahl Thief", "Smahl Thief →"), ("Lightning", "Lightning →"),
-])
+@pytest.mark.parametrize(
+    ("card", "prefix"),
+    [
+        ("Lure", "Lure →"),
+        ("Super Lure", "Super Lure →"),
+        ("Cyclone", "Cyclone →"),
+        ("Smahl Thief", "Smahl Thief →"),
+        ("Lightning", "Lightning →"),
+    ],
+)
 def test_r4_hazards_target_opponents_only(card, prefix):
-    game = table(num_players=3, hands=[{card: 1, "Gub": 1}, {"Gub": 1}, {}],
-                 sides=[{"free": 2, "protected": {"Mushroom": 1}}, {"free": 1, "protected": {"Mushroom": 1}}, {}])
+    game = table(
+        num_players=3,
+        hands=[{card: 1, "Gub": 1}, {"Gub": 1}, {}],
+        sides=[{"free": 2, "protected": {"Mushroom": 1}}, {"free": 1, "protected": {"Mushroom": 1}}, {}],
+    )
     targets = targets_of(game, prefix)
     assert targets, "the card should have an opponent target"
     assert not any("seat 0" in t for t in targets)
@@ -133,8 +147,10 @@ def test_r4_lightning_elder_use_may_hit_own_side():
 
 
 def test_r4_omen_beetle_hits_every_side_including_own():
-    game = table(hands=[{"Omen Beetle": 1}, {}],
-                 sides=[{"protected": {"Mushroom": 1, "Velvet Moth": 1}}, {"free": 1, "protected": {"Mushroom": 2}}])
+    game = table(
+        hands=[{"Omen Beetle": 1}, {}],
+        sides=[{"protected": {"Mushroom": 1, "Velvet Moth": 1}}, {"free": 1, "protected": {"Mushroom": 2}}],
+    )
     act(game, "Omen Beetle: devour every Mushroom")
     z = zones(game)
     assert z["sides"] == [side(protected={"Velvet Moth": 1}), side(free=1)]
@@ -160,8 +176,11 @@ def test_r4_barricades_protect_own_gubs_only():
 
 
 def test_r5_no_chain_an_interrupt_is_never_cancelled():
-    game = table(num_players=3, hands=[{"Lure": 1, "Feather": 1}, {"Feather": 1}, {"Cricket Song": 1}],
-                 sides=[{}, {"free": 1}, {}])
+    game = table(
+        num_players=3,
+        hands=[{"Lure": 1, "Feather": 1}, {"Feather": 1}, {"Cricket Song": 1}],
+        sides=[{}, {"free": 1}, {}],
+    )
     act(game, "Lure → seat 1", "Feather: cancel it")
     assert_play_step(game)  # no window opened on seat 1's Feather
     z = zones(game)
@@ -172,19 +191,24 @@ def test_r5_no_chain_an_interrupt_is_never_cancelled():
 # --- R6 Feather ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("card", "text", "window"), [
-    ("Spear", "Spear → seat 1: kill a Free Gub", True),
-    ("Cricket Song", "Cricket Song as Cyclone → seat 1", True),
-    ("Sud Spout", "Sud Spout → seat 1", True),
-    ("Mushroom", "Mushroom: remove Mushroom at seat 1", False),
-    ("Toad Rider", "Toad Rider: remove Mushroom at seat 1", False),
-    ("Spear", "Spear → seat 1: break a Sud Spout", False),
-    ("Scout", "Scout → seat 1: look at a hand", False),
-    ("Haki Flute", "Haki Flute → Single Ring", False),
-])
+@pytest.mark.parametrize(
+    ("card", "text", "window"),
+    [
+        ("Spear", "Spear → seat 1: kill a Free Gub", True),
+        ("Cricket Song", "Cricket Song as Cyclone → seat 1", True),
+        ("Sud Spout", "Sud Spout → seat 1", True),
+        ("Mushroom", "Mushroom: remove Mushroom at seat 1", False),
+        ("Toad Rider", "Toad Rider: remove Mushroom at seat 1", False),
+        ("Spear", "Spear → seat 1: break a Sud Spout", False),
+        ("Scout", "Scout → seat 1: look at a hand", False),
+        ("Haki Flute", "Haki Flute → Single Ring", False),
+    ],
+)
 def test_r6_feather_window_only_for_hazards_and_traps(card, text, window):
-    game = table(hands=[{card: 1}, {"Feather": 1}],
-                 sides=[{"rings": ["Single Ring"]}, {"free": 1, "protected": {"Mushroom": 1}, "spouted": 1}])
+    game = table(
+        hands=[{card: 1}, {"Feather": 1}],
+        sides=[{"rings": ["Single Ring"]}, {"free": 1, "protected": {"Mushroom": 1}, "spouted": 1}],
+    )
     act(game, text)
     assert (game.pending.step is Step.CANCEL) == window
 
@@ -193,24 +217,29 @@ def test_r6_feather_window_only_for_hazards_and_traps(card, text, window):
 
 
 def test_r7_barricade_never_on_the_elder_or_a_protected_gub():
-    game = table(hands=[{"Mushroom": 1, "Toad Rider": 1, "Velvet Moth": 1}, {}],
-                 sides=[{"elder": True, "protected": {"Velvet Moth": 1}}, {}])
+    game = table(
+        hands=[{"Mushroom": 1, "Toad Rider": 1, "Velvet Moth": 1}, {}],
+        sides=[{"elder": True, "protected": {"Velvet Moth": 1}}, {}],
+    )
     assert not any("protect" in t for t in legal_texts(game))
 
 
 def test_r7_removal_may_target_any_side_including_own():
-    game = table(hands=[{"Toad Rider": 1}, {}],
-                 sides=[{"protected": {"Velvet Moth": 1}}, {"protected": {"Mushroom": 1}}])
+    game = table(
+        hands=[{"Toad Rider": 1}, {}],
+        sides=[{"protected": {"Velvet Moth": 1}}, {"protected": {"Mushroom": 1}}],
+    )
     assert targets_of(game, "Toad Rider: remove") == [
-        "Toad Rider: remove Velvet Moth at seat 0", "Toad Rider: remove Mushroom at seat 1"]
+        "Toad Rider: remove Velvet Moth at seat 0",
+        "Toad Rider: remove Mushroom at seat 1",
+    ]
     act(game, "Toad Rider: remove Velvet Moth at seat 0")
     assert zones(game)["sides"][0] == side(free=1)
     assert zones(game)["discard"] == {"Toad Rider": 1, "Velvet Moth": 1}
 
 
 def test_r7_mushroom_removes_only_mushrooms():
-    game = table(hands=[{"Mushroom": 1}, {}],
-                 sides=[{}, {"protected": {"Toad Rider": 1, "Mushroom": 1}}])
+    game = table(hands=[{"Mushroom": 1}, {}], sides=[{}, {"protected": {"Toad Rider": 1, "Mushroom": 1}}])
     assert targets_of(game, "Mushroom: remove") == ["Mushroom: remove Mushroom at seat 1"]
 
 
@@ -246,9 +275,13 @@ def test_r8_cyclone_discards_barricades():
 
 
 def thief_table():
-    return table(hands=[{"Smahl Thief": 1}, {}],
-                 sides=[{"free": 1}, {"free": 1, "elder": True, "protected": {"Mushroom": 1}, "spouted": 1,
-                                      "rings": ["Single Ring"]}])
+    return table(
+        hands=[{"Smahl Thief": 1}, {}],
+        sides=[
+            {"free": 1},
+            {"free": 1, "elder": True, "protected": {"Mushroom": 1}, "spouted": 1, "rings": ["Single Ring"]},
+        ],
+    )
 
 
 def test_r9_smahl_thief_targets():
@@ -261,13 +294,22 @@ def test_r9_smahl_thief_targets():
     ]  # never the Elder, a Ring or a Gub in a Ring, nor the own side
 
 
-@pytest.mark.parametrize(("part", "thief_hand", "victim_hand", "victim_side", "discard"), [
-    ("a Free Gub", {"Gub": 1}, {}, dict(free=0, protected={"Mushroom": 1}, spouted=1), {}),
-    ("a Gub under Mushroom", {"Gub": 1}, {"Mushroom": 1}, dict(free=1, spouted=1), {}),
-    ("the Mushroom alone", {"Mushroom": 1}, {}, dict(free=2, spouted=1), {}),
-    ("a Sud Spout alone", {"Sud Spout": 1}, {}, dict(free=2, protected={"Mushroom": 1}), {}),
-    ("a Gub under a Sud Spout", {"Gub": 1}, {}, dict(free=1, protected={"Mushroom": 1}), {"Sud Spout": 1}),
-])
+@pytest.mark.parametrize(
+    ("part", "thief_hand", "victim_hand", "victim_side", "discard"),
+    [
+        ("a Free Gub", {"Gub": 1}, {}, dict(free=0, protected={"Mushroom": 1}, spouted=1), {}),
+        ("a Gub under Mushroom", {"Gub": 1}, {"Mushroom": 1}, dict(free=1, spouted=1), {}),
+        ("the Mushroom alone", {"Mushroom": 1}, {}, dict(free=2, spouted=1), {}),
+        ("a Sud Spout alone", {"Sud Spout": 1}, {}, dict(free=2, protected={"Mushroom": 1}), {}),
+        (
+            "a Gub under a Sud Spout",
+            {"Gub": 1},
+            {},
+            dict(free=1, protected={"Mushroom": 1}),
+            {"Sud Spout": 1},
+        ),
+    ],
+)
 def test_r9_smahl_thief_effects(part, thief_hand, victim_hand, victim_side, discard):
     game = thief_table()
     act(game, f"Smahl Thief → seat 1: {part}")
@@ -281,10 +323,20 @@ def test_r9_smahl_thief_effects(part, thief_hand, victim_hand, victim_side, disc
 
 
 def test_r10_spear_kills_only_free_gubs_and_breaks_sud_spouts():
-    game = table(num_players=4, hands=[{"Spear": 1}, {}, {}, {}],
-                 sides=[{"elder": True}, {"protected": {"Mushroom": 1}, "rings": ["Double Ring"]},
-                        {"spouted": 1}, {"free": 1}])
-    assert targets_of(game, "Spear") == ["Spear → seat 3: kill a Free Gub", "Spear → seat 2: break a Sud Spout"]
+    game = table(
+        num_players=4,
+        hands=[{"Spear": 1}, {}, {}, {}],
+        sides=[
+            {"elder": True},
+            {"protected": {"Mushroom": 1}, "rings": ["Double Ring"]},
+            {"spouted": 1},
+            {"free": 1},
+        ],
+    )
+    assert targets_of(game, "Spear") == [
+        "Spear → seat 3: kill a Free Gub",
+        "Spear → seat 2: break a Sud Spout",
+    ]
 
 
 def test_r10_spear_breaking_a_sud_spout_frees_its_gub_in_place():
@@ -318,8 +370,12 @@ def test_r11_cure_holder_is_not_asked_in_others_windows():
 
 
 def test_r11_plague_save_is_per_player():
-    game = table(num_players=3, hands=[{"Age-Old Cure": 1, "Lure": 1}, {"Spear": 1}, {"Scout": 1}],
-                 deck_top=["Gargok Plague"], step="draw")
+    game = table(
+        num_players=3,
+        hands=[{"Age-Old Cure": 1, "Lure": 1}, {"Spear": 1}, {"Scout": 1}],
+        deck_top=["Gargok Plague"],
+        step="draw",
+    )
     act(game, "Draw", "Age-Old Cure: keep the hand")
     assert zones(game)["hands"] == [{"Lure": 1}, {}, {}]
 
@@ -337,18 +393,23 @@ def test_r11_cricket_song_as_age_old_cure_in_both_uses():
 
 
 def test_r12_ring_needs_enough_free_non_elder_gubs_in_play():
-    game = table(num_players=3, hands=[{"Double Ring": 1, "Triple Ring": 1}, {}, {}],
-                 sides=[{"elder": True}, {"free": 1, "protected": {"Mushroom": 1}}, {"free": 1, "spouted": 1}])
+    game = table(
+        num_players=3,
+        hands=[{"Double Ring": 1, "Triple Ring": 1}, {}, {}],
+        sides=[{"elder": True}, {"free": 1, "protected": {"Mushroom": 1}}, {"free": 1, "spouted": 1}],
+    )
     assert targets_of(game, "Double Ring") == ["Double Ring: trap Free Gubs"]
     assert targets_of(game, "Triple Ring") == []
 
 
 def test_r12_ring_picks_one_at_a_time_from_any_sides_and_sits_with_the_player():
-    game = table(num_players=3, hands=[{"Triple Ring": 1}, {}, {}],
-                 sides=[{"free": 1}, {"free": 1}, {"free": 2}])
+    game = table(num_players=3, hands=[{"Triple Ring": 1}, {}, {}], sides=[{"free": 1}, {"free": 1}, {"free": 2}])
     act(game, "Triple Ring: trap Free Gubs")
-    assert legal_texts(game) == ["Ring: take a Free Gub from seat 0", "Ring: take a Free Gub from seat 1",
-                                 "Ring: take a Free Gub from seat 2"]
+    assert legal_texts(game) == [
+        "Ring: take a Free Gub from seat 0",
+        "Ring: take a Free Gub from seat 1",
+        "Ring: take a Free Gub from seat 2",
+    ]
     act(game, "Ring: take a Free Gub from seat 0")
     assert legal_texts(game) == ["Ring: take a Free Gub from seat 1", "Ring: take a Free Gub from seat 2"]
     act(game, "Ring: take a Free Gub from seat 2", "Ring: take a Free Gub from seat 2")
@@ -381,25 +442,39 @@ def test_r12_haki_flute_brings_an_opponents_ring_gubs_to_the_player():
 
 
 def retreat_table():
-    return table(hands=[{"Retreat": 1}, {}],
-                 sides=[{"free": 1, "elder": True, "protected": {"Mushroom": 1}, "spouted": 1,
-                         "rings": ["Single Ring"]}, {"free": 1}])
+    return table(
+        hands=[{"Retreat": 1}, {}],
+        sides=[
+            {"free": 1, "elder": True, "protected": {"Mushroom": 1}, "spouted": 1, "rings": ["Single Ring"]},
+            {"free": 1},
+        ],
+    )
 
 
 def test_r13_retreat_parts_exclude_the_elder_and_need_one_take_before_done():
     game = retreat_table()
     act(game, "Retreat: retreat")
-    assert legal_texts(game) == ["Retreat: take a Free Gub", "Retreat: take a Gub under Mushroom",
-                                 "Retreat: take the Mushroom alone", "Retreat: take a Sud Spout alone",
-                                 "Retreat: take the Single Ring"]
+    assert legal_texts(game) == [
+        "Retreat: take a Free Gub",
+        "Retreat: take a Gub under Mushroom",
+        "Retreat: take the Mushroom alone",
+        "Retreat: take a Sud Spout alone",
+        "Retreat: take the Single Ring",
+    ]
     act(game, "Retreat: take a Free Gub")
     assert "Retreat: done" in legal_texts(game)
 
 
 def test_r13_retreat_takes_cards_one_at_a_time():
     game = retreat_table()
-    act(game, "Retreat: retreat", "Retreat: take the Mushroom alone", "Retreat: take a Sud Spout alone",
-        "Retreat: take the Single Ring", "Retreat: done")
+    act(
+        game,
+        "Retreat: retreat",
+        "Retreat: take the Mushroom alone",
+        "Retreat: take a Sud Spout alone",
+        "Retreat: take the Single Ring",
+        "Retreat: done",
+    )
     z = zones(game)
     assert z["sides"][0] == side(free=4, elder=True)  # each Gub left behind is Free
     assert z["hands"][0] == {"Mushroom": 1, "Sud Spout": 1, "Single Ring": 1}
@@ -425,8 +500,14 @@ def test_r13_retreat_not_playable_with_only_the_elder():
 
 def test_r14_retreat_over_the_limit_does_not_discard_until_end_of_turn():
     game = table(hands=[{"Retreat": 1, "Lure": 7}, {}], sides=[{"free": 3}, {}])
-    act(game, "Retreat: retreat", "Retreat: take a Free Gub", "Retreat: take a Free Gub",
-        "Retreat: take a Free Gub", "Retreat: done")
+    act(
+        game,
+        "Retreat: retreat",
+        "Retreat: take a Free Gub",
+        "Retreat: take a Free Gub",
+        "Retreat: take a Free Gub",
+        "Retreat: done",
+    )
     assert_play_step(game)
     assert sum(zones(game)["hands"][0].values()) == 10
     act(game, "Go (end turn)")
@@ -448,21 +529,29 @@ def test_r14_eight_cards_no_discard():
 def test_r15_flash_flood_inserts_at_random_positions_keeping_the_rest_in_order():
     positions = set()
     for seed in range(30):
-        game = table(sides=[{"free": 1}, {}], deck_top=["Flash Flood", "Lure", "Spear", "Scout"],
-                     step="draw", seed=seed)
+        game = table(
+            sides=[{"free": 1}, {}],
+            deck_top=["Flash Flood", "Lure", "Spear", "Scout"],
+            step="draw",
+            seed=seed,
+        )
         rest = [c for c in zones(game)["deck"][1:]]
         act(game, "Draw")
         deck = zones(game)["deck"]
         assert len(deck) == len(rest) + 1
         # removing one Gub somewhere gives back the old order
-        assert any(deck[:i] + deck[i + 1:] == rest for i, c in enumerate(deck) if c == "Gub")
-        positions.add(min(i for i, c in enumerate(deck) if deck[:i] + deck[i + 1:] == rest))
+        assert any(deck[:i] + deck[i + 1 :] == rest for i, c in enumerate(deck) if c == "Gub")
+        positions.add(min(i for i, c in enumerate(deck) if deck[:i] + deck[i + 1 :] == rest))
     assert len(positions) > 10  # not a fixed place
 
 
 def test_r15_rumor_of_wasps_and_plague_put_cards_back_into_the_deck():
-    game = table(hands=[{"Lure": 1}, {}], sides=[{"protected": {"Toad Rider": 1}}, {}],
-                 deck_top=["Rumor of Wasps", "Gargok Plague"], step="draw")
+    game = table(
+        hands=[{"Lure": 1}, {}],
+        sides=[{"protected": {"Toad Rider": 1}}, {}],
+        deck_top=["Rumor of Wasps", "Gargok Plague"],
+        step="draw",
+    )
     size = len(zones(game)["deck"])
     act(game, "Draw", "Go (end turn)", "Draw")
     z = zones(game)
@@ -475,23 +564,50 @@ def test_r15_rumor_of_wasps_and_plague_put_cards_back_into_the_deck():
 
 
 def test_r16_dangerous_alchemy_spares_only_the_elder():
-    game = table(hands=[{}, {}],
-                 sides=[{"free": 1, "elder": True, "protected": {"Toad Rider": 1}, "spouted": 1,
-                         "rings": ["Triple Ring"]}, {"free": 2}],
-                 deck_top=["Dangerous Alchemy"], step="draw")
+    game = table(
+        hands=[{}, {}],
+        sides=[
+            {
+                "free": 1,
+                "elder": True,
+                "protected": {"Toad Rider": 1},
+                "spouted": 1,
+                "rings": ["Triple Ring"],
+            },
+            {"free": 2},
+        ],
+        deck_top=["Dangerous Alchemy"],
+        step="draw",
+    )
     act(game, "Draw")
     z = zones(game)
     assert z["sides"] == [side(elder=True), side(free=2)]
-    assert z["discard"] == {"Gub": 6, "Toad Rider": 1, "Sud Spout": 1, "Triple Ring": 1, "Dangerous Alchemy": 1}
+    assert z["discard"] == {
+        "Gub": 6,
+        "Toad Rider": 1,
+        "Sud Spout": 1,
+        "Triple Ring": 1,
+        "Dangerous Alchemy": 1,
+    }
 
 
 # --- R17 Super Lure ------------------------------------------------------------------------------
 
 
 def test_r17_super_lure_moves_free_and_protected_only():
-    game = table(hands=[{"Super Lure": 1}, {}],
-                 sides=[{}, {"free": 1, "elder": True, "protected": {"Velvet Moth": 1}, "spouted": 1,
-                             "rings": ["Single Ring"]}])
+    game = table(
+        hands=[{"Super Lure": 1}, {}],
+        sides=[
+            {},
+            {
+                "free": 1,
+                "elder": True,
+                "protected": {"Velvet Moth": 1},
+                "spouted": 1,
+                "rings": ["Single Ring"],
+            },
+        ],
+    )
     act(game, "Super Lure → seat 1")
     z = zones(game)
     assert z["sides"] == [side(free=2), side(elder=True, spouted=1, rings=["Single Ring"])]
@@ -507,10 +623,11 @@ def test_r17_super_lure_not_playable_against_trapped_gubs_and_elder_only():
 
 
 def test_r18_lightning_elder_use_on_any_side_hand_use_on_opponents_only():
-    game = table(num_players=3, hands=[{"Lightning": 1, "Lure": 1}, {"Gub": 1}, {}],
-                 sides=[{}, {}, {"elder": True}])
-    assert targets_of(game, "Lightning") == ["Lightning: strike the Esteemed Elder",
-                                             "Lightning → seat 1: strike a hand"]
+    game = table(num_players=3, hands=[{"Lightning": 1, "Lure": 1}, {"Gub": 1}, {}], sides=[{}, {}, {"elder": True}])
+    assert targets_of(game, "Lightning") == [
+        "Lightning: strike the Esteemed Elder",
+        "Lightning → seat 1: strike a hand",
+    ]
 
 
 def test_r18_lightning_hand_use_discards_whole_hand():
@@ -525,9 +642,13 @@ def test_r18_lightning_hand_use_discards_whole_hand():
 
 
 def test_r19_traveling_merchant_passes_to_previous_seat():
-    game = table(num_players=3, turn_player=2,
-                 hands=[{"Lure": 1, "Spear": 1}, {"Scout": 1}, {"Gub": 2}],
-                 deck_top=["Traveling Merchant"], step="draw")
+    game = table(
+        num_players=3,
+        turn_player=2,
+        hands=[{"Lure": 1, "Spear": 1}, {"Scout": 1}, {"Gub": 2}],
+        deck_top=["Traveling Merchant"],
+        step="draw",
+    )
     act(game, "Draw")
     assert game.current_player == 2  # the drawer chooses first
     act(game, "Keep Gub")
@@ -562,10 +683,16 @@ def test_r20_flopped_event_goes_back_at_a_random_position():
 
 
 def test_r21_cricket_song_as_tool_only_in_own_play_phase():
-    game = table(hands=[{"Lure": 1}, {"Cricket Song": 1}],
-                 sides=[{"rings": ["Single Ring"]}, {"free": 1, "spouted": 1}])
+    game = table(
+        hands=[{"Lure": 1}, {"Cricket Song": 1}],
+        sides=[{"rings": ["Single Ring"]}, {"free": 1, "spouted": 1}],
+    )
     act(game, "Lure → seat 1")
-    assert legal_texts(game) == ["Pass", "Cricket Song as Feather: cancel it", "Cricket Song as Blindfold: cancel it"]
+    assert legal_texts(game) == [
+        "Pass",
+        "Cricket Song as Feather: cancel it",
+        "Cricket Song as Blindfold: cancel it",
+    ]
 
 
 def test_r21_cricket_song_as_tool_in_own_play_phase():

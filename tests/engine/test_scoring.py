@@ -8,8 +8,14 @@ from tests.helpers import act, legal_texts, table, zones
 
 def finished(num_players=2, hands=None, sides=None):
     """Two Letters out, the third on top of the deck: seat 0 draws it and the game ends."""
-    game = table(num_players=num_players, hands=hands, sides=sides,
-                 letters=["Letter G", "Letter U"], deck_top=["Letter B"], step="draw")
+    game = table(
+        num_players=num_players,
+        hands=hands,
+        sides=sides,
+        letters=["Letter G", "Letter U"],
+        deck_top=["Letter B"],
+        step="draw",
+    )
     act(game, "Draw")
     assert game.is_over and not game.truncated
     return game
@@ -62,22 +68,27 @@ def test_tie_broken_by_the_elder_in_play():
 
 
 def test_tie_without_elder_broken_by_fewest_cards_in_hand():
-    game = finished(num_players=3, hands=[{"Lure": 2}, {"Spear": 1}, {}],
-                    sides=[{"free": 2}, {"free": 1, "protected": {"Mushroom": 1}}, {"free": 1}])
+    game = finished(
+        num_players=3,
+        hands=[{"Lure": 2}, {"Spear": 1}, {}],
+        sides=[{"free": 2}, {"free": 1, "protected": {"Mushroom": 1}}, {"free": 1}],
+    )
     assert game.scores() == [2, 2, 1]
     assert game.winners() == [1]  # seat 2 has the fewest cards but is not tied
 
 
 def test_elder_held_by_a_non_tied_player_does_not_break_the_tie():
-    game = finished(num_players=3, hands=[{"Lure": 2}, {}, {}],
-                    sides=[{"free": 3}, {"free": 3}, {"elder": True}])
+    game = finished(num_players=3, hands=[{"Lure": 2}, {}, {}], sides=[{"free": 3}, {"free": 3}, {"elder": True}])
     assert game.winners() == [1]
 
 
 def test_unbroken_tie_is_a_shared_win():
     # R3
-    game = finished(num_players=3, hands=[{"Lure": 1}, {"Spear": 1}, {}],
-                    sides=[{"free": 2}, {"free": 1, "protected": {"Mushroom": 1}}, {"free": 1}])
+    game = finished(
+        num_players=3,
+        hands=[{"Lure": 1}, {"Spear": 1}, {}],
+        sides=[{"free": 2}, {"free": 1, "protected": {"Mushroom": 1}}, {"free": 1}],
+    )
     assert game.winners() == [0, 1]
 
 

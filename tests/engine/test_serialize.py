@@ -64,8 +64,11 @@ CORRUPTIONS = {
     "side missing free": lambda d: d["sides"][0].pop("free"),
     "ring named twice": lambda d: d["sides"][0].update({"rings": ["Single Ring", "Single Ring"]}),
     "barricade not a barricade": lambda d: d["sides"][0].update({"protected": {"Lure": 1}}),
-    "event in a hand": lambda d: (d["deck"].remove("Flash Flood"), d["hands"][0].update({"Flash Flood": 1}))
-    if "Flash Flood" in d["deck"] else d["hands"][0].update({"Flash Flood": 1}),
+    "event in a hand": lambda d: (
+        (d["deck"].remove("Flash Flood"), d["hands"][0].update({"Flash Flood": 1}))
+        if "Flash Flood" in d["deck"]
+        else d["hands"][0].update({"Flash Flood": 1})
+    ),
     "unknown step": lambda d: d["pending"].update({"step": "dance"}),
     "actor out of range": lambda d: d["pending"].update({"actor": 9}),
     "bad rng": lambda d: d.update({"rng": {"bit_generator": "Nope"}}),
@@ -75,7 +78,8 @@ CORRUPTIONS = {
     "turn player out of range": lambda d: d["turn"].update({"player": -1}),
     "over without letters": lambda d: d["pending"].update({"step": "over", "actor": -1}),
     "play step with a stray play": lambda d: d["pending"].update(
-        {"play": {"op": "play", "card": "Lure", "as_kind": "Lure", "use": "lure", "seat": 1}}),
+        {"play": {"op": "play", "card": "Lure", "as_kind": "Lure", "use": "lure", "seat": 1}}
+    ),
     "seen hand of unknown seat": lambda d: d["seen"][0].update({"hand": {"seat": 8, "cards": {}}}),
 }
 
@@ -110,17 +114,29 @@ def test_position_builder_fills_the_deck_below_the_given_top():
     assert len(d["deck"]) == 68
 
 
-@pytest.mark.parametrize("action", [
-    Action(Op.PLAY, Kind.SMAHL_THIEF, Kind.SMAHL_THIEF, Use.STEAL, 1, Part.PROTECTED_GUB, Kind.MUSHROOM),
-    Action(Op.KEEP, detail=Kind.LURE),
-    Action(Op.DRAW),
-])
+@pytest.mark.parametrize(
+    "action",
+    [
+        Action(Op.PLAY, Kind.SMAHL_THIEF, Kind.SMAHL_THIEF, Use.STEAL, 1, Part.PROTECTED_GUB, Kind.MUSHROOM),
+        Action(Op.KEEP, detail=Kind.LURE),
+        Action(Op.DRAW),
+    ],
+)
 def test_actions_round_trip_through_dicts(action):
     assert action_from_dict(json.loads(json.dumps(action_to_dict(action)))) == action
 
 
-@pytest.mark.parametrize("bad", [{}, {"op": "fly"}, {"op": "play", "seat": "one"}, {"op": "keep", "detail": "X"},
-                                 {"op": "draw", "colour": 1}, "draw"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {},
+        {"op": "fly"},
+        {"op": "play", "seat": "one"},
+        {"op": "keep", "detail": "X"},
+        {"op": "draw", "colour": 1},
+        "draw",
+    ],
+)
 def test_bad_action_dicts_are_rejected(bad):
     with pytest.raises(InvalidStateError):
         action_from_dict(bad)

@@ -101,8 +101,13 @@ def test_ring_cancel_window_opens_only_after_all_picks():
 
 def test_feather_cancels_ring_after_picks_and_picked_gubs_stay_free():
     game = table(hands=[{"Double Ring": 1}, {"Feather": 1}], sides=[{"free": 1}, {"free": 2}])
-    act(game, "Double Ring: trap Free Gubs", "Ring: take a Free Gub from seat 1",
-        "Ring: take a Free Gub from seat 1", "Feather: cancel it")
+    act(
+        game,
+        "Double Ring: trap Free Gubs",
+        "Ring: take a Free Gub from seat 1",
+        "Ring: take a Free Gub from seat 1",
+        "Feather: cancel it",
+    )
     z = zones(game)
     assert z["sides"] == [side(free=1), side(free=2)]
     assert z["discard"] == {"Double Ring": 1, "Feather": 1}
@@ -134,8 +139,10 @@ def test_blindfold_cancels_lure():
 
 
 def test_blindfold_cancels_super_lure_barricades_stay():
-    game = table(hands=[{"Super Lure": 1}, {"Blindfold": 1}],
-                 sides=[{"free": 1}, {"free": 1, "protected": {"Mushroom": 1}}])
+    game = table(
+        hands=[{"Super Lure": 1}, {"Blindfold": 1}],
+        sides=[{"free": 1}, {"free": 1, "protected": {"Mushroom": 1}}],
+    )
     act(game, "Super Lure → seat 1", "Blindfold: cancel it")
     z = zones(game)
     assert z["sides"] == [side(free=1), side(free=1, protected={"Mushroom": 1})]
@@ -196,8 +203,11 @@ def test_cricket_song_as_feather_cancels_spear_kill():
 def test_cricket_song_offered_as_feather_and_blindfold_against_lure():
     game = table(hands=[{"Lure": 1}, {"Cricket Song": 1}], sides=[{"free": 1}, {"free": 1}])
     act(game, "Lure → seat 1")
-    assert legal_texts(game) == ["Pass", "Cricket Song as Feather: cancel it",
-                                 "Cricket Song as Blindfold: cancel it"]
+    assert legal_texts(game) == [
+        "Pass",
+        "Cricket Song as Feather: cancel it",
+        "Cricket Song as Blindfold: cancel it",
+    ]
 
 
 def test_cricket_song_as_blindfold_cancels_lure():
@@ -212,8 +222,10 @@ def test_cricket_song_as_blindfold_cancels_lure():
 
 def test_cricket_song_is_not_offered_as_a_tool_in_a_cancel_window():
     # R21: as a Tool it keeps the "on your turn" timing; only interrupt answers here.
-    game = table(hands=[{"Sud Spout": 1}, {"Cricket Song": 1}],
-                 sides=[{"free": 1}, {"free": 1, "rings": ["Single Ring"]}])
+    game = table(
+        hands=[{"Sud Spout": 1}, {"Cricket Song": 1}],
+        sides=[{"free": 1}, {"free": 1, "rings": ["Single Ring"]}],
+    )
     act(game, "Sud Spout → seat 1")
     assert legal_texts(game) == ["Pass", "Cricket Song as Feather: cancel it"]
 
@@ -278,8 +290,11 @@ def test_cancel_window_order_wraps_around_the_table():
 
 
 def test_card_player_is_never_asked_in_own_cancel_window():
-    game = table(num_players=3, hands=[{"Lure": 1, "Feather": 1}, {"Feather": 1}, {}],
-                 sides=[{"free": 1}, {"free": 1}, {"free": 1}])
+    game = table(
+        num_players=3,
+        hands=[{"Lure": 1, "Feather": 1}, {"Feather": 1}, {}],
+        sides=[{"free": 1}, {"free": 1}, {"free": 1}],
+    )
     act(game, "Lure → seat 1", "Pass")
     assert_back_in_play_step(game)  # seat 0 was not asked although it holds a Feather
     z = zones(game)
@@ -297,8 +312,7 @@ def test_no_window_when_only_the_card_player_holds_an_answer():
 def test_no_window_when_nobody_holds_an_answer_state_as_if_all_passed():
     skipped = table(num_players=3, hands=[{"Lure": 1}, {"Gub": 1}, {}], sides=[{"free": 1}, {"free": 1}, {}])
     act(skipped, "Lure → seat 1")
-    passed = table(num_players=3, hands=[{"Lure": 1}, {"Gub": 1}, {"Feather": 1}],
-                   sides=[{"free": 1}, {"free": 1}, {}])
+    passed = table(num_players=3, hands=[{"Lure": 1}, {"Gub": 1}, {"Feather": 1}], sides=[{"free": 1}, {"free": 1}, {}])
     act(passed, "Lure → seat 1", "Pass")
     zs, zp = zones(skipped), zones(passed)
     assert zs["sides"] == zp["sides"]
@@ -328,7 +342,10 @@ NOT_CANCELLABLE = [
 def test_no_cancel_window_for_tools_barricades_and_spear_freeing(card, text):
     game = table(
         hands=[{card: 1}, {"Feather": 1, "Blindfold": 1}],
-        sides=[{"free": 1, "rings": ["Single Ring"]}, {"free": 1, "spouted": 1, "protected": {"Mushroom": 1}}],
+        sides=[
+            {"free": 1, "rings": ["Single Ring"]},
+            {"free": 1, "spouted": 1, "protected": {"Mushroom": 1}},
+        ],
         discard={"Gub": 1},
     )
     act(game, text)
@@ -348,8 +365,7 @@ def test_cricket_song_as_hazard_opens_cancel_window():
 
 def test_no_chain_after_cancel_turn_player_back_in_play_step():
     # The turn player holds a Feather too, but nothing cancels an interrupt.
-    game = table(hands=[{"Lure": 1, "Feather": 1, "Cricket Song": 1}, {"Feather": 1}],
-                 sides=[{"free": 1}, {"free": 1}])
+    game = table(hands=[{"Lure": 1, "Feather": 1, "Cricket Song": 1}, {"Feather": 1}], sides=[{"free": 1}, {"free": 1}])
     act(game, "Lure → seat 1", "Feather: cancel it")
     assert_back_in_play_step(game)
     assert zones(game)["hands"][0] == {"Feather": 1, "Cricket Song": 1}
@@ -367,8 +383,7 @@ def test_play_continues_after_cancel_with_another_card():
 
 
 def test_flop_boat_on_plain_event_sends_it_back_into_deck_without_effect():
-    game = table(hands=[{}, {"Flop Boat": 1}], sides=[{"free": 2}, {"free": 1}],
-                 deck_top=["Flash Flood"], step="draw")
+    game = table(hands=[{}, {"Flop Boat": 1}], sides=[{"free": 2}, {"free": 1}], deck_top=["Flash Flood"], step="draw")
     before = zones(game)
     act(game, "Draw")
     assert game.current_player == 1 and game.pending.step is Step.FLOP
@@ -384,8 +399,7 @@ def test_flop_boat_on_plain_event_sends_it_back_into_deck_without_effect():
 
 
 def test_flop_boat_on_third_letter_game_does_not_end():
-    game = table(hands=[{}, {"Flop Boat": 1}], letters=["Letter G", "Letter U"],
-                 deck_top=["Letter B"], step="draw")
+    game = table(hands=[{}, {"Flop Boat": 1}], letters=["Letter G", "Letter U"], deck_top=["Letter B"], step="draw")
     act(game, "Draw", "Flop Boat: flop the Event")
     assert not game.is_over
     z = zones(game)
@@ -396,8 +410,12 @@ def test_flop_boat_on_third_letter_game_does_not_end():
 
 
 def test_drawer_may_flop_own_draw():
-    game = table(hands=[{"Flop Boat": 1}, {}], sides=[{"free": 1, "protected": {"Toad Rider": 1}}, {}],
-                 deck_top=["Rumor of Wasps"], step="draw")
+    game = table(
+        hands=[{"Flop Boat": 1}, {}],
+        sides=[{"free": 1, "protected": {"Toad Rider": 1}}, {}],
+        deck_top=["Rumor of Wasps"],
+        step="draw",
+    )
     act(game, "Draw")
     assert game.current_player == 0 and game.pending.step is Step.FLOP
     act(game, "Flop Boat: flop the Event")
@@ -408,8 +426,13 @@ def test_drawer_may_flop_own_draw():
 
 
 def test_flop_window_asks_drawer_first_then_clockwise():
-    game = table(num_players=3, turn_player=1, hands=[{"Flop Boat": 1}, {"Cricket Song": 1}, {"Gub": 1}],
-                 deck_top=["Flash Flood"], step="draw")
+    game = table(
+        num_players=3,
+        turn_player=1,
+        hands=[{"Flop Boat": 1}, {"Cricket Song": 1}, {"Gub": 1}],
+        deck_top=["Flash Flood"],
+        step="draw",
+    )
     act(game, "Draw")
     assert game.current_player == 1
     assert legal_texts(game) == ["Pass", "Cricket Song as Flop Boat: flop the Event"]
@@ -419,8 +442,13 @@ def test_flop_window_asks_drawer_first_then_clockwise():
 
 
 def test_flop_window_starts_after_drawer_without_answer():
-    game = table(num_players=3, turn_player=1, hands=[{"Flop Boat": 1}, {}, {"Cricket Song": 1}],
-                 deck_top=["Flash Flood"], step="draw")
+    game = table(
+        num_players=3,
+        turn_player=1,
+        hands=[{"Flop Boat": 1}, {}, {"Cricket Song": 1}],
+        deck_top=["Flash Flood"],
+        step="draw",
+    )
     act(game, "Draw")
     asked = []
     while game.pending.step is Step.FLOP:
@@ -430,8 +458,7 @@ def test_flop_window_starts_after_drawer_without_answer():
 
 
 def test_flop_window_all_pass_event_takes_effect():
-    game = table(hands=[{}, {"Flop Boat": 1}], sides=[{"free": 2}, {"free": 1}],
-                 deck_top=["Flash Flood"], step="draw")
+    game = table(hands=[{}, {"Flop Boat": 1}], sides=[{"free": 2}, {"free": 1}], deck_top=["Flash Flood"], step="draw")
     act(game, "Draw", "Pass")
     z = zones(game)
     assert z["sides"] == [side(), side()]
@@ -461,8 +488,12 @@ def test_no_flop_window_without_a_holder():
 
 
 def test_age_old_cure_saves_hand_in_gargok_plague():
-    game = table(num_players=3, hands=[{"Lure": 1}, {"Age-Old Cure": 1, "Spear": 2}, {"Scout": 1}],
-                 deck_top=["Gargok Plague"], step="draw")
+    game = table(
+        num_players=3,
+        hands=[{"Lure": 1}, {"Age-Old Cure": 1, "Spear": 2}, {"Scout": 1}],
+        deck_top=["Gargok Plague"],
+        step="draw",
+    )
     deck_before = zones(game)["deck"]
     act(game, "Draw")
     assert game.current_player == 1 and game.pending.step is Step.CURE
@@ -478,8 +509,7 @@ def test_age_old_cure_saves_hand_in_gargok_plague():
 
 def test_cricket_song_as_age_old_cure_saves_hand():
     # R11: Cricket Song may act as Age-Old Cure in the Plague save.
-    game = table(hands=[{"Lure": 1}, {"Cricket Song": 1, "Feather": 1}],
-                 deck_top=["Gargok Plague"], step="draw")
+    game = table(hands=[{"Lure": 1}, {"Cricket Song": 1, "Feather": 1}], deck_top=["Gargok Plague"], step="draw")
     act(game, "Draw")
     assert game.pending.step is Step.FLOP  # a Cricket Song holder is first asked to flop
     act(game, "Pass")
@@ -493,10 +523,18 @@ def test_cricket_song_as_age_old_cure_saves_hand():
 
 
 def test_cure_window_asks_holders_drawer_first_and_several_may_save():
-    game = table(num_players=4, turn_player=1,
-                 hands=[{"Age-Old Cure": 1, "Gub": 1}, {"Age-Old Cure": 1, "Lure": 1}, {"Mushroom": 2},
-                        {"Cricket Song": 1, "Spear": 1}],
-                 deck_top=["Gargok Plague"], step="draw")
+    game = table(
+        num_players=4,
+        turn_player=1,
+        hands=[
+            {"Age-Old Cure": 1, "Gub": 1},
+            {"Age-Old Cure": 1, "Lure": 1},
+            {"Mushroom": 2},
+            {"Cricket Song": 1, "Spear": 1},
+        ],
+        deck_top=["Gargok Plague"],
+        step="draw",
+    )
     act(game, "Draw", "Pass")  # seat 3 declines to flop with its Cricket Song
     asked = []
     while game.pending.step is Step.CURE:
