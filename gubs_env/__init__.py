@@ -1,6 +1,7 @@
 """gubs_env: an exact Gubs rules engine and reinforcement-learning environments built on it.
 
-The engine (:mod:`gubs_env.engine`) needs only numpy.
+The engine (:mod:`gubs_env.engine`) needs only numpy; ``gubs_env.env()`` and ``gubs_env.raw_env`` (PettingZoo)
+and :mod:`gubs_env.wrappers` (Gymnasium) are imported on first use.
 """
 
 from gubs_env.engine import (
@@ -15,4 +16,24 @@ from gubs_env.engine import (
 
 __version__ = "0.1.0"
 
-__all__ = ["CARDS", "Action", "Game", "IllegalActionError", "InvalidStateError", "Kind", "RuleOptions"]
+__all__ = [
+    "CARDS",
+    "Action",
+    "Game",
+    "IllegalActionError",
+    "InvalidStateError",
+    "Kind",
+    "RuleOptions",
+    "env",
+    "raw_env",
+]
+
+
+def __getattr__(name: str):
+    # The RL environments need gymnasium and pettingzoo: import them only when asked for, so that the
+    # engine alone works without those packages.
+    if name in ("env", "raw_env"):
+        from gubs_env.envs import gubs_aec
+
+        return getattr(gubs_aec, name)
+    raise AttributeError(f"module 'gubs_env' has no attribute {name!r}")

@@ -1,0 +1,198 @@
+"""A single-agent Gymnasium view of Gubs for self-play training with sb3-contrib's ``MaskablePPO``.
+
+The learner sits at one seat; every other seat is played by an opponent: any callable
+``(observation, action_mask) -> action id``. ``step()`` plays the opponents until the learner must decide
+again or the game ends, so the learner sees only its own decisions, interrupts out of turn included.
+
+>>> from gubs_env.wrappers import SelfPlayEnv
+>>> env = SelfPlayEnv(num_players=3)
+>>> obs, info = env.reset(seed=0)
+>>> obs.shape, env.action_masks().any()
+((512,), np.True_)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from gubs_env.engine import Game
+from gubs_env.envs.action_table import NUM_ACTIONS, MaskEncoder, decode
+from gubs_env.envs.observation import OBS_SIZE, encode
+
+Opponent = Callable[[np.ndarray, np.ndarray], int]
+"""An opponent policy: (observation vector, int8 action mask) -> action id."""
+
+
+class RandomOpponent:
+    """Uniform over the legal ids, from its own seeded generator."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self.rng.integers(len(legal))])
+
+
+class SelfPlayEnv(gym.Env):
+    """One learner against opponents, as a Gymnasium env with ``action_masks()``.
+
+    Args:
+        num_players: 2 to 6.
+        opponents: ``None`` (uniformly random players), one callable for every other seat, or a sequence
+            of ``num_players - 1`` callables, given to the other seats clockwise from the learner.
+        learner_seat: a fixed seat, or ``None`` to draw the seat at random at each reset.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        on_illegal: what an id that is in the action space but not legal now does: ``"lose"`` (the default,
+            PettingZoo's classic rule) ends the episode with reward -1 and ``info["illegal_action"] = True``;
+            ``"raise"`` raises the engine's ``IllegalActionError`` and changes nothing. A value outside the
+            action space always raises ``ValueError``.
+        **rule_options: engine rule options.
+
+    The reward is 0 until the end, then +1 if the learner is among the winners and -1 otherwise; a game cut at
+    the turn limit ends with ``truncated=True`` and reward 0. Swap opponents between episodes with
+    :meth:`set_opponents` (e.g. to rotate an opponent pool).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        opponents: Opponent | Sequence[Opponent] | None = None,
+        learner_seat: int | None = None,
+        render_mode: str | None = None,
+        on_illegal: str = "lose",
+        **rule_options: Any,
+    ) -> None:
+        Game(num_players, seed=0, record_log=False, **rule_options)  # validates, with the engine's errors
+        if learner_seat is not None and (isinstance(learner_seat, bool) or learner_seat not in range(num_players)):
+            raise ValueError(f"learner_seat must be None or a seat from 0 to {num_players - 1}, not {learner_seat!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
+        if on_illegal not in ("lose", "raise"):
+            raise ValueError(f"on_illegal must be 'lose' or 'raise', not {on_illegal!r}")
+        self.on_illegal = on_illegal
+        self.num_players = int(num_players)
+        self.rule_options = rule_options
+        self.fixed_seat = learner_seat
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._masks = MaskEncoder(self.num_players)
+        self._opponents: list[Opponent] = []
+        self._random_opponents = opponents is None
+        self.set_opponents(opponents)
+        self.game: Game | None = None
+        self.learner = 0
+        self._ended = True
+
+    def set_opponents(self, opponents: Opponent | Sequence[Opponent] | None) -> None:
+        """Replace the opponents; they play from the next reset on (or at once, mid-game)."""
+        if opponents is None:
+            self._random_opponents = True
+            self._opponents = [RandomOpponent() for _ in range(self.num_players - 1)]
+            return
+        if callable(opponents):
+            opponents = [opponents] * (self.num_players - 1)
+        opponents = list(opponents)
+        if len(opponents) != self.num_players - 1 or not all(callable(o) for o in opponents):
+            raise ValueError(f"opponents must be one callable or {self.num_players - 1} callables")
+        self._random_opponents = False
+        self._opponents = opponents
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new game, seat the learner and play the opponents up to its first decision."""
+        super().reset(seed=seed)
+        if self._random_opponents:
+            self._opponents = [RandomOpponent(int(self.np_random.integers(2**31))) for _ in self._opponents]
+        while True:  # a game that ends before the learner's first decision is dealt again
+            self.learner = (
+                self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.num_players))
+            )
+            self.game = Game(
+                self.num_players, seed=int(self.np_random.integers(2**63)), record_log=False, **self.rule_options
+            )
+            self._play_opponents()
+            if not self.game.is_over:
+                self._ended = False
+                return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Apply the learner's action id, then let the opponents play until the learner decides again.
+
+        Raises:
+            ValueError: the action is not an id of the action space.
+            IllegalActionError: with ``on_illegal="raise"``, the id is not legal now (nothing changes).
+        """
+        game = self._started()
+        if self._ended:
+            raise RuntimeError("the episode has ended: call reset()")
+        action_id = _action_id(action)
+        if not self.action_masks()[action_id]:
+            if self.on_illegal == "raise":
+                game.apply(decode(action_id, self.learner, self.num_players))  # raises with the reason
+            self._ended = True
+            return self._observation(), -1.0, True, False, {**self._info(), "illegal_action": True}
+        game.apply(decode(action_id, self.learner, self.num_players))
+        self._play_opponents()
+        self._ended = game.is_over
+        if not game.is_over:
+            return self._observation(), 0.0, False, False, self._info()
+        if game.truncated:
+            return self._observation(), 0.0, False, True, self._info()
+        reward = 1.0 if self.learner in game.winners() else -1.0
+        return self._observation(), reward, True, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal ids as a bool vector (what ``MaskablePPO`` asks for)."""
+        game = self._started()
+        if self._ended or game.current_player != self.learner:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return self._masks.mask(game.legal_actions(), self.learner).astype(bool)
+
+    def render(self) -> str | None:
+        """The table as the learner sees it."""
+        if self.render_mode is None:
+            return None
+        text = self._started().render(self.learner)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def _play_opponents(self) -> None:
+        game = self._started()
+        n = self.num_players
+        while not game.is_over and game.current_player != self.learner:
+            seat = game.current_player
+            opponent = self._opponents[(seat - self.learner) % n - 1]
+            mask = self._masks.mask(game.legal_actions(), seat)
+            game.apply(decode(int(opponent(encode(game.state, seat), mask)), seat, n))
+
+    def _observation(self) -> np.ndarray:
+        return encode(self._started().state, self.learner)
+
+    def _info(self) -> dict[str, Any]:
+        game = self._started()
+        return {"learner_seat": self.learner, "scores": game.scores(), "winners": game.winners()}
+
+    def _started(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game
+
+
+def _action_id(action: Any) -> int:
+    try:
+        value = int(action)
+    except (TypeError, ValueError):
+        raise ValueError(f"an action is an int id from 0 to {NUM_ACTIONS - 1}, not {action!r}") from None
+    if value != action or isinstance(action, bool) or not 0 <= value < NUM_ACTIONS:
+        raise ValueError(f"an action is an int id from 0 to {NUM_ACTIONS - 1}, not {action!r}")
+    return value
