@@ -35,6 +35,7 @@ class RandomOpponent:
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """A uniformly random legal id."""
         legal = np.flatnonzero(action_mask)
         return int(legal[self.rng.integers(len(legal))])
 

@@ -37,7 +37,7 @@ def env(num_players: int = 2, render_mode: str | None = None, **rule_options: An
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801 - the name PettingZoo environments use
+class raw_env(AECEnv, EzPickle):
     """The bare environment: ``step`` raises the engine's ``IllegalActionError`` for an illegal id."""
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "gubs_v0", "is_parallelizable": False, "render_fps": 1}
