@@ -1,10 +1,11 @@
-"""Benchmark: uniformly random legal games, games/s and decisions/s per player count.
+"""Benchmark: random legal play through the engine and through the PettingZoo environments.
 
-    python -m gubs_env.bench                  # 2, 4 and 6 players, 2000 games each
-    python -m gubs_env.bench --players 2 --games 10000
+Usage: ``python -m gubs_env.bench`` (2, 4 and 6 players), ``--players 2 --games 10000``, ``--engine-only``.
 
-The random players draw from their own ``random.Random``; the engine's generator is only used for the
-game's own chance events. Figures depend on the machine: compare rows of one run, not across runs.
+Engine rows play uniformly random legal games (event log off) and give games/s and decisions/s. Environment
+rows step ``raw_env`` and ``env()`` with uniformly random masked actions, next to PettingZoo's own
+``connect_four_v3`` ``env()`` driven by the same loop in the same run, and give the ratio. Figures depend on
+the machine and its load: compare rows of one run, not across runs.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import platform
 import random
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 
 from tqdm import tqdm
@@ -60,6 +62,54 @@ def random_games(players: int, games: int, seed: int = 0, progress: bool = True)
     return EngineFigures(players, games, time.perf_counter() - start, decisions, turns, truncated)
 
 
+def env_steps_per_s(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Step an AEC env with uniformly random masked actions for about ``seconds``; (steps/s, steps)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    env = make_env()
+    steps, episode = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for _agent in env.agent_iter():
+            observation, _reward, terminated, truncated, _info = env.last()
+            action = None
+            if not (terminated or truncated):
+                action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            env.step(action)
+            steps += 1
+    elapsed = time.perf_counter() - start
+    env.close()
+    return steps / elapsed, steps
+
+
+def env_table(players: list[int], seconds: float, seed: int = 0, progress: bool = True) -> str:
+    """Environment steps/s for Gubs ``raw_env`` and ``env()`` against ``connect_four_v3`` ``env()``."""
+    from pettingzoo.classic import connect_four_v3
+
+    import gubs_env
+
+    runs = [("connect_four_v3 env()", None, connect_four_v3.env)]
+    for n in players:
+        runs.append(("gubs raw_env", n, lambda n=n: gubs_env.raw_env(num_players=n)))
+        runs.append(("gubs env()", n, lambda n=n: gubs_env.env(num_players=n)))
+    figures = {}
+    for name, n, make in tqdm(runs, desc="environments", disable=not progress, leave=False):
+        figures[(name, n)] = env_steps_per_s(make, seconds, seed)
+    reference = figures[("connect_four_v3 env()", None)][0]
+    lines = [
+        "| environment | players | steps/s | steps measured | ratio to connect_four_v3 env() |",
+        "|---|---:|---:|---:|---:|",
+        f"| connect_four_v3 env() | 2 | {reference:,.0f} | {figures[('connect_four_v3 env()', None)][1]} | 1.00 |",
+    ]
+    for (name, n), (rate, steps) in figures.items():
+        if n is not None:
+            lines.append(f"| {name} | {n} | {rate:,.0f} | {steps} | {rate / reference:.2f} |")
+    return "\n".join(lines)
+
+
 def _table(rows: list[EngineFigures]) -> str:
     lines = [
         "| players | games | games/s | decisions/s | decisions/game | turns/game | truncated |",
@@ -101,6 +151,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--games", type=_positive, default=2000, help="games per player count (default: 2000)")
     parser.add_argument("--seed", type=int, default=0, help="first game seed (default: 0)")
+    parser.add_argument(
+        "--env-seconds", type=_positive, default=5, help="seconds of stepping per environment row (default: 5)"
+    )
+    parser.add_argument("--engine-only", action="store_true", help="skip the environment rows")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser.parse_args(argv)
 
@@ -111,6 +165,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Random legal play, engine only, one process - Python {platform.python_version()} on {platform.machine()}")
     rows = [random_games(p, args.games, args.seed, progress=not args.no_progress) for p in args.players]
     print(_table(rows))
+    if args.engine_only:
+        return 0
+    try:
+        with warnings.catch_warnings():  # pygame's import warns about a deprecated packaging API
+            warnings.simplefilter("ignore")
+            import pettingzoo.classic.connect_four_v3  # noqa: F401 - needs pettingzoo and pygame
+    except ImportError as err:
+        print(f"\nEnvironment rows skipped: {err}. Install them with: pip install -e '.[env]'")
+        return 0
+    print(f"\nEnvironments, random masked actions, {args.env_seconds} s per row, one process")
+    print(env_table(args.players, args.env_seconds, args.seed, progress=not args.no_progress))
     return 0
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gubs_env.engine import Game
-from gubs_env.envs.action_table import NUM_ACTIONS, MaskEncoder, decode
+from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.envs.observation import OBS_SIZE, encode
 
 Opponent = Callable[[np.ndarray, np.ndarray], int]
@@ -85,7 +85,7 @@ class SelfPlayEnv(gym.Env):
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self._masks = MaskEncoder(self.num_players)
+        self._codec = ActionCodec(self.num_players)
         self._opponents: list[Opponent] = []
         self._random_opponents = opponents is None
         self.set_opponents(opponents)
@@ -137,10 +137,10 @@ class SelfPlayEnv(gym.Env):
         action_id = _action_id(action)
         if not self.action_masks()[action_id]:
             if self.on_illegal == "raise":
-                game.apply(decode(action_id, self.learner, self.num_players))  # raises with the reason
+                game.apply(self._codec.action(action_id, self.learner))  # raises with the reason
             self._ended = True
             return self._observation(), -1.0, True, False, {**self._info(), "illegal_action": True}
-        game.apply(decode(action_id, self.learner, self.num_players))
+        game.apply(self._codec.action(action_id, self.learner))
         self._play_opponents()
         self._ended = game.is_over
         if not game.is_over:
@@ -155,7 +155,7 @@ class SelfPlayEnv(gym.Env):
         game = self._started()
         if self._ended or game.current_player != self.learner:
             return np.zeros(NUM_ACTIONS, dtype=bool)
-        return self._masks.mask(game.legal_actions(), self.learner).astype(bool)
+        return self._codec.mask(game.legal_actions(), self.learner).astype(bool)
 
     def render(self) -> str | None:
         """The table as the learner sees it."""
@@ -173,8 +173,8 @@ class SelfPlayEnv(gym.Env):
         while not game.is_over and game.current_player != self.learner:
             seat = game.current_player
             opponent = self._opponents[(seat - self.learner) % n - 1]
-            mask = self._masks.mask(game.legal_actions(), seat)
-            game.apply(decode(int(opponent(encode(game.state, seat), mask)), seat, n))
+            mask = self._codec.mask(game.legal_actions(), seat)
+            game.apply(self._codec.action(int(opponent(encode(game.state, seat), mask)), seat))
 
     def _observation(self) -> np.ndarray:
         return encode(self._started().state, self.learner)

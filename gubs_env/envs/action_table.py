@@ -25,6 +25,7 @@ from gubs_env.engine.actions import (
     target_space,
 )
 from gubs_env.engine.cards import EVENTS, MAX_PLAYERS, Kind
+from gubs_env.engine.game import IllegalActionError
 
 HOLDABLE: tuple[Kind, ...] = tuple(k for k in Kind if k not in EVENTS)
 """Kinds that can be in a hand (Events never stay in one)."""
@@ -61,7 +62,8 @@ def decode(action_id: int, actor: int, num_players: int) -> Action:
     """The engine action an id means for ``actor``.
 
     Raises:
-        ValueError: the id is out of range or aims at a seat the table does not have.
+        ValueError: the id is outside the action space.
+        IllegalActionError: (a ``ValueError``) the id aims at a seat this table does not have.
     """
     if not 0 <= action_id < NUM_ACTIONS:
         raise ValueError(f"action id {action_id} is outside 0..{NUM_ACTIONS - 1}")
@@ -69,19 +71,20 @@ def decode(action_id: int, actor: int, num_players: int) -> Action:
     if template.seat is None:
         return template
     if template.seat >= num_players:
-        raise ValueError(
+        raise IllegalActionError(
             f"action id {action_id} ({describe_id(action_id)}) aims at a seat a "
             f"{num_players}-player table does not have"
         )
     return make(*template._replace(seat=(actor + template.seat) % num_players))
 
 
-class MaskEncoder:
-    """Action masks for one table size, caching each (action, actor) id: masks are built every step."""
+class ActionCodec:
+    """Ids and actions for one table size, both ways, cached: masks and decodes happen every step."""
 
     def __init__(self, num_players: int) -> None:
         self.num_players = num_players
         self._ids: dict[tuple[Action, int], int] = {}
+        self._actions: dict[tuple[int, int], Action] = {}
 
     def ids(self, actions: tuple[Action, ...], actor: int) -> list[int]:
         """The ids of ``actions`` taken by ``actor``."""
@@ -93,6 +96,14 @@ class MaskEncoder:
                 i = cache[key] = encode(action, actor, self.num_players)
             out.append(i)
         return out
+
+    def action(self, action_id: int, actor: int) -> Action:
+        """The action ``action_id`` means for ``actor`` (see :func:`decode`)."""
+        key = (action_id, actor)
+        action = self._actions.get(key)
+        if action is None:
+            action = self._actions[key] = decode(action_id, actor, self.num_players)
+        return action
 
     def mask(self, actions: tuple[Action, ...], actor: int) -> np.ndarray:
         """An int8 vector with 1 at the id of every action in ``actions``."""

@@ -17,7 +17,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from gubs_env.engine import Game
-from gubs_env.envs.action_table import NUM_ACTIONS, MaskEncoder, decode
+from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.envs.observation import OBS_SIZE, encode
 
 RENDER_MODES = ("ansi", "human")
@@ -53,7 +53,7 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agents = self.possible_agents[:]
-        self._masks = MaskEncoder(self.num_players)
+        self._codec = ActionCodec(self.num_players)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
@@ -92,7 +92,7 @@ class raw_env(AECEnv, EzPickle):
         seat = self.seat_of(agent)
         game = self._started()
         if seat == game.current_player:
-            mask = self._masks.mask(game.legal_actions(), seat)
+            mask = self._codec.mask(game.legal_actions(), seat)
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": encode(game.state, seat), "action_mask": mask}
@@ -102,7 +102,7 @@ class raw_env(AECEnv, EzPickle):
         seat, game = self.seat_of(agent), self._started()
         if seat != game.current_player:
             return np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return self._masks.mask(game.legal_actions(), seat)
+        return self._codec.mask(game.legal_actions(), seat)
 
     def step(self, action: int | None) -> None:
         """Apply the acting agent's action id.
@@ -116,7 +116,7 @@ class raw_env(AECEnv, EzPickle):
             return
         game = self._started()
         seat = game.current_player
-        game.apply(decode(_as_id(action), seat, self.num_players))
+        game.apply(self._codec.action(_as_id(action), seat))
         self._cumulative_rewards[agent] = 0
         if game.is_over:
             self._finish(game)

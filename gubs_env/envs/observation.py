@@ -3,7 +3,7 @@
 The layout is a list of named :class:`Field` s; :data:`LAYOUT` gives each field its slice, so code and the
 generated docs/observation.md read the same definition. Seats are relative to the viewer (0 = the viewer,
 1 = the next seat clockwise, ...); seats beyond the player count are zero. Every value lies in [0, 1]:
-counts are divided by a fixed scale and clipped.
+counts are divided by a fixed scale (the few that can exceed it are clipped first).
 
 Hidden information is left out by construction: other hands appear only as sizes, the deck only as its
 size and the top cards the viewer's own Scout showed, and private decision data (the Scout's cards, the
@@ -23,7 +23,6 @@ from gubs_env.engine.state import GameState, Step
 SCOUT_DEPTH = 3
 HAND_SCALE = 20.0
 """Hand sizes are divided by this (and clipped at 1): hands above 20 cards are practically unseen."""
-_INV_COPIES = [1.0 / c for c in COPIES]
 
 
 @dataclass(frozen=True)
@@ -87,111 +86,139 @@ LAYOUT: dict[str, slice] = _slices(FIELDS)
 OBS_SIZE: int = sum(f.size for f in FIELDS)
 
 
-def _one_hot(size: int, index: int | None) -> list[float]:
-    out = [0.0] * size
-    if index is not None:
-        out[index] = 1.0
-    return out
+def _scales() -> np.ndarray:
+    """What each raw value is divided by, per position of the vector."""
+    per_seat = {
+        "hand_sizes": HAND_SCALE,
+        "free": 13.0,
+        "spouted": 4.0,
+        "score": 14.0,
+        "deck_size": 70.0,
+        "ring_picks": 3.0,
+        "retreat_taken": 10.0,
+    }
+    copies = np.array(COPIES, dtype=np.float32)
+    scale = np.ones(OBS_SIZE, dtype=np.float32)
+    for name, value in per_seat.items():
+        scale[LAYOUT[name]] = value
+    for name in ("hand", "discard", "scouted_hand", "scout_cards", "scout_placed"):
+        scale[LAYOUT[name]] = copies
+    scale[LAYOUT["protected"]] = np.tile(copies[list(BARRICADES)], MAX_PLAYERS)
+    return 1.0 / scale
 
 
-def _per_kind(counts: list[int]) -> list[float]:
-    return [n * inv for n, inv in zip(counts, _INV_COPIES, strict=True)]
+INV_SCALE = _scales()
+_AT = {name: s.start for name, s in LAYOUT.items()}
+_N_BARRICADES, _N_RINGS = len(BARRICADES), len(RINGS)
+
+
+class _Sparse:
+    """Collects the non-zero raw values of a vector as (index, value) pairs."""
+
+    __slots__ = ("index", "value")
+
+    def __init__(self) -> None:
+        self.index: list[int] = []
+        self.value: list[float] = []
+
+    def counts(self, at: int, counts: list[int]) -> None:
+        index, value = self.index, self.value
+        for k, c in enumerate(counts):
+            if c:
+                index.append(at + k)
+                value.append(c)
+
+    def scalar(self, at: int, value: float) -> None:
+        if value:
+            self.index.append(at)
+            self.value.append(value)
+
+    def one(self, at: int, offset: int | None) -> None:
+        if offset is not None:
+            self.index.append(at + offset)
+            self.value.append(1.0)
+
+
+_SEAT_SCALARS = ("hand_sizes", "declined", "free", "elder", "spouted", "score")
+_SEAT_AT: tuple[tuple[int, ...], ...] = tuple(
+    tuple(_AT[name] + r for name in _SEAT_SCALARS) for r in range(MAX_PLAYERS)
+)
+"""Per relative seat: where its one-number fields go."""
 
 
 def encode(st: GameState, viewer: int) -> np.ndarray:
     """The observation of ``viewer`` (float32, :data:`OBS_SIZE` values in [0, 1])."""
     n = st.num_players
-    seats = [(viewer + r) % n for r in range(n)]  # relative seat r -> absolute seat
-    pad = [0.0] * (MAX_PLAYERS - n)
-    rel = _relative(viewer, n)
-    sides = [st.sides[s] for s in seats]
-    out: list[float] = _per_kind(st.hands[viewer])
-    out += [min(1.0, sum(st.hands[s]) / HAND_SCALE) for s in seats] + pad
-    out += [1.0] * n + pad
-    out += _one_hot(MAX_PLAYERS, rel(st.turn_player))
-    out += [float(st.declined[s]) for s in seats] + pad
-    out += [side.free / 13 for side in sides] + pad
-    out += [float(side.elder) for side in sides] + pad
-    for side in sides:
-        out += [c * _INV_COPIES[b] for c, b in zip(side.protected, BARRICADES, strict=True)]
-    out += pad * len(BARRICADES)
-    out += [side.spouted / 4 for side in sides] + pad
-    for side in sides:
-        out += [float(r) for r in side.rings]
-    out += pad * len(RINGS)
-    out += [side.score() / 14 for side in sides] + pad
-    out += _per_kind(st.discard)
-    out += [float(letter in st.letters) for letter in LETTERS]
-    out += [len(st.deck) / 70, min(1.0, st.turn / st.options.max_turns)]
-    out += _known_top(st.seen_top[viewer])
-    out += _scouted_hand(st, viewer, rel)
-    out += _pending(st, viewer, rel)
-    vector = np.array(out, dtype=np.float32)
-    assert vector.shape == (OBS_SIZE,)
+    out = _Sparse()
+    index, value = out.index, out.value
+    out.counts(_AT["hand"], st.hands[viewer])
+    for r in range(n):
+        seat = (viewer + r) % n
+        side = st.sides[seat]
+        hand_size = min(HAND_SCALE, sum(st.hands[seat]))  # clipped: the scale maps it into [0, 1]
+        numbers = (hand_size, st.declined[seat], side.free, side.elder, side.spouted, side.score())
+        for at, number in zip(_SEAT_AT[r], numbers, strict=True):
+            if number:
+                index.append(at)
+                value.append(number)
+        out.counts(_AT["protected"] + r * _N_BARRICADES, side.protected)
+        out.counts(_AT["rings"] + r * _N_RINGS, side.rings)
+    out.counts(_AT["seats"], [1] * n)
+    out.one(_AT["turn_player"], (st.turn_player - viewer) % n)
+    out.counts(_AT["discard"], st.discard)
+    out.counts(_AT["letters"], [int(letter in st.letters) for letter in LETTERS])
+    out.scalar(_AT["deck_size"], len(st.deck))
+    out.scalar(_AT["turn"], min(1.0, st.turn / st.options.max_turns))
+    for depth, kind in enumerate(st.seen_top[viewer][:SCOUT_DEPTH]):
+        out.one(_AT["known_top"] + depth * NUM_KINDS, kind)
+    seen = st.seen_hand[viewer]
+    if seen is not None:
+        out.one(_AT["scouted_seat"], (seen[0] - viewer) % n)
+        out.counts(_AT["scouted_hand"], seen[1])
+    _pending(st, viewer, out)
+    vector = np.zeros(OBS_SIZE, dtype=np.float32)
+    vector[index] = value
+    vector *= INV_SCALE
     return vector
 
 
-def _relative(viewer: int, n: int):
-    return lambda seat: None if seat is None or seat < 0 else (seat - viewer) % n
-
-
-def _known_top(top: list[int]) -> list[float]:
-    out = [0.0] * (SCOUT_DEPTH * NUM_KINDS)
-    for depth, kind in enumerate(top[:SCOUT_DEPTH]):
-        out[depth * NUM_KINDS + kind] = 1.0
-    return out
-
-
-def _scouted_hand(st: GameState, viewer: int, rel) -> list[float]:
-    seen = st.seen_hand[viewer]
-    if seen is None:
-        return [0.0] * (MAX_PLAYERS + NUM_KINDS)
-    return _one_hot(MAX_PLAYERS, rel(seen[0])) + _per_kind(seen[1])
-
-
-def _pending(st: GameState, viewer: int, rel) -> list[float]:
+def _pending(st: GameState, viewer: int, out: _Sparse) -> None:
     pend = st.pending
+    n = st.num_players
     play = pend.play
     card = play.card if play is not None else pend.event
-    out = _one_hot(len(Step), pend.step)
-    out.append(float(pend.step is not Step.OVER and pend.actor == viewer))
-    out += _one_hot(NUM_KINDS, card)
-    out += _one_hot(NUM_KINDS, None if play is None else play.as_kind)
-    out += _one_hot(len(Use), None if play is None else play.use)
-    out += _one_hot(MAX_PLAYERS, rel(pend.by) if card is not None else None)
-    out += _one_hot(MAX_PLAYERS, None if play is None else rel(play.seat))
-    out += _one_hot(len(Part), None if play is None else play.part)
-    out += _one_hot(NUM_KINDS, None if play is None else play.detail)
-    out += _ring_picks(st, pend, rel)
-    out.append(min(1.0, len(pend.picks) / 10) if pend.step is Step.RETREAT else 0.0)
-    mine = pend.step is Step.SCOUT and pend.by == viewer
-    out += _kind_counts(pend.cards if mine else ())
-    out += _kind_counts(pend.placed if mine else ())
-    saved = pend.marks if pend.step is Step.CURE else ()
-    out += _one_hot_many(MAX_PLAYERS, [rel(s) for s, m in enumerate(saved) if m])
-    return out
-
-
-def _ring_picks(st: GameState, pend, rel) -> list[float]:
-    out = [0.0] * MAX_PLAYERS
-    if pend.play is not None and pend.play.use is Use.RING:
+    out.one(_AT["step"], pend.step)
+    out.scalar(_AT["to_act"], pend.step is not Step.OVER and pend.actor == viewer)
+    out.one(_AT["pending_card"], card)
+    if card is not None:
+        out.one(_AT["pending_by"], (pend.by - viewer) % n)
+    if play is not None:
+        out.one(_AT["pending_as"], play.as_kind)
+        out.one(_AT["pending_use"], play.use)
+        out.one(_AT["pending_target"], None if play.seat is None else (play.seat - viewer) % n)
+        out.one(_AT["pending_part"], play.part)
+        out.one(_AT["pending_detail"], play.detail)
+    if play is not None and play.use is Use.RING:  # also in the cancel window after the picks
+        picks = [0] * MAX_PLAYERS
         for seat in pend.picks:
-            out[rel(seat)] += 1 / 3
-    return out
+            picks[(seat - viewer) % n] += 1
+        out.counts(_AT["ring_picks"], picks)
+    if pend.step is Step.RETREAT:
+        out.scalar(_AT["retreat_taken"], min(10, len(pend.picks)))
+    if pend.step is Step.SCOUT and pend.by == viewer:  # private to the scouting player
+        out.counts(_AT["scout_cards"], _kind_counts(pend.cards))
+        out.counts(_AT["scout_placed"], _kind_counts(pend.placed))
+    if pend.step is Step.CURE:
+        for seat, saved in enumerate(pend.marks):
+            if saved:
+                out.one(_AT["saved"], (seat - viewer) % n)
 
 
-def _kind_counts(kinds) -> list[float]:
+def _kind_counts(kinds: list[int]) -> list[int]:
     counts = [0] * NUM_KINDS
     for kind in kinds:
         counts[kind] += 1
-    return _per_kind(counts)
-
-
-def _one_hot_many(size: int, indices: list[int]) -> list[float]:
-    out = [0.0] * size
-    for i in indices:
-        out[i] = 1.0
-    return out
+    return counts
 
 
 def markdown_table() -> str:
@@ -218,3 +245,6 @@ def unpack(vector: np.ndarray) -> dict[str, np.ndarray]:
 
 
 assert Kind.GUB == 0  # one-hot kind indices are the Kind values
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")
