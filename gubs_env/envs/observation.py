@@ -139,36 +139,40 @@ class _Sparse:
             self.value.append(1.0)
 
 
-_SEAT_SCALARS = ("hand_sizes", "declined", "free", "elder", "spouted", "score")
-_SEAT_AT: tuple[tuple[int, ...], ...] = tuple(
-    tuple(_AT[name] + r for name in _SEAT_SCALARS) for r in range(MAX_PLAYERS)
-)
-"""Per relative seat: where its one-number fields go."""
+_DENSE_END = _AT["known_top"]
+"""The fields before this position are built as one dense block; the rest as sparse (index, value) pairs."""
+_PAD = tuple([0] * k for k in range(len(BARRICADES) * MAX_PLAYERS + 1))
+_SEATS = tuple([1] * n + [0] * (MAX_PLAYERS - n) for n in range(MAX_PLAYERS + 1))
+_SEAT_ONE_HOT = tuple([int(i == r) for i in range(MAX_PLAYERS)] for r in range(MAX_PLAYERS))
 
 
 def encode(st: GameState, viewer: int) -> np.ndarray:
     """The observation of ``viewer`` (float32, :data:`OBS_SIZE` values in [0, 1])."""
     n = st.num_players
+    order = [(viewer + r) % n for r in range(n)]  # the absolute seat at each relative seat
+    sides = [st.sides[seat] for seat in order]
+    pad, pad3 = _PAD[MAX_PLAYERS - n], _PAD[len(BARRICADES) * (MAX_PLAYERS - n)]
+    raw = st.hands[viewer][:]
+    raw += [min(HAND_SCALE, sum(st.hands[seat])) for seat in order] + pad  # clipped: the scale maps it to 1
+    raw += _SEATS[n]
+    raw += _SEAT_ONE_HOT[(st.turn_player - viewer) % n]
+    raw += [st.declined[seat] for seat in order] + pad
+    raw += [side.free for side in sides] + pad
+    raw += [side.elder for side in sides] + pad
+    for side in sides:
+        raw += side.protected
+    raw += pad3
+    raw += [side.spouted for side in sides] + pad
+    for side in sides:
+        raw += side.rings
+    raw += pad3
+    raw += [side.score() for side in sides] + pad
+    raw += st.discard
+    raw += [letter in st.letters for letter in LETTERS]
+    raw += (len(st.deck), min(1.0, st.turn / st.options.max_turns))
+    vector = np.zeros(OBS_SIZE, dtype=np.float32)
+    vector[:_DENSE_END] = raw
     out = _Sparse()
-    index, value = out.index, out.value
-    out.counts(_AT["hand"], st.hands[viewer])
-    for r in range(n):
-        seat = (viewer + r) % n
-        side = st.sides[seat]
-        hand_size = min(HAND_SCALE, sum(st.hands[seat]))  # clipped: the scale maps it into [0, 1]
-        numbers = (hand_size, st.declined[seat], side.free, side.elder, side.spouted, side.score())
-        for at, number in zip(_SEAT_AT[r], numbers, strict=True):
-            if number:
-                index.append(at)
-                value.append(number)
-        out.counts(_AT["protected"] + r * _N_BARRICADES, side.protected)
-        out.counts(_AT["rings"] + r * _N_RINGS, side.rings)
-    out.counts(_AT["seats"], [1] * n)
-    out.one(_AT["turn_player"], (st.turn_player - viewer) % n)
-    out.counts(_AT["discard"], st.discard)
-    out.counts(_AT["letters"], [int(letter in st.letters) for letter in LETTERS])
-    out.scalar(_AT["deck_size"], len(st.deck))
-    out.scalar(_AT["turn"], min(1.0, st.turn / st.options.max_turns))
     for depth, kind in enumerate(st.seen_top[viewer][:SCOUT_DEPTH]):
         out.one(_AT["known_top"] + depth * NUM_KINDS, kind)
     seen = st.seen_hand[viewer]
@@ -176,8 +180,7 @@ def encode(st: GameState, viewer: int) -> np.ndarray:
         out.one(_AT["scouted_seat"], (seen[0] - viewer) % n)
         out.counts(_AT["scouted_hand"], seen[1])
     _pending(st, viewer, out)
-    vector = np.zeros(OBS_SIZE, dtype=np.float32)
-    vector[index] = value
+    vector[out.index] = out.value
     vector *= INV_SCALE
     return vector
 
