@@ -1,5 +1,10 @@
-"""Baseline agents for gubs_env.
+"""Baseline agents for gubs_env and the tools to evaluate them.
 
-This package is empty in this version: the random, heuristic and self-play agents come with the
-environment and training work, which build on the rules engine in :mod:`gubs_env.engine`.
+Every agent maps ``(observation, action_mask)`` to an action id (:class:`~agents.base.Agent`).
 """
+
+from agents.base import Agent
+from agents.evaluate import MatchResult, match, play_game, wilson_interval
+from agents.random_agent import RandomAgent
+
+__all__ = ["Agent", "MatchResult", "RandomAgent", "match", "play_game", "wilson_interval"]

@@ -1,0 +1,76 @@
+"""A trained MaskablePPO policy as an agent, and the shipped models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent, legal_ids
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+PRETRAINED = {"2p": "gubs_2p.zip", "4p": "gubs_4p.zip"}
+"""Shipped models by name: trained by train.py (see the README for the commands)."""
+
+
+class PPOAgent(Agent):
+    """Plays a ``sb3_contrib.MaskablePPO`` policy, always passing the action mask.
+
+    Args:
+        model: a loaded ``MaskablePPO`` (or anything with its ``policy.predict``).
+        deterministic: take the most likely legal action (default) or sample from the policy.
+        name: how the agent is reported.
+        seed: seeds torch's sampling when ``deterministic`` is False.
+    """
+
+    def __init__(self, model, deterministic: bool = True, name: str = "ppo", seed: int | None = None) -> None:
+        self.model = model
+        self.deterministic = deterministic
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def load(cls, path: str | Path, deterministic: bool = True, name: str | None = None) -> PPOAgent:
+        """Load a model saved by ``MaskablePPO.save`` (a .zip file)."""
+        from sb3_contrib import MaskablePPO
+
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no model file at {path}")
+        model = MaskablePPO.load(path, device="cpu")
+        return cls(model, deterministic=deterministic, name=name or path.stem)
+
+    @classmethod
+    def pretrained(cls, name: str = "2p", deterministic: bool = True) -> PPOAgent:
+        """A shipped model by name: ``"2p"`` or ``"4p"``."""
+        if name not in PRETRAINED:
+            raise ValueError(f"unknown pretrained model {name!r}; shipped: {sorted(PRETRAINED)}")
+        return cls.load(MODELS_DIR / PRETRAINED[name], deterministic=deterministic, name=f"ppo-{name}")
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the sampling (only matters when not deterministic)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The policy's choice among the legal ids: the most likely one, or a sample."""
+        legal = legal_ids(action_mask)
+        logits = self.action_logits(observation)[legal]
+        if self.deterministic:
+            return int(legal[np.argmax(logits)])
+        weights = np.exp(logits - logits.max())
+        return int(legal[self.rng.choice(legal.size, p=weights / weights.sum())])
+
+    def action_logits(self, observation: np.ndarray) -> np.ndarray:
+        """The policy's logits for every id, before masking.
+
+        A direct forward pass through the actor (features, actor layers, action head): the same numbers
+        ``MaskablePPO.predict`` uses, without its per-call overhead, which matters when agents play many games.
+        """
+        import torch
+
+        policy = self.model.policy
+        with torch.no_grad():
+            obs = torch.as_tensor(observation, dtype=torch.float32).reshape(1, -1)
+            latent = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(obs))
+            return policy.action_net(latent)[0].numpy()

@@ -1,0 +1,26 @@
+"""Uniformly random legal play."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent, legal_ids
+
+
+class RandomAgent(Agent):
+    """Picks uniformly among the legal ids, from its own seeded generator."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed (``None`` keeps the current stream)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """A uniformly random legal id."""
+        ids = legal_ids(action_mask)
+        return int(ids[self.rng.integers(ids.size)])

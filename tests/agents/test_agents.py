@@ -1,0 +1,103 @@
+"""The agent interface, RandomAgent, PPOAgent and the evaluation tools."""
+
+import numpy as np
+import pytest
+
+from agents import RandomAgent, match, play_game, wilson_interval
+from agents.ppo import PPOAgent
+from gubs_env.envs.action_table import NUM_ACTIONS
+from gubs_env.wrappers import SelfPlayEnv
+
+
+@pytest.mark.parametrize("num_players", range(2, 7))
+def test_random_agent_only_picks_legal_ids(num_players):
+    for seed in range(5):
+        game = play_game([RandomAgent(seed + i) for i in range(num_players)], seed)
+        assert game.is_over  # every decision was applied, so every id was legal
+
+
+def test_random_agent_is_reproducible():
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[[3, 7, 11, 40]] = 1
+    agent = RandomAgent(5)
+    first = [agent.act(None, mask) for _ in range(5)]
+    agent.reset(5)
+    assert [agent.act(None, mask) for _ in range(5)] == first
+    assert {RandomAgent(s).act(None, mask) for s in range(40)} == {3, 7, 11, 40}
+
+
+def test_an_empty_mask_is_a_clear_error():
+    with pytest.raises(ValueError, match="allows no action"):
+        RandomAgent(0).act(None, np.zeros(NUM_ACTIONS, dtype=np.int8))
+
+
+def test_agents_are_opponent_callables_for_selfplayenv():
+    env = SelfPlayEnv(num_players=3, opponents=RandomAgent(1))
+    env.reset(seed=0)
+    done = False
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        _, reward, done, truncated, _ = env.step(int(legal[0]))
+        done = done or truncated
+    assert reward in (-1.0, 1.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("wins", "games", "low", "high"),
+    [(8, 10, 0.4902, 0.9433), (50, 100, 0.4038, 0.5962), (0, 20, 0.0, 0.1611), (20, 20, 0.8389, 1.0)],
+)
+def test_wilson_interval_matches_known_values(wins, games, low, high):
+    lo, hi = wilson_interval(wins, games)
+    assert lo == pytest.approx(low, abs=1e-4)
+    assert hi == pytest.approx(high, abs=1e-4)
+
+
+def test_wilson_interval_needs_games():
+    with pytest.raises(ValueError):
+        wilson_interval(0, 0)
+
+
+def test_match_counts_games_and_checks_the_opponent_count():
+    result = match(RandomAgent(0), RandomAgent(1), num_players=3, games=9, seed=0)
+    assert result.games == 9 and 0 <= result.wins <= 9
+    assert "random" in str(result)
+    with pytest.raises(ValueError, match="opponents"):
+        match(RandomAgent(0), [RandomAgent(1)], num_players=3, games=1)
+
+
+def test_match_places_the_agent_at_every_seat(monkeypatch):
+    import agents.evaluate as evaluate
+
+    tables = []
+    real = evaluate.play_game
+
+    def recording(table, seed, codec=None, **options):
+        tables.append([a.name for a in table])
+        return real(table, seed, codec, **options)
+
+    monkeypatch.setattr(evaluate, "play_game", recording)
+    me = RandomAgent(0)
+    me.name = "me"
+    evaluate.match(me, RandomAgent(1), num_players=4, games=8)
+    assert [t.index("me") for t in tables] == [0, 1, 2, 3, 0, 1, 2, 3]
+
+
+def test_ppo_agent_plays_legal_actions_at_every_table_size():
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", SelfPlayEnv(num_players=2), n_steps=32, batch_size=32, seed=0)
+    for deterministic in (True, False):
+        agent = PPOAgent(model, deterministic=deterministic, seed=1)
+        for n in range(2, 7):
+            game = play_game([agent] + [RandomAgent(i) for i in range(n - 1)], seed=n)
+            assert game.is_over
+
+
+def test_unknown_pretrained_name_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown pretrained model"):
+        PPOAgent.pretrained("9p")
+
+
+def test_missing_model_file_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no model file"):
+        PPOAgent.load(tmp_path / "nothing.zip")
