@@ -18,42 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0, not {value}")
-    return value
-
-
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1, not {value}")
-    return value
-
-
-def _player_count(text: str) -> int:
-    value = _positive_int(text)
-    if not 2 <= value <= 6:
-        raise argparse.ArgumentTypeError(f"player counts go from 2 to 6, not {value}")
-    return value
+from gubs_env.cli import non_negative_int, player_count, positive_float, positive_int, probability
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -62,46 +27,58 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     budget = parser.add_argument_group("budget (training stops at whichever comes first)")
     budget.add_argument(
         "--minutes",
-        type=_positive_float,
+        type=positive_float,
         default=None,
         help="wall-clock minutes for this invocation (default: 10 unless --steps is given)",
     )
     budget.add_argument(
-        "--steps", type=_positive_int, default=None, help="total learner timesteps, counted across --resume"
+        "--steps", type=positive_int, default=None, help="total learner timesteps, counted across --resume"
     )
     parser.add_argument(
         "--players",
-        type=_player_count,
+        type=player_count,
         nargs="+",
         default=[2],
         help="table sizes to train on; several mix them across the parallel envs (default: 2)",
     )
-    parser.add_argument("--envs", type=_positive_int, default=8, help="parallel environments (default: 8)")
-    parser.add_argument("--vec-env", choices=("dummy", "subproc"), default="dummy",
-                        help="run the environments in this process (dummy, the default: on 2 cores it is twice as "
-                             "fast as subproc) or one process each (subproc, for machines with many cores)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument("--envs", type=positive_int, default=8, help="parallel environments (default: 8)")
+    parser.add_argument(
+        "--vec-env",
+        choices=("dummy", "subproc"),
+        default="dummy",
+        help="run the environments in this process (dummy, the default: on 2 cores it is twice as "
+        "fast as subproc) or one process each (subproc, for machines with many cores)",
+    )
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default: 0)")
     parser.add_argument("--out", type=Path, default=Path("runs/gubs"), help="output directory (default: runs/gubs)")
     parser.add_argument("--resume", action="store_true", help="continue from --out's last checkpoint")
-    parser.add_argument("--eval-every", type=_positive_int, default=50_000, help="timesteps between evaluations")
+    parser.add_argument("--eval-every", type=positive_int, default=50_000, help="timesteps between evaluations")
     parser.add_argument(
-        "--eval-games", type=_positive_int, default=200, help="games per evaluation and opponent (seat-rotated)"
+        "--eval-games", type=positive_int, default=200, help="games per evaluation and opponent (seat-rotated)"
     )
     parser.add_argument(
         "--snapshot-every",
-        type=_positive_int,
+        type=positive_int,
         default=50_000,
         help="timesteps between snapshots added to the opponent pool",
     )
-    parser.add_argument("--pool-size", type=_positive_int, default=5, help="snapshots kept in the pool")
-    parser.add_argument("--p-random", type=_probability, default=0.1,
-                        help="share of opponent seats played by the random agent (default: 0.1)")
-    parser.add_argument("--p-heuristic", type=_probability, default=0.4,
-                        help="share played by the heuristic agent (default: 0.4); snapshots play the rest")
-    parser.add_argument("--checkpoint-every", type=_positive_int, default=25_000, help="timesteps between checkpoints")
-    parser.add_argument("--n-steps", type=_positive_int, default=256, help="rollout length per env")
-    parser.add_argument("--batch-size", type=_positive_int, default=256)
-    parser.add_argument("--learning-rate", type=_positive_float, default=3e-4)
+    parser.add_argument("--pool-size", type=positive_int, default=5, help="snapshots kept in the pool")
+    parser.add_argument(
+        "--p-random",
+        type=probability,
+        default=0.1,
+        help="share of opponent seats played by the random agent (default: 0.1)",
+    )
+    parser.add_argument(
+        "--p-heuristic",
+        type=probability,
+        default=0.4,
+        help="share played by the heuristic agent (default: 0.4); snapshots play the rest",
+    )
+    parser.add_argument("--checkpoint-every", type=positive_int, default=25_000, help="timesteps between checkpoints")
+    parser.add_argument("--n-steps", type=positive_int, default=256, help="rollout length per env")
+    parser.add_argument("--batch-size", type=positive_int, default=256)
+    parser.add_argument("--learning-rate", type=positive_float, default=3e-4)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.minutes is None and args.steps is None:

@@ -20,7 +20,7 @@ import numpy as np
 
 from agents.base import Agent, legal_ids
 from gubs_env.engine.actions import Action, Op, Part, Use
-from gubs_env.engine.cards import COPIES, HAND_LIMIT, LETTERS, NUM_KINDS, Kind
+from gubs_env.engine.cards import BARRICADES, COPIES, HAND_LIMIT, LETTERS, NUM_KINDS, RINGS, Kind
 from gubs_env.engine.state import Step
 from gubs_env.envs.action_table import TEMPLATES
 from gubs_env.envs.observation import INV_SCALE, LAYOUT
@@ -118,11 +118,6 @@ SCOUT_DECK_GAIN = 0.25
 SCOUT_DECK_ENDGAME_GAIN = 0.6
 """Scouting the deck matters most when the next Letter ends the game: it can be buried or served."""
 
-SUPER_LURE_RESERVE = 1.0
-"""Share of a feared Super Lure's harm that the last answer card is worth keeping for."""
-SUPER_LURE_REACH = 0.4
-"""Chance that one unseen Super Lure is played against the own side before the end."""
-
 # --- Gubs kept in hand -----------------------------------------------------------------------------------
 
 GUB_HOLD_THREAT = 1.6
@@ -132,7 +127,7 @@ GUB_HOLD_MIN_FREE = 2
 GUB_HOLD_VALUE = 1.0
 """... by giving the Gub card this hold value (before any Letter is laid; none after)."""
 GUB_RESERVE_LEAD = 4
-"""With this lead, and a Super Lure unseen, new Gubs wait in hand until the last Letter is near."""
+"""With this lead in points, and a Super Lure unseen, new Gubs wait in hand until the last Letter."""
 THREATS: dict[Kind, float] = {
     Kind.LURE: 1.0,
     Kind.SUPER_LURE: 1.5,
@@ -159,6 +154,10 @@ ANSWER_COST: dict[Kind, float] = {
 """What answering a window spends; an answer is given only when it prevents more harm than this."""
 FOREIGN_HARM_MARGIN = 0.4
 """Extra harm needed before cancelling a play aimed at someone else: the victim may still answer."""
+SUPER_LURE_RESERVE = 1.0
+"""Share of a feared Super Lure's harm that the last answer card is worth keeping for."""
+SUPER_LURE_REACH = 0.4
+"""Chance that one unseen Super Lure is played against the own side before the end."""
 END_STAKE = 6.0
 """Ending the game (the last Letter) is worth this much, won or lost, against ordinary gains."""
 DRAW_GAIN = 0.5
@@ -170,9 +169,10 @@ SAVE_SHARE = 0.8
 OPPONENT_CARD_SHARE = 0.3
 """A card handed to an opponent (a Scout placement) hurts this share of its value."""
 
-RING_SIZE = {Kind.SINGLE_RING: 1, Kind.DOUBLE_RING: 2, Kind.TRIPLE_RING: 3}
-_RINGS = (Kind.SINGLE_RING, Kind.DOUBLE_RING, Kind.TRIPLE_RING)
-_BARRICADES = (Kind.MUSHROOM, Kind.TOAD_RIDER, Kind.VELVET_MOTH)
+RING_SIZE: dict[Kind, int] = {ring: ring.spec.ring_size for ring in RINGS}
+_RING_SIZES = tuple(RING_SIZE.values())
+_BARRICADES: tuple[Kind, ...] = BARRICADES
+"""The order of the per-seat ``protected`` and ``rings`` fields of the observation."""
 _EVENT_KINDS = frozenset(range(Kind.LETTER_G, NUM_KINDS))
 _NO_VALUE = float("-inf")
 
@@ -208,7 +208,6 @@ class View:
         "ring_picks",
         "rings",
         "score",
-        "scout_cards",
         "scout_placed",
         "spouted",
         "step",
@@ -252,7 +251,6 @@ class View:
         self.pending_part = one_hot("pending_part")
         self.pending_detail = one_hot("pending_detail")
         self.ring_picks = field("ring_picks")[:n]
-        self.scout_cards = field("scout_cards")
         self.scout_placed = sum(field("scout_placed"))
         self.unseen = self._unseen()
         self.free_worth = self._free_worth()
@@ -262,13 +260,13 @@ class View:
         """Copies of each kind that could still be in the deck or in another hand."""
         seen = [h + d for h, d in zip(self.hand, self.discard, strict=True)]
         for s in range(self.n):
-            ring_gubs = sum(size * here for size, here in zip((1, 2, 3), self.rings[s], strict=True))
+            ring_gubs = sum(size * here for size, here in zip(_RING_SIZES, self.rings[s], strict=True))
             seen[Kind.GUB] += self.free[s] + sum(self.protected[s]) + self.spouted[s] + ring_gubs
             seen[Kind.ELDER] += self.elder[s]
             seen[Kind.SUD_SPOUT] += self.spouted[s]
             for i, barricade in enumerate(_BARRICADES):
                 seen[barricade] += self.protected[s][i]
-            for i, ring in enumerate(_RINGS):
+            for i, ring in enumerate(RINGS):
                 seen[ring] += self.rings[s][i]
         if self.pending_card >= 0:
             seen[self.pending_card] += 1
@@ -337,16 +335,16 @@ class View:
 
 
 def gub_hold_value(view: View) -> float:
-    """Keep Gubs off the table early while the opponents likely hold cards that would take them.
+    """What a Gub card is worth kept in hand rather than put on the side.
 
-    A Gub in hand scores nothing, so this only applies before the first Letter, when a Barricade
-    can't cover the Gub at once, and when the side already offers targets.
+    A Gub in hand scores nothing, so it is kept back only in two cases. Far ahead, with a Super Lure
+    still unseen, more Gubs on the side only add to what one Super Lure would hand over, while Gubs in
+    hand can be played after it. And early on (no Letter laid, no Barricade in hand to cover it at
+    once, targets already on the side) while the opponents probably hold cards that take Free Gubs.
     """
     if view.letters < 2 and _lead(view) >= GUB_RESERVE_LEAD and view.unseen[Kind.SUPER_LURE]:
-        return GUB_HOLD_VALUE  # far ahead: a Super Lure would take every Gub on the side, not those in hand
-    if view.letters or any(view.hand[b] for b in _BARRICADES):
-        return 0.0
-    if view.free[0] < GUB_HOLD_MIN_FREE:
+        return GUB_HOLD_VALUE
+    if view.letters or any(view.hand[b] for b in _BARRICADES) or view.free[0] < GUB_HOLD_MIN_FREE:
         return 0.0
     unseen_total = max(1, sum(view.unseen))
     per_card = sum(w * view.unseen[k] for k, w in THREATS.items() if k not in _EVENT_KINDS) / unseen_total
@@ -382,9 +380,9 @@ def play_delta(view: View, use: int, actor: int, target: int, part: int, detail:
     own hand (follow-ups) are left to :func:`score_play`.
     """
     free = view.free_worth
-    if use == Use.ENTER:
+    if use == Use.ENTER:  # detail: the card entering
         return {actor: ELDER_WORTH if detail == Kind.ELDER else free}
-    if use == Use.PROTECT:
+    if use == Use.PROTECT:  # detail: the Barricade
         return {actor: view.barricade_worth(Kind(detail)) - free}
     if use == Use.REMOVE:
         return {target: free - view.barricade_worth(Kind(detail))}
@@ -398,11 +396,14 @@ def play_delta(view: View, use: int, actor: int, target: int, part: int, detail:
         gubs = view.free[target] + sum(view.protected[target])
         return _merge({target: -view.worth[target] + ELDER_WORTH * view.elder[target]}, {actor: free * gubs})
     if use == Use.CYCLONE:
-        return {target: sum((free - view.barricade_worth(b)) * view.protected[target][i] for i, b in enumerate(_BARRICADES))}
+        return {
+            target: sum((free - view.barricade_worth(b)) * view.protected[target][i] for i, b in enumerate(_BARRICADES))
+        }
     if use == Use.STRIKE_ELDER:
         return {view.elder.index(1): -ELDER_WORTH} if 1 in view.elder else {}
     if use == Use.STRIKE_HAND:
-        return {target: -HAND_CARD_WORTH * view.hand_sizes[target]}
+        lost = hand_value(view) if target == 0 else HAND_CARD_WORTH * view.hand_sizes[target]
+        return {target: -lost}
     if use == Use.BEETLE:
         return {s: -view.barricade_worth(Kind.MUSHROOM) * view.protected[s][0] for s in range(view.n)}
     if use == Use.STEAL:
@@ -459,10 +460,14 @@ def event_delta(view: View, event: int, drawer: int) -> float:
         delta[0] = -ANSWER_COST[Kind.AGE_OLD_CURE] if can_save else -hand_value(view)
         return view.gain(delta)
     if event == Kind.TRAVELING_MERCHANT:
+        # The own hand but its best card goes to the previous seat; the next seat's comes here.
         kept = max((card_value(view, k) for k, c in enumerate(view.hand) if c), default=0.0)
         given = hand_value(view) - kept
-        received = HAND_CARD_WORTH * max(0, view.hand_sizes[1 % n] - 1)
-        return view.gain({0: received - given, n - 1: given})
+        received = HAND_CARD_WORTH * max(0, view.hand_sizes[1] - 1)
+        delta = {0: received - given, n - 1: given}
+        if n == 2:
+            delta[1] -= received  # the one opponent is both the giver and the receiver
+        return view.gain(delta)
     return 0.0
 
 
@@ -511,31 +516,40 @@ def win_chance(standing: float) -> float:
 
 
 def score_play(view: View, action: Action) -> float:
-    """A play is worth the change in standing it makes, plus follow-ups, minus the card's hold value."""
+    """A play is worth the change in standing it makes, plus follow-ups, minus the card's hold value.
+
+    Plays that only help opponents (Spear or Sud Spout on the own Gubs, Lightning on the own Elder,
+    removing the own Barricade) come out negative, so "Go" (scored 0) beats them.
+    """
     if action.op is Op.END_TURN:
         return 0.0
-    use, kind = action.use, action.as_kind
+    return _play_gain(view, action) - view.hold(action.card)
+
+
+def _play_gain(view: View, action: Action) -> float:
+    """Change in standing that a play-step use makes, the own hand's follow-ups included."""
+    use = action.use
     if use == Use.RING:
-        gain = _ring_gain(view, RING_SIZE[kind])
-    elif use == Use.SHATTER:
-        gain = view.gain({0: view.free_worth * RING_SIZE[action.detail]})
-    elif use == Use.RETREAT:
-        gain = _retreat_gain(view)
-    elif use == Use.SCOUT_HAND:
-        gain = SCOUT_HAND_GAIN
-    elif use == Use.SCOUT_DECK:
-        gain = SCOUT_DECK_ENDGAME_GAIN if view.letters == 2 else SCOUT_DECK_GAIN
-    elif use == Use.RETRIEVE:
-        gain = view.gain({0: CARD_TO_HAND_SHARE * CARD_VALUE[Kind.GUB]})
+        return _ring_gain(view, RING_SIZE[action.as_kind])
+    if use == Use.SHATTER:
+        return view.gain({0: view.free_worth * RING_SIZE[action.detail]})  # the Ring's Gubs come here
+    if use == Use.RETREAT:
+        return _retreat_gain(view)
+    if use == Use.SCOUT_HAND:
+        return SCOUT_HAND_GAIN
+    if use == Use.SCOUT_DECK:
+        return SCOUT_DECK_ENDGAME_GAIN if view.letters == 2 else SCOUT_DECK_GAIN
+    if use == Use.RETRIEVE:
+        return view.gain({0: CARD_TO_HAND_SHARE * CARD_VALUE[Kind.GUB]})
+    if use == Use.ENTER:
+        detail = action.card
+    elif use == Use.PROTECT:
+        detail = action.as_kind
     else:
-        detail = Kind.ELDER if action.card is Kind.ELDER else action.detail
-        if use == Use.PROTECT:
-            detail = kind
-        seat = action.seat if action.seat is not None else -1
-        part = action.part if action.part is not None else -1
-        gain = view.gain(play_delta(view, use, 0, seat, part, -1 if detail is None else detail))
-        gain += _follow_up_bonus(view, use, seat)
-    return gain - view.hold(action.card)
+        detail = -1 if action.detail is None else action.detail
+    seat = -1 if action.seat is None else action.seat
+    part = -1 if action.part is None else action.part
+    return view.gain(play_delta(view, use, 0, seat, part, detail)) + _follow_up_bonus(view, use, seat)
 
 
 def _follow_up_bonus(view: View, use: int, seat: int) -> float:
@@ -575,13 +589,15 @@ def _best_pick(view: View, worth: list[float], free: list[int]) -> int:
 
 
 def _retreat_gain(view: View) -> float:
-    """Retreat pays for Rings and Sud Spouts on the own side: their Gubs stay here, Free, and the cards
-    come back to be played again."""
-    ring_gubs = sum(size * here for size, here in zip((1, 2, 3), view.rings[0], strict=True))
+    """Retreat pays for Rings and Sud Spouts on the own side.
+
+    Their Gubs stay on the side, Free (scoring again), and the cards come back to be played again.
+    """
+    ring_gubs = sum(size * here for size, here in zip(_RING_SIZES, view.rings[0], strict=True))
     spouts = view.spouted[0]
     if not ring_gubs and not spouts:
         return -1.0
-    cards = sum(CARD_TO_HAND_SHARE * CARD_VALUE[r] for r, here in zip(_RINGS, view.rings[0], strict=True) if here)
+    cards = sum(CARD_TO_HAND_SHARE * CARD_VALUE[r] for r, here in zip(RINGS, view.rings[0], strict=True) if here)
     cards += spouts * CARD_TO_HAND_SHARE * CARD_VALUE[Kind.SUD_SPOUT]
     return view.gain({0: view.free_worth * (ring_gubs + spouts) + cards})
 
@@ -597,10 +613,10 @@ def score_cancel(view: View, action: Action) -> float:
     if delta.get(0, 0.0) >= 0:
         harm -= FOREIGN_HARM_MARGIN  # only others are hit: they may still answer it themselves
     cost = ANSWER_COST[action.card] * HOLD_DECAY[min(view.letters, 2)]
-    return harm - cost - _super_lure_reserve(view, action.card)
+    return harm - cost - _super_lure_reserve(view)
 
 
-def _super_lure_reserve(view: View, answer: Kind) -> float:
+def _super_lure_reserve(view: View) -> float:
     """Extra cost of spending the last answer that could stop a Super Lure still to come.
 
     A Super Lure empties a whole side into the attacker's, so with a big side and one still unseen,

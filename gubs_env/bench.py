@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
+from gubs_env.cli import non_negative_int, player_count, positive_int
 from gubs_env.engine import Game
-from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 
 
 @dataclass
@@ -139,36 +139,16 @@ def _table(rows: list[EngineFigures]) -> str:
     return "\n".join(lines)
 
 
-def _player_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not MIN_PLAYERS <= value <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"player counts go from {MIN_PLAYERS} to {MAX_PLAYERS}, not {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(prog="python -m gubs_env.bench", description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--players", type=_player_count, nargs="+", default=[2, 4, 6], help="player counts to measure (default: 2 4 6)"
+        "--players", type=player_count, nargs="+", default=[2, 4, 6], help="player counts to measure (default: 2 4 6)"
     )
-    parser.add_argument("--games", type=_positive, default=2000, help="games per player count (default: 2000)")
-    parser.add_argument("--seed", type=int, default=0, help="first game seed (default: 0)")
+    parser.add_argument("--games", type=positive_int, default=2000, help="games per player count (default: 2000)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="first game seed (default: 0)")
     parser.add_argument(
-        "--env-seconds", type=_positive, default=5, help="seconds of stepping per environment row (default: 5)"
+        "--env-seconds", type=positive_int, default=5, help="seconds of stepping per environment row (default: 5)"
     )
     parser.add_argument("--engine-only", action="store_true", help="skip the environment rows")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -9,21 +9,19 @@ import argparse
 import random
 import sys
 
-from gubs_env.bench import _player_count
+from gubs_env.cli import non_negative_int, player_count
 from gubs_env.engine import Game
 
 
 def main(argv: list[str] | None = None) -> int:
     """Play and print the game: the table before each turn, then every action and what it did."""
     parser = argparse.ArgumentParser(prog="python -m gubs_env.demo", description=__doc__.split("\n")[0])
-    parser.add_argument("--players", type=_player_count, default=2, help="2 to 6 (default: 2)")
-    parser.add_argument("--seed", type=int, default=0, help="game seed (default: 0)")
+    parser.add_argument("--players", type=player_count, default=2, help="2 to 6 (default: 2)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="game seed (default: 0)")
     parser.add_argument("--view", type=int, default=None, help="show private facts of this seat too")
     args = parser.parse_args(argv)
     if args.view is not None and not 0 <= args.view < args.players:
         parser.error(f"--view must be a seat from 0 to {args.players - 1}")
-    if args.seed < 0:
-        parser.error("--seed must be >= 0")
     game = Game(args.players, seed=args.seed)
     pick = random.Random(args.seed)
     while not game.is_over:

@@ -357,22 +357,15 @@ def target_space(as_kind: Kind, use: Use, num_seats: int = MAX_PLAYERS) -> list[
     return [(None, None, None)]
 
 
-STEAL_PARTS: tuple[tuple[Part, Kind | None], ...] = (
+_TAKEABLE: tuple[tuple[Part, Kind | None], ...] = (
     (Part.FREE_GUB, None),
     *((Part.PROTECTED_GUB, b) for b in BARRICADES),
     *((Part.BARRICADE, b) for b in BARRICADES),
     (Part.SPOUT, None),
-    (Part.SPOUTED_GUB, None),
 )
+STEAL_PARTS: tuple[tuple[Part, Kind | None], ...] = (*_TAKEABLE, (Part.SPOUTED_GUB, None))
 """What Smahl Thief may take from a side (R9)."""
-
-RETREAT_PARTS: tuple[tuple[Part, Kind | None], ...] = (
-    (Part.FREE_GUB, None),
-    *((Part.PROTECTED_GUB, b) for b in BARRICADES),
-    *((Part.BARRICADE, b) for b in BARRICADES),
-    (Part.SPOUT, None),
-    *((Part.RING, r) for r in RINGS),
-)
+RETREAT_PARTS: tuple[tuple[Part, Kind | None], ...] = (*_TAKEABLE, *((Part.RING, r) for r in RINGS))
 """What Retreat may take from the own side (R13)."""
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gubs_env.engine.actions import Action, Part, Use, part_text
+from gubs_env.engine.actions import RETREAT_PARTS, STEAL_PARTS, Action, Part, Use, part_text
 from gubs_env.engine.cards import BARRICADES, RINGS, Kind
 from gubs_env.engine.log import Fact, kinds
-from gubs_env.engine.state import BARRICADE_BASE, RING_BASE, RING_SIZES, GameState
+from gubs_env.engine.state import BARRICADE_BASE, RING_BASE, RING_SIZES, GameState, Side
 
 Targets = list[tuple[int | None, Part | None, Kind | None]]
 NO_TARGET: Targets = [(None, None, None)]
@@ -86,19 +86,7 @@ def _beetle(st: GameState, p: int) -> Targets:
 
 def _steal(st: GameState, p: int) -> Targets:
     # R9: every card or pair Smahl Thief may take from an opponent's side; never the Elder or Rings.
-    out: Targets = []
-    for s in opponents(st, p):
-        side = st.sides[s]
-        if side.free:
-            out.append((s, Part.FREE_GUB, None))
-        for b, n in enumerate(side.protected):
-            if n:
-                out.append((s, Part.PROTECTED_GUB, BARRICADES[b]))
-                out.append((s, Part.BARRICADE, BARRICADES[b]))
-        if side.spouted:
-            out.append((s, Part.SPOUT, None))
-            out.append((s, Part.SPOUTED_GUB, None))
-    return out
+    return [t for s in opponents(st, p) for t in side_parts(st, s, STEAL_PARTS)]
 
 
 def _free_spout(st: GameState, p: int) -> Targets:
@@ -110,22 +98,26 @@ def _shatter(st: GameState, p: int) -> Targets:
     return [(None, None, RINGS[r]) for side in st.sides for r, here in enumerate(side.rings) if here]
 
 
+def side_parts(st: GameState, seat: int, parts: tuple[tuple[Part, Kind | None], ...]) -> Targets:
+    """The ``(seat, part, detail)`` of each of ``parts`` present on ``seat``'s side."""
+    side = st.sides[seat]
+    return [(seat, part, detail) for part, detail in parts if _count(side, part, detail)]
+
+
+def _count(side: Side, part: Part, detail: Kind | None) -> int:
+    """How many of ``part`` the side holds."""
+    if part is Part.FREE_GUB:
+        return side.free
+    if part is Part.PROTECTED_GUB or part is Part.BARRICADE:
+        return side.protected[detail - BARRICADE_BASE]
+    if part is Part.RING:
+        return side.rings[detail - RING_BASE]
+    return side.spouted  # SPOUT and SPOUTED_GUB
+
+
 def retreat_parts(st: GameState, p: int) -> Targets:
     """R13: what Retreat may take from the own side (never the Elder)."""
-    side = st.sides[p]
-    out: Targets = []
-    if side.free:
-        out.append((p, Part.FREE_GUB, None))
-    for b, n in enumerate(side.protected):
-        if n:
-            out.append((p, Part.PROTECTED_GUB, BARRICADES[b]))
-            out.append((p, Part.BARRICADE, BARRICADES[b]))
-    if side.spouted:
-        out.append((p, Part.SPOUT, None))
-    for r, here in enumerate(side.rings):
-        if here:
-            out.append((p, Part.RING, RINGS[r]))
-    return out
+    return side_parts(st, p, RETREAT_PARTS)
 
 
 def _retreat(st: GameState, p: int) -> Targets:

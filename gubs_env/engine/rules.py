@@ -6,6 +6,8 @@ Every decision is :class:`~gubs_env.engine.state.Pending` data. ``legal_actions`
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gubs_env.engine import effects, events
 from gubs_env.engine.actions import (
     BLINDFOLDABLE,
@@ -231,8 +233,7 @@ _FOLLOW_UP = {Use.RING: Step.RING, Use.RETREAT: Step.RETREAT, Use.SCOUT_DECK: St
 
 def _open_cancel(st: GameState, by: int, action: Action, picks: list[int] | None = None) -> bool:
     """Open the cancel window for a Hazard or Trap (RULES.md §5) if anybody can answer it."""
-    n = st.num_players
-    queue = [q for q in ((by + i) % n for i in range(1, n)) if cancel_answers(st.hands[q], action)]
+    queue = [q for q in _seats_from(st, by)[1:] if cancel_answers(st.hands[q], action)]
     if not queue:
         return False
     st.pending = Pending(Step.CANCEL, queue[0], by, play=action, queue=queue[1:], picks=picks or [])
@@ -260,8 +261,7 @@ def _on_cancel_step(st: GameState, action: Action, facts: Facts) -> None:
     if action.op is Op.PASS:
         _next_in_window(st, facts, lambda: _resolve_pending_play(st, facts))
         return
-    st.hands[pend.actor][action.card] -= 1
-    st.discard[action.card] += 1
+    _spend_interrupt(st, action)
     st.discard[pend.play.card] += 1
     facts.append(
         Fact(None, "seat {} plays {}: seat {}'s {} is cancelled", (pend.actor, action, pend.by, pend.play.card))
@@ -269,9 +269,20 @@ def _on_cancel_step(st: GameState, action: Action, facts: Facts) -> None:
     _back_to_play(st)
 
 
-def _next_in_window(st: GameState, facts: Facts, close) -> None:
+def _spend_interrupt(st: GameState, action: Action) -> None:
+    """The answering player's interrupt card (or Cricket Song) goes from their hand to the discard pile."""
+    st.hands[st.pending.actor][action.card] -= 1
+    st.discard[action.card] += 1
+
+
+def _next_in_window(st: GameState, facts: Facts, close: Callable[[], None]) -> None:
+    facts.append(Fact(None, "seat {} passes", (st.pending.actor,)))
+    _ask_next(st, close)
+
+
+def _ask_next(st: GameState, close: Callable[[], None]) -> None:
+    """Hand the decision to the next player queued in a window or round, or ``close`` it when none is left."""
     pend = st.pending
-    facts.append(Fact(None, "seat {} passes", (pend.actor,)))
     if pend.queue:
         pend.actor = pend.queue.pop(0)
     else:
@@ -334,9 +345,8 @@ def _discard_played(st: GameState) -> None:
 
 def _open_event(st: GameState, kind: Kind, facts: Facts) -> None:
     """A drawn Event: the flop window asks every holder, drawer first (RULES.md §5)."""
-    p, n = st.turn_player, st.num_players
-    queue = [(p + i) % n for i in range(n)]
-    queue = [q for q in queue if flop_answers(st.hands[q])]
+    p = st.turn_player
+    queue = [q for q in _seats_from(st, p) if flop_answers(st.hands[q])]
     st.pending = Pending(Step.FLOP, p, p, event=kind)
     if queue:
         st.pending.actor, st.pending.queue = queue[0], queue[1:]
@@ -349,8 +359,7 @@ def _on_flop_step(st: GameState, action: Action, facts: Facts) -> None:
     if action.op is Op.PASS:
         _next_in_window(st, facts, lambda: _resolve_event(st, facts))
         return
-    st.hands[pend.actor][action.card] -= 1
-    st.discard[action.card] += 1
+    _spend_interrupt(st, action)
     facts.append(Fact(None, "seat {} plays {}: {} goes back into the deck", (pend.actor, action, pend.event)))
     events.insert_into_deck(st, pend.event)  # R20
     _back_to_play(st)
@@ -410,15 +419,11 @@ def _on_cure_step(st: GameState, action: Action, facts: Facts) -> None:
     pend = st.pending
     if action.op is Op.PLAY:
         pend.marks[pend.actor] = 1
-        st.hands[pend.actor][action.card] -= 1
-        st.discard[action.card] += 1
+        _spend_interrupt(st, action)
         facts.append(Fact(None, "seat {} plays {} and keeps their hand", (pend.actor, action)))
     else:
         facts.append(Fact(None, "seat {} passes", (pend.actor,)))
-    if pend.queue:
-        pend.actor = pend.queue.pop(0)
-    else:
-        _close_cure(st, facts)
+    _ask_next(st, lambda: _close_cure(st, facts))
 
 
 def _close_cure(st: GameState, facts: Facts) -> None:
@@ -437,10 +442,7 @@ def _on_keep_step(st: GameState, action: Action, facts: Facts) -> None:
     pend.marks[pend.actor] = int(action.detail)
     facts.append(Fact(None, "seat {} chooses a card to keep", (pend.actor,)))
     facts.append(Fact(pend.actor, "you keep {}", (action.detail,)))
-    if pend.queue:
-        pend.actor = pend.queue.pop(0)
-    else:
-        _close_keep(st, facts)
+    _ask_next(st, lambda: _close_keep(st, facts))
 
 
 def _close_keep(st: GameState, facts: Facts) -> None:
