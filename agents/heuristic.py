@@ -71,6 +71,8 @@ CARD_VALUE: dict[Kind, float] = {
     Kind.CRICKET_SONG: 1.0,
 }
 """What a card in the own hand is worth in general: used to keep, discard and save hands."""
+HAKI_FLUTE_PER_RING = 0.3
+"""Haki Flute is worth this much more for each Ring in play."""
 
 HOLD_VALUE: dict[Kind, float] = {
     Kind.GUB: 0.0,
@@ -361,7 +363,7 @@ def card_value(view: View, kind: int) -> float:
     """General worth of one card in the own hand (keep, discard, save)."""
     value = CARD_VALUE.get(Kind(kind), 0.0)
     if kind == Kind.HAKI_FLUTE:
-        value += 0.3 * sum(sum(r) for r in view.rings)
+        value += HAKI_FLUTE_PER_RING * sum(sum(r) for r in view.rings)  # a Ring in play is a target
     return value
 
 
@@ -456,8 +458,12 @@ def event_delta(view: View, event: int, drawer: int) -> float:
         return view.gain({s: -toad * view.protected[s][1] for s in range(n)})
     if event == Kind.GARGOK_PLAGUE:
         delta = {s: -HAND_CARD_WORTH * view.hand_sizes[s] for s in range(1, n)}
-        can_save = view.hand[Kind.AGE_OLD_CURE] or view.hand[Kind.CRICKET_SONG]
-        delta[0] = -ANSWER_COST[Kind.AGE_OLD_CURE] if can_save else -hand_value(view)
+        if view.hand[Kind.AGE_OLD_CURE]:
+            delta[0] = -ANSWER_COST[Kind.AGE_OLD_CURE]  # the own hand is saved, at the cost of the Cure
+        elif view.hand[Kind.CRICKET_SONG]:
+            delta[0] = -ANSWER_COST[Kind.CRICKET_SONG]
+        else:
+            delta[0] = -hand_value(view)
         return view.gain(delta)
     if event == Kind.TRAVELING_MERCHANT:
         # The own hand but its best card goes to the previous seat; the next seat's comes here.

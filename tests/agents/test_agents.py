@@ -101,3 +101,28 @@ def test_unknown_pretrained_name_is_a_clear_error():
 def test_missing_model_file_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="no model file"):
         PPOAgent.load(tmp_path / "nothing.zip")
+
+
+def test_evaluate_command_prints_a_win_rate(capsys):
+    from agents.evaluate import main
+
+    assert main(["random", "random", "--players", "3", "--games", "6"]) == 0
+    assert "3 players, random against random" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dragon", "random"],
+        ["random", "random", "--players", "8"],
+        ["random", "random", "--games", "0"],
+        ["nowhere.zip", "random"],
+    ],
+)
+def test_evaluate_command_rejects_bad_input(argv, capsys):
+    from agents.evaluate import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert "error" in capsys.readouterr().err
