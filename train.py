@@ -18,7 +18,14 @@ import sys
 import time
 from pathlib import Path
 
-from gubs_env.cli import non_negative_int, player_count, positive_float, positive_int, probability
+from gubs_env.cli import (
+    non_negative_float,
+    non_negative_int,
+    player_count,
+    positive_float,
+    positive_int,
+    probability,
+)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -64,6 +71,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--pool-size", type=positive_int, default=5, help="snapshots kept in the pool")
     parser.add_argument(
+        "--shaping",
+        type=non_negative_float,
+        default=0.0,
+        help="weight of the potential-based score-margin reward shaping (default: 0, none)",
+    )
+    parser.add_argument(
         "--p-random",
         type=probability,
         default=0.1,
@@ -102,7 +115,9 @@ def make_envs(args: argparse.Namespace):
     def factory(i: int):
         def make():
             pool = PoolConfig(p_random=args.p_random, p_heuristic=args.p_heuristic)
-            env = PoolSelfPlayEnv(args.players[i % len(args.players)], pool, seed=args.seed * 1000 + i)
+            env = PoolSelfPlayEnv(
+                args.players[i % len(args.players)], pool, seed=args.seed * 1000 + i, shaping=args.shaping
+            )
             return Monitor(env)
 
         return make

@@ -93,23 +93,48 @@ class OpponentPool:
 
 
 class PoolSelfPlayEnv(SelfPlayEnv):
-    """A :class:`SelfPlayEnv` whose opponents are drawn from an :class:`OpponentPool` at every reset."""
+    """A :class:`SelfPlayEnv` whose opponents are drawn from an :class:`OpponentPool` at every reset.
 
-    def __init__(self, num_players: int, pool: PoolConfig, seed: int = 0, **kwargs: Any) -> None:
+    ``shaping`` adds a potential-based term to the reward: ``shaping * (phi(after) - phi(before))`` with
+    ``phi`` the learner's score minus the best opponent score, and ``phi = 0`` once the game is over. It gives
+    credit for gaining ground during the game without changing which policy is best; the win/loss reward
+    at the end is unchanged.
+    """
+
+    def __init__(self, num_players: int, pool: PoolConfig, seed: int = 0, shaping: float = 0.0, **kwargs: Any) -> None:
         super().__init__(num_players=num_players, **kwargs)
         self.pool = OpponentPool(PoolConfig(**asdict(pool)), seed)
+        self.shaping = shaping
+        self._potential = 0.0
 
     def set_snapshots(self, paths: Sequence[str]) -> None:
         """Called from the trainer (through ``VecEnv.env_method``) when the snapshot list changes."""
         self.pool.set_snapshots(paths)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Draw this episode's opponents, then deal."""
+        """Draw this episode's opponents, then deal; a seed fixes both."""
+        if seed is not None:
+            self.pool.rng = np.random.default_rng([seed, 1])  # a stream apart from the env's own
         opponents = [self.pool.sample() for _ in range(self.num_players - 1)]
         for opponent in opponents:
             opponent.reset(int(self.pool.rng.integers(2**31)))
         self.set_opponents(opponents)
-        return super().reset(seed=seed, options=options)
+        observation, info = super().reset(seed=seed, options=options)
+        self._potential = self._margin()
+        return observation, info
+
+    def step(self, action: int):
+        """The env's step, with the shaping term added to the reward."""
+        observation, reward, terminated, truncated, info = super().step(action)
+        potential = 0.0 if terminated or truncated else self._margin()
+        reward += self.shaping * (potential - self._potential)
+        self._potential = potential
+        return observation, reward, terminated, truncated, info
+
+    def _margin(self) -> float:
+        scores = self._started().scores()
+        me = scores[self.learner]
+        return float(me - max(s for seat, s in enumerate(scores) if seat != self.learner))
 
 
 class TimedVecEnv(VecEnvWrapper):

@@ -39,6 +39,14 @@ def positive_float(text: str) -> float:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    """A number of at least 0."""
+    value = _number(float, "a number", text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+    return value
+
+
 def probability(text: str) -> float:
     """A number from 0 to 1."""
     value = _number(float, "a number", text)

@@ -1,0 +1,57 @@
+"""Self-play training pieces: the opponent pool and the shaped pool env."""
+
+import numpy as np
+import pytest
+
+from agents.random_agent import RandomAgent
+from agents.training import OpponentPool, PoolConfig, PoolSelfPlayEnv
+
+
+def test_pool_without_snapshots_shares_seats_between_random_and_heuristic():
+    pool = OpponentPool(PoolConfig(p_random=0.25, p_heuristic=0.25), seed=0)
+    names = [pool.sample().name for _ in range(2000)]
+    assert set(names) == {"random", "heuristic"}
+    assert 0.4 < names.count("random") / len(names) < 0.6
+
+
+def test_pool_with_only_random_weight_gives_random_agents():
+    pool = OpponentPool(PoolConfig(p_random=1.0, p_heuristic=0.0), seed=0)
+    assert {pool.sample().name for _ in range(50)} == {"random"}
+
+
+def play_episode(env, seed):
+    env.reset(seed=seed)
+    env.start_potential = env._potential
+    rng = np.random.default_rng(seed)
+    total, done = 0.0, False
+    while not done:
+        ids = np.flatnonzero(env.action_masks())
+        _, reward, terminated, truncated, info = env.step(int(ids[rng.integers(ids.size)]))
+        total += reward
+        done = terminated or truncated
+    return total, info
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_shaping_telescopes_to_the_terminal_reward_minus_the_start_potential(seed):
+    config = PoolConfig(p_random=1.0, p_heuristic=0.0)
+    plain = PoolSelfPlayEnv(2, config, seed=seed)
+    shaped = PoolSelfPlayEnv(2, config, seed=seed, shaping=0.5)
+    plain_total, plain_info = play_episode(plain, seed)
+    shaped_total, shaped_info = play_episode(shaped, seed)
+    assert plain_info == shaped_info  # the same game
+    assert shaped_total == pytest.approx(plain_total - 0.5 * shaped.start_potential)
+    assert plain_total in (-1.0, 0.0, 1.0)
+
+
+def test_same_seed_same_episode():
+    config = PoolConfig(p_random=0.5, p_heuristic=0.5)
+    first = play_episode(PoolSelfPlayEnv(2, config, seed=3), 11)
+    again = play_episode(PoolSelfPlayEnv(2, config, seed=4), 11)
+    assert first == again
+
+
+def test_pool_env_draws_its_opponents_at_each_reset():
+    env = PoolSelfPlayEnv(3, PoolConfig(p_random=1.0, p_heuristic=0.0), seed=1)
+    env.reset(seed=0)
+    assert all(isinstance(o, RandomAgent) for o in env._opponents)
