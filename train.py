@@ -1,12 +1,12 @@
 """Self-play training of a Gubs bot with sb3-contrib's MaskablePPO.
 
 Usage: ``python train.py`` trains for about 10 minutes on 2-player tables and writes everything under
-``runs/gubs``; ``python train.py --players 2 4 --minutes 60 --envs 4 --out runs/mix`` scales it up;
-``python train.py --resume --out runs/gubs`` continues a stopped run from its last checkpoint.
+``runs/gubs`` (or the next free ``runs/gubs-N``); ``python train.py --players 2 4 --minutes 60 --out runs/mix``
+scales it up; ``python train.py --resume --out runs/gubs`` continues a stopped run from its last checkpoint.
 
 The learner plays from a random seat against opponents drawn per seat and per episode from a pool: the
-random and heuristic agents and frozen snapshots of the learner itself. Environments run in parallel
-processes. Output: ``model.zip`` (the final policy), ``checkpoint.zip`` and ``run.json`` (for ``--resume``),
+random and heuristic agents and frozen snapshots of the learner itself, in several vector environments.
+Output: ``model.zip`` (the final policy), ``checkpoint.zip`` and ``run.json`` (for ``--resume``),
 ``snapshots/``, ``eval.csv`` (win rates with 95% Wilson intervals), ``logs/`` (CSV and TensorBoard),
 ``learning_curve.png``.
 """
@@ -26,6 +26,15 @@ from gubs_env.cli import (
     positive_int,
     probability,
 )
+
+
+def _free_run_dir(base: Path) -> Path:
+    """``base``, or the first of ``base-2``, ``base-3``, ... that holds no run yet."""
+    candidate, n = base, 1
+    while (candidate / "checkpoint.zip").exists():
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -57,7 +66,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "fast as subproc) or one process each (subproc, for machines with many cores)",
     )
     parser.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default: 0)")
-    parser.add_argument("--out", type=Path, default=Path("runs/gubs"), help="output directory (default: runs/gubs)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="output directory (default: runs/gubs, or runs/gubs-2, -3, ... if taken)"
+    )
     parser.add_argument("--resume", action="store_true", help="continue from --out's last checkpoint")
     parser.add_argument("--eval-every", type=positive_int, default=50_000, help="timesteps between evaluations")
     parser.add_argument(
@@ -96,6 +107,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.minutes is None and args.steps is None:
         args.minutes = 10.0
+    if args.out is None:
+        if args.resume:
+            parser.error("--resume needs --out: the directory of the run to continue")
+        args.out = _free_run_dir(Path("runs/gubs"))
     if args.resume and not (args.out / "checkpoint.zip").is_file():
         parser.error(f"--resume: no checkpoint in {args.out} (expected {args.out / 'checkpoint.zip'})")
     if args.p_random + args.p_heuristic > 1:

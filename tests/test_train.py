@@ -39,6 +39,16 @@ def test_default_budget_is_ten_minutes(tmp_path):
     assert args.minutes == 10.0 and args.steps is None and args.players == [2]
 
 
+def test_default_output_directory_skips_runs_already_there(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert train.parse_args([]).out == train.Path("runs/gubs")
+    (tmp_path / "runs/gubs").mkdir(parents=True)
+    (tmp_path / "runs/gubs/checkpoint.zip").write_text("x")
+    assert train.parse_args([]).out == train.Path("runs/gubs-2")
+    with pytest.raises(SystemExit):
+        train.parse_args(["--resume"])
+
+
 def read_eval(path):
     with path.open() as f:
         return list(csv.DictReader(f))
