@@ -89,13 +89,10 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation; its action mask is non-zero only when it must act."""
-        seat = self.seat_of(agent)
-        game = self._started()
-        if seat == game.current_player:
-            mask = self._codec.mask(game.legal_actions(), seat)
-        else:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": encode(game.state, seat), "action_mask": mask}
+        return {
+            "observation": encode(self._started().state, self.seat_of(agent)),
+            "action_mask": self.action_mask(agent),
+        }
 
     def action_mask(self, agent: str) -> np.ndarray:
         """Only the mask (cheaper than :meth:`observe`)."""
