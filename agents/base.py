@@ -19,12 +19,18 @@ class Agent(ABC):
 
     name: str = "agent"
 
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        """The agent's own generator, for any random choice it makes."""
+
     @abstractmethod
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Choose a legal action id (``action_mask[id] == 1``)."""
 
-    def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook, nothing to do by default
-        """Called before each game; reseeds any randomness of the agent."""
+    def reset(self, seed: int | None = None) -> None:
+        """Called before each game: reseeds the agent's generator (``None`` keeps its current stream)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Same as :meth:`act`."""

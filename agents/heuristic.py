@@ -729,14 +729,6 @@ class HeuristicAgent(Agent):
 
     name = "heuristic"
 
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed the tie-breaking generator (``None`` keeps the current stream)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The legal id with the highest score; equal scores are split by the generator."""
         ids = legal_ids(action_mask).tolist()

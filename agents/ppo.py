@@ -24,10 +24,10 @@ class PPOAgent(Agent):
     """
 
     def __init__(self, model, deterministic: bool = True, name: str = "ppo", seed: int | None = None) -> None:
+        super().__init__(seed)
         self.model = model
         self.deterministic = deterministic
         self.name = name
-        self.rng = np.random.default_rng(seed)
 
     @classmethod
     def load(cls, path: str | Path, deterministic: bool = True, name: str | None = None) -> PPOAgent:
@@ -40,17 +40,26 @@ class PPOAgent(Agent):
         model = MaskablePPO.load(path, device="cpu")
         return cls(model, deterministic=deterministic, name=name or path.stem)
 
+    @staticmethod
+    def export(source: str | Path, target: str | Path) -> Path:
+        """Save a trained model for shipping: the policy only, without the optimizer's state (a smaller file)."""
+        from sb3_contrib import MaskablePPO
+
+        model = MaskablePPO.load(source, device="cpu")
+        policy = model.policy
+        # A fresh optimizer holds no moment estimates: two thirds of a training checkpoint's size.
+        policy.optimizer = policy.optimizer_class(policy.parameters(), lr=1e-4, **policy.optimizer_kwargs)
+        target = Path(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        model.save(target)
+        return target
+
     @classmethod
     def pretrained(cls, name: str = "2p", deterministic: bool = True) -> PPOAgent:
         """A shipped model by name: ``"2p"`` or ``"4p"``."""
         if name not in PRETRAINED:
             raise ValueError(f"unknown pretrained model {name!r}; shipped: {sorted(PRETRAINED)}")
         return cls.load(MODELS_DIR / PRETRAINED[name], deterministic=deterministic, name=f"ppo-{name}")
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed the sampling (only matters when not deterministic)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The policy's choice among the legal ids: the most likely one, or a sample."""

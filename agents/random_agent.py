@@ -12,14 +12,6 @@ class RandomAgent(Agent):
 
     name = "random"
 
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed (``None`` keeps the current stream)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """A uniformly random legal id."""
         ids = legal_ids(action_mask)

@@ -28,3 +28,19 @@ def test_a_shipped_model_can_sample_too():
     agent = PPOAgent.pretrained("2p", deterministic=False)
     agent.reset(3)
     assert play_game([agent, RandomAgent(0)], seed=5).is_over
+
+
+def test_export_keeps_the_policy_and_drops_the_optimizer_state(tmp_path):
+    import numpy as np
+    from sb3_contrib import MaskablePPO
+
+    from gubs_env.wrappers import SelfPlayEnv
+
+    model = MaskablePPO("MlpPolicy", SelfPlayEnv(2), n_steps=64, batch_size=32, seed=0)
+    model.learn(64)  # one update, so the optimizer holds state
+    model.save(tmp_path / "full.zip")
+    small = PPOAgent.export(tmp_path / "full.zip", tmp_path / "small.zip")
+    assert small.stat().st_size < (tmp_path / "full.zip").stat().st_size * 0.6
+    observation = np.random.default_rng(0).random(512).astype(np.float32)
+    original, exported = PPOAgent(model), PPOAgent.load(small)
+    assert np.allclose(original.action_logits(observation), exported.action_logits(observation))
