@@ -117,6 +117,7 @@ def agent_from_name(name: str, seed: int = 0) -> Agent:
 def main(argv: list[str] | None = None) -> int:
     """``python -m agents.evaluate AGENT OPPONENT --players N --games G``: one seat-rotated match."""
     import argparse
+    import sys
 
     from gubs_env.cli import non_negative_int, player_count, positive_int
 
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         agent, opponent = agent_from_name(args.agent, args.seed), agent_from_name(args.opponent, args.seed + 1)
     except (ValueError, FileNotFoundError) as err:
         parser.error(str(err))
-    result = match(agent, opponent, args.players, args.games, args.seed, progress=True)
+    result = match(agent, opponent, args.players, args.games, args.seed, progress=sys.stderr.isatty())
     print(f"{args.players} players, {args.agent} against {args.opponent} at every other seat: {result}")
     return 0
 
