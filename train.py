@@ -103,6 +103,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--n-steps", type=positive_int, default=256, help="rollout length per env")
     parser.add_argument("--batch-size", type=positive_int, default=256)
     parser.add_argument("--learning-rate", type=positive_float, default=3e-4)
+    parser.add_argument(
+        "--ent-coef", type=non_negative_float, default=0.01, help="entropy bonus of the PPO loss (default: 0.01)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.minutes is None and args.steps is None:
@@ -169,12 +172,14 @@ def train(args: argparse.Namespace) -> Path:
             n_epochs=5,
             gamma=0.995,
             gae_lambda=0.95,
-            ent_coef=0.01,
+            ent_coef=args.ent_coef,
             seed=args.seed,
             device="cpu",
             policy_kwargs={"net_arch": [256, 256]},
         )
-    model.set_logger(configure(str(args.out / "logs"), ["csv", "tensorboard"]))
+    # one log folder per invocation: the CSV logger rewrites its file, and a resumed run must keep the earlier log
+    log_dir = args.out / "logs" / f"from_{model.num_timesteps:09d}"
+    model.set_logger(configure(str(log_dir), ["csv", "tensorboard"]))
     callback = TrainingCallback(
         args.out,
         run,

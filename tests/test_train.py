@@ -58,9 +58,10 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     out = tmp_path / "run"
     common = ["--out", str(out), "--eval-every", "300", "--snapshot-every", "200", "--checkpoint-every", "256", *TINY]
     assert train.main(["--steps", "600", "--envs", "1", *common]) == 0
-    for name in ("model.zip", "checkpoint.zip", "run.json", "eval.csv", "learning_curve.png", "logs/progress.csv"):
+    for name in ("model.zip", "checkpoint.zip", "run.json", "eval.csv", "learning_curve.png"):
         assert (out / name).is_file(), name
-    assert list((out / "logs").glob("events.out.tfevents*")), "no TensorBoard log"
+    assert (out / "logs/from_000000000/progress.csv").is_file()
+    assert list((out / "logs/from_000000000").glob("events.out.tfevents*")), "no TensorBoard log"
     assert list((out / "snapshots").glob("step_*.zip"))
     first = read_eval(out / "eval.csv")
     assert {r["opponent"] for r in first} == {"random", "heuristic"}
@@ -76,6 +77,7 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     assert resumed["timesteps"] >= 1000
     assert resumed["seconds"] > state["seconds"]
     assert len(read_eval(out / "eval.csv")) > len(first)
+    assert len(list((out / "logs").glob("from_*/progress.csv"))) == 2  # the first part's log is kept
 
 
 def test_parallel_envs_and_mixed_table_sizes(tmp_path):
