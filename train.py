@@ -106,6 +106,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--ent-coef", type=non_negative_float, default=0.01, help="entropy bonus of the PPO loss (default: 0.01)"
     )
+    parser.add_argument(
+        "--imitate-games",
+        type=non_negative_int,
+        default=0,
+        help="before self-play, imitate the heuristic agent over this many games (default: 0, none)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.minutes is None and args.steps is None:
@@ -147,6 +153,20 @@ def make_envs(args: argparse.Namespace):
     return TimedVecEnv(venv)
 
 
+def _imitate_heuristic(model, args: argparse.Namespace) -> None:
+    """Warm-start the policy on the heuristic agent's own choices (see agents/imitation.py)."""
+    from agents.heuristic import HeuristicAgent
+    from agents.imitation import collect, pretrain
+
+    players = sorted(set(args.players))
+    data = collect(HeuristicAgent(), players, args.imitate_games, args.seed, progress=not args.no_progress)
+    losses = pretrain(model, data, seed=args.seed, progress=not args.no_progress)
+    print(
+        f"imitated {len(data):,} heuristic decisions from {args.imitate_games} games "
+        f"(cross-entropy {losses[0]:.3f} -> {losses[-1]:.3f})"
+    )
+
+
 def train(args: argparse.Namespace) -> Path:
     """Run (or continue) training; returns the path of the final model."""
     import torch
@@ -177,6 +197,8 @@ def train(args: argparse.Namespace) -> Path:
             device="cpu",
             policy_kwargs={"net_arch": [256, 256]},
         )
+    if args.imitate_games and not args.resume:
+        _imitate_heuristic(model, args)
     # one log folder per invocation: the CSV logger rewrites its file, and a resumed run must keep the earlier log
     log_dir = args.out / "logs" / f"from_{model.num_timesteps:09d}"
     model.set_logger(configure(str(log_dir), ["csv", "tensorboard"]))
