@@ -80,7 +80,7 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     assert len(list((out / "logs").glob("from_*/progress.csv"))) == 2  # the first part's log is kept
 
 
-def test_parallel_envs_and_mixed_table_sizes(tmp_path):
+def test_parallel_envs_mixed_table_sizes_and_imitation(tmp_path, capsys):
     out = tmp_path / "mix"
     argv = [
         "--steps",
@@ -89,6 +89,8 @@ def test_parallel_envs_and_mixed_table_sizes(tmp_path):
         "2",
         "--vec-env",
         "subproc",
+        "--imitate-games",
+        "2",
         "--players",
         "2",
         "4",
@@ -104,3 +106,4 @@ def test_parallel_envs_and_mixed_table_sizes(tmp_path):
     ]
     assert train.main(argv) == 0
     assert {r["players"] for r in read_eval(out / "eval.csv")} == {"2", "4"}
+    assert "imitated" in capsys.readouterr().out
