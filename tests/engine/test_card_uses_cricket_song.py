@@ -13,16 +13,10 @@ import pytest
 
 from gubs_env.engine import CARDS, CardType
 from tests.engine.test_card_uses import assert_plays_on
+from tests.engine.test_card_uses_tools import FULL_SIDE
 from tests.helpers import legal_texts, table, zones
 
 WILD = "Cricket Song"
-FULL_SIDE = {
-    "free": 1,
-    "elder": True,
-    "protected": {"Mushroom": 1, "Velvet Moth": 1},
-    "spouted": 1,
-    "rings": ["Double Ring"],
-}
 VICTIM = {"free": 1, "elder": True, "protected": {"Toad Rider": 1}, "spouted": 1, "rings": ["Single Ring"]}
 
 
