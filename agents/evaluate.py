@@ -95,30 +95,12 @@ def match(
     return MatchResult(agent.name, games, wins, truncated)
 
 
-def agent_from_name(name: str, seed: int = 0) -> Agent:
-    """An agent from a name: ``random``, ``heuristic``, ``ppo-2p``, ``ppo-4p`` or a path to a saved model."""
-    from agents.random_agent import RandomAgent
-
-    if name == "random":
-        return RandomAgent(seed)
-    if name == "heuristic":
-        from agents.heuristic import HeuristicAgent
-
-        return HeuristicAgent(seed)
-    from agents.ppo import PPOAgent
-
-    if name.startswith("ppo-"):
-        return PPOAgent.pretrained(name.removeprefix("ppo-"))
-    if name.endswith(".zip"):
-        return PPOAgent.load(name)
-    raise ValueError(f"unknown agent {name!r}: use random, heuristic, ppo-2p, ppo-4p or a path to a .zip model")
-
-
 def main(argv: list[str] | None = None) -> int:
     """``python -m agents.evaluate AGENT OPPONENT --players N --games G``: one seat-rotated match."""
     import argparse
     import sys
 
+    from agents.registry import AgentSpecError, make_agent
     from gubs_env.cli import non_negative_int, player_count, positive_int
 
     parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=main.__doc__)
@@ -129,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=non_negative_int, default=0)
     args = parser.parse_args(argv)
     try:
-        agent, opponent = agent_from_name(args.agent, args.seed), agent_from_name(args.opponent, args.seed + 1)
-    except (ValueError, FileNotFoundError) as err:
+        agent, opponent = make_agent(args.agent, args.seed), make_agent(args.opponent, args.seed + 1)
+    except AgentSpecError as err:
         parser.error(str(err))
     result = match(agent, opponent, args.players, args.games, args.seed, progress=sys.stderr.isatty())
     print(f"{args.players} players, {args.agent} against {args.opponent} at every other seat: {result}")
