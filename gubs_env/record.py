@@ -38,6 +38,10 @@ def state_digest(game: Game) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+RESULT_KEYS = ("over", "truncated", "turns", "scores", "winners", "final_state_sha256")
+"""The fields of :func:`result_of`, all required in a record that has a result."""
+
+
 def result_of(game: Game) -> dict[str, Any]:
     """How a game stands: scores, winners, truncation, turns and the state digest."""
     return {
@@ -73,6 +77,9 @@ class GameRecord:
             raise RecordError("the game kept no log (record_log=False): its actions are unknown")
         if len(players) != game.num_players:
             raise RecordError(f"{game.num_players} seats but {len(players)} player names")
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            # a game made with seed=None cannot be replayed: its shuffle came from fresh entropy
+            raise RecordError(f"the seed must be the int >= 0 the game was made with, not {seed!r}")
         return cls(
             num_players=game.num_players,
             seed=seed,
@@ -98,24 +105,17 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: Any) -> GameRecord:
-        """Read a dict from :meth:`to_dict`, checking its shape (not yet that it replays: see :func:`replay`)."""
-        if not isinstance(data, dict):
-            raise RecordError(f"a game record is a JSON object, not {type(data).__name__}")
-        if data.get("format") != RECORD_FORMAT:
-            raise RecordError(f"unsupported record format {data.get('format')!r} (this version reads {RECORD_FORMAT})")
-        expected = {"num_players": int, "seed": int, "options": dict, "players": list, "actions": list}
-        for key, kind in expected.items():
-            if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool):
-                raise RecordError(f"record field {key!r} must be a {kind.__name__}, not {data.get(key)!r}")
-        if not isinstance(data.get("events", []), list) or not isinstance(data.get("result", {}), dict):
-            raise RecordError("record fields 'events' and 'result' must be a list and an object")
-        if len(data["players"]) != data["num_players"]:
-            raise RecordError(f"{data['num_players']} seats but {len(data['players'])} player names")
+        """Read a dict from :meth:`to_dict`, checking its shape (not yet that it replays: see :func:`replay`).
+
+        Raises:
+            RecordError: the dict is not shaped like a record (the message names the field).
+        """
+        _check_fields(data)
         return cls(
             num_players=data["num_players"],
             seed=data["seed"],
             options=data["options"],
-            players=[str(p) for p in data["players"]],
+            players=list(data["players"]),
             actions=data["actions"],
             events=data.get("events", []),
             result=data.get("result", {}),
@@ -137,9 +137,33 @@ class GameRecord:
         """
         try:
             data = json.loads(Path(path).read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        except (ValueError, RecursionError) as err:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             raise RecordError(f"{path} is not a JSON game record: {err}") from None
         return cls.from_dict(data)
+
+
+def _check_fields(data: Any) -> None:
+    """Raise a :class:`RecordError` naming the first field of a record dict that has the wrong shape."""
+    if not isinstance(data, dict):
+        raise RecordError(f"a game record is a JSON object, not {type(data).__name__}")
+    # bool is an int to Python: without the type check a format of true would pass as 1
+    if type(data.get("format")) is not int or data["format"] != RECORD_FORMAT:
+        raise RecordError(f"unsupported record format {data.get('format')!r} (this version reads {RECORD_FORMAT})")
+    expected = {"num_players": int, "seed": int, "options": dict, "players": list, "actions": list}
+    words = {int: "an int", dict: "an object", list: "a list"}
+    for key, kind in expected.items():
+        if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool):
+            raise RecordError(f"record field {key!r} must be {words[kind]}, not {data.get(key)!r}")
+    if not isinstance(data.get("events", []), list) or not isinstance(data.get("result", {}), dict):
+        raise RecordError("record fields 'events' and 'result' must be a list and an object")
+    if not all(isinstance(p, str) for p in data["players"]):
+        raise RecordError(f"record field 'players' must list names (strings), not {data['players']!r}")
+    if len(data["players"]) != data["num_players"]:
+        raise RecordError(f"{data['num_players']} seats but {len(data['players'])} player names")
+    result = data.get("result", {})
+    if result and set(result) != set(RESULT_KEYS):
+        # a partial result would let a tampered record replay unchecked on the missing fields
+        raise RecordError(f"record field 'result' needs exactly the keys {list(RESULT_KEYS)}, not {list(result)}")
 
 
 def replay(record: GameRecord, check: bool = True) -> Game:
@@ -147,11 +171,12 @@ def replay(record: GameRecord, check: bool = True) -> Game:
 
     Args:
         record: the record to replay.
-        check: compare the outcome with ``record.result`` (when the record has one).
+        check: compare the outcome with ``record.result`` and the log with ``record.events`` (each when the
+            record has one).
 
     Raises:
         RecordError: bad seed, options or action, an action that is illegal where it comes, or (with
-            ``check``) a final state that differs from the recorded one.
+            ``check``) a final state or log that differs from the recorded one.
     """
     try:
         RuleOptions.from_dict(record.options)
@@ -160,12 +185,27 @@ def replay(record: GameRecord, check: bool = True) -> Game:
         raise RecordError(f"cannot set the game up: {err}") from None
     for i, data in enumerate(record.actions):
         try:
-            game.apply(action_from_dict(data))
-        except (InvalidStateError, IllegalActionError) as err:
+            action = action_from_dict(data)
+        except InvalidStateError as err:
+            why = str(err).removeprefix("invalid state: ")  # misleading here: the action dict is at fault
+            raise RecordError(f"action {i} ({data!r}) is malformed: {why}") from None
+        try:
+            game.apply(action)
+        except IllegalActionError as err:
             raise RecordError(f"action {i} ({data!r}) does not replay: {err}") from None
-    if check and record.result:
-        outcome = result_of(game)
-        differs = sorted(k for k, v in record.result.items() if outcome.get(k) != v)
+    if check:
+        differs = _differences(record, game)
         if differs:
             raise RecordError(f"the replay does not reach the recorded result: {', '.join(differs)} differ")
     return game
+
+
+def _differences(record: GameRecord, game: Game) -> list[str]:
+    """The recorded fields (result fields, and the events as a whole) that the replayed game contradicts."""
+    differs = []
+    if record.result:
+        outcome = result_of(game)
+        differs = sorted(k for k, v in record.result.items() if outcome.get(k) != v)
+    if record.events and record.events != [entry.to_dict() for entry in game.log]:
+        differs.append("events")
+    return differs

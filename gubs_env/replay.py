@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from gubs_env.record import GameRecord, RecordError, replay
+from gubs_env.transcript import transcript
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,9 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quiet:
         seats = ", ".join(f"seat {i}: {name}" for i, name in enumerate(record.players))
         print(f"{record.num_players} players ({seats}), seed {record.seed}, options {record.options}")
-        print("\n".join(game.history(args.view)))
+        # not game.history(): its action texts would show every seat's hidden choices (cards kept, Scout orders)
+        print("\n".join(transcript(game.log, args.view, record.players)))
         print("\n" + game.render(args.view))
     winners = game.winners()
+    if not game.is_over:
+        print(f"The game was left unfinished on turn {game.state.turn}.")
     print(f"Scores: {game.scores()}  winners: {winners or 'none'}  ({len(record.actions)} actions)")
     print("The replay reaches the recorded final state." if record.result else "The record has no result to check.")
     return 0

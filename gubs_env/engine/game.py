@@ -215,8 +215,10 @@ class Game:
         return render(self.state, player)
 
     def history(self, player: int | None = None) -> list[str]:
-        """The log as lines of text, as ``player`` saw it."""
-        return [f"[turn {e.turn}] seat {e.actor}: {e.action} — " + "; ".join(e.view(player)) for e in self.log]
+        """The log as lines of text, as ``player`` saw it (``None``: only what everybody saw)."""
+        return [
+            f"[turn {e.turn}] seat {e.actor}: {e.action_text(player)} — " + "; ".join(e.view(player)) for e in self.log
+        ]
 
     def __repr__(self) -> str:
         pend = self.state.pending

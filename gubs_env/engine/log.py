@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from gubs_env.engine.actions import Action
+from gubs_env.engine.actions import Action, Op
 from gubs_env.engine.cards import Kind
+
+HIDDEN_CHOICES: dict[Op, str] = {Op.KEEP: "Keep a card", Op.PLACE: "Scout: put a card next"}
+"""What others see of the choices whose action text would name a card only the chooser knows."""
 
 
 class Fact(NamedTuple):
@@ -45,6 +48,11 @@ class LogEntry(NamedTuple):
     def view(self, player: int | None = None) -> list[str]:
         """What ``player`` saw of this action (``None``: only what everybody saw)."""
         return [f.text() for f in self.facts if f.seen_by is None or f.seen_by == player]
+
+    def action_text(self, player: int | None = None) -> str:
+        """The action as ``player`` may know it: choices only their maker sees get a neutral phrase for others."""
+        hidden = HIDDEN_CHOICES.get(self.action.op)
+        return hidden if hidden is not None and player != self.actor else str(self.action)
 
     def to_dict(self) -> dict:
         """A JSON-serialisable form with the facts rendered."""

@@ -158,3 +158,21 @@ def test_log_names_the_card_played_in_words():
     game = table(hands=[{"Lure": 1}, {}], sides=[{"free": 1}, {"free": 1}])
     entry = game.apply("Lure → seat 1")
     assert entry.view(None)[0] == "seat 0 plays Lure → seat 1"
+
+
+def test_history_hides_choices_only_their_maker_saw():
+    import random
+
+    from gubs_env.engine import Op
+
+    for seed in range(200):
+        game, pick = Game(3, seed=seed), random.Random(seed)
+        while not game.is_over:
+            entry = game.apply(pick.choice(game.legal_actions()))
+            if entry.action.op in (Op.KEEP, Op.PLACE):
+                secret = str(entry.action)
+                assert secret in game.history(entry.actor)[-1]
+                assert secret not in game.history(None)[-1]
+                assert secret not in game.history((entry.actor + 1) % 3)[-1]
+                return
+    raise AssertionError("no Merchant keep or Scout placement in 200 random games")

@@ -1,0 +1,445 @@
+"""Play Gubs in the terminal against bots, or watch bots play each other.
+
+Usage::
+
+    python -m gubs_env.play                    # you at seat 0 against the heuristic bot
+    python -m gubs_env.play --players 4 --bots random,heuristic,ppo-4p --seat 2 --record game.json
+    python -m gubs_env.play --watch --players 3 --bots heuristic --delay 0.2
+
+At each decision, type the number of a choice; ``h`` shows help, ``r`` redraws the table, ``l`` shows the
+log so far and ``q`` quits. The seed is printed first, so a deal can be played again with ``--seed``.
+``--record FILE`` saves the game for ``python -m gubs_env.replay FILE``, also when it is left early.
+
+Exit status: 0 when the game ends or you quit with ``q``; 1 when the input ends (EOF) before the game does,
+or the record cannot be saved; 2 for a bad command line; 130 after Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, TextIO
+
+from gubs_env.cli import non_negative_float, non_negative_int, player_count, positive_int
+from gubs_env.engine import Action, Game, LogEntry, Step
+from gubs_env.engine.cards import CARDS, HAND_LIMIT
+from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
+from gubs_env.record import GameRecord
+from gubs_env.transcript import seat_name, transcript
+
+if TYPE_CHECKING:
+    from agents.base import Agent
+
+HUMAN = "human"
+"""The name of the human's seat in a record."""
+YOU = "you"
+"""The name of the human's seat on the screen."""
+DEFAULT_BOT = "heuristic"
+DEFAULT_DELAY = 0.5
+SEED_RANGE = 2**32
+EXIT_OK, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 130
+
+HELP = """\
+Type the number of a choice and press Enter. Other commands:
+  r      redraw the table and the choices
+  l      the whole log so far, as you saw it
+  h, ?   this help
+  q      quit (the game is saved first when --record was given)"""
+
+
+class QuitGame(Exception):
+    """The human left before the end; ``code`` is the exit status to return."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Player(Protocol):
+    """Whoever sits at a seat: picks one of the legal actions whenever the game asks that seat."""
+
+    def choose(self, game: Game) -> Action:
+        """One of ``game.legal_actions()``."""
+        ...
+
+
+class BotPlayer:
+    """An agent at a seat, shown the observation and action mask that the environments would give it."""
+
+    def __init__(self, agent: Agent, num_players: int) -> None:
+        # imported here, not at the top: the environments' package pulls in gymnasium and pettingzoo
+        from gubs_env.envs.action_table import ActionCodec
+        from gubs_env.envs.observation import encode
+
+        self.agent = agent
+        self._codec = ActionCodec(num_players)
+        self._encode = encode
+
+    def choose(self, game: Game) -> Action:
+        """The agent's choice for the current player."""
+        seat = game.current_player
+        mask = self._codec.mask(game.legal_actions(), seat)
+        return self._codec.action(int(self.agent.act(self._encode(game.state, seat), mask)), seat)
+
+
+class TerminalPlayer:
+    """The human at a seat: shows what happened, the table and the choices, then reads a choice.
+
+    Args:
+        seat: the human's seat.
+        names: a name per seat for the screen (:data:`YOU` at ``seat``).
+        stdin: where the replies come from, one per line.
+        stdout: where the screen goes.
+    """
+
+    def __init__(self, seat: int, names: Sequence[str], stdin: TextIO, stdout: TextIO) -> None:
+        self.seat = seat
+        self.names = list(names)
+        self.stdin = stdin
+        self.out = stdout
+        self._shown = 0
+        """Log entries already shown."""
+
+    def choose(self, game: Game) -> Action:
+        """Show the decision and ask until the reply names a choice.
+
+        Raises:
+            QuitGame: the human typed ``q``, or the input ended.
+        """
+        legal = game.legal_actions()
+        self.show_news(game)
+        self._show_decision(game, legal)
+        while True:
+            reply = self._read(f"Your choice (1-{len(legal)}, h for help): ")
+            action = self._answer(reply, game, legal)
+            if action is not None:
+                return action
+
+    def show_news(self, game: Game) -> None:
+        """Print the log entries not shown yet, as the human saw them."""
+        news = game.log[self._shown :]
+        self._shown = len(game.log)
+        if news:
+            lines = transcript(news, self.seat, self.names)
+            self._say("", "Since your last decision:", *("  " + line for line in lines))
+
+    def _show_decision(self, game: Game, legal: Sequence[Action]) -> None:
+        choices = (f"  {i}. {action}" for i, action in enumerate(legal, 1))
+        self._say("", game.render(self.seat), "", ">>> " + decision_text(game, self.names), *choices)
+
+    def _answer(self, reply: str, game: Game, legal: Sequence[Action]) -> Action | None:
+        command = reply.strip().lower()
+        if command in ("h", "?"):
+            self._say(HELP)
+        elif command == "r":
+            self._show_decision(game, legal)
+        elif command == "l":
+            lines = transcript(game.log, self.seat, self.names) or ["(nothing has happened yet)"]
+            self._say("Everything so far, as you saw it:", *("  " + line for line in lines))
+        elif command == "q":
+            raise QuitGame("You left the game.", EXIT_OK)
+        else:
+            number = self._choice_number(reply.strip(), len(legal))
+            return None if number is None else legal[number - 1]
+        return None
+
+    def _choice_number(self, text: str, count: int) -> int | None:
+        """The number ``text`` names, or None after saying what is wrong with it."""
+        if not text:
+            self._say(f"Please type a number from 1 to {count} (h for help).")
+            return None
+        try:
+            number = int(text)
+        except ValueError:
+            shown = text if len(text) <= 20 else text[:20] + "..."
+            self._say(f"{shown!r} is not a choice: type a number from 1 to {count}, or h for help.")
+            return None
+        if not 1 <= number <= count:
+            self._say(f"There is no choice {number}: type a number from 1 to {count}.")
+            return None
+        return number
+
+    def _read(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.stdin.readline()
+        if not line:
+            raise QuitGame("\nThe input ended: leaving the game.", EXIT_STOPPED)
+        if not self.stdin.isatty():
+            self.out.write(line if line.endswith("\n") else line + "\n")  # a terminal echoes; a pipe does not
+        return line
+
+    def _say(self, *lines: str) -> None:
+        print(*lines, sep="\n", file=self.out)
+
+
+def decision_text(game: Game, names: Sequence[str]) -> str:
+    """What the current player must decide, in one line, addressed to them."""
+    pend, step = game.pending, game.pending.step
+    by = seat_name(pend.by, names)
+    if step is Step.DRAW:
+        if len(game.legal_actions()) == 1:
+            return "Your turn: draw a card (you declined last turn, so you must draw now)."
+        return "Your turn: draw a card, or decline?"
+    if step is Step.PLAY:
+        return "Your turn: play a card, or Go to end your turn."
+    if step is Step.DISCARD:
+        return f"You hold {game.state.hand_size(pend.actor)} cards, more than {HAND_LIMIT}: discard one."
+    if step is Step.CANCEL:
+        return _cancel_text(game, by)
+    if step is Step.FLOP:
+        return f"{_capital(by)} drew {pend.event.label}: flop it back into the deck, or pass?"
+    if step is Step.CURE:
+        return f"{_capital(by)} drew Gargok Plague: keep your hand, or pass?"
+    if step is Step.KEEP:
+        return "Traveling Merchant: choose the card you keep; the rest of your hand is passed on."
+    if step is Step.RING:
+        size = CARDS[pend.play.card].ring_size
+        return f"Your {pend.play.card.label}: choose the seat of Free Gub {len(pend.picks) + 1} of {size} to trap."
+    if step is Step.RETREAT:
+        stop = ", or stop" if pend.picks else ""
+        return f"Retreat: take a card from your side into your hand ({len(pend.picks)} taken so far){stop}."
+    if step is Step.SCOUT:
+        return "Scout: choose the card to put next from the top of the deck."
+    return "The game is over."
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]  # str.capitalize would lower-case the rest, bot names included
+
+
+def _cancel_text(game: Game, by: str) -> str:
+    pend = game.pending
+    if pend.picks:
+        aim = " (taking Gubs from seats " + ", ".join(str(s) for s in pend.picks) + ")"
+    else:
+        aim = " (you)" if pend.play.seat == pend.actor else ""
+    return f"{_capital(by)} plays {pend.play}{aim}. Cancel it, or pass?"
+
+
+def play_out(game: Game, players: Sequence[Player], on_move: Callable[[LogEntry], None] | None = None) -> None:
+    """Ask ``players[seat]`` whenever ``seat`` must decide, until the game is over."""
+    while not game.is_over:
+        entry = game.apply(players[game.current_player].choose(game))
+        if on_move is not None:
+            on_move(entry)
+
+
+def result_text(game: Game, names: Sequence[str], human: int | None = None) -> str:
+    """Who won (``human``: the seat to address as "you"), or why nobody did."""
+    if game.truncated:
+        return f"The game was stopped at the turn limit ({game.options.max_turns} turns): nobody wins."
+    winners = game.winners()
+    if human in winners:
+        others = [seat_name(s, names) for s in winners if s != human]
+        return f"You share the win with {', '.join(others)}." if others else "You win!"
+    label = "Winner" if len(winners) == 1 else "Winners"
+    return f"{label}: {', '.join(seat_name(s, names) for s in winners)}."
+
+
+def scores_text(game: Game, names: Sequence[str]) -> str:
+    """Every seat's score in one line."""
+    return "Scores: " + ", ".join(f"{seat_name(s, names)} {score}" for s, score in enumerate(game.scores()))
+
+
+# --- the command line ------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line options (see the module docstring)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m gubs_env.play",
+        description=__doc__.split("\n")[0],
+        epilog="Exit status: 0 game over or q; 1 input ended or record not saved; 2 bad arguments; 130 Ctrl-C.",
+    )
+    parser.add_argument("--players", type=player_count, default=2, help="2 to 6 (default: 2)")
+    parser.add_argument(
+        "--bots",
+        default=DEFAULT_BOT,
+        metavar="SPEC[,SPEC...]",
+        help="agents for the bot seats: one spec for all, or one per bot seat in seat order; random, heuristic, "
+        "ppo-2p, ppo-4p, a .zip model or module:Class (default: heuristic)",
+    )
+    parser.add_argument(
+        "--seat", type=non_negative_int, help="your seat (default: 0); with --watch, the seat whose view is shown"
+    )
+    parser.add_argument("--seed", type=non_negative_int, help="game seed (default: a random one, printed)")
+    parser.add_argument("--record", metavar="FILE", help="save the game as a JSON record at the end, or on leaving")
+    parser.add_argument("--watch", action="store_true", help="bots at every seat: watch them play")
+    parser.add_argument(
+        "--delay",
+        type=non_negative_float,
+        metavar="SECONDS",
+        help=f"pause after each move with --watch (default: {DEFAULT_DELAY})",
+    )
+    parser.add_argument(
+        "--letter-placement",
+        choices=LETTER_PLACEMENTS,
+        default=RuleOptions.letter_placement,
+        help="where the Letters go in the deck (default: %(default)s; docs/rules.md R2)",
+    )
+    parser.add_argument(
+        "--max-turns", type=positive_int, default=RuleOptions.max_turns, help="turn limit (default: %(default)s)"
+    )
+    return parser
+
+
+def seat_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str | None]:
+    """The agent spec of every seat, ``None`` at the human's; a bad combination is a parser error."""
+    n = args.players
+    specs = [spec.strip() for spec in args.bots.split(",")]
+    bot_seats = n if args.watch else n - 1
+    if len(specs) == 1:
+        specs *= bot_seats
+    elif len(specs) != bot_seats:
+        parser.error(f"--bots needs 1 spec or {bot_seats} (one per bot seat), not {len(specs)}")
+    if args.seat is not None and args.seat >= n:
+        parser.error(f"--seat must be a seat from 0 to {n - 1}, not {args.seat}")
+    if args.delay is not None and not args.watch:
+        parser.error("--delay applies only with --watch")
+    if args.watch:
+        return list(specs)
+    human = args.seat or 0
+    return [*specs[:human], None, *specs[human:]]
+
+
+def make_bots(parser: argparse.ArgumentParser, specs: Sequence[str | None], seed: int) -> dict[int, BotPlayer]:
+    """A :class:`BotPlayer` per seat with a spec; a spec that builds nothing is a parser error."""
+    from agents.registry import AgentSpecError, make_agent  # agents (and maybe torch) only when playing
+
+    bots = {}
+    for seat, spec in enumerate(specs):
+        if spec is None:
+            continue
+        try:
+            agent = make_agent(spec, seed=seed * 101 + seat)
+        except (AgentSpecError, ImportError, OSError, ValueError) as err:
+            parser.error(f"--bots: {err}")
+        bots[seat] = BotPlayer(agent, len(specs))
+    return bots
+
+
+def main(
+    argv: list[str] | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    sleep: Callable[[float], object] = time.sleep,
+) -> int:
+    """Run the command line (see the module docstring) and return the exit status.
+
+    Args:
+        argv: the arguments (default: ``sys.argv[1:]``).
+        stdin: the human's replies (default: ``sys.stdin``).
+        stdout: the screen (default: ``sys.stdout``); argparse errors still go to ``sys.stderr``.
+        sleep: how to pause between moves with ``--watch``.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    specs = seat_specs(parser, args)
+    seed = args.seed if args.seed is not None else secrets.randbelow(SEED_RANGE)
+    bots = make_bots(parser, specs, seed)
+    game = Game(args.players, seed=seed, letter_placement=args.letter_placement, max_turns=args.max_turns)
+    session = Session(game, seed, specs, stdout or sys.stdout)
+    if args.watch:
+        code = session.watch(bots, args.seat, args.delay if args.delay is not None else DEFAULT_DELAY, sleep)
+    else:
+        code = session.play(bots, stdin or sys.stdin)
+    return session.finish(code, args.record)
+
+
+class Session:
+    """One game at the terminal: who sits where, the loop, and the closing words and record.
+
+    Args:
+        game: the game, fresh.
+        seed: the seed it was made with (printed, and kept in the record).
+        specs: the agent spec of each seat, ``None`` at the human's seat.
+        out: where everything is printed.
+    """
+
+    def __init__(self, game: Game, seed: int, specs: Sequence[str | None], out: TextIO) -> None:
+        self.game = game
+        self.seed = seed
+        self.human = next((s for s, spec in enumerate(specs) if spec is None), None)
+        self.names = [YOU if spec is None else spec for spec in specs]
+        self.record_names = [HUMAN if spec is None else spec for spec in specs]
+        self.viewer = self.human
+        self.out = out
+
+    def play(self, bots: dict[int, BotPlayer], stdin: TextIO) -> int:
+        """The human against ``bots``; returns the exit status."""
+        human = TerminalPlayer(self.human, self.names, stdin, self.out)
+        self._header("Type the number of a choice; h for help, q to quit.")
+        code = self._run([bots.get(s, human) for s in range(self.game.num_players)])
+        if self.game.is_over:
+            human.show_news(self.game)
+        return code
+
+    def watch(
+        self, bots: dict[int, BotPlayer], view: int | None, delay: float, sleep: Callable[[float], object]
+    ) -> int:
+        """Bots at every seat, each move printed as ``view`` saw it; returns the exit status."""
+        self.viewer = view
+        self._header("Watching" + (f" from seat {view}'s side." if view is not None else " (public view)."))
+        self._say("", self.game.render(view))
+
+        def show(entry: LogEntry) -> None:
+            self._say("  " + transcript([entry], view, self.names)[0])
+            if self.game.pending.step is Step.DRAW and not self.game.is_over:
+                self._say("", self.game.render(view))
+            self.out.flush()
+            if delay:
+                sleep(delay)
+
+        return self._run([bots[s] for s in range(self.game.num_players)], show)
+
+    def _run(self, players: Sequence[Player], on_move: Callable[[LogEntry], None] | None = None) -> int:
+        try:
+            play_out(self.game, players, on_move)
+        except QuitGame as stop:
+            self._say(str(stop))
+            return stop.code
+        except KeyboardInterrupt:
+            self._say("\nInterrupted: leaving the game.")
+            return EXIT_INTERRUPTED
+        return EXIT_OK
+
+    def finish(self, code: int, record: str | None) -> int:
+        """Print the outcome and the seed, save the record if asked; returns the final exit status."""
+        game = self.game
+        if game.is_over:
+            self._say("", "=== Game over ===", game.render(self.viewer), "", scores_text(game, self.names))
+            self._say(result_text(game, self.names, self.human))
+        else:
+            self._say(f"The game was left on turn {game.state.turn}.")
+        self._say(f"Seed: {self.seed} (play this deal again with --seed {self.seed})")
+        if record is not None:
+            code = self._save(record) or code
+        return code
+
+    def _save(self, path: str) -> int:
+        try:
+            saved = GameRecord.from_game(self.game, self.seed, self.record_names).save(path)
+        except OSError as err:
+            self._say(f"error: cannot save the record to {path}: {err}")
+            return EXIT_STOPPED
+        self._say(f"Record saved to {saved} (replay it with: python -m gubs_env.replay {saved})")
+        return EXIT_OK
+
+    def _header(self, hint: str) -> None:
+        game = self.game
+        seats = ", ".join(seat_name(s, self.names) for s in range(game.num_players))
+        self._say(f"Gubs, {game.num_players} players, seed {self.seed}. Seats: {seats}.", hint)
+
+    def _say(self, *lines: str) -> None:
+        print(*lines, sep="\n", file=self.out)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # before the game starts (a model still loading): nothing to save
+        sys.exit(EXIT_INTERRUPTED)
