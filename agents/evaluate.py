@@ -1,14 +1,18 @@
 """Head-to-head evaluation: seat-rotated games between agents, win rates with Wilson intervals.
 
 Games run on the engine directly (no environment wrappers), with each agent seeing exactly what the
-environments would show it.
+environments would show it. ``python -m agents.evaluate A B [C ...]`` runs a tournament between two or more
+agents (:mod:`agents.tournament`).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from tqdm import tqdm
 
@@ -54,11 +58,22 @@ class MatchResult:
         return f"{self.agent}: {self.win_rate:.1%} wins [{low:.1%}, {high:.1%}] over {self.games} games"
 
 
-def play_game(table: Sequence[Agent], seed: int, codec: ActionCodec | None = None, **rule_options) -> Game:
-    """One game with ``table[seat]`` playing each seat; returns the finished game."""
+def play_game(
+    table: Sequence[Agent],
+    seed: int,
+    codec: ActionCodec | None = None,
+    *,
+    record_log: bool = False,
+    **rule_options,
+) -> Game:
+    """One game dealt with ``seed``, ``table[seat]`` playing each seat; returns the finished game.
+
+    Each agent is reset with ``seed * 101 + seat`` first, so the game depends only on the deal and the seating.
+    ``record_log`` keeps the game's log (needed for a :class:`~gubs_env.record.GameRecord`; slower).
+    """
     n = len(table)
     codec = codec or ActionCodec(n)
-    game = Game(n, seed=seed, record_log=False, **rule_options)
+    game = Game(n, seed=seed, record_log=record_log, **rule_options)
     for i, agent in enumerate(table):
         agent.reset(seed * 101 + i)
     while not game.is_over:
@@ -77,8 +92,10 @@ def match(
     progress: bool = False,
     **rule_options,
 ) -> MatchResult:
-    """``agent`` against ``num_players - 1`` opponents, its seat rotating from game to game.
+    """``agent`` against ``num_players - 1`` opponents, each deal replayed with the agent at every seat.
 
+    Game ``g`` is dealt with seed ``seed + g // num_players`` and seats the agent at ``g % num_players``, so
+    the luck of the deal cancels across seatings (exactly when ``games`` is a multiple of ``num_players``).
     ``opponent`` is one agent for every other seat or a list of ``num_players - 1`` agents.
     """
     others = list(opponent) if isinstance(opponent, Sequence) else [opponent] * (num_players - 1)
@@ -89,34 +106,107 @@ def match(
     for g in tqdm(range(games), desc=f"{agent.name} vs {others[0].name}", disable=not progress, leave=False):
         seat = g % num_players
         table = [*others[:seat], agent, *others[seat:]]
-        game = play_game(table, seed + g, codec, **rule_options)
+        game = play_game(table, seed + g // num_players, codec, **rule_options)
         wins += seat in game.winners()
         truncated += game.truncated
     return MatchResult(agent.name, games, wins, truncated)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.evaluate AGENT OPPONENT --players N --games G``: one seat-rotated match."""
-    import argparse
+    """``python -m agents.evaluate A B [C ...]``: a tournament, each agent against a field of each other.
+
+    Prints a line per pairing, then the pairings table, the payoff matrix and the ratings; ``--out DIR`` also
+    writes tournament.csv, tournament.json and tournament.png, ``--records DIR`` every game as a JSON record.
+    Bad input exits with status 2 before anything is played or written.
+    """
     import sys
 
-    from agents.registry import AgentSpecError, make_agent
+    from agents.registry import AgentSpecError
+    from agents.tournament import run_tournament
+
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _check_args(parser, args)
+    deals = math.ceil(args.games / args.players)
+    try:
+        result = run_tournament(
+            args.agents,
+            num_players=args.players,
+            deals=deals,
+            seed=args.seed,
+            jobs=args.jobs,
+            progress=sys.stderr.isatty(),
+            records_dir=args.records,
+        )
+    except AgentSpecError as err:
+        parser.error(str(err))
+    if result.games_per_pairing != args.games:
+        print(
+            f"--games {args.games} rounded up to {result.games_per_pairing} games per pairing: "
+            f"whole deals of {args.players} games, one with the agent at each seat"
+        )
+    print("\n".join(p.summary() for p in result.pairings), end="\n\n")
+    print(result.table())
+    if args.out is not None:
+        print("\nwrote " + ", ".join(str(path) for path in result.save(args.out)))
+    if args.records is not None:
+        print(f"wrote {len(result.games)} game records to {args.records}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
     from gubs_env.cli import non_negative_int, player_count, positive_int
 
     parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=main.__doc__)
-    parser.add_argument("agent", help="random, heuristic, ppo-2p, ppo-4p or a .zip model")
-    parser.add_argument("opponent", help="the same choices; it plays every other seat")
-    parser.add_argument("--players", type=player_count, default=2)
-    parser.add_argument("--games", type=positive_int, default=2000)
-    parser.add_argument("--seed", type=non_negative_int, default=0)
-    args = parser.parse_args(argv)
-    try:
-        agent, opponent = make_agent(args.agent, args.seed), make_agent(args.opponent, args.seed + 1)
-    except AgentSpecError as err:
-        parser.error(str(err))
-    result = match(agent, opponent, args.players, args.games, args.seed, progress=sys.stderr.isatty())
-    print(f"{args.players} players, {args.agent} against {args.opponent} at every other seat: {result}")
-    return 0
+    parser.add_argument(
+        "agents",
+        nargs="+",
+        metavar="AGENT",
+        help="two or more of: random, heuristic, ppo-2p, ppo-4p (add :sample to sample the policy), "
+        "a .zip model, package.module:Class",
+    )
+    parser.add_argument("--players", type=player_count, default=2, help="seats per game (default 2)")
+    parser.add_argument(
+        "--games",
+        type=positive_int,
+        default=2000,
+        help="games per pairing, rounded up to whole deals of PLAYERS games (default 2000)",
+    )
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default 0)")
+    parser.add_argument("--jobs", type=positive_int, default=None, help="worker processes (default: one per core)")
+    parser.add_argument("--out", type=Path, metavar="DIR", help="write tournament.csv, .json and .png into this folder")
+    parser.add_argument(
+        "--records", type=Path, metavar="DIR", help="save every game as a JSON game record into this folder"
+    )
+    return parser
+
+
+def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Argparse-style errors for what the argument types cannot see."""
+    specs = [spec.strip() for spec in args.agents]
+    if len(specs) < 2:
+        parser.error(f"give at least two agents to compare, got {len(specs)}")
+    repeated = sorted({spec for spec in specs if specs.count(spec) > 1})
+    if repeated:
+        parser.error(f"each agent may be given once; repeated: {', '.join(repeated)}")
+    for flag, folder in (("--out", args.out), ("--records", args.records)):
+        problem = folder is not None and _unwritable(folder)
+        if problem:
+            parser.error(f"{flag}: {problem}")
+
+
+def _unwritable(folder: Path) -> str | None:
+    """Why ``folder`` cannot be created or written to, or None; checked without creating anything."""
+    if folder.exists() and not folder.is_dir():
+        return f"{folder} exists and is not a folder"
+    existing = folder
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"cannot create {folder}: {existing} is not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"cannot write to {existing}"
+    return None
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Warm start by imitation: teach a fresh policy to choose what a teacher agent chooses, before self-play.
 
 Reinforcement learning from scratch settles early on a simple way of playing; starting from the heuristic's
-choices gives PPO a strong policy to improve on instead.
+choices gives PPO a strong policy to improve on instead. The value head is fitted too, to the discounted
+outcome each decision led to: PPO's first updates follow the critic's advantages, and a critic that starts
+from nothing turns them into noise that pulls the copied policy away from the teacher.
 """
 
 from __future__ import annotations
@@ -19,26 +21,37 @@ from gubs_env.envs.observation import encode
 
 @dataclass
 class Demonstrations:
-    """Decisions of a teacher: observations (float16 to halve the memory), masks and the ids it chose."""
+    """Decisions of a teacher: observations (float16 to halve the memory), masks, the ids it chose and returns."""
 
     observations: np.ndarray
     masks: np.ndarray
     actions: np.ndarray
+    returns: np.ndarray
+    """The deciding seat's discounted reward: +1 win, -1 loss, 0 truncation, discounted per own later decision."""
 
     def __len__(self) -> int:
         return len(self.actions)
 
 
 def collect(
-    teacher: Agent, player_counts: list[int], games: int, seed: int = 0, progress: bool = True
+    teacher: Agent,
+    player_counts: list[int],
+    games: int,
+    seed: int = 0,
+    progress: bool = True,
+    gamma: float = 0.995,
 ) -> Demonstrations:
-    """Play ``games`` games with the teacher at every seat (table sizes in turn) and record every decision."""
-    observations, masks, actions = [], [], []
+    """Play ``games`` games with the teacher at every seat (table sizes in turn) and record every decision.
+
+    ``gamma`` discounts the returns as the learner's environment does: once per decision of the same seat.
+    """
+    observations, masks, actions, returns = [], [], [], []
     codecs = {n: ActionCodec(n) for n in player_counts}
     for g in tqdm(range(games), desc="demonstrations", unit="game", disable=not progress, leave=False):
         n = player_counts[g % len(player_counts)]
         game = Game(n, seed=seed + g, record_log=False)
         teacher.reset(seed + g)
+        seats = []
         while not game.is_over:
             seat = game.current_player
             mask = codecs[n].mask(game.legal_actions(), seat)
@@ -47,14 +60,34 @@ def collect(
             observations.append(observation.astype(np.float16))
             masks.append(mask.astype(bool))
             actions.append(action)
+            seats.append(seat)
             game.apply(codecs[n].action(action, seat))
-    return Demonstrations(np.stack(observations), np.stack(masks), np.array(actions, dtype=np.int64))
+        returns += _discounted_outcomes(game, seats, gamma)
+    return Demonstrations(
+        np.stack(observations), np.stack(masks), np.array(actions, dtype=np.int64), np.array(returns, dtype=np.float32)
+    )
+
+
+def _discounted_outcomes(game: Game, seats: list[int], gamma: float) -> list[float]:
+    """Per decision, in order: the deciding seat's final reward discounted by its own decisions still to come."""
+    winners = game.winners()
+    outcome = [0.0 if game.truncated else (1.0 if s in winners else -1.0) for s in range(game.num_players)]
+    later = [0] * game.num_players
+    out = [0.0] * len(seats)
+    for i in range(len(seats) - 1, -1, -1):
+        seat = seats[i]
+        out[i] = outcome[seat] * gamma ** later[seat]
+        later[seat] += 1
+    return out
 
 
 def pretrain(
     model, data: Demonstrations, epochs: int = 4, batch_size: int = 512, seed: int = 0, progress: bool = True
 ) -> list[float]:
-    """Fit the model's policy to the demonstrations (cross-entropy over the legal ids); returns the epoch losses."""
+    """Fit the policy to the demonstrations (cross-entropy over the legal ids) and the value head to their returns.
+
+    Returns the mean policy loss of each epoch.
+    """
     import torch
 
     policy = model.policy
@@ -71,8 +104,10 @@ def pretrain(
             logits = policy.action_net(policy.mlp_extractor.forward_actor(policy.pi_features_extractor(observations)))
             logits = logits.masked_fill(~masks, -1e9)  # only legal ids compete, as at play time
             loss = torch.nn.functional.cross_entropy(logits, torch.as_tensor(data.actions[batch]))
+            values = policy.value_net(policy.mlp_extractor.forward_critic(policy.vf_features_extractor(observations)))
+            value_loss = torch.nn.functional.mse_loss(values[:, 0], torch.as_tensor(data.returns[batch]))
             optimizer.zero_grad()
-            loss.backward()
+            (loss + value_loss).backward()
             optimizer.step()
             total += loss.item() * len(batch)
         losses.append(total / len(order))

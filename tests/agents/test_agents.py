@@ -65,21 +65,22 @@ def test_match_counts_games_and_checks_the_opponent_count():
         match(RandomAgent(0), [RandomAgent(1)], num_players=3, games=1)
 
 
-def test_match_places_the_agent_at_every_seat(monkeypatch):
+def test_match_replays_each_deal_with_the_agent_at_every_seat(monkeypatch):
     import agents.evaluate as evaluate
 
     tables = []
     real = evaluate.play_game
 
     def recording(table, seed, codec=None, **options):
-        tables.append([a.name for a in table])
+        tables.append((seed, [a.name for a in table].index("me")))
         return real(table, seed, codec, **options)
 
     monkeypatch.setattr(evaluate, "play_game", recording)
     me = RandomAgent(0)
     me.name = "me"
-    evaluate.match(me, RandomAgent(1), num_players=4, games=8)
-    assert [t.index("me") for t in tables] == [0, 1, 2, 3, 0, 1, 2, 3]
+    evaluate.match(me, RandomAgent(1), num_players=4, games=8, seed=3)
+    # each deal is replayed with the agent at every seat before the next deal
+    assert tables == [(3, 0), (3, 1), (3, 2), (3, 3), (4, 0), (4, 1), (4, 2), (4, 3)]
 
 
 def test_ppo_agent_plays_legal_actions_at_every_table_size():
@@ -106,8 +107,8 @@ def test_missing_model_file_is_a_clear_error(tmp_path):
 def test_evaluate_command_prints_a_win_rate(capsys):
     from agents.evaluate import main
 
-    assert main(["random", "random", "--players", "3", "--games", "6"]) == 0
-    assert "3 players, random against random" in capsys.readouterr().out
+    assert main(["random", "heuristic", "--players", "3", "--games", "6", "--jobs", "1"]) == 0
+    assert "3 players, random against heuristic at every other seat: random: " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

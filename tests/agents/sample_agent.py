@@ -1,0 +1,14 @@
+"""A tiny agent importable as ``tests.agents.sample_agent:FirstLegalAgent``, for ``module:Class`` specs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent, legal_ids
+
+
+class FirstLegalAgent(Agent):
+    """Always takes the lowest legal action id."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(legal_ids(action_mask)[0])

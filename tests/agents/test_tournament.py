@@ -1,0 +1,210 @@
+"""Tournaments: fair seating, replayed deals, statistics, ratings, output files, records and the command."""
+
+import csv
+import json
+from collections import Counter, defaultdict
+
+import pytest
+
+import agents.tournament as tournament
+from agents.evaluate import main, wilson_interval
+from agents.tournament import GameOutcome, PairingResult, run_tournament
+from gubs_env.record import GameRecord, replay
+
+SAMPLE = "tests.agents.sample_agent:FirstLegalAgent"
+THREE = ["random", "heuristic", SAMPLE]
+CSV_COLUMNS = [
+    "agent",
+    "opponent",
+    "players",
+    "games",
+    "wins",
+    "win_rate",
+    "ci_low",
+    "ci_high",
+    "mean_score",
+    "mean_margin",
+    "truncated",
+]
+
+
+@pytest.fixture(scope="module")
+def round_robin():
+    """Three agents at 2 players, played in this process."""
+    return run_tournament(THREE, num_players=2, deals=4, seed=3, jobs=1)
+
+
+def _seatings(monkeypatch, agents, num_players, deals, seed):
+    """Run a tournament in-process; return it and {(agent, field): sorted [(deal seed, agent's seat)]} as played."""
+    played = defaultdict(list)
+    real = tournament.play_game
+
+    def recording(table, game_seed, codec=None, **options):
+        counts = Counter(a.name for a in table)
+        if num_players == 2:
+            for seat, agent in enumerate(table):
+                played[agent.name, table[1 - seat].name].append((game_seed, seat))
+        else:
+            (alone,) = [name for name, n in counts.items() if n == 1]
+            (field,) = [name for name, n in counts.items() if n > 1]
+            played[alone, field].append((game_seed, [a.name for a in table].index(alone)))
+        return real(table, game_seed, codec, **options)
+
+    monkeypatch.setattr(tournament, "play_game", recording)
+    result = run_tournament(agents, num_players=num_players, deals=deals, seed=seed, jobs=1)
+    return result, {key: sorted(value) for key, value in played.items()}
+
+
+def test_every_pairing_replays_the_same_deals_with_the_agent_at_every_seat(monkeypatch):
+    result, seatings = _seatings(monkeypatch, THREE, num_players=3, deals=2, seed=5)
+    expected = [(deal, seat) for deal in (5, 6) for seat in range(3)]
+    assert len(seatings) == 6  # every ordered pair of distinct agents
+    assert all(used == expected for used in seatings.values())
+    assert [p.games for p in result.pairings] == [6] * 6
+    assert len(result.games) == 36
+
+
+def test_two_player_pairings_are_played_once_and_give_both_rows(monkeypatch):
+    result, seatings = _seatings(monkeypatch, THREE, num_players=2, deals=3, seed=0)
+    expected = [(deal, seat) for deal in (0, 1, 2) for seat in range(2)]
+    assert len(seatings) == 6 and all(used == expected for used in seatings.values())
+    assert len(result.games) == 3 * 6  # three unordered pairs of six games each, not six pairings
+    rows = {(p.agent, p.opponent): p for p in result.pairings}
+    for (a, b), row in rows.items():
+        assert row.games == rows[b, a].games == 6
+        assert row.mean_margin == pytest.approx(-rows[b, a].mean_margin)
+
+
+def test_pairing_intervals_are_wilson_intervals():
+    row = PairingResult(agent="a", games=10, wins=1, truncated=0, opponent="b")
+    assert row.interval == pytest.approx((0.0179, 0.4042), abs=1e-4)
+    assert (row.to_row()["ci_low"], row.to_row()["ci_high"]) == pytest.approx((0.0179, 0.4042), abs=1e-4)
+
+
+def test_pairing_statistics(round_robin):
+    assert [(p.agent, p.opponent) for p in round_robin.pairings] == [(a, b) for a in THREE for b in THREE if a != b]
+    for p in round_robin.pairings:
+        assert p.games == 8 and 0 <= p.wins <= 8 and p.truncated == 0
+        assert p.interval == wilson_interval(p.wins, p.games)
+    matrix = round_robin.matrix()
+    assert [matrix[i][i] for i in range(3)] == [None] * 3
+    rates = {(p.agent, p.opponent): p.win_rate for p in round_robin.pairings}
+    assert matrix[1][0] == rates["heuristic", "random"] and matrix[0][2] == rates["random", SAMPLE]
+
+
+def test_seats_are_ranked_winners_first_then_by_score():
+    game = GameOutcome(pairing=0, deal=0, seat=0, scores=(3, 5, 5, 7), winners=(0,), truncated=False)
+    assert tournament._ranks(game) == [0, 2, 2, 1]
+    shared = GameOutcome(pairing=0, deal=0, seat=0, scores=(4, 4, 1), winners=(0, 1), truncated=False)
+    assert tournament._ranks(shared) == [0, 0, 1]
+
+
+def test_ratings_rank_heuristic_above_random():
+    result = run_tournament(["random", "heuristic"], num_players=2, deals=15, jobs=1)
+    assert [r.agent for r in result.ratings] == ["heuristic", "random"]
+    best, worst = result.ratings
+    assert best.ordinal > worst.ordinal and best.mu > 25 > worst.mu
+    assert best.sigma < 25 / 3
+
+
+def test_report_and_files(round_robin, tmp_path):
+    text = str(round_robin)
+    for part in ("Pairings", "95% interval", "Payoff matrix", "Ratings", "ordinal", *THREE):
+        assert part in text
+    paths = round_robin.save(tmp_path / "out")
+    assert [p.name for p in paths] == ["tournament.csv", "tournament.json", "tournament.png"]
+    with paths[0].open() as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == CSV_COLUMNS and len(rows) == 6
+    assert {(r["agent"], r["opponent"]) for r in rows} == {(a, b) for a in THREE for b in THREE if a != b}
+    data = json.loads(paths[1].read_text())
+    assert set(data) == {"config", "agents", "pairings", "matrix", "ratings"}
+    assert data["config"]["games_per_pairing"] == 8 and data["config"]["deal_seeds"] == [3, 6]
+    assert len(data["matrix"]) == 3 and all(len(row) == 3 for row in data["matrix"])
+    assert {r["agent"] for r in data["ratings"]} == set(THREE)
+    assert paths[2].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_worker_processes_give_the_same_results(round_robin):
+    parallel = run_tournament(THREE, num_players=2, deals=4, seed=3, jobs=2)
+    assert parallel.games == round_robin.games
+    assert parallel.pairings == round_robin.pairings
+    assert parallel.ratings == round_robin.ratings
+
+
+def test_an_imported_agent_class_plays():
+    result = run_tournament([SAMPLE, "random"], num_players=4, deals=1, jobs=1)
+    assert result.pairings[0].agent == SAMPLE and result.pairings[0].games == 4
+    assert {r.agent for r in result.ratings} == {SAMPLE, "random"}
+
+
+def test_records_replay(tmp_path):
+    folder = tmp_path / "games"
+    result = run_tournament(["random", "heuristic"], num_players=3, deals=1, seed=7, jobs=1, records_dir=folder)
+    files = sorted(folder.glob("*.json"))
+    assert len(files) == len(result.games) == 6
+    assert files[0].name == "p00-random-vs-heuristic-deal0000-seat0.json"
+    for path, outcome in zip(files, result.games, strict=True):
+        record = GameRecord.load(path)
+        assert record.seed == 7 and record.players.count("random" if outcome.pairing == 0 else "heuristic") == 1
+        assert record.players[outcome.seat] == result.agents[result.played[outcome.pairing][0]]
+        assert replay(record).scores() == list(outcome.scores)
+
+
+@pytest.mark.parametrize(
+    ("agents", "options", "message"),
+    [
+        (["random"], {}, "at least two"),
+        (["random", "random"], {}, "repeated"),
+        (["random", "heuristic"], {"deals": 0}, "deals"),
+        (["random", "heuristic"], {"num_players": 7}, "num_players"),
+        (["random", "heuristic"], {"jobs": 0}, "jobs"),
+    ],
+)
+def test_bad_configurations_are_clear_errors(agents, options, message):
+    with pytest.raises(ValueError, match=message):
+        run_tournament(agents, **options)
+
+
+# --- the command ---------------------------------------------------------------------------------------------
+
+
+def test_command_prints_the_report_and_writes_files(capsys, tmp_path):
+    out = tmp_path / "results"
+    argv = ["random", "heuristic", "--games", "5", "--seed", "2", "--jobs", "1", "--out", str(out)]
+    assert main([*argv, "--records", str(tmp_path / "games")]) == 0
+    text = capsys.readouterr().out
+    assert "--games 5 rounded up to 6 games per pairing" in text
+    assert "2 players, random against heuristic at every other seat: random: " in text
+    assert "over 6 games" in text and "Payoff matrix" in text and "Ratings" in text
+    assert sorted(p.name for p in out.iterdir()) == ["tournament.csv", "tournament.json", "tournament.png"]
+    assert len(list((tmp_path / "games").glob("*.json"))) == 6
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["random"],
+        ["random", "random"],
+        ["random", "heuristic", "random"],
+        ["dragon", "random"],
+        ["nowhere.zip", "random"],
+        ["random", "heuristic", "--games", "many"],
+        ["random", "heuristic", "--games", "0"],
+        ["random", "heuristic", "--jobs", "0"],
+        ["random", "heuristic", "--players", "1"],
+        ["random", "heuristic", "--seed", "-1"],
+        ["random", "heuristic", "--out", "{blocker}/out"],
+        ["random", "heuristic", "--out", "{blocker}"],
+        ["random", "heuristic", "--records", "{blocker}/games"],
+    ],
+)
+def test_command_rejects_bad_input(argv, capsys, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    argv = [arg.format(blocker=blocker) for arg in argv]
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert "error:" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [blocker]
