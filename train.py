@@ -154,12 +154,12 @@ def make_envs(args: argparse.Namespace):
 
 
 def _imitate_heuristic(model, args: argparse.Namespace) -> None:
-    """Warm-start the policy on the heuristic agent's own choices (see agents/imitation.py)."""
+    """Warm-start the policy on the heuristic agent's choices and the critic on their outcomes (agents/imitation.py)."""
     from agents.heuristic import HeuristicAgent
     from agents.imitation import collect, pretrain
 
     players = sorted(set(args.players))
-    data = collect(HeuristicAgent(), players, args.imitate_games, args.seed, progress=not args.no_progress)
+    data = collect(HeuristicAgent(), players, args.imitate_games, args.seed, not args.no_progress, model.gamma)
     losses = pretrain(model, data, seed=args.seed, progress=not args.no_progress)
     print(
         f"imitated {len(data):,} heuristic decisions from {args.imitate_games} games "

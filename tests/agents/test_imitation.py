@@ -30,3 +30,23 @@ def test_pretraining_lowers_the_loss_and_copies_the_teacher():
     losses = pretrain(model, data, epochs=4, progress=False)
     assert losses[-1] < losses[0]
     assert agreement() > max(before, 0.9)
+
+
+def test_demonstration_returns_are_each_seats_discounted_outcome():
+    from agents.imitation import _discounted_outcomes
+    from gubs_env.engine import Game
+
+    game = Game(2, seed=0, record_log=False)
+    seats = []
+    while not game.is_over:
+        seats.append(game.current_player)
+        game.apply(game.legal_actions()[0])
+    returns = _discounted_outcomes(game, seats, gamma=0.5)
+    winner = game.winners()[0]
+    last = {seat: max(i for i, s in enumerate(seats) if s == seat) for seat in (0, 1)}
+    assert returns[last[winner]] == 1.0 and returns[last[1 - winner]] == -1.0
+    earlier = max(i for i in range(last[winner]) if seats[i] == winner)
+    assert returns[earlier] == 0.5  # one more own decision to come: discounted once
+
+    data = collect(HeuristicAgent(0), [2], games=2, seed=0, progress=False)
+    assert data.returns.shape == data.actions.shape and np.all(np.abs(data.returns) <= 1)
