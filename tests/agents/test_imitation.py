@@ -36,11 +36,15 @@ def test_demonstration_returns_are_each_seats_discounted_outcome():
     from agents.imitation import _discounted_outcomes
     from gubs_env.engine import Game
 
-    game = Game(2, seed=0, record_log=False)
-    seats = []
-    while not game.is_over:
-        seats.append(game.current_player)
-        game.apply(game.legal_actions()[0])
+    import random
+
+    for seed in range(50):  # a game with one winner
+        game, pick, seats = Game(2, seed=seed, record_log=False), random.Random(seed), []
+        while not game.is_over:
+            seats.append(game.current_player)
+            game.apply(pick.choice(game.legal_actions()))
+        if len(game.winners()) == 1:
+            break
     returns = _discounted_outcomes(game, seats, gamma=0.5)
     winner = game.winners()[0]
     last = {seat: max(i for i, s in enumerate(seats) if s == seat) for seat in (0, 1)}
