@@ -178,7 +178,8 @@ def _resolve_enter(st: GameState, p: int, a: Action, facts: Facts) -> None:
         st.sides[p].elder = 1
     else:
         st.sides[p].free += 1
-    facts.append(Fact(None, "seat {} puts a {} into play", (p, a.card)))
+    article = "an" if Kind(a.card).label[0] in "AEIOU" else "a"
+    facts.append(Fact(None, "seat {} puts {} {} into play", (p, article, a.card)))
 
 
 def _resolve_protect(st: GameState, p: int, a: Action, facts: Facts) -> None:

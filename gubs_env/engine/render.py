@@ -35,7 +35,8 @@ def render(st: GameState, player: int | None) -> str:
     for seat, side in enumerate(st.sides):
         me = " (you)" if seat == player else ""
         skip = ", declined last draw" if st.declined[seat] else ""
-        lines.append(f"  seat {seat}{me}: {side_text(side)} | hand {st.hand_size(seat)} cards{skip}")
+        size = st.hand_size(seat)
+        lines.append(f"  seat {seat}{me}: {side_text(side)} | hand {size} card{'s' * (size != 1)}{skip}")
     if player is not None:
         lines.append(f"Your hand: {_cards(st.hands[player])}")
         if st.seen_top[player]:

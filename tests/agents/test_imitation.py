@@ -33,10 +33,10 @@ def test_pretraining_lowers_the_loss_and_copies_the_teacher():
 
 
 def test_demonstration_returns_are_each_seats_discounted_outcome():
+    import random
+
     from agents.imitation import _discounted_outcomes
     from gubs_env.engine import Game
-
-    import random
 
     for seed in range(50):  # a game with one winner
         game, pick, seats = Game(2, seed=seed, record_log=False), random.Random(seed), []
