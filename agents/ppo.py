@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -67,19 +68,48 @@ class PPOAgent(Agent):
         logits = self.action_logits(observation)[legal]
         if self.deterministic:
             return int(legal[np.argmax(logits)])
-        weights = np.exp(logits - logits.max())
-        return int(legal[self.rng.choice(legal.size, p=weights / weights.sum())])
+        weights = np.exp(logits - logits.max()).cumsum()
+        return int(legal[np.searchsorted(weights, self.rng.random() * weights[-1], side="right")])
 
     def action_logits(self, observation: np.ndarray) -> np.ndarray:
         """The policy's logits for every id, before masking.
 
-        A direct forward pass through the actor (features, actor layers, action head): the same numbers
-        ``MaskablePPO.predict`` uses, without its per-call overhead, which matters when agents play many games.
+        The actor's forward pass (features, actor layers, action head) in numpy: the numbers
+        ``MaskablePPO.predict`` uses, at a fraction of torch's per-call cost for one observation, which
+        matters when agents play many games. The weights are copied again whenever training changed them.
         """
+        layers = self._actor_layers()
+        x = np.asarray(observation, dtype=np.float32).reshape(-1)
+        for i, (weight, bias) in enumerate(layers):
+            x = weight @ x + bias
+            if i < len(layers) - 1:
+                x = self._activation(x)
+        return x
+
+    def _actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         import torch
 
         policy = self.model.policy
-        with torch.no_grad():
-            obs = torch.as_tensor(observation, dtype=torch.float32).reshape(1, -1)
-            latent = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(obs))
-            return policy.action_net(latent)[0].numpy()
+        if getattr(self, "_layers_policy", None) is not policy:
+            linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+            self._linears = [*linears, policy.action_net]
+            self._activation = _numpy_activation(policy.mlp_extractor.policy_net)
+            self._layers_policy, self._layers_version = policy, None
+        # every in-place change of a tensor (an optimizer step) bumps its version: then copy the weights again
+        version = tuple(m.weight._version + m.bias._version for m in self._linears)
+        if version != self._layers_version:
+            self._layers = [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in self._linears]
+            self._layers_version = version
+        return self._layers
+
+
+def _numpy_activation(network) -> Callable[[np.ndarray], np.ndarray]:
+    """The numpy twin of the activation between the actor's layers (SB3's MLPs use one kind throughout)."""
+    import torch
+
+    kinds = {type(m) for m in network if not isinstance(m, torch.nn.Linear)}
+    if kinds == {torch.nn.Tanh}:
+        return np.tanh
+    if kinds == {torch.nn.ReLU}:
+        return lambda x: np.maximum(x, 0)
+    raise ValueError(f"PPOAgent supports Tanh or ReLU actor networks, not {sorted(k.__name__ for k in kinds)}")

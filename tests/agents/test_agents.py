@@ -94,6 +94,34 @@ def test_ppo_agent_plays_legal_actions_at_every_table_size():
             assert game.is_over
 
 
+def test_ppo_agent_chooses_what_maskable_ppo_predicts_and_follows_training():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    env = SelfPlayEnv(num_players=2)
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0)
+    agent = PPOAgent(model)
+    observation, _ = env.reset(seed=0)
+    for _ in range(40):
+        mask = env.action_masks()
+        expected, _ = model.predict(observation, action_masks=mask, deterministic=True)
+        assert agent.act(observation, mask) == int(expected)
+        with torch.no_grad():
+            tensor = torch.as_tensor(observation)[None]
+            logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(tensor))[0].numpy()
+        np.testing.assert_allclose(agent.action_logits(observation), logits, rtol=1e-5, atol=1e-5)
+        observation, _, done, _, _ = env.step(int(expected))
+        if done:
+            observation, _ = env.reset()
+    before = agent.action_logits(observation).copy()
+    model.learn(64)  # the optimizer changes the weights in place: the agent must see the new ones
+    with torch.no_grad():
+        tensor = torch.as_tensor(observation)[None]
+        logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(tensor))[0].numpy()
+    assert not np.allclose(before, logits)
+    np.testing.assert_allclose(agent.action_logits(observation), logits, rtol=1e-5, atol=1e-5)
+
+
 def test_unknown_pretrained_name_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown pretrained model"):
         PPOAgent.pretrained("9p")
