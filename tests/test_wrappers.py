@@ -186,6 +186,22 @@ def test_opponents_swapped_between_episodes_are_the_ones_called():
     assert first.calls == calls_of_first
 
 
+@pytest.mark.parametrize("ask_forced", [False, True])
+def test_opponents_are_asked_about_forced_moves_only_when_wanted(ask_forced):
+    legal_counts = []
+
+    def opponent(observation, action_mask):
+        legal = np.flatnonzero(action_mask)
+        legal_counts.append(len(legal))
+        return int(legal[0])
+
+    env = SelfPlayEnv(num_players=3, opponents=opponent, ask_forced=ask_forced)
+    for seed in range(5):
+        play_episode(env, seed=seed)
+    assert legal_counts
+    assert (min(legal_counts) == 1) is ask_forced
+
+
 def test_a_list_of_opponents_plays_the_other_seats_clockwise_from_the_learner():
     for learner_seat in (0, 1):
         env = SelfPlayEnv(num_players=3, learner_seat=learner_seat)
