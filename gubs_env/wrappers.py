@@ -59,7 +59,8 @@ class SelfPlayEnv(gym.Env):
         **rule_options: engine rule options.
 
     The reward is 0 until the end, then +1 if the learner is among the winners and -1 otherwise; a game cut at
-    the turn limit ends with ``truncated=True`` and reward 0. Swap opponents between episodes with
+    the turn limit ends with ``truncated=True`` and reward 0. ``info`` holds ``learner_seat``, and at the end of
+    an episode also ``scores`` and ``winners`` (during it, ``env.game`` has them). Swap opponents between episodes with
     :meth:`set_opponents` (e.g. to rotate an opponent pool).
     """
 
@@ -144,16 +145,16 @@ class SelfPlayEnv(gym.Env):
             if self.on_illegal == "raise":
                 game.apply(self._codec.action(action_id, self.learner))  # raises with the reason
             self._ended = True
-            return self._observation(), -1.0, True, False, {**self._info(), "illegal_action": True}
+            return self._observation(), -1.0, True, False, {**self._info(final=True), "illegal_action": True}
         game.apply(self._codec.action(action_id, self.learner))
         self._play_opponents()
         self._ended = game.is_over
         if not game.is_over:
             return self._observation(), 0.0, False, False, self._info()
         if game.truncated:
-            return self._observation(), 0.0, False, True, self._info()
+            return self._observation(), 0.0, False, True, self._info(final=True)
         reward = 1.0 if self.learner in game.winners() else -1.0
-        return self._observation(), reward, True, False, self._info()
+        return self._observation(), reward, True, False, self._info(final=True)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal ids as a bool vector (what ``MaskablePPO`` asks for)."""
@@ -188,7 +189,10 @@ class SelfPlayEnv(gym.Env):
     def _observation(self) -> np.ndarray:
         return encode(self._started().state, self.learner)
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, final: bool = False) -> dict[str, Any]:
+        # the scores only at the end: vector envs deep-copy every step's info, and the game is at hand anyway
+        if not final:
+            return {"learner_seat": self.learner}
         game = self._started()
         return {"learner_seat": self.learner, "scores": game.scores(), "winners": game.winners()}
 

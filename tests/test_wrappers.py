@@ -151,15 +151,17 @@ def test_reward_when_the_game_ends_on_an_opponents_move():
     assert set(cases) == {1.0, -1.0}
 
 
-def test_zero_reward_before_the_end():
+def test_zero_reward_and_a_small_info_before_the_end():
     env = SelfPlayEnv(num_players=2)
     env.reset(seed=0)
     rng = random.Random(0)
     while True:
-        _obs, reward, terminated, truncated, _info = random_learner_step(env, rng)
+        _obs, reward, terminated, truncated, info = random_learner_step(env, rng)
         if terminated or truncated:
             break
         assert reward == 0.0
+        assert info == {"learner_seat": env.learner}
+    assert info["scores"] == env.game.scores() and info["winners"] == env.game.winners()
 
 
 @pytest.mark.parametrize("num_players", [2, 5])
