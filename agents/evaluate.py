@@ -19,7 +19,6 @@ from tqdm import tqdm
 from agents.base import Agent
 from gubs_env.engine import Game
 from gubs_env.envs.action_table import ActionCodec
-from gubs_env.envs.observation import encode
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -77,9 +76,7 @@ def play_game(
     for i, agent in enumerate(table):
         agent.reset(seed * 101 + i)
     while not game.is_over:
-        seat = game.current_player
-        mask = codec.mask(game.legal_actions(), seat)
-        game.apply(codec.action(int(table[seat].act(encode(game.state, seat), mask)), seat))
+        game.apply(codec.ask(table[game.current_player], game))
     return game
 
 

@@ -72,17 +72,13 @@ class BotPlayer:
     def __init__(self, agent: Agent, num_players: int) -> None:
         # imported here, not at the top: the environments' package pulls in gymnasium and pettingzoo
         from gubs_env.envs.action_table import ActionCodec
-        from gubs_env.envs.observation import encode
 
         self.agent = agent
         self._codec = ActionCodec(num_players)
-        self._encode = encode
 
     def choose(self, game: Game) -> Action:
         """The agent's choice for the current player."""
-        seat = game.current_player
-        mask = self._codec.mask(game.legal_actions(), seat)
-        return self._codec.action(int(self.agent.act(self._encode(game.state, seat), mask)), seat)
+        return self._codec.ask(self.agent, game)
 
 
 class TerminalPlayer:

@@ -9,6 +9,8 @@ id at most one action.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from gubs_env.engine.actions import (
@@ -25,7 +27,7 @@ from gubs_env.engine.actions import (
     target_space,
 )
 from gubs_env.engine.cards import EVENTS, MAX_PLAYERS, Kind
-from gubs_env.engine.game import IllegalActionError
+from gubs_env.engine.game import Game, IllegalActionError
 
 HOLDABLE: tuple[Kind, ...] = tuple(k for k in Kind if k not in EVENTS)
 """Kinds that can be in a hand (Events never stay in one)."""
@@ -110,6 +112,14 @@ class ActionCodec:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask[self.ids(actions, actor)] = 1
         return mask
+
+    def ask(self, policy: Callable[[np.ndarray, np.ndarray], int], game: Game) -> Action:
+        """The current player's action as ``policy`` chooses it from what the environments would show it."""
+        from gubs_env.envs.observation import encode
+
+        seat = game.current_player
+        mask = self.mask(game.legal_actions(), seat)
+        return self.action(int(policy(encode(game.state, seat), mask)), seat)
 
 
 def describe_id(action_id: int) -> str:
