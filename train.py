@@ -14,6 +14,7 @@ Output: ``model.zip`` (the final policy), ``checkpoint.zip`` and ``run.json`` (f
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -61,9 +62,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--vec-env",
         choices=("dummy", "subproc"),
-        default="dummy",
-        help="run the environments in this process (dummy, the default: on 2 cores it is twice as "
-        "fast as subproc) or one process each (subproc, for machines with many cores)",
+        default="subproc",
+        help="run the environments in worker processes (subproc, the default) or all in this process (dummy)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        help="worker processes for --vec-env subproc, each stepping a share of the envs "
+        "(default: one per CPU core, at most --envs)",
     )
     parser.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default: 0)")
     parser.add_argument(
@@ -120,6 +127,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         if args.resume:
             parser.error("--resume needs --out: the directory of the run to continue")
         args.out = _free_run_dir(Path("runs/gubs"))
+    if args.workers is None:
+        args.workers = min(os.cpu_count() or 1, args.envs)
+    if args.workers > args.envs:
+        parser.error(f"--workers ({args.workers}) cannot exceed --envs ({args.envs})")
     if args.resume and not (args.out / "checkpoint.zip").is_file():
         parser.error(f"--resume: no checkpoint in {args.out} (expected {args.out / 'checkpoint.zip'})")
     if args.p_random + args.p_heuristic > 1:
@@ -132,9 +143,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def make_envs(args: argparse.Namespace):
     """The parallel training environments: table sizes cycle through ``--players``."""
     from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv
 
     from agents.training import PoolConfig, PoolSelfPlayEnv, TimedVecEnv
+    from agents.vec_env import ShardedVecEnv
 
     def factory(i: int):
         def make():
@@ -147,8 +159,8 @@ def make_envs(args: argparse.Namespace):
         return make
 
     factories = [factory(i) for i in range(args.envs)]
-    parallel = args.vec_env == "subproc" and args.envs > 1
-    venv = SubprocVecEnv(factories, start_method="fork") if parallel else DummyVecEnv(factories)
+    parallel = args.vec_env == "subproc" and args.workers > 1
+    venv = ShardedVecEnv(factories, args.workers, start_method="fork") if parallel else DummyVecEnv(factories)
     venv.seed(args.seed)
     return TimedVecEnv(venv)
 
@@ -218,6 +230,7 @@ def train(args: argparse.Namespace) -> Path:
     start, steps_before = time.perf_counter(), model.num_timesteps
     model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=not args.resume)
     wall = time.perf_counter() - start
+    training = wall - callback.eval_seconds  # the environments' time plus the learner's
     callback.checkpoint()
     callback.evaluate()
     final = args.out / "model.zip"
@@ -227,7 +240,8 @@ def train(args: argparse.Namespace) -> Path:
     steps = model.num_timesteps - steps_before
     print(
         f"trained {steps:,} timesteps in {wall / 60:.1f} min ({steps / wall:,.0f} steps/s); "
-        f"time in the environments: {envs.env_seconds / wall:.0%} of the wall time"
+        f"evaluations took {callback.eval_seconds / wall:.0%} of the wall time, the environments "
+        f"{envs.env_seconds / training:.0%} of the rest (the learner {1 - envs.env_seconds / training:.0%})"
     )
     print(f"model: {final}  curve: {args.out / 'learning_curve.png'}  log: {args.out / 'eval.csv'}")
     return final

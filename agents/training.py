@@ -7,6 +7,7 @@ import csv
 import json
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -42,7 +43,6 @@ class OpponentPool:
         self._loaded: dict[str, Agent] = {}
         self._random = RandomAgent()
         self._heuristic: Agent | None = None
-        self._template = None
 
     def set_snapshots(self, paths: Sequence[str]) -> None:
         """Replace the snapshot list; snapshots no longer listed are forgotten."""
@@ -73,23 +73,51 @@ class OpponentPool:
 
     def _snapshot(self, path: str) -> Agent:
         if path not in self._loaded:
-            self._loaded[path] = self._load_snapshot(path)
+            from agents.ppo import PPOAgent
+
+            self._loaded[path] = PPOAgent(SNAPSHOT_MODELS.get(path), deterministic=False, name=Path(path).stem)
         return self._loaded[path]
 
-    def _load_snapshot(self, path: str) -> Agent:
-        # A full load builds and initialises a new network each time (slow); later snapshots reuse a copy of
-        # the first one's model and only swap in their weights.
+
+class SnapshotModels:
+    """Snapshot models loaded once per process and shared by every pool (every env) in it.
+
+    A full ``MaskablePPO.load`` builds and initialises a new network (slow); after the first one, a snapshot
+    is a copy of that model with its own weights swapped in. Entries are keyed by path and modification
+    time, so a file written again is read again; the least recently used ones are dropped beyond ``capacity``.
+    """
+
+    def __init__(self, capacity: int = 16) -> None:
+        self.capacity = capacity
+        self._models: OrderedDict[tuple[str, int], Any] = OrderedDict()
+        self._template = None
+
+    def get(self, path: str):
+        """The model saved at ``path``."""
+        key = (path, os.stat(path).st_mtime_ns)
+        if key in self._models:
+            self._models.move_to_end(key)
+            return self._models[key]
+        model = self._models[key] = self._load(path)
+        while len(self._models) > self.capacity:
+            self._models.popitem(last=False)
+        return model
+
+    def _load(self, path: str):
         from stable_baselines3.common.save_util import load_from_zip_file
 
         from agents.ppo import PPOAgent
 
         if self._template is None:
-            self._template = PPOAgent.load(path, deterministic=False).model
+            self._template = PPOAgent.load(path).model
         _, params, _ = load_from_zip_file(path, device="cpu")
         model = copy.copy(self._template)
         model.policy = copy.deepcopy(self._template.policy)
         model.policy.load_state_dict(params["policy"])
-        return PPOAgent(model, deterministic=False, name=Path(path).stem)
+        return model
+
+
+SNAPSHOT_MODELS = SnapshotModels()
 
 
 class PoolSelfPlayEnv(SelfPlayEnv):
@@ -215,6 +243,8 @@ class TrainingCallback(BaseCallback):
         self._bar: tqdm | None = None
         self._marks: dict[str, int] = {}
         self._last_eval = -1
+        self.eval_seconds = 0.0
+        """Wall time spent in evaluations: neither environment nor learner time."""
 
     def _on_training_start(self) -> None:
         self.start = time.perf_counter()
@@ -282,6 +312,7 @@ class TrainingCallback(BaseCallback):
         if self.num_timesteps == self._last_eval:
             return []
         self._last_eval = self.num_timesteps
+        started = time.perf_counter()
         learner = PPOAgent(self.model, deterministic=True, name="learner")
         rows = []
         for n in self.player_counts:
@@ -302,6 +333,7 @@ class TrainingCallback(BaseCallback):
                 )
                 self.logger.record(f"eval/{n}p_vs_{opponent.name}", result.win_rate)
         append_csv(self.out / "eval.csv", rows)
+        self.eval_seconds += time.perf_counter() - started
         if self._bar is not None:
             self._bar.write(
                 f"eval at {self.num_timesteps:,} steps: "

@@ -19,6 +19,8 @@ TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-pro
         (["--minutes", "-1"], "must be above 0"),
         (["--steps", "many"], "is not a whole number"),
         (["--bogus"], "unrecognized arguments"),
+        (["--workers", "0"], "must be at least 1"),
+        (["--envs", "2", "--workers", "3"], "cannot exceed --envs"),
     ],
 )
 def test_bad_command_lines_are_rejected_clearly(argv, message, capsys, tmp_path):
@@ -37,6 +39,7 @@ def test_resume_needs_a_checkpoint(capsys, tmp_path):
 def test_default_budget_is_ten_minutes(tmp_path):
     args = train.parse_args(["--out", str(tmp_path)])
     assert args.minutes == 10.0 and args.steps is None and args.players == [2]
+    assert 1 <= args.workers <= args.envs
 
 
 def test_default_output_directory_skips_runs_already_there(tmp_path, monkeypatch):
@@ -89,6 +92,8 @@ def test_parallel_envs_mixed_table_sizes_and_imitation(tmp_path, capsys):
         "2",
         "--vec-env",
         "subproc",
+        "--workers",
+        "2",
         "--imitate-games",
         "2",
         "--players",

@@ -55,3 +55,32 @@ def test_pool_env_draws_its_opponents_at_each_reset():
     env = PoolSelfPlayEnv(3, PoolConfig(p_random=1.0, p_heuristic=0.0), seed=1)
     env.reset(seed=0)
     assert all(isinstance(o, RandomAgent) for o in env._opponents)
+
+
+def test_snapshot_models_are_loaded_once_per_process_and_shared_between_pools(tmp_path):
+    import os
+    import shutil
+
+    from agents.ppo import MODELS_DIR, PPOAgent
+    from agents.training import SnapshotModels
+
+    paths = [str(tmp_path / f"step_{i}.zip") for i in range(3)]
+    for path in paths:
+        shutil.copy(MODELS_DIR / "gubs_2p.zip", path)
+    models = SnapshotModels(capacity=2)
+    first = models.get(paths[0])
+    assert models.get(paths[0]) is first
+    observation = np.linspace(0, 1, first.observation_space.shape[0], dtype=np.float32)
+    reference = PPOAgent.load(paths[0]).action_logits(observation)
+    np.testing.assert_allclose(PPOAgent(first).action_logits(observation), reference, rtol=1e-5, atol=1e-6)
+
+    models.get(paths[1])
+    models.get(paths[2])  # over capacity: the least recently used one goes
+    assert models.get(paths[0]) is not first
+    again = models.get(paths[0])
+    os.utime(paths[0], ns=(1, 1))  # a file written again is read again
+    assert models.get(paths[0]) is not again
+
+    pools = [OpponentPool(PoolConfig(p_random=0.0, p_heuristic=0.0, snapshots=[paths[1]]), seed=s) for s in (0, 1)]
+    agents = [pool.sample() for pool in pools]
+    assert agents[0] is not agents[1] and agents[0].model is agents[1].model
