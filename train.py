@@ -14,6 +14,7 @@ Output: ``model.zip`` (the final policy), ``checkpoint.zip`` and ``run.json`` (f
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import sys
 import time
@@ -27,6 +28,9 @@ from gubs_env.cli import (
     positive_int,
     probability,
 )
+
+DEFAULT_LEARNING_RATE = 3e-4
+DEFAULT_ENT_COEF = 0.01
 
 
 def _free_run_dir(base: Path) -> Path:
@@ -62,8 +66,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--vec-env",
         choices=("dummy", "subproc"),
-        default="subproc",
-        help="run the environments in worker processes (subproc, the default) or all in this process (dummy)",
+        default="dummy",
+        help="run the environments in this process (dummy, the default: on 2 cores the fastest) or in "
+        "worker processes (subproc, for machines with more cores)",
     )
     parser.add_argument(
         "--workers",
@@ -109,9 +114,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--checkpoint-every", type=positive_int, default=25_000, help="timesteps between checkpoints")
     parser.add_argument("--n-steps", type=positive_int, default=256, help="rollout length per env")
     parser.add_argument("--batch-size", type=positive_int, default=256)
-    parser.add_argument("--learning-rate", type=positive_float, default=3e-4)
     parser.add_argument(
-        "--ent-coef", type=non_negative_float, default=0.01, help="entropy bonus of the PPO loss (default: 0.01)"
+        "--learning-rate",
+        type=positive_float,
+        default=None,
+        help="Adam step size (default: 3e-4; with --resume, the run's own unless given)",
+    )
+    parser.add_argument(
+        "--ent-coef",
+        type=non_negative_float,
+        default=None,
+        help="entropy bonus of the PPO loss (default: 0.01; with --resume, the run's own unless given)",
     )
     parser.add_argument(
         "--imitate-games",
@@ -160,7 +173,9 @@ def make_envs(args: argparse.Namespace):
 
     factories = [factory(i) for i in range(args.envs)]
     parallel = args.vec_env == "subproc" and args.workers > 1
-    venv = ShardedVecEnv(factories, args.workers, start_method="fork") if parallel else DummyVecEnv(factories)
+    # fork starts the workers in a moment; where there is none (Windows) the default method is used
+    start_method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    venv = ShardedVecEnv(factories, args.workers, start_method) if parallel else DummyVecEnv(factories)
     venv.seed(args.seed)
     return TimedVecEnv(venv)
 
@@ -192,7 +207,9 @@ def train(args: argparse.Namespace) -> Path:
     envs = make_envs(args)
     run = RunState.load(args.out / "run.json") if args.resume else RunState()
     if args.resume:
-        model = MaskablePPO.load(args.out / "checkpoint.zip", env=envs, device="cpu")
+        overrides = {"learning_rate": args.learning_rate, "ent_coef": args.ent_coef}
+        overrides = {name: value for name, value in overrides.items() if value is not None}
+        model = MaskablePPO.load(args.out / "checkpoint.zip", env=envs, device="cpu", **overrides)
         print(f"resuming {args.out} at {model.num_timesteps:,} timesteps")
     else:
         model = MaskablePPO(
@@ -200,11 +217,11 @@ def train(args: argparse.Namespace) -> Path:
             envs,
             n_steps=args.n_steps,
             batch_size=args.batch_size,
-            learning_rate=args.learning_rate,
+            learning_rate=DEFAULT_LEARNING_RATE if args.learning_rate is None else args.learning_rate,
             n_epochs=5,
             gamma=0.995,
             gae_lambda=0.95,
-            ent_coef=args.ent_coef,
+            ent_coef=DEFAULT_ENT_COEF if args.ent_coef is None else args.ent_coef,
             seed=args.seed,
             device="cpu",
             policy_kwargs={"net_arch": [256, 256]},

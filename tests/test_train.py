@@ -75,8 +75,12 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     with pytest.raises(SystemExit):  # an existing run is never overwritten by accident
         train.parse_args(["--out", str(out)])
 
-    assert train.main(["--resume", "--steps", "1000", "--envs", "1", *common]) == 0
+    assert train.main(["--resume", "--steps", "1000", "--envs", "1", "--ent-coef", "0", *common]) == 0
     resumed = json.loads((out / "run.json").read_text())
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(out / "checkpoint.zip", device="cpu")
+    assert model.ent_coef == 0 and model.learning_rate == train.DEFAULT_LEARNING_RATE  # given / kept
     assert resumed["timesteps"] >= 1000
     assert resumed["seconds"] > state["seconds"]
     assert len(read_eval(out / "eval.csv")) > len(first)
