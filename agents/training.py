@@ -166,7 +166,7 @@ class PoolSelfPlayEnv(SelfPlayEnv):
 
 
 class TimedVecEnv(VecEnvWrapper):
-    """Counts the wall time spent inside the environments (stepping and resetting)."""
+    """Counts the wall time spent inside the environments (stepping, resetting, action masks)."""
 
     def __init__(self, venv) -> None:
         super().__init__(venv)
@@ -191,6 +191,13 @@ class TimedVecEnv(VecEnvWrapper):
         start = time.perf_counter()
         self.venv.step_async(actions)
         self.env_seconds += time.perf_counter() - start
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        """Call a method of the envs, timed: MaskablePPO gets the action masks this way at every step."""
+        start = time.perf_counter()
+        result = self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
+        self.env_seconds += time.perf_counter() - start
+        return result
 
 
 @dataclass

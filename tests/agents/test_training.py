@@ -84,3 +84,17 @@ def test_snapshot_models_are_loaded_once_per_process_and_shared_between_pools(tm
     pools = [OpponentPool(PoolConfig(p_random=0.0, p_heuristic=0.0, snapshots=[paths[1]]), seed=s) for s in (0, 1)]
     agents = [pool.sample() for pool in pools]
     assert agents[0] is not agents[1] and agents[0].model is agents[1].model
+
+
+def test_timed_vec_env_counts_steps_resets_and_mask_calls():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.training import TimedVecEnv
+
+    venv = TimedVecEnv(DummyVecEnv([lambda: PoolSelfPlayEnv(2, PoolConfig(p_random=1.0, p_heuristic=0.0))]))
+    venv.reset()
+    after_reset = venv.env_seconds
+    masks = venv.env_method("action_masks")
+    after_masks = venv.env_seconds
+    venv.step(np.array([np.flatnonzero(masks[0])[0]]))
+    assert 0 < after_reset < after_masks < venv.env_seconds
