@@ -14,6 +14,7 @@ Output: ``model.zip`` (the final policy), ``checkpoint.zip`` and ``run.json`` (f
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import sys
@@ -31,6 +32,18 @@ from gubs_env.cli import (
 
 DEFAULT_LEARNING_RATE = 3e-4
 DEFAULT_ENT_COEF = 0.01
+
+
+RUN_SETTINGS = {"players": [2], "p_random": 0.1, "p_heuristic": 0.4, "shaping": 0.0}
+"""What a run trains on, kept in its run.json: ``--resume`` goes on with them unless a flag sets them anew."""
+
+
+def _stored_settings(path: Path, parser: argparse.ArgumentParser) -> dict:
+    """The settings a run was started (or last resumed) with."""
+    try:
+        return dict(json.loads(path.read_text()).get("settings", {}))
+    except (OSError, ValueError, TypeError, AttributeError) as error:
+        parser.error(f"--resume: cannot read {path}: {error}")
 
 
 def _free_run_dir(base: Path) -> Path:
@@ -59,7 +72,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--players",
         type=player_count,
         nargs="+",
-        default=[2],
+        default=None,
         help="table sizes to train on; several mix them across the parallel envs (default: 2)",
     )
     parser.add_argument("--envs", type=positive_int, default=8, help="parallel environments (default: 8)")
@@ -96,19 +109,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--shaping",
         type=non_negative_float,
-        default=0.0,
+        default=None,
         help="weight of the potential-based score-margin reward shaping (default: 0, none)",
     )
     parser.add_argument(
         "--p-random",
         type=probability,
-        default=0.1,
+        default=None,
         help="share of opponent seats played by the random agent (default: 0.1)",
     )
     parser.add_argument(
         "--p-heuristic",
         type=probability,
-        default=0.4,
+        default=None,
         help="share played by the heuristic agent (default: 0.4); snapshots play the rest",
     )
     parser.add_argument("--checkpoint-every", type=positive_int, default=25_000, help="timesteps between checkpoints")
@@ -146,6 +159,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--workers ({args.workers}) cannot exceed --envs ({args.envs})")
     if args.resume and not (args.out / "checkpoint.zip").is_file():
         parser.error(f"--resume: no checkpoint in {args.out} (expected {args.out / 'checkpoint.zip'})")
+    stored = _stored_settings(args.out / "run.json", parser) if args.resume else {}
+    for name, default in RUN_SETTINGS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, stored.get(name, default))
     if args.p_random + args.p_heuristic > 1:
         parser.error("--p-random and --p-heuristic add up to more than 1")
     if not args.resume and (args.out / "checkpoint.zip").exists():
@@ -206,6 +223,7 @@ def train(args: argparse.Namespace) -> Path:
     args.out.mkdir(parents=True, exist_ok=True)
     envs = make_envs(args)
     run = RunState.load(args.out / "run.json") if args.resume else RunState()
+    run.settings = {name: getattr(args, name) for name in RUN_SETTINGS}
     if args.resume:
         overrides = {"learning_rate": args.learning_rate, "ent_coef": args.ent_coef}
         overrides = {name: value for name, value in overrides.items() if value is not None}

@@ -9,7 +9,7 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -208,6 +208,8 @@ class RunState:
     snapshots: list[str] = field(default_factory=list)
     seconds: float = 0.0
     """Wall time of all earlier invocations."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """What the run trains on (table sizes, opponent pool, shaping), for ``--resume``."""
 
     def save(self, path: Path) -> None:
         """Write atomically (a killed run never leaves a half-written file)."""
@@ -358,7 +360,8 @@ class TrainingCallback(BaseCallback):
         self.model.save(tmp)
         os.replace(tmp, self.out / "checkpoint.zip")
         elapsed = time.perf_counter() - self.start
-        RunState(self.num_timesteps, self.run.snapshots, self.run.seconds + elapsed).save(self.out / "run.json")
+        state = replace(self.run, timesteps=self.num_timesteps, seconds=self.run.seconds + elapsed)
+        state.save(self.out / "run.json")
 
 
 def append_csv(path: Path, rows: list[dict[str, Any]]) -> None:

@@ -52,6 +52,25 @@ def test_default_output_directory_skips_runs_already_there(tmp_path, monkeypatch
         train.parse_args(["--resume"])
 
 
+def test_resume_goes_on_with_the_runs_settings_unless_flags_set_them_anew(tmp_path, capsys):
+    (tmp_path / "checkpoint.zip").write_text("x")
+    settings = {"players": [4], "p_random": 0.0, "p_heuristic": 1.0, "shaping": 0.5}
+    (tmp_path / "run.json").write_text(json.dumps({"timesteps": 10, "settings": settings}))
+    args = train.parse_args(["--resume", "--out", str(tmp_path)])
+    assert {name: getattr(args, name) for name in settings} == settings
+    args = train.parse_args(["--resume", "--out", str(tmp_path), "--players", "2", "--p-heuristic", "0.5"])
+    assert (args.players, args.p_heuristic, args.p_random) == ([2], 0.5, 0.0)
+
+    (tmp_path / "run.json").write_text(json.dumps({"timesteps": 10}))  # written before runs kept their settings
+    args = train.parse_args(["--resume", "--out", str(tmp_path)])
+    assert {name: getattr(args, name) for name in settings} == train.RUN_SETTINGS
+
+    (tmp_path / "run.json").write_text("{not json")
+    with pytest.raises(SystemExit):
+        train.parse_args(["--resume", "--out", str(tmp_path)])
+    assert "cannot read" in capsys.readouterr().err
+
+
 def read_eval(path):
     with path.open() as f:
         return list(csv.DictReader(f))
@@ -71,6 +90,7 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     assert all(0 <= float(r["low"]) <= float(r["win_rate"]) <= float(r["high"]) <= 1 for r in first)
     state = json.loads((out / "run.json").read_text())
     assert state["timesteps"] >= 600
+    assert state["settings"] == {"players": [2], "p_random": 0.1, "p_heuristic": 0.4, "shaping": 0.0}
 
     with pytest.raises(SystemExit):  # an existing run is never overwritten by accident
         train.parse_args(["--out", str(out)])
