@@ -141,7 +141,7 @@ class SelfPlayEnv(gym.Env):
         if self._ended:
             raise RuntimeError("the episode has ended: call reset()")
         action_id = _action_id(action)
-        if not self._is_legal(action_id):
+        if action_id not in self._learner_ids():
             if self.on_illegal == "raise":
                 game.apply(self._codec.action(action_id, self.learner))  # raises with the reason
             self._ended = True
@@ -158,16 +158,16 @@ class SelfPlayEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal ids as a bool vector (what ``MaskablePPO`` asks for)."""
-        game = self._started()
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        if not self._ended and game.current_player == self.learner:
-            mask[self._codec.ids(game.legal_actions(), self.learner)] = True
+        mask[self._learner_ids()] = True
         return mask
 
-    def _is_legal(self, action_id: int) -> bool:
+    def _learner_ids(self) -> list[int]:
+        """The learner's legal ids now; none when the episode is over."""
         game = self._started()
-        learner_to_act = not self._ended and game.current_player == self.learner
-        return learner_to_act and action_id in self._codec.ids(game.legal_actions(), self.learner)
+        if self._ended or game.current_player != self.learner:
+            return []
+        return self._codec.ids(game.legal_actions(), self.learner)
 
     def render(self) -> str | None:
         """The table as the learner sees it."""
