@@ -20,7 +20,7 @@ import numpy as np
 
 from agents.base import Agent, legal_ids
 from gubs_env.engine.actions import Action, Op, Part, Use
-from gubs_env.engine.cards import BARRICADES, COPIES, HAND_LIMIT, LETTERS, NUM_KINDS, RINGS, Kind
+from gubs_env.engine.cards import BARRICADES, COPIES, HAND_LIMIT, LETTERS, MAX_PLAYERS, NUM_KINDS, RINGS, Kind
 from gubs_env.engine.state import Step
 from gubs_env.envs.action_table import TEMPLATES
 from gubs_env.envs.observation import INV_SCALE, LAYOUT
@@ -182,6 +182,32 @@ _SCALE = (1.0 / INV_SCALE).astype(np.float32)
 _SPAN = {name: (s.start, s.stop) for name, s in LAYOUT.items()}
 
 
+def _seen_matrix() -> np.ndarray:
+    """Maps an observation to the copies of each kind it shows (a linear map, scales folded in).
+
+    Seen are the own hand, the discard pile, the card being resolved and every side's cards: Gubs (free,
+    protected, spouted, in Rings by the Ring's size), the Elder, the Barricades, Sud Spouts and Rings.
+    """
+    m = np.zeros((NUM_KINDS, len(_SCALE)), dtype=np.float32)
+    at = {name: s.start for name, s in LAYOUT.items()}
+    for kind in range(NUM_KINDS):
+        for name in ("hand", "discard", "pending_card"):
+            m[kind, at[name] + kind] = 1
+    for seat in range(MAX_PLAYERS):
+        m[Kind.GUB, at["free"] + seat] = 1
+        m[[Kind.GUB, Kind.SUD_SPOUT], at["spouted"] + seat] = 1
+        m[Kind.ELDER, at["elder"] + seat] = 1
+        for i, (barricade, ring) in enumerate(zip(_BARRICADES, RINGS, strict=True)):
+            m[[Kind.GUB, barricade], at["protected"] + 3 * seat + i] = 1
+            m[Kind.GUB, at["rings"] + 3 * seat + i] = _RING_SIZES[i]
+            m[ring, at["rings"] + 3 * seat + i] = 1
+    return m * _SCALE
+
+
+_SEEN = _seen_matrix()
+_COPIES = np.array(COPIES, dtype=np.int64)
+
+
 # --- reading the observation ---------------------------------------------------------------------------
 
 
@@ -254,25 +280,14 @@ class View:
         self.pending_detail = one_hot("pending_detail")
         self.ring_picks = field("ring_picks")[:n]
         self.scout_placed = sum(field("scout_placed"))
-        self.unseen = self._unseen()
+        self.unseen = self._unseen(observation)
         self.free_worth = self._free_worth()
         self.worth = [self.side_worth(s) for s in range(n)]
 
-    def _unseen(self) -> list[int]:
+    def _unseen(self, observation: np.ndarray) -> list[int]:
         """Copies of each kind that could still be in the deck or in another hand."""
-        seen = [h + d for h, d in zip(self.hand, self.discard, strict=True)]
-        for s in range(self.n):
-            ring_gubs = sum(size * here for size, here in zip(_RING_SIZES, self.rings[s], strict=True))
-            seen[Kind.GUB] += self.free[s] + sum(self.protected[s]) + self.spouted[s] + ring_gubs
-            seen[Kind.ELDER] += self.elder[s]
-            seen[Kind.SUD_SPOUT] += self.spouted[s]
-            for i, barricade in enumerate(_BARRICADES):
-                seen[barricade] += self.protected[s][i]
-            for i, ring in enumerate(RINGS):
-                seen[ring] += self.rings[s][i]
-        if self.pending_card >= 0:
-            seen[self.pending_card] += 1
-        unseen = [max(0, c - s) for c, s in zip(COPIES, seen, strict=True)]
+        seen = np.rint(_SEEN @ observation).astype(np.int64)
+        unseen = np.maximum(0, _COPIES - seen).tolist()
         # Which Letters are out is not shown, only how many: count the rest under the first kind.
         unseen[Kind.LETTER_G], unseen[Kind.LETTER_U], unseen[Kind.LETTER_B] = 3 - self.letters, 0, 0
         return unseen

@@ -65,28 +65,33 @@ class PPOAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The policy's choice among the legal ids: the most likely one, or a sample."""
         legal = legal_ids(action_mask)
-        logits = self.action_logits(observation)[legal]
+        logits = self.action_logits(observation, legal)
         if self.deterministic:
             return int(legal[np.argmax(logits)])
         weights = np.exp(logits - logits.max()).cumsum()
         return int(legal[np.searchsorted(weights, self.rng.random() * weights[-1], side="right")])
 
-    def action_logits(self, observation: np.ndarray) -> np.ndarray:
-        """The policy's logits for every id, before masking.
+    def action_logits(self, observation: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
+        """The policy's logits before masking: for every id, or only for ``ids``.
 
         The actor's forward pass (features, actor layers, action head) in numpy: the numbers
         ``MaskablePPO.predict`` uses, at a fraction of torch's per-call cost for one observation, which
         matters when agents play many games. The weights are copied again whenever training changed them.
+        Giving the legal ids skips the action head's other rows (most of them: a few ids are legal at a time).
         """
-        layers = self._actor_layers()
+        (first_weight_t, first_bias), *hidden, (head_weight, head_bias) = self._actor_layers()
         x = np.asarray(observation, dtype=np.float32).reshape(-1)
-        for i, (weight, bias) in enumerate(layers):
-            x = weight @ x + bias
-            if i < len(layers) - 1:
-                x = self._activation(x)
-        return x
+        # An observation has a few dozen non-zero values: the first layer reads only their weight rows.
+        nonzero = np.flatnonzero(x)
+        x = self._activation(x[nonzero] @ first_weight_t[nonzero] + first_bias)
+        for weight, bias in hidden:
+            x = self._activation(weight @ x + bias)
+        if ids is None:
+            return head_weight @ x + head_bias
+        return head_weight[ids] @ x + head_bias[ids]
 
     def _actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The actor's (weight, bias) pairs in numpy, the first weight transposed."""
         import torch
 
         policy = self.model.policy
@@ -99,6 +104,8 @@ class PPOAgent(Agent):
         version = tuple(m.weight._version + m.bias._version for m in self._linears)
         if version != self._layers_version:
             self._layers = [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in self._linears]
+            first_weight, first_bias = self._layers[0]
+            self._layers[0] = (np.ascontiguousarray(first_weight.T), first_bias)  # one input's weights per row
             self._layers_version = version
         return self._layers
 

@@ -110,6 +110,8 @@ def test_ppo_agent_chooses_what_maskable_ppo_predicts_and_follows_training():
             tensor = torch.as_tensor(observation)[None]
             logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(tensor))[0].numpy()
         np.testing.assert_allclose(agent.action_logits(observation), logits, rtol=1e-5, atol=1e-5)
+        legal = np.flatnonzero(mask)
+        np.testing.assert_allclose(agent.action_logits(observation, legal), logits[legal], rtol=1e-5, atol=1e-5)
         observation, _, done, _, _ = env.step(int(expected))
         if done:
             observation, _ = env.reset()

@@ -1,10 +1,13 @@
 """The rule-based HeuristicAgent: legal and reproducible play, sensible choices, and its strength."""
 
+import random
+
 import pytest
 
 from agents import RandomAgent, match
-from agents.heuristic import HeuristicAgent
+from agents.heuristic import HeuristicAgent, View
 from gubs_env.engine import Game
+from gubs_env.engine.cards import NUM_KINDS, Kind
 from gubs_env.envs.action_table import ActionCodec
 from gubs_env.envs.observation import encode
 from tests.helpers import act, table
@@ -69,6 +72,29 @@ def test_reset_reseeds_tie_breaks():
     agent.reset(5)
     assert [agent.act(observation, mask) for _ in range(30)] == first
     assert [HeuristicAgent(5).act(observation, mask) for _ in range(3)] == [first[0]] * 3
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 6])
+def test_unseen_counts_the_deck_and_the_other_hands(num_players):
+    # what the observation does not show: the deck and the other hands (Letters as one total)
+    rng = random.Random(num_players)
+    for seed in range(6):
+        game = Game(num_players, seed=seed, record_log=False)
+        while not game.is_over:
+            st, viewer = game.state, rng.randrange(num_players)
+            hidden = [0] * NUM_KINDS
+            for kind in st.deck:
+                hidden[kind] += 1
+            for seat, hand in enumerate(st.hands):
+                if seat != viewer:
+                    hidden = [h + c for h, c in zip(hidden, hand, strict=True)]
+            unseen = View(encode(st, viewer)).unseen
+            letters = (Kind.LETTER_G, Kind.LETTER_U, Kind.LETTER_B)
+            assert [u for k, u in enumerate(unseen) if k not in letters] == [
+                h for k, h in enumerate(hidden) if k not in letters
+            ]
+            assert unseen[Kind.LETTER_G] == 3 - len(st.letters)  # all Letters not laid out, under the first
+            game.apply(rng.choice(game.legal_actions()))
 
 
 # --- choices -------------------------------------------------------------------------------------
