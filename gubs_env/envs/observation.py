@@ -112,36 +112,8 @@ _AT = {name: s.start for name, s in LAYOUT.items()}
 _N_BARRICADES, _N_RINGS = len(BARRICADES), len(RINGS)
 
 
-class _Sparse:
-    """Collects the non-zero raw values of a vector as (index, value) pairs."""
-
-    __slots__ = ("index", "value")
-
-    def __init__(self) -> None:
-        self.index: list[int] = []
-        self.value: list[float] = []
-
-    def counts(self, at: int, counts: list[int]) -> None:
-        index, value = self.index, self.value
-        for k, c in enumerate(counts):
-            if c:
-                index.append(at + k)
-                value.append(c)
-
-    def scalar(self, at: int, value: float) -> None:
-        if value:
-            self.index.append(at)
-            self.value.append(value)
-
-    def one(self, at: int, offset: int | None) -> None:
-        if offset is not None:
-            self.index.append(at + offset)
-            self.value.append(1.0)
-
-
 _DENSE_END = _AT["turn"]
-"""The fields before this position are built as one dense block of counts (each below 256); ``turn`` is a
-fraction set on its own, the fields after it are sparse (index, value) pairs."""
+"""The fields before this position are written as one block; ``turn`` is a fraction set after scaling."""
 _HAND_CLIP = int(HAND_SCALE)
 _PAD = tuple([0] * k for k in range(len(BARRICADES) * MAX_PLAYERS + 1))
 _SEATS = tuple([1] * n + [0] * (MAX_PLAYERS - n) for n in range(MAX_PLAYERS + 1))
@@ -154,71 +126,81 @@ def encode(st: GameState, viewer: int) -> np.ndarray:
     order = [(viewer + r) % n for r in range(n)]  # the absolute seat at each relative seat
     sides = [st.sides[seat] for seat in order]
     pad, pad3 = _PAD[MAX_PLAYERS - n], _PAD[len(BARRICADES) * (MAX_PLAYERS - n)]
-    raw = st.hands[viewer][:]
-    raw += [min(_HAND_CLIP, sum(st.hands[seat])) for seat in order] + pad  # clipped: the scale maps it to 1
-    raw += _SEATS[n]
-    raw += _SEAT_ONE_HOT[(st.turn_player - viewer) % n]
-    raw += [st.declined[seat] for seat in order] + pad
-    raw += [side.free for side in sides] + pad
-    raw += [side.elder for side in sides] + pad
+    dense = st.hands[viewer][:]
+    dense += [min(_HAND_CLIP, sum(st.hands[seat])) for seat in order] + pad  # clipped: the scale maps it to 1
+    dense += _SEATS[n]
+    dense += _SEAT_ONE_HOT[(st.turn_player - viewer) % n]
+    dense += [st.declined[seat] for seat in order] + pad
+    dense += [side.free for side in sides] + pad
+    dense += [side.elder for side in sides] + pad
     for side in sides:
-        raw += side.protected
-    raw += pad3
-    raw += [side.spouted for side in sides] + pad
+        dense += side.protected
+    dense += pad3
+    dense += [side.spouted for side in sides] + pad
     for side in sides:
-        raw += side.rings
-    raw += pad3
-    raw += [side.score() for side in sides] + pad
-    raw += st.discard
-    raw += [letter in st.letters for letter in LETTERS]
-    raw.append(len(st.deck))
-    vector = np.zeros(OBS_SIZE, dtype=np.float32)
-    # small non-negative counts: through bytes is several times faster than from a list of Python ints
-    vector[:_DENSE_END] = np.frombuffer(bytes(raw), dtype=np.uint8)
-    vector[_AT["turn"]] = min(1.0, st.turn / st.options.max_turns)
-    out = _Sparse()
+        dense += side.rings
+    dense += pad3
+    dense += [side.score() for side in sides] + pad
+    dense += st.discard
+    dense += [letter in st.letters for letter in LETTERS]
+    dense.append(len(st.deck))
+    # Every raw value before scaling is a small count: a bytearray holds them far faster than numpy
+    # takes them one by one (and refuses any value outside 0..255).
+    raw = bytearray(OBS_SIZE)
+    raw[:_DENSE_END] = dense
     for depth, kind in enumerate(st.seen_top[viewer][:SCOUT_DEPTH]):
-        out.one(_AT["known_top"] + depth * NUM_KINDS, kind)
+        _one(raw, _AT["known_top"] + depth * NUM_KINDS, kind)
     seen = st.seen_hand[viewer]
     if seen is not None:
-        out.one(_AT["scouted_seat"], (seen[0] - viewer) % n)
-        out.counts(_AT["scouted_hand"], seen[1])
-    _pending(st, viewer, out)
-    vector[out.index] = out.value
-    vector *= INV_SCALE
+        _one(raw, _AT["scouted_seat"], (seen[0] - viewer) % n)
+        _counts(raw, "scouted_hand", seen[1])
+    _pending(st, viewer, raw)
+    vector = np.frombuffer(raw, dtype=np.uint8) * INV_SCALE
+    vector[_AT["turn"]] = min(1.0, st.turn / st.options.max_turns)
     return vector
 
 
-def _pending(st: GameState, viewer: int, out: _Sparse) -> None:
+def _one(raw: bytearray, at: int, offset: int | None) -> None:
+    """A one-hot value at ``at + offset`` (nothing for ``None``)."""
+    if offset is not None:
+        raw[at + offset] = 1
+
+
+def _counts(raw: bytearray, field: str, counts: list[int]) -> None:
+    """A field of counts, written whole (``counts`` has exactly the field's size)."""
+    raw[LAYOUT[field]] = counts
+
+
+def _pending(st: GameState, viewer: int, raw: bytearray) -> None:
     pend = st.pending
     n = st.num_players
     play = pend.play
     card = play.card if play is not None else pend.event
-    out.one(_AT["step"], pend.step)
-    out.scalar(_AT["to_act"], pend.step is not Step.OVER and pend.actor == viewer)
-    out.one(_AT["pending_card"], card)
+    _one(raw, _AT["step"], pend.step)
+    raw[_AT["to_act"]] = pend.step is not Step.OVER and pend.actor == viewer
+    _one(raw, _AT["pending_card"], card)
     if card is not None:
-        out.one(_AT["pending_by"], (pend.by - viewer) % n)
+        _one(raw, _AT["pending_by"], (pend.by - viewer) % n)
     if play is not None:
-        out.one(_AT["pending_as"], play.as_kind)
-        out.one(_AT["pending_use"], play.use)
-        out.one(_AT["pending_target"], None if play.seat is None else (play.seat - viewer) % n)
-        out.one(_AT["pending_part"], play.part)
-        out.one(_AT["pending_detail"], play.detail)
+        _one(raw, _AT["pending_as"], play.as_kind)
+        _one(raw, _AT["pending_use"], play.use)
+        _one(raw, _AT["pending_target"], None if play.seat is None else (play.seat - viewer) % n)
+        _one(raw, _AT["pending_part"], play.part)
+        _one(raw, _AT["pending_detail"], play.detail)
     if play is not None and play.use is Use.RING:  # also in the cancel window after the picks
         picks = [0] * MAX_PLAYERS
         for seat in pend.picks:
             picks[(seat - viewer) % n] += 1
-        out.counts(_AT["ring_picks"], picks)
+        _counts(raw, "ring_picks", picks)
     if pend.step is Step.RETREAT:
-        out.scalar(_AT["retreat_taken"], min(10, len(pend.picks)))
+        raw[_AT["retreat_taken"]] = min(10, len(pend.picks))
     if pend.step is Step.SCOUT and pend.by == viewer:  # private to the scouting player
-        out.counts(_AT["scout_cards"], _kind_counts(pend.cards))
-        out.counts(_AT["scout_placed"], _kind_counts(pend.placed))
+        _counts(raw, "scout_cards", _kind_counts(pend.cards))
+        _counts(raw, "scout_placed", _kind_counts(pend.placed))
     if pend.step is Step.CURE:
         for seat, saved in enumerate(pend.marks):
             if saved:
-                out.one(_AT["saved"], (seat - viewer) % n)
+                _one(raw, _AT["saved"], (seat - viewer) % n)
 
 
 def _kind_counts(kinds: list[int]) -> list[int]:
