@@ -173,10 +173,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def make_envs(args: argparse.Namespace):
     """The parallel training environments: table sizes cycle through ``--players``."""
     from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.vec_env import DummyVecEnv
 
     from agents.training import PoolConfig, PoolSelfPlayEnv, TimedVecEnv
-    from agents.vec_env import ShardedVecEnv
+    from agents.vec_env import LeanDummyVecEnv, ShardedVecEnv
 
     def factory(i: int):
         def make():
@@ -192,7 +191,7 @@ def make_envs(args: argparse.Namespace):
     parallel = args.vec_env == "subproc" and args.workers > 1
     # fork starts the workers in a moment; where there is none (Windows) the default method is used
     start_method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    venv = ShardedVecEnv(factories, args.workers, start_method) if parallel else DummyVecEnv(factories)
+    venv = ShardedVecEnv(factories, args.workers, start_method) if parallel else LeanDummyVecEnv(factories)
     venv.seed(args.seed)
     return TimedVecEnv(venv)
 

@@ -3,11 +3,14 @@
 SB3's ``SubprocVecEnv`` gives every environment its own process: one message round trip per environment
 and step, and as many processes as environments, which starves a machine with fewer cores than
 environments. :class:`ShardedVecEnv` splits the environments into contiguous shards, one per worker, and each
-worker steps its shard in a ``DummyVecEnv``: one round trip per worker and step, and the workers use every
+worker steps its shard in a :class:`LeanDummyVecEnv`: one round trip per worker and step, and the workers use every
 core while the learner waits for them.
 
 MaskablePPO asks for the action masks through ``env_method("action_masks")`` at every step; the workers send
 the masks along with every step's and reset's results, so that call needs no extra round trip.
+
+:class:`LeanDummyVecEnv` is the in-process vector env of training (and each worker's): SB3's
+``DummyVecEnv`` without the deep copies it makes of every step's results.
 """
 
 from __future__ import annotations
@@ -25,10 +28,43 @@ from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, Ve
 MASKS = "action_masks"
 
 
+class LeanDummyVecEnv(DummyVecEnv):
+    """``DummyVecEnv`` for environments that return new objects from every step (as ``SelfPlayEnv`` does).
+
+    ``DummyVecEnv`` deep-copies the info dicts and the observation buffer at every step, a guard against
+    environments that reuse and change those objects later; for fresh ones a plain copy of the observation
+    array does, which saves a noticeable share of the environment time in training. Results are the same.
+    Only flat ``Box`` observation spaces are supported.
+    """
+
+    def __init__(self, env_fns: list[Callable[[], gym.Env]]) -> None:
+        super().__init__(env_fns)
+        if self.keys != [None]:
+            raise ValueError("LeanDummyVecEnv supports flat observation spaces only")
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Step every env; a finished episode's last observation goes into its info and the env is reset."""
+        infos = []
+        for i, env in enumerate(self.envs):
+            observation, self.buf_rews[i], terminated, truncated, info = env.step(self.actions[i])
+            info["TimeLimit.truncated"] = truncated and not terminated
+            self.buf_dones[i] = terminated or truncated
+            if self.buf_dones[i]:
+                info["terminal_observation"] = observation
+                observation, self.reset_infos[i] = env.reset()
+            self.buf_obs[None][i] = observation
+            infos.append(info)
+        self.buf_infos = infos
+        return self.buf_obs[None].copy(), self.buf_rews.copy(), self.buf_dones.copy(), list(infos)
+
+    def _obs_from_buf(self) -> np.ndarray:
+        return self.buf_obs[None].copy()
+
+
 def _worker(remote, parent_remote, env_fns: CloudpickleWrapper) -> None:
-    """Serve one shard: run each command on the shard's DummyVecEnv and send back (ok, result)."""
+    """Serve one shard: run each command on the shard's vector env and send back (ok, result)."""
     parent_remote.close()
-    venv = DummyVecEnv(env_fns.var)
+    venv = LeanDummyVecEnv(env_fns.var)
     has_masks = venv.has_attr(MASKS)
     try:
         while True:

@@ -98,6 +98,7 @@ class SelfPlayEnv(gym.Env):
         self.game: Game | None = None
         self.learner = 0
         self._ended = True
+        self._ids_of: tuple[tuple | None, list[int]] = (None, [])  # the game's legal actions -> the learner's ids
 
     def set_opponents(self, opponents: Opponent | Sequence[Opponent] | None) -> None:
         """Replace the opponents; they play from the next reset on (or at once, mid-game)."""
@@ -167,7 +168,10 @@ class SelfPlayEnv(gym.Env):
         game = self._started()
         if self._ended or game.current_player != self.learner:
             return []
-        return self._codec.ids(game.legal_actions(), self.learner)
+        legal = game.legal_actions()
+        if legal is not self._ids_of[0]:  # the mask and the next step's check ask for the same position
+            self._ids_of = (legal, self._codec.ids(legal, self.learner))
+        return self._ids_of[1]
 
     def render(self) -> str | None:
         """The table as the learner sees it."""

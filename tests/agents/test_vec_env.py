@@ -1,4 +1,4 @@
-"""ShardedVecEnv: the same results as a DummyVecEnv, spread over worker processes."""
+"""ShardedVecEnv and LeanDummyVecEnv: the same results as a DummyVecEnv."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from agents.training import PoolConfig, PoolSelfPlayEnv
-from agents.vec_env import ShardedVecEnv
+from agents.vec_env import LeanDummyVecEnv, ShardedVecEnv
 
 NUM_ENVS = 5
 
@@ -49,6 +49,34 @@ def test_sharded_rollout_equals_dummy_rollout(sharded):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     assert sharded.num_envs == NUM_ENVS
     assert [len(shard) for shard in sharded.shards] == [3, 2]
+
+
+def test_lean_rollout_equals_dummy_rollout():
+    expected, got = rollout(DummyVecEnv(factories())), rollout(LeanDummyVecEnv(factories()))
+    assert len(got) == len(expected)
+    for a, b in zip(expected, got, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_lean_results_are_not_shared_between_steps():
+    venv = LeanDummyVecEnv(factories(2))
+    first = venv.reset()
+    kept = first.copy()
+    masks = np.stack(venv.env_method("action_masks"))
+    observations, _, _, infos = venv.step(np.array([np.flatnonzero(m)[0] for m in masks]))
+    np.testing.assert_array_equal(first, kept)  # the next step wrote into its own buffer, not this array
+    assert observations is not first and infos[0] is not infos[1]
+
+
+def test_lean_refuses_dict_observations():
+    import gymnasium as gym
+
+    class DictEnv(gym.Env):
+        observation_space = gym.spaces.Dict({"a": gym.spaces.Discrete(2)})
+        action_space = gym.spaces.Discrete(2)
+
+    with pytest.raises(ValueError, match="flat observation spaces"):
+        LeanDummyVecEnv([DictEnv])
 
 
 def test_cached_masks_are_the_envs_masks_for_any_indices(sharded):
