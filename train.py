@@ -274,8 +274,8 @@ def train(args: argparse.Namespace) -> Path:
     steps = model.num_timesteps - steps_before
     print(
         f"trained {steps:,} timesteps in {wall / 60:.1f} min ({steps / wall:,.0f} steps/s); "
-        f"evaluations took {callback.eval_seconds / wall:.0%} of the wall time, the environments "
-        f"{envs.env_seconds / training:.0%} of the rest (the learner {1 - envs.env_seconds / training:.0%})"
+        f"evaluations took {callback.eval_seconds / wall:.1%} of the wall time, the environments "
+        f"{envs.env_seconds / training:.1%} of the rest (the learner {1 - envs.env_seconds / training:.1%})"
     )
     print(f"model: {final}  curve: {args.out / 'learning_curve.png'}  log: {args.out / 'eval.csv'}")
     return final

@@ -21,14 +21,19 @@ class PPOAgent(Agent):
         model: a loaded ``MaskablePPO`` (or anything with its ``policy.predict``).
         deterministic: take the most likely legal action (default) or sample from the policy.
         name: how the agent is reported.
-        seed: seeds torch's sampling when ``deterministic`` is False.
+        seed: seeds the sampling when ``deterministic`` is False.
+        frozen: the model's weights will not change (a snapshot): they are read once, not checked at every
+            call for training updates.
     """
 
-    def __init__(self, model, deterministic: bool = True, name: str = "ppo", seed: int | None = None) -> None:
+    def __init__(
+        self, model, deterministic: bool = True, name: str = "ppo", seed: int | None = None, frozen: bool = False
+    ) -> None:
         super().__init__(seed)
         self.model = model
         self.deterministic = deterministic
         self.name = name
+        self.frozen = frozen
 
     @classmethod
     def load(cls, path: str | Path, deterministic: bool = True, name: str | None = None) -> PPOAgent:
@@ -100,6 +105,8 @@ class PPOAgent(Agent):
             self._linears = [*linears, policy.action_net]
             self._activation = _numpy_activation(policy.mlp_extractor.policy_net)
             self._layers_policy, self._layers_version = policy, None
+        elif self.frozen:
+            return self._layers
         # every in-place change of a tensor (an optimizer step) bumps its version: then copy the weights again
         version = tuple(m.weight._version + m.bias._version for m in self._linears)
         if version != self._layers_version:

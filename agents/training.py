@@ -75,7 +75,8 @@ class OpponentPool:
         if path not in self._loaded:
             from agents.ppo import PPOAgent
 
-            self._loaded[path] = PPOAgent(SNAPSHOT_MODELS.get(path), deterministic=False, name=Path(path).stem)
+            model = SNAPSHOT_MODELS.get(path)
+            self._loaded[path] = PPOAgent(model, deterministic=False, name=Path(path).stem, frozen=True)
         return self._loaded[path]
 
 

@@ -116,7 +116,10 @@ def test_ppo_agent_chooses_what_maskable_ppo_predicts_and_follows_training():
         if done:
             observation, _ = env.reset()
     before = agent.action_logits(observation).copy()
+    frozen = PPOAgent(model, frozen=True)
+    frozen.action_logits(observation)
     model.learn(64)  # the optimizer changes the weights in place: the agent must see the new ones
+    np.testing.assert_array_equal(frozen.action_logits(observation), before)  # a snapshot keeps its first weights
     with torch.no_grad():
         tensor = torch.as_tensor(observation)[None]
         logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(tensor))[0].numpy()

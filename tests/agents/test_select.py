@@ -1,0 +1,79 @@
+"""Choosing a run's best checkpoint (agents/select.py)."""
+
+from pathlib import Path
+
+import pytest
+
+from agents.select import Candidate, candidates, evaluate_candidates, main
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    """A run folder with four small untrained snapshots and a final model."""
+    from sb3_contrib import MaskablePPO
+
+    from gubs_env.wrappers import SelfPlayEnv
+
+    root = tmp_path_factory.mktemp("run")
+    (root / "snapshots").mkdir()
+    for i, steps in enumerate((100, 200, 250, 300)):
+        model = MaskablePPO(
+            "MlpPolicy", SelfPlayEnv(2), n_steps=32, batch_size=32, seed=i, policy_kwargs={"net_arch": [8]}
+        )
+        model.save(root / "snapshots" / f"step_{steps:09d}.zip")
+    model.save(root / "model.zip")
+    (root / "snapshots" / "notes.zip").write_text("not a snapshot")  # ignored: not step_<n>.zip
+    return root
+
+
+def test_candidates_filter_by_first_and_every_and_end_with_the_final_model(run_dir):
+    found = candidates(run_dir, first=200, every=100)
+    assert [c.timesteps for c in found] == [200, 300, None]
+    assert found[-1] == Candidate(run_dir / "model.zip", None, "final model.zip")
+    assert [c.timesteps for c in candidates(run_dir, final=False)] == [100, 200, 250, 300]
+
+
+def test_bad_run_folders_and_filters_are_clear_errors(run_dir, tmp_path):
+    with pytest.raises(FileNotFoundError, match="no run folder"):
+        candidates(tmp_path / "missing")
+    with pytest.raises(ValueError, match="every must be at least 1"):
+        candidates(run_dir, every=0)
+    with pytest.raises(ValueError, match="no checkpoint"):
+        candidates(run_dir, first=10_000, final=False)
+
+
+def test_every_candidate_plays_the_same_deals_and_workers_change_nothing(run_dir):
+    found = candidates(run_dir, first=250)
+    in_process = evaluate_candidates(found, num_players=2, opponent="random", games=8, seed=5)
+    assert [r.agent for r in in_process] == ["step 250", "step 300", "final model.zip"]
+    assert all(r.games == 8 for r in in_process)
+    # the final model is the step-300 snapshot saved again: the same policy on the same deals, the same result
+    assert in_process[1].wins == in_process[2].wins
+    assert evaluate_candidates(found, num_players=2, opponent="random", games=8, seed=5, jobs=2) == in_process
+
+
+def test_command_line_marks_the_best_and_exports_it(run_dir, tmp_path, capsys):
+    target = tmp_path / "best.zip"
+    assert main([str(run_dir), "--from", "300", "--games", "4", "--opponent", "random", "--export", str(target)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("* ") == 1 and "best: " in out
+    assert target.is_file()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["{missing}"], "no run folder"),
+        (["{empty}"], "no checkpoint"),
+        (["{run}", "--opponent", "nobody"], "unknown agent"),
+        (["{run}", "--games", "0"], "must be at least 1"),
+        (["{run}", "--players", "7"], "players"),
+    ],
+)
+def test_bad_command_lines_exit_2(run_dir, tmp_path, capsys, argv, message):
+    (tmp_path / "empty").mkdir()
+    argv = [a.format(run=run_dir, missing=tmp_path / "missing", empty=tmp_path / "empty") for a in argv]
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
