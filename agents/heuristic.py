@@ -179,7 +179,12 @@ _EVENT_KINDS = frozenset(range(Kind.LETTER_G, NUM_KINDS))
 _NO_VALUE = float("-inf")
 
 _SCALE = (1.0 / INV_SCALE).astype(np.float32)
-_SPAN = {name: (s.start, s.stop) for name, s in LAYOUT.items()}
+
+
+def _one_hot(raw: list[int], name: str) -> int:
+    """The position of the first 1 in a field, or -1."""
+    values = raw[LAYOUT[name]]
+    return values.index(1) if 1 in values else -1
 
 
 def _seen_matrix() -> np.ndarray:
@@ -245,41 +250,32 @@ class View:
 
     def __init__(self, observation: np.ndarray) -> None:
         raw = (observation * _SCALE + 0.5).astype(np.int32).tolist()
-
-        def field(name: str) -> list[int]:
-            start, stop = _SPAN[name]
-            return raw[start:stop]
-
-        def one_hot(name: str) -> int:
-            values = field(name)
-            return values.index(1) if 1 in values else -1
-
-        self.n = n = sum(field("seats"))
-        self.hand = field("hand")
-        self.hand_sizes = field("hand_sizes")[:n]
-        self.free = field("free")[:n]
-        self.elder = field("elder")[:n]
-        flat = field("protected")
+        self.n = n = sum(raw[LAYOUT["seats"]])
+        self.hand = raw[LAYOUT["hand"]]
+        self.hand_sizes = raw[LAYOUT["hand_sizes"]][:n]
+        self.free = raw[LAYOUT["free"]][:n]
+        self.elder = raw[LAYOUT["elder"]][:n]
+        flat = raw[LAYOUT["protected"]]
         self.protected = [flat[3 * s : 3 * s + 3] for s in range(n)]
-        self.spouted = field("spouted")[:n]
-        flat = field("rings")
+        self.spouted = raw[LAYOUT["spouted"]][:n]
+        flat = raw[LAYOUT["rings"]]
         self.rings = [flat[3 * s : 3 * s + 3] for s in range(n)]
-        self.score = field("score")[:n]
-        self.discard = field("discard")
-        self.letters = sum(field("letters"))
-        self.deck = raw[_SPAN["deck_size"][0]]
-        top = one_hot("known_top")
+        self.score = raw[LAYOUT["score"]][:n]
+        self.discard = raw[LAYOUT["discard"]]
+        self.letters = sum(raw[LAYOUT["letters"]])
+        self.deck = raw[LAYOUT["deck_size"].start]
+        top = _one_hot(raw, "known_top")
         self.known_top = top if top < NUM_KINDS else -1
-        self.step = one_hot("step")
-        self.pending_card = one_hot("pending_card")
-        self.pending_as = one_hot("pending_as")
-        self.pending_use = one_hot("pending_use")
-        self.pending_by = one_hot("pending_by")
-        self.pending_target = one_hot("pending_target")
-        self.pending_part = one_hot("pending_part")
-        self.pending_detail = one_hot("pending_detail")
-        self.ring_picks = field("ring_picks")[:n]
-        self.scout_placed = sum(field("scout_placed"))
+        self.step = _one_hot(raw, "step")
+        self.pending_card = _one_hot(raw, "pending_card")
+        self.pending_as = _one_hot(raw, "pending_as")
+        self.pending_use = _one_hot(raw, "pending_use")
+        self.pending_by = _one_hot(raw, "pending_by")
+        self.pending_target = _one_hot(raw, "pending_target")
+        self.pending_part = _one_hot(raw, "pending_part")
+        self.pending_detail = _one_hot(raw, "pending_detail")
+        self.ring_picks = raw[LAYOUT["ring_picks"]][:n]
+        self.scout_placed = sum(raw[LAYOUT["scout_placed"]])
         self.unseen = self._unseen(observation)
         self.free_worth = self._free_worth()
         self.worth = [self.side_worth(s) for s in range(n)]
