@@ -44,7 +44,6 @@ class LeanDummyVecEnv(DummyVecEnv):
 
     def step_wait(self) -> VecEnvStepReturn:
         """Step every env; a finished episode's last observation goes into its info and the env is reset."""
-        infos = []
         for i, env in enumerate(self.envs):
             observation, self.buf_rews[i], terminated, truncated, info = env.step(self.actions[i])
             info["TimeLimit.truncated"] = truncated and not terminated
@@ -53,9 +52,8 @@ class LeanDummyVecEnv(DummyVecEnv):
                 info["terminal_observation"] = observation
                 observation, self.reset_infos[i] = env.reset()
             self.buf_obs[None][i] = observation
-            infos.append(info)
-        self.buf_infos = infos
-        return self.buf_obs[None].copy(), self.buf_rews.copy(), self.buf_dones.copy(), list(infos)
+            self.buf_infos[i] = info
+        return self._obs_from_buf(), self.buf_rews.copy(), self.buf_dones.copy(), list(self.buf_infos)
 
     def _obs_from_buf(self) -> np.ndarray:
         return self.buf_obs[None].copy()

@@ -109,7 +109,6 @@ def _scales() -> np.ndarray:
 
 INV_SCALE = _scales()
 _AT = {name: s.start for name, s in LAYOUT.items()}
-_N_BARRICADES, _N_RINGS = len(BARRICADES), len(RINGS)
 
 
 _DENSE_END = _AT["turn"]
