@@ -6,29 +6,35 @@ scales it up; ``python train.py --resume --out runs/gubs`` continues a stopped r
 
 The learner plays from a random seat against opponents drawn per seat and per episode from a pool: the
 random and heuristic agents and frozen snapshots of the learner itself, in several vector environments.
-Output: ``model.zip`` (the final policy), ``checkpoint.zip`` and ``run.json`` (for ``--resume``),
-``snapshots/``, ``eval.csv`` (win rates with 95% Wilson intervals), ``logs/`` (CSV and TensorBoard),
-``learning_curve.png``.
+Output: ``model.zip`` (the final policy), ``checkpoint-<timesteps>.zip`` and ``run.json`` (for ``--resume``:
+run.json names the checkpoint and its SHA-256 digest, and is the commit point), ``snapshots/``, ``eval.csv``
+(win rates with 95% Wilson intervals), ``logs/`` (CSV and TensorBoard), ``learning_curve.png``. A run killed at
+any moment resumes from its last commit; what it wrote after that is discarded and done again.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import io
+import math
 import multiprocessing
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from gubs_env.cli import (
+    CommandParser,
     non_negative_float,
     non_negative_int,
     player_count,
     positive_float,
     positive_int,
     probability,
+    run_command,
 )
+from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 
 DEFAULT_LEARNING_RATE = 3e-4
 DEFAULT_ENT_COEF = 0.01
@@ -38,18 +44,70 @@ RUN_SETTINGS = {"players": [2], "p_random": 0.1, "p_heuristic": 0.4, "shaping": 
 """What a run trains on, kept in its run.json: ``--resume`` goes on with them unless a flag sets them anew."""
 
 
-def _stored_settings(path: Path, parser: argparse.ArgumentParser) -> dict:
-    """The settings a run was started (or last resumed) with."""
+def _stored_run(out: Path, parser: argparse.ArgumentParser) -> tuple[Any, bytes]:
+    """The run state of ``out`` and its checkpoint's bytes, verified against its digest; its snapshots checked.
+
+    Anything wrong is a command-line error (status 2, one line): a run folder is never half trusted.
+    """
+    from agents.model_file import ModelFileError, load_policy
+    from agents.training import RUN_FILE, RunFileError, RunState, read_checkpoint, snapshot_file
+
     try:
-        return dict(json.loads(path.read_text()).get("settings", {}))
-    except (OSError, ValueError, TypeError, AttributeError) as error:
-        parser.error(f"--resume: cannot read {path}: {error}")
+        state = RunState.load(out / RUN_FILE)
+        _check_settings(state.settings, out / RUN_FILE)
+        for entry in state.snapshots:
+            load_policy(snapshot_file(out, entry))
+        checkpoint = read_checkpoint(out, state)
+    except (RunFileError, ModelFileError) as error:
+        parser.error(f"--resume: {error}")
+    return state, checkpoint
+
+
+def _check_settings(settings: dict[str, Any], path: Path) -> None:
+    """Raise a RunFileError unless ``settings`` holds only known settings, each of its kind."""
+    from agents.training import RunFileError
+
+    def number(value: Any) -> bool:
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+    unknown = sorted(str(name) for name in settings if name not in RUN_SETTINGS)
+    if unknown:
+        raise RunFileError(f"{path}: unknown setting {', '.join(map(repr, unknown))[:120]}")
+    players = settings.get("players", RUN_SETTINGS["players"])
+    if not (
+        isinstance(players, list)
+        and players
+        and all(isinstance(n, int) and not isinstance(n, bool) and MIN_PLAYERS <= n <= MAX_PLAYERS for n in players)
+    ):
+        raise RunFileError(f"{path}: players must list table sizes from {MIN_PLAYERS} to {MAX_PLAYERS}")
+    for name in ("p_random", "p_heuristic"):
+        value = settings.get(name, 0.0)
+        if not number(value) or not 0 <= value <= 1:
+            raise RunFileError(f"{path}: {name} must be a probability, not {value!r:.40}")
+    shaping = settings.get("shaping", 0.0)
+    if not number(shaping) or shaping < 0:
+        raise RunFileError(f"{path}: shaping must be a number of at least 0, not {shaping!r:.40}")
+
+
+def _holds_run(folder: Path) -> bool:
+    """Whether ``folder`` holds a run: a run.json (or the checkpoint.zip of an older train.py)."""
+    return (folder / "run.json").exists() or (folder / "checkpoint.zip").exists()
 
 
 def _free_run_dir(base: Path) -> Path:
     """``base``, or the first of ``base-2``, ``base-3``, ... that holds no run yet."""
     candidate, n = base, 1
-    while (candidate / "checkpoint.zip").exists():
+    while _holds_run(candidate):
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate
+
+
+def _fresh_log_dir(logs: Path, timesteps: int) -> Path:
+    """``logs/from_<timesteps>``, or ``-2``, ``-3``, ... when an earlier invocation resumed from there too."""
+    base = logs / f"from_{timesteps:09d}"
+    candidate, n = base, 1
+    while candidate.exists():
         n += 1
         candidate = base.with_name(f"{base.name}-{n}")
     return candidate
@@ -57,7 +115,7 @@ def _free_run_dir(base: Path) -> Path:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(prog="python train.py", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="python train.py", description=__doc__.split("\n")[0])
     budget = parser.add_argument_group("budget (training stops at whichever comes first)")
     budget.add_argument(
         "--minutes",
@@ -157,15 +215,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.workers = min(os.cpu_count() or 1, args.envs)
     if args.workers > args.envs:
         parser.error(f"--workers ({args.workers}) cannot exceed --envs ({args.envs})")
-    if args.resume and not (args.out / "checkpoint.zip").is_file():
-        parser.error(f"--resume: no checkpoint in {args.out} (expected {args.out / 'checkpoint.zip'})")
-    stored = _stored_settings(args.out / "run.json", parser) if args.resume else {}
+    if args.resume and not _holds_run(args.out):
+        parser.error(f"--resume: no checkpoint in {args.out} (expected {args.out / 'run.json'})")
+    args.run_state, args.checkpoint_data = _stored_run(args.out, parser) if args.resume else (None, b"")
+    stored = args.run_state.settings if args.resume else {}
     for name, default in RUN_SETTINGS.items():
         if getattr(args, name) is None:
             setattr(args, name, stored.get(name, default))
     if args.p_random + args.p_heuristic > 1:
         parser.error("--p-random and --p-heuristic add up to more than 1")
-    if not args.resume and (args.out / "checkpoint.zip").exists():
+    if not args.resume and _holds_run(args.out):
         parser.error(f"{args.out} already holds a run: pass --resume to continue it, or choose another --out")
     return args
 
@@ -216,17 +275,28 @@ def train(args: argparse.Namespace) -> Path:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
-    from agents.training import RunState, TrainingCallback, plot_learning_curve
+    from agents.model_file import write_atomically
+    from agents.training import (
+        RunState,
+        TrainingCallback,
+        commit_checkpoint,
+        discard_uncommitted,
+        plot_learning_curve,
+    )
 
     torch.set_num_threads(1)  # the env processes use the other cores
     args.out.mkdir(parents=True, exist_ok=True)
     envs = make_envs(args)
-    run = RunState.load(args.out / "run.json") if args.resume else RunState()
-    run.settings = {name: getattr(args, name) for name in RUN_SETTINGS}
+    settings = {name: getattr(args, name) for name in RUN_SETTINGS}
+    last_eval = -1
     if args.resume:
+        run = args.run_state
+        last_eval = discard_uncommitted(args.out, run)  # what a killed invocation wrote after its last commit
         overrides = {"learning_rate": args.learning_rate, "ent_coef": args.ent_coef}
         overrides = {name: value for name, value in overrides.items() if value is not None}
-        model = MaskablePPO.load(args.out / "checkpoint.zip", env=envs, device="cpu", **overrides)
+        # the checkpoint's bytes matched run.json's digest in parse_args: they, not the file again, are loaded
+        model = MaskablePPO.load(io.BytesIO(args.checkpoint_data), env=envs, device="cpu", **overrides)
+        run.settings = settings
         print(f"resuming {args.out} at {model.num_timesteps:,} timesteps")
     else:
         model = MaskablePPO(
@@ -243,10 +313,12 @@ def train(args: argparse.Namespace) -> Path:
             device="cpu",
             policy_kwargs={"net_arch": [256, 256]},
         )
-    if args.imitate_games and not args.resume:
-        _imitate_heuristic(model, args)
+        if args.imitate_games:
+            _imitate_heuristic(model, args)
+        # committed at once: from here on the folder is a run that --resume can continue
+        run = commit_checkpoint(args.out, model, RunState(settings=settings))
     # one log folder per invocation: the CSV logger rewrites its file, and a resumed run must keep the earlier log
-    log_dir = args.out / "logs" / f"from_{model.num_timesteps:09d}"
+    log_dir = _fresh_log_dir(args.out / "logs", model.num_timesteps)
     model.set_logger(configure(str(log_dir), ["csv", "tensorboard"]))
     callback = TrainingCallback(
         args.out,
@@ -260,6 +332,7 @@ def train(args: argparse.Namespace) -> Path:
         args.eval_games,
         args.checkpoint_every,
         progress=not args.no_progress,
+        last_eval=last_eval,
     )
     start, steps_before = time.perf_counter(), model.num_timesteps
     model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=not args.resume)
@@ -268,7 +341,9 @@ def train(args: argparse.Namespace) -> Path:
     callback.checkpoint()
     callback.evaluate()
     final = args.out / "model.zip"
-    model.save(final)
+    buffer = io.BytesIO()
+    model.save(buffer)
+    write_atomically(final, buffer.getvalue())
     plot_learning_curve(args.out / "eval.csv", args.out / "learning_curve.png")
     envs.close()
     steps = model.num_timesteps - steps_before
@@ -282,10 +357,23 @@ def train(args: argparse.Namespace) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse, train, report."""
-    train(parse_args(argv))
+    """Parse, train, report; ``--backend rllib`` hands the other arguments to ``agents.rllib.train``."""
+    backend, rest = _backend(sys.argv[1:] if argv is None else list(argv))
+    if backend == "rllib":
+        from agents.rllib.train import main as rllib_main
+
+        return rllib_main(rest)
+    train(parse_args(rest))
     return 0
 
 
+def _backend(argv: list[str]) -> tuple[str, list[str]]:
+    """``--backend`` (sb3, the default: this file's trainer; rllib: Ray RLlib, docs/rllib.md) and the rest."""
+    parser = argparse.ArgumentParser(prog="python train.py", add_help=False)
+    parser.add_argument("--backend", choices=("sb3", "rllib"), default="sb3")
+    known, rest = parser.parse_known_args(argv)
+    return known.backend, rest
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

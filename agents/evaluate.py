@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +16,11 @@ from pathlib import Path
 from tqdm import tqdm
 
 from agents.base import Agent
+from gubs_env.cli import EXIT_FAILURE, EXIT_OK, unwritable_file, unwritable_folder
 from gubs_env.engine import Game
 from gubs_env.envs.action_table import ActionCodec
+
+PROG = "python -m agents.evaluate"
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -75,8 +77,8 @@ def play_game(
     game = Game(n, seed=seed, record_log=record_log, **rule_options)
     for i, agent in enumerate(table):
         agent.reset(seed * 101 + i)
-    while not game.is_over:
-        game.apply(codec.ask(table[game.current_player], game))
+    while (seat := game.current_player) is not None:
+        game.apply(codec.ask(table[seat], game))
     return game
 
 
@@ -114,7 +116,9 @@ def main(argv: list[str] | None = None) -> int:
 
     Prints a line per pairing, then the pairings table, the payoff matrix and the ratings; ``--out DIR`` also
     writes tournament.csv, tournament.json and tournament.png, ``--records DIR`` every game as a JSON record.
-    Bad input exits with status 2 before anything is played or written.
+    Exit status (see :mod:`gubs_env.cli`): 0 done; 2, with one line on stderr, for bad input (an agent that
+    cannot be built, a model file that cannot be loaded, an output folder that cannot be written) before
+    anything is played or written; 1 when an output cannot be written after all; 130 after Ctrl-C.
     """
     import sys
 
@@ -135,8 +139,16 @@ def main(argv: list[str] | None = None) -> int:
             progress=sys.stderr.isatty(),
             records_dir=args.records,
         )
-    except AgentSpecError as err:
+    except AgentSpecError as err:  # raised while the agents are built, before any game
         parser.error(str(err))
+    except OSError as err:  # a game record that could not be written after all (a full disk)
+        return _failed(f"cannot write the game records: {err}")
+    saved = []
+    if args.out is not None:  # before printing: a reader that leaves early (``| head``) must not cost the files
+        try:
+            saved = result.save(args.out)
+        except OSError as err:
+            return _failed(f"cannot write the results to {args.out}: {err}")
     if result.games_per_pairing != args.games:
         print(
             f"--games {args.games} rounded up to {result.games_per_pairing} games per pairing: "
@@ -144,17 +156,25 @@ def main(argv: list[str] | None = None) -> int:
         )
     print("\n".join(p.summary() for p in result.pairings), end="\n\n")
     print(result.table())
-    if args.out is not None:
-        print("\nwrote " + ", ".join(str(path) for path in result.save(args.out)))
+    if saved:
+        print("\nwrote " + ", ".join(str(path) for path in saved))
     if args.records is not None:
         print(f"wrote {len(result.games)} game records to {args.records}")
-    return 0
+    return EXIT_OK
+
+
+def _failed(message: str) -> int:
+    """Report a failure met while running on one stderr line; returns :data:`~gubs_env.cli.EXIT_FAILURE`."""
+    import sys
+
+    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+    return EXIT_FAILURE
 
 
 def _parser() -> argparse.ArgumentParser:
-    from gubs_env.cli import non_negative_int, player_count, positive_int
+    from gubs_env.cli import CommandParser, non_negative_int, player_count, positive_int
 
-    parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=main.__doc__)
+    parser = CommandParser(prog=PROG, description=main.__doc__)
     parser.add_argument(
         "agents",
         nargs="+",
@@ -187,26 +207,21 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
     if repeated:
         parser.error(f"each agent may be given once; repeated: {', '.join(repeated)}")
     for flag, folder in (("--out", args.out), ("--records", args.records)):
-        problem = folder is not None and _unwritable(folder)
+        problem = folder is not None and unwritable_folder(folder)
         if problem:
             parser.error(f"{flag}: {problem}")
+    if args.out is not None:
+        from agents.tournament import CSV_NAME, JSON_NAME, PNG_NAME
 
-
-def _unwritable(folder: Path) -> str | None:
-    """Why ``folder`` cannot be created or written to, or None; checked without creating anything."""
-    if folder.exists() and not folder.is_dir():
-        return f"{folder} exists and is not a folder"
-    existing = folder
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        return f"cannot create {folder}: {existing} is not a folder"
-    if not os.access(existing, os.W_OK | os.X_OK):
-        return f"cannot write to {existing}"
-    return None
+        for name in (CSV_NAME, JSON_NAME, PNG_NAME):
+            problem = unwritable_file(args.out / name)
+            if problem:
+                parser.error(f"--out: {problem}")
 
 
 if __name__ == "__main__":
     import sys
 
-    sys.exit(main())
+    from gubs_env.cli import run_command
+
+    sys.exit(run_command(main))

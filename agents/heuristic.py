@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
@@ -532,6 +533,16 @@ def win_chance(standing: float) -> float:
     return 1.0 / (1.0 + math.exp(-standing / WIN_SCALE))
 
 
+_Field = TypeVar("_Field")
+
+
+def _given(value: _Field | None) -> _Field:
+    """An optional field of an action that the step being scored always sets (the engine builds it so)."""
+    if value is None:
+        raise ValueError("the action lacks a field its decision always has")
+    return value
+
+
 def score_play(view: View, action: Action) -> float:
     """A play is worth the change in standing it makes, plus follow-ups, minus the card's hold value.
 
@@ -540,16 +551,16 @@ def score_play(view: View, action: Action) -> float:
     """
     if action.op is Op.END_TURN:
         return 0.0
-    return _play_gain(view, action) - view.hold(action.card)
+    return _play_gain(view, action) - view.hold(_given(action.card))
 
 
 def _play_gain(view: View, action: Action) -> float:
     """Change in standing that a play-step use makes, the own hand's follow-ups included."""
-    use = action.use
+    use = _given(action.use)
     if use == Use.RING:
-        return _ring_gain(view, RING_SIZE[action.as_kind])
+        return _ring_gain(view, RING_SIZE[_given(action.as_kind)])
     if use == Use.SHATTER:
-        return view.gain({0: view.free_worth * RING_SIZE[action.detail]})  # the Ring's Gubs come here
+        return view.gain({0: view.free_worth * RING_SIZE[_given(action.detail)]})  # the Ring's Gubs come here
     if use == Use.RETREAT:
         return _retreat_gain(view)
     if use == Use.SCOUT_HAND:
@@ -558,10 +569,11 @@ def _play_gain(view: View, action: Action) -> float:
         return SCOUT_DECK_ENDGAME_GAIN if view.letters == 2 else SCOUT_DECK_GAIN
     if use == Use.RETRIEVE:
         return view.gain({0: CARD_TO_HAND_SHARE * CARD_VALUE[Kind.GUB]})
+    detail: int
     if use == Use.ENTER:
-        detail = action.card
+        detail = _given(action.card)
     elif use == Use.PROTECT:
-        detail = action.as_kind
+        detail = _given(action.as_kind)
     else:
         detail = -1 if action.detail is None else action.detail
     seat = -1 if action.seat is None else action.seat
@@ -629,7 +641,7 @@ def score_cancel(view: View, action: Action) -> float:
     harm = -view.gain(delta)
     if delta.get(0, 0.0) >= 0:
         harm -= FOREIGN_HARM_MARGIN  # only others are hit: they may still answer it themselves
-    cost = ANSWER_COST[action.card] * HOLD_DECAY[min(view.letters, 2)]
+    cost = ANSWER_COST[_given(action.card)] * HOLD_DECAY[min(view.letters, 2)]
     return harm - cost - _super_lure_reserve(view)
 
 
@@ -661,30 +673,31 @@ def score_flop(view: View, action: Action) -> float:
     if action.op is Op.PASS:
         return 0.0
     harm = -event_delta(view, view.pending_card, view.pending_by)
-    return harm - ANSWER_COST[action.card]
+    return harm - ANSWER_COST[_given(action.card)]
 
 
 def score_cure(view: View, action: Action) -> float:
     """Keep the hand through Gargok Plague when what stays is worth more than the Cure spent."""
     if action.op is Op.PASS:
         return 0.0
-    kept = hand_value(view) - card_value(view, action.card)
-    return SAVE_SHARE * kept - ANSWER_COST[action.card]
+    card = _given(action.card)
+    kept = hand_value(view) - card_value(view, card)
+    return SAVE_SHARE * kept - ANSWER_COST[card]
 
 
 def score_keep(view: View, action: Action) -> float:
     """Traveling Merchant: keep the most valuable card, the rest goes to the previous seat."""
-    return card_value(view, action.detail)
+    return card_value(view, _given(action.detail))
 
 
 def score_discard(view: View, action: Action) -> float:
     """Over the hand limit: throw away the least useful card."""
-    return -card_value(view, action.detail)
+    return -card_value(view, _given(action.detail))
 
 
 def score_pick(view: View, action: Action) -> float:
     """Ring: trap the Gub whose loss helps the own standing most (the leader's; the own only if forced)."""
-    seat = action.seat
+    seat = _given(action.seat)
     worth = view.worth[:]
     for s, picks in enumerate(view.ring_picks):
         worth[s] -= view.free_worth * picks
@@ -701,7 +714,7 @@ def score_retreat(view: View, action: Action) -> float:
         return 0.0
     part = action.part
     if part == Part.RING:
-        return 2.0 + RING_SIZE[action.detail]
+        return 2.0 + RING_SIZE[_given(action.detail)]
     if part == Part.SPOUT:
         return 1.0
     if part == Part.BARRICADE:
@@ -711,7 +724,7 @@ def score_retreat(view: View, action: Action) -> float:
 
 def score_scout(view: View, action: Action) -> float:
     """Scout: order the top cards for whoever will draw them (the next seat draws the first)."""
-    kind = action.detail
+    kind = _given(action.detail)
     drawer = (1 + view.scout_placed) % view.n
     if kind in _EVENT_KINDS:
         if kind in LETTERS and view.letters < 2:

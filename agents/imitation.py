@@ -54,6 +54,7 @@ def collect(
         seats = []
         while not game.is_over:
             seat = game.current_player
+            assert seat is not None  # a game that is not over has a seat to move
             mask = codecs[n].mask(game.legal_actions(), seat)
             observation = encode(game.state, seat)
             action = teacher.act(observation, mask)

@@ -5,19 +5,21 @@ or two apart. ``python -m agents.select RUN_DIR`` plays each chosen snapshot (``
 and the final ``model.zip`` seat-rotated against one opponent kind, on validation deals that start at
 ``--seed`` (1,000,000 by default: apart from the deals the README's tournaments use, so that the chosen
 checkpoint's reported figure is not the one it was chosen by), prints each win rate with its 95% Wilson
-interval, and can export the best one (``--export``).
+interval, and can export the best one (``--export``: its actor only, in the weights-only format of
+agents/model_file.py). Every checkpoint is read through :func:`agents.model_file.load_policy`, which runs
+nothing a file holds; one that cannot be read safely is a command-line error before any game is played.
 
     python -m agents.select runs/ship_2p --players 2 --from 12000000 --every 250000 --games 2000
 """
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agents.evaluate import MatchResult, match
 from agents.registry import make_agent
@@ -52,7 +54,7 @@ def candidates(run_dir: str | Path, first: int = 0, every: int = 1, final: bool 
         matched = _SNAPSHOT.fullmatch(path.name)
         if matched and int(matched[1]) >= first and int(matched[1]) % every == 0:
             found.append(Candidate(path, int(matched[1]), f"step {int(matched[1]):,}"))
-    found.sort(key=lambda c: c.timesteps)
+    found.sort(key=lambda c: c.timesteps or 0)  # snapshots only here: each has its timesteps
     if final and (run_dir / "model.zip").is_file():
         found.append(Candidate(run_dir / "model.zip", None, "final model.zip"))
     if not found:
@@ -86,7 +88,7 @@ def _evaluate(path: str, label: str, opponent: str, num_players: int, games: int
     return match(agent, others, num_players, games, seed)
 
 
-def _evaluate_in_worker(*task) -> MatchResult:
+def _evaluate_in_worker(*task: Any) -> MatchResult:
     import torch
 
     torch.set_num_threads(1)  # the workers already use every core
@@ -96,9 +98,9 @@ def _evaluate_in_worker(*task) -> MatchResult:
 def main(argv: list[str] | None = None) -> int:
     """``python -m agents.select RUN_DIR``: the run's checkpoints against one opponent; the best is marked."""
     from agents.registry import AgentSpecError
-    from gubs_env.cli import non_negative_int, player_count, positive_int
+    from gubs_env.cli import CommandParser, non_negative_int, player_count, positive_int, unwritable_file
 
-    parser = argparse.ArgumentParser(prog="python -m agents.select", description=__doc__.split("\n\n")[0])
+    parser = CommandParser(prog="python -m agents.select", description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a train.py output folder")
     parser.add_argument("--players", type=player_count, default=2, help="seats per game (default 2)")
     parser.add_argument("--opponent", default="heuristic", help="the agent at every other seat (default heuristic)")
@@ -107,14 +109,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=positive_int, default=2000, help="games per checkpoint (default 2000)")
     parser.add_argument("--seed", type=non_negative_int, default=VALIDATION_SEED, help="first validation deal")
     parser.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--export", type=Path, metavar="ZIP", help="save the best checkpoint here (policy only)")
+    parser.add_argument(
+        "--export", type=Path, metavar="FILE", help="save the best checkpoint's actor here (weights only, .npz)"
+    )
     args = parser.parse_args(argv)
+    problem = args.export is not None and unwritable_file(args.export)
+    if problem:
+        parser.error(f"--export: {problem}")  # now, rather than after every checkpoint was played
     try:
         found = candidates(args.run_dir, args.first, args.every)
         make_agent(args.opponent)
+        for candidate in found:  # every file read safely before any game is played
+            make_agent(str(candidate.path))
     except (OSError, ValueError, AgentSpecError) as err:
         parser.error(str(err))
-    results = evaluate_candidates(found, args.players, args.opponent, args.games, args.seed, args.jobs)
+    try:
+        results = evaluate_candidates(found, args.players, args.opponent, args.games, args.seed, args.jobs)
+    except AgentSpecError as err:  # a checkpoint that cannot be loaded: an unusable input file
+        parser.error(str(err))
     best = max(range(len(found)), key=lambda i: results[i].win_rate)
     for i, result in enumerate(results):
         print(("* " if i == best else "  ") + str(result))
@@ -127,4 +139,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from gubs_env.cli import run_command
+
+    sys.exit(run_command(main))

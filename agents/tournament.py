@@ -14,10 +14,12 @@ do not depend on how many processes played them.
 from __future__ import annotations
 
 import csv
+import html
 import json
 import math
 import os
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -145,6 +147,16 @@ class TournamentResult:
 
     def __str__(self) -> str:
         return self.table()
+
+    def __repr__(self) -> str:
+        best = f", best {self.ratings[0].agent} (ordinal {self.ratings[0].ordinal:.2f})" if self.ratings else ""
+        return (
+            f"<TournamentResult {len(self.agents)} agents, {self.num_players} players, {len(self.games)} games{best}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the payoff matrix (coloured by win rate) and the ratings as HTML tables."""
+        return _html_report(self)
 
     def _pairing_table(self) -> str:
         rows = [_pairing_cells(p) for p in self.pairings]
@@ -387,9 +399,8 @@ class _GameRunner:
         """Play one game: agent A of ``played[pairing]`` at ``seat``, B everywhere else, dealt with ``seed + deal``."""
         specs = _table_specs(self.specs, self.num_players, played[pairing], seat)
         table = [self.agent(spec, s) for s, spec in enumerate(specs)]
-        record = self.records_dir is not None
-        game = play_game(table, seed + deal, self.codec, record_log=record, **self.rule_options)
-        if record:
+        game = play_game(table, seed + deal, self.codec, record_log=self.records_dir is not None, **self.rule_options)
+        if self.records_dir is not None:
             name = _record_name(played, pairing, self.specs, deal, seat)
             GameRecord.from_game(game, seed + deal, specs).save(self.records_dir / name)
         return GameOutcome(pairing, deal, seat, tuple(game.scores()), tuple(game.winners()), game.truncated)
@@ -461,6 +472,8 @@ def _play_in_workers(
 
 def _init_worker(specs: list[str], num_players: int, rule_options: dict[str, Any], records_dir: Path | None) -> None:
     global _worker
+    # Ctrl-C reaches the whole process group: the parent stops the pool; a worker would only print a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker = _GameRunner(specs, num_players, rule_options, records_dir)
     _worker.build_all()
     _limit_torch_threads()
@@ -534,7 +547,7 @@ def _ratings(
         table = _table_specs(specs, num_players, played[game.pairing], game.seat)
         # a fresh rating object per seat: openskill conflates the same object given at two seats
         teams = [[model.rating(mu=current[s][0], sigma=current[s][1], name=s)] for s in table]
-        updated = model.rate(teams, ranks=_ranks(game))
+        updated = model.rate(teams, ranks=[float(rank) for rank in _ranks(game)])  # openskill types ranks as floats
         for spec in set(table):
             copies = [team[0] for team, s in zip(updated, table, strict=True) if s == spec]
             current[spec] = (_mean(c.mu for c in copies), _mean(c.sigma for c in copies))
@@ -590,3 +603,48 @@ def _columns(headers: list[str], rows: list[list[str]]) -> str:
         for line in [headers, *rows]
     ]
     return "\n".join(lines)
+
+
+_CELL = "padding:3px 8px;border:1px solid #ddd;text-align:right"
+
+
+def _html_row(cells: list[str], tag: str = "td", style: str = "") -> str:
+    return "<tr>" + "".join(f'<{tag} style="{_CELL}{style}">{c}</{tag}>' for c in cells) + "</tr>"
+
+
+def _html_report(result: TournamentResult) -> str:
+    """The payoff matrix and the ratings as two small HTML tables (agent names escaped)."""
+    labels = _plot_labels(result.agents)
+    names = [html.escape(labels[a]) for a in result.agents]
+    matrix = [_html_row(["", *names], "th")]
+    for name, values in zip(names, result.matrix(), strict=True):
+        cells = "".join(
+            f'<td style="{_CELL};color:#999">—</td>'
+            if v is None
+            else f'<td style="{_CELL};background:{_rate_colour(v)}">{v:.1%}</td>'
+            for v in values
+        )
+        matrix.append(f'<tr><th style="{_CELL}">{name}</th>{cells}</tr>')
+    ratings = [_html_row(["rank", "agent", "mu", "sigma", "ordinal"], "th")] + [
+        _html_row([str(i), html.escape(labels[r.agent]), f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.ordinal:.2f}"])
+        for i, r in enumerate(result.ratings, start=1)
+    ]
+    caption = (
+        f"{len(result.agents)} agents, {result.num_players} players, {result.games_per_pairing} games per pairing "
+        f"({len(result.games)} in all); chance is {1 / result.num_players:.1%}"
+    )
+    table = '<table style="border-collapse:collapse">{}</table>'
+    return (
+        f"<div><p>{html.escape(caption)}</p>"
+        "<p><b>Win rate</b> of the row agent in one seat against a field of the column agent:</p>"
+        + table.format("".join(matrix))
+        + "<p><b>Ratings</b> (OpenSkill, best first; ordinal = mu - 3 sigma):</p>"
+        + table.format("".join(ratings))
+        + "</div>"
+    )
+
+
+def _rate_colour(rate: float) -> str:
+    """A pale red (0%) to pale green (100%) background for a win rate."""
+    red, green = round(255 - 90 * rate), round(165 + 90 * rate)
+    return f"rgb({red},{green},170)"

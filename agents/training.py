@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import copy
 import csv
+import hashlib
+import hmac
+import io
 import json
+import math
 import os
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -20,8 +24,38 @@ from tqdm import tqdm
 
 from agents.base import Agent
 from agents.evaluate import match
+from agents.model_file import ModelFileError, PolicyWeights, load_policy, write_atomically
 from agents.random_agent import RandomAgent
 from gubs_env.wrappers import SelfPlayEnv
+
+RUN_FILE = "run.json"
+SNAPSHOT_DIR = "snapshots"
+SNAPSHOT_NAME = re.compile(r"step_(\d{9})\.zip")
+CHECKPOINT_NAME = re.compile(r"checkpoint-(\d{9})\.zip")
+LEGACY_CHECKPOINT = "checkpoint.zip"
+"""The single checkpoint of runs written before checkpoints carried a digest: never loaded (see docs/security.md)."""
+MAX_CHECKPOINT_BYTES = 2**31
+MAX_RUN_FILE_BYTES = 2**20
+CRASH_ENV = "GUBS_TRAIN_CRASH_AT"
+"""Testing hook: ``POINT`` or ``POINT@TIMESTEPS`` ends the process abruptly (exit status :data:`CRASH_STATUS`, no
+clean-up, as a kill would) the first time training reaches that point at that many timesteps or more. Points:
+``snapshot`` (a snapshot written), ``eval`` (eval.csv written), ``checkpoint-file`` (a checkpoint written, run.json
+not yet), ``run-json`` (run.json committed, older checkpoints not yet deleted)."""
+CRASH_STATUS = 86
+
+
+class RunFileError(ValueError):
+    """A run folder whose run.json, checkpoint or snapshots cannot be trusted or read: the message says which."""
+
+
+def crash_point(point: str, timesteps: int) -> None:
+    """End the process here, at once, when :data:`CRASH_ENV` asks for this point (tests of killed runs)."""
+    wanted = os.environ.get(CRASH_ENV)
+    if not wanted:
+        return
+    name, _, at = wanted.partition("@")
+    if name == point and timesteps >= (int(at) if at.isdigit() else 0):
+        os._exit(CRASH_STATUS)
 
 
 @dataclass
@@ -75,47 +109,40 @@ class OpponentPool:
         if path not in self._loaded:
             from agents.ppo import PPOAgent
 
-            model = SNAPSHOT_MODELS.get(path)
-            self._loaded[path] = PPOAgent(model, deterministic=False, name=Path(path).stem, frozen=True)
+            weights = SNAPSHOT_MODELS.get(path)
+            self._loaded[path] = PPOAgent(weights, deterministic=False, name=Path(path).stem, frozen=True)
         return self._loaded[path]
 
 
 class SnapshotModels:
-    """Snapshot models loaded once per process and shared by every pool (every env) in it.
+    """Snapshot weights read once per process (through :func:`agents.model_file.load_policy`) and shared.
 
-    A full ``MaskablePPO.load`` builds and initialises a new network (slow); after the first one, a snapshot
-    is a copy of that model with its own weights swapped in. Entries are keyed by path and modification
-    time, so a file written again is read again; the least recently used ones are dropped beyond ``capacity``.
+    Every pool (every env) in a process plays the same :class:`~agents.model_file.PolicyWeights` for a file.
+    Entries are keyed by path and modification time, so a file written again is read again; the least recently
+    used ones are dropped beyond ``capacity``.
     """
 
     def __init__(self, capacity: int = 16) -> None:
         self.capacity = capacity
-        self._models: OrderedDict[tuple[str, int], Any] = OrderedDict()
-        self._template = None
+        self._weights: OrderedDict[tuple[str, int], PolicyWeights] = OrderedDict()
 
-    def get(self, path: str):
-        """The model saved at ``path``."""
-        key = (path, os.stat(path).st_mtime_ns)
-        if key in self._models:
-            self._models.move_to_end(key)
-            return self._models[key]
-        model = self._models[key] = self._load(path)
-        while len(self._models) > self.capacity:
-            self._models.popitem(last=False)
-        return model
+    def get(self, path: str) -> PolicyWeights:
+        """The actor saved at ``path``.
 
-    def _load(self, path: str):
-        from stable_baselines3.common.save_util import load_from_zip_file
-
-        from agents.ppo import PPOAgent
-
-        if self._template is None:
-            self._template = PPOAgent.load(path).model
-        _, params, _ = load_from_zip_file(path, device="cpu")
-        model = copy.copy(self._template)
-        model.policy = copy.deepcopy(self._template.policy)
-        model.policy.load_state_dict(params["policy"])
-        return model
+        Raises:
+            agents.model_file.ModelFileError: the file is missing or not a model that can be read safely.
+        """
+        try:
+            key = (path, os.stat(path).st_mtime_ns)
+        except OSError as err:
+            raise ModelFileError(f"{path}: cannot read: {err.strerror or err}") from None
+        if key in self._weights:
+            self._weights.move_to_end(key)
+            return self._weights[key]
+        weights = self._weights[key] = load_policy(path)
+        while len(self._weights) > self.capacity:
+            self._weights.popitem(last=False)
+        return weights
 
 
 SNAPSHOT_MODELS = SnapshotModels()
@@ -205,25 +232,206 @@ class TimedVecEnv(VecEnvWrapper):
 
 @dataclass
 class RunState:
-    """What a checkpoint records besides the model, so that ``--resume`` continues where a run stopped."""
+    """run.json: the committed checkpoint and what ``--resume`` needs besides it.
+
+    run.json is a run's commit point: a checkpoint file counts once run.json names it with its SHA-256 digest,
+    and everything in the folder past its ``timesteps`` (snapshots, evaluations) is discarded on resume.
+    """
 
     timesteps: int = 0
     snapshots: list[str] = field(default_factory=list)
+    """The opponent pool: ``snapshots/step_<timesteps>.zip`` names, relative to the run folder."""
     seconds: float = 0.0
-    """Wall time of all earlier invocations."""
+    """Wall time of the training committed so far."""
     settings: dict[str, Any] = field(default_factory=dict)
-    """What the run trains on (table sizes, opponent pool, shaping), for ``--resume``."""
+    """What the run trains on (table sizes, opponent pool, shaping), for ``--resume``; train.py checks them."""
+    checkpoint: str = ""
+    """The committed checkpoint's file name in the run folder: ``checkpoint-<timesteps>.zip``."""
+    checkpoint_sha256: str = ""
+    """Its SHA-256 digest (hex): a checkpoint is loaded only when its bytes match it."""
 
     def save(self, path: Path) -> None:
         """Write atomically (a killed run never leaves a half-written file)."""
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=1))
-        os.replace(tmp, path)
+        write_atomically(path, json.dumps(asdict(self), indent=1).encode())
 
     @classmethod
     def load(cls, path: Path) -> RunState:
-        """Read a state written by :meth:`save`."""
-        return cls(**json.loads(path.read_text()))
+        """Read and check a state written by :meth:`save`.
+
+        Raises:
+            RunFileError: the file is unreadable, not JSON, has an unknown key or a value of the wrong kind.
+        """
+        try:
+            with path.open("rb") as f:
+                raw = f.read(MAX_RUN_FILE_BYTES + 1)
+        except OSError as err:
+            raise RunFileError(f"cannot read {path}: {err.strerror or err}") from None
+        if len(raw) > MAX_RUN_FILE_BYTES:
+            raise RunFileError(f"{path} is over {MAX_RUN_FILE_BYTES:,} bytes: not a run.json")
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            raise RunFileError(f"{path} is not JSON") from None
+        if not isinstance(data, dict):
+            raise RunFileError(f"{path} is not a JSON object")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(str(k) for k in data if k not in known)
+        if unknown:
+            raise RunFileError(f"{path}: unknown key {', '.join(map(repr, unknown))[:120]}")
+        return _checked_state(cls(**data), path)
+
+
+def _checked_state(state: RunState, path: Path) -> RunState:
+    """``state`` when every field holds a value of its kind (see :class:`RunState`), else a RunFileError."""
+
+    def wrong(name: str, what: str) -> RunFileError:
+        return RunFileError(f"{path}: {name} must be {what}, not {getattr(state, name)!r:.80}")
+
+    if not isinstance(state.timesteps, int) or isinstance(state.timesteps, bool) or state.timesteps < 0:
+        raise wrong("timesteps", "a whole number of at least 0")
+    seconds = state.seconds
+    if not isinstance(seconds, int | float) or isinstance(seconds, bool) or not math.isfinite(seconds) or seconds < 0:
+        raise wrong("seconds", "a finite number of at least 0")
+    if not isinstance(state.settings, dict):
+        raise wrong("settings", "an object")
+    if not isinstance(state.snapshots, list) or not all(isinstance(p, str) for p in state.snapshots):
+        raise wrong("snapshots", "a list of file names")
+    for entry in state.snapshots:
+        steps = _snapshot_steps(entry)
+        if steps is None or steps > state.timesteps:
+            raise RunFileError(
+                f"{path}: snapshot {entry!r:.80} is not a {SNAPSHOT_DIR}/step_<timesteps>.zip name "
+                f"of at most {state.timesteps} timesteps"
+            )
+    if not isinstance(state.checkpoint, str) or not (
+        state.checkpoint == "" or CHECKPOINT_NAME.fullmatch(state.checkpoint)
+    ):
+        raise wrong("checkpoint", "a checkpoint-<timesteps>.zip file name")
+    digest = state.checkpoint_sha256
+    if not isinstance(digest, str) or not (digest == "" or re.fullmatch(r"[0-9a-f]{64}", digest)):
+        raise wrong("checkpoint_sha256", "a SHA-256 digest in hex")
+    return state
+
+
+def _snapshot_steps(entry: str) -> int | None:
+    """The timesteps of a ``snapshots/step_<timesteps>.zip`` entry, None for any other string."""
+    parts = PurePosixPath(entry).parts
+    if len(parts) != 2 or parts[0] != SNAPSHOT_DIR:
+        return None
+    matched = SNAPSHOT_NAME.fullmatch(parts[1])
+    return int(matched[1]) if matched else None
+
+
+def snapshot_file(run_dir: Path, entry: str) -> Path:
+    """The file a run.json snapshot entry names, confined to the run's snapshots folder.
+
+    Raises:
+        RunFileError: the entry is not a ``snapshots/step_<n>.zip`` name, the file is missing, or it (or the
+            snapshots folder) is a link leading elsewhere.
+    """
+    if _snapshot_steps(entry) is None:
+        raise RunFileError(f"snapshot {entry!r:.80} is not a {SNAPSHOT_DIR}/step_<timesteps>.zip name")
+    folder = run_dir.resolve() / SNAPSHOT_DIR
+    path = run_dir / entry
+    if path.resolve() != folder / PurePosixPath(entry).name:
+        raise RunFileError(f"snapshot {path} leads outside {folder} (a link)")
+    if not path.is_file():
+        raise RunFileError(f"snapshot {path} is missing")
+    return path
+
+
+def read_checkpoint(run_dir: Path, state: RunState) -> bytes:
+    """The committed checkpoint's bytes, once they match run.json's digest: the only checkpoint ever loaded.
+
+    A checkpoint is a full stable-baselines3 save, which holds pickles; the digest proves it is the file this
+    run wrote, not one put in its place.
+
+    Raises:
+        RunFileError: run.json names no checkpoint (written by an older train.py), or the file is missing,
+            unreadable, too large or does not match the digest.
+    """
+    if not state.checkpoint or not state.checkpoint_sha256:
+        raise RunFileError(
+            f"{run_dir / RUN_FILE} names no checkpoint digest (a run from an older train.py): its checkpoint "
+            "cannot be verified and is not loaded; start a new run"
+        )
+    path = run_dir / state.checkpoint
+    try:
+        with path.open("rb") as f:
+            data = f.read(MAX_CHECKPOINT_BYTES + 1)
+    except OSError as err:
+        raise RunFileError(f"cannot read the checkpoint {path}: {err.strerror or err}") from None
+    if len(data) > MAX_CHECKPOINT_BYTES:
+        raise RunFileError(f"the checkpoint {path} is over {MAX_CHECKPOINT_BYTES:,} bytes")
+    if not hmac.compare_digest(hashlib.sha256(data).hexdigest(), state.checkpoint_sha256):
+        raise RunFileError(
+            f"the checkpoint {path} does not match the SHA-256 digest in {RUN_FILE}: it is not the file this run "
+            "wrote, and is not loaded"
+        )
+    return data
+
+
+def commit_checkpoint(run_dir: Path, model: Any, state: RunState) -> RunState:
+    """Save ``model`` as the run's checkpoint at ``state.timesteps``; returns the state now in run.json.
+
+    The steps, each safe to be killed after: the checkpoint file (written to a temporary name, then renamed),
+    run.json naming it and its digest (the commit point), then the deletion of older checkpoints. A model at
+    the timesteps of the committed checkpoint is that checkpoint (PPO changes its weights only after more
+    timesteps), so then only run.json is written again.
+    """
+    name = f"checkpoint-{state.timesteps:09d}.zip"
+    if name != state.checkpoint or not (run_dir / name).is_file():
+        buffer = io.BytesIO()
+        model.save(buffer)
+        data = buffer.getvalue()
+        write_atomically(run_dir / name, data)
+        crash_point("checkpoint-file", state.timesteps)
+        state = replace(state, checkpoint=name, checkpoint_sha256=hashlib.sha256(data).hexdigest())
+    state.save(run_dir / RUN_FILE)
+    crash_point("run-json", state.timesteps)
+    for old in run_dir.glob("checkpoint-*.zip"):
+        if old.name != name and CHECKPOINT_NAME.fullmatch(old.name):
+            old.unlink(missing_ok=True)
+    return state
+
+
+def discard_uncommitted(run_dir: Path, state: RunState) -> int:
+    """Remove what a killed run wrote after its last commit; returns the last evaluated timesteps kept (-1: none).
+
+    Evaluations past the checkpoint leave eval.csv (they will be played again), and so do snapshots, other
+    checkpoints and temporary files. Call it only once the checkpoint was verified.
+    """
+    for old in run_dir.glob("checkpoint-*.zip"):
+        if old.name != state.checkpoint and CHECKPOINT_NAME.fullmatch(old.name):
+            old.unlink(missing_ok=True)
+    for tmp in [*run_dir.glob(".*.tmp"), *(run_dir / SNAPSHOT_DIR).glob(".*.tmp")]:
+        tmp.unlink(missing_ok=True)
+    for snapshot in (run_dir / SNAPSHOT_DIR).glob("step_*.zip"):
+        steps = _snapshot_steps(f"{SNAPSHOT_DIR}/{snapshot.name}")
+        if steps is not None and steps > state.timesteps:
+            snapshot.unlink(missing_ok=True)
+    return truncate_eval_log(run_dir / "eval.csv", state.timesteps)
+
+
+def truncate_eval_log(path: Path, timesteps: int) -> int:
+    """Drop eval.csv rows past ``timesteps`` (rewriting it atomically); returns the last timesteps kept (-1: none).
+
+    Raises:
+        RunFileError: the file cannot be read as CSV.
+    """
+    if not path.exists():
+        return -1
+    try:
+        with path.open(newline="") as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            header = list(reader.fieldnames or [])
+    except (OSError, UnicodeDecodeError, csv.Error) as err:
+        raise RunFileError(f"cannot read {path}: {err}") from None
+    kept = [r for r in rows if str(r.get("timesteps", "")).isdigit() and int(r["timesteps"]) <= timesteps]
+    if len(kept) != len(rows):
+        _write_csv(path, header, kept)
+    return max((int(r["timesteps"]) for r in kept), default=-1)
 
 
 class TrainingCallback(BaseCallback):
@@ -242,6 +450,7 @@ class TrainingCallback(BaseCallback):
         eval_games: int,
         checkpoint_every: int,
         progress: bool = True,
+        last_eval: int = -1,
     ) -> None:
         super().__init__()
         self.out, self.run = out, run
@@ -254,7 +463,8 @@ class TrainingCallback(BaseCallback):
         self.start = time.perf_counter()
         self._bar: tqdm | None = None
         self._marks: dict[str, int] = {}
-        self._last_eval = -1
+        self._last_eval = last_eval
+        """The timesteps of the last evaluation in eval.csv: one timestep is never evaluated twice."""
         self.eval_seconds = 0.0
         """Wall time spent in evaluations: neither environment nor learner time."""
 
@@ -307,9 +517,11 @@ class TrainingCallback(BaseCallback):
 
     def take_snapshot(self) -> None:
         """Freeze the current policy into the opponent pool (the oldest leaves when the pool is full)."""
-        name = f"snapshots/step_{self.num_timesteps:09d}.zip"
-        (self.out / "snapshots").mkdir(parents=True, exist_ok=True)
-        self.model.save(self.out / name)
+        name = f"{SNAPSHOT_DIR}/step_{self.num_timesteps:09d}.zip"
+        buffer = io.BytesIO()
+        self.model.save(buffer)
+        write_atomically(self.out / name, buffer.getvalue())  # the pool never reads half a file
+        crash_point("snapshot", self.num_timesteps)
         self.run.snapshots = [*self.run.snapshots, name][-self.pool_size :]
         self._send_snapshots()
 
@@ -345,6 +557,7 @@ class TrainingCallback(BaseCallback):
                 )
                 self.logger.record(f"eval/{n}p_vs_{opponent.name}", result.win_rate)
         append_csv(self.out / "eval.csv", rows)
+        crash_point("eval", self.num_timesteps)
         self.eval_seconds += time.perf_counter() - started
         if self._bar is not None:
             self._bar.write(
@@ -357,26 +570,32 @@ class TrainingCallback(BaseCallback):
         return rows
 
     def checkpoint(self) -> None:
-        """Save the model and the run state, each file replaced atomically."""
-        self.run.timesteps = self.num_timesteps
-        tmp = self.out / "checkpoint.tmp.zip"
-        self.model.save(tmp)
-        os.replace(tmp, self.out / "checkpoint.zip")
+        """Commit the model and the run state (see :func:`commit_checkpoint`)."""
         elapsed = time.perf_counter() - self.start
         state = replace(self.run, timesteps=self.num_timesteps, seconds=self.run.seconds + elapsed)
-        state.save(self.out / "run.json")
+        committed = commit_checkpoint(self.out, self.model, state)
+        self.run.checkpoint, self.run.checkpoint_sha256 = committed.checkpoint, committed.checkpoint_sha256
 
 
 def append_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Append rows to a CSV file, writing the header when the file is new."""
+    """Append rows to a CSV file (with a header when the file is new), replacing it atomically: never half a row."""
     if not rows:
         return
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        if new:
-            writer.writeheader()
-        writer.writerows(rows)
+    previous = path.read_text() if path.exists() else ""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    if not previous:
+        writer.writeheader()
+    writer.writerows(rows)
+    write_atomically(path, (previous + buffer.getvalue()).encode())
+
+
+def _write_csv(path: Path, header: list[str], rows: list[dict[str, Any]]) -> None:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=header, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomically(path, buffer.getvalue().encode())
 
 
 def plot_learning_curve(eval_csv: Path, png: Path) -> None:

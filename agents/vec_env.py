@@ -23,9 +23,18 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
-from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnvIndices, VecEnvStepReturn
+from stable_baselines3.common.vec_env.base_vec_env import (
+    CloudpickleWrapper,
+    VecEnvIndices,
+    VecEnvObs,
+    VecEnvStepReturn,
+)
 
 MASKS = "action_masks"
+
+
+_FLAT: Any = None
+"""The key DummyVecEnv files a flat observation space's buffer under (its annotations say str)."""
 
 
 class LeanDummyVecEnv(DummyVecEnv):
@@ -51,12 +60,12 @@ class LeanDummyVecEnv(DummyVecEnv):
             if self.buf_dones[i]:
                 info["terminal_observation"] = observation
                 observation, self.reset_infos[i] = env.reset()
-            self.buf_obs[None][i] = observation
+            self.buf_obs[_FLAT][i] = observation
             self.buf_infos[i] = info
         return self._obs_from_buf(), self.buf_rews.copy(), self.buf_dones.copy(), list(self.buf_infos)
 
     def _obs_from_buf(self) -> np.ndarray:
-        return self.buf_obs[None].copy()
+        return self.buf_obs[_FLAT].copy()
 
 
 def _worker(remote, parent_remote, env_fns: CloudpickleWrapper) -> None:
@@ -83,7 +92,7 @@ def _worker(remote, parent_remote, env_fns: CloudpickleWrapper) -> None:
         remote.close()
 
 
-def _reset(venv: DummyVecEnv, seeds: list[int | None], options: list[dict]) -> np.ndarray:
+def _reset(venv: DummyVecEnv, seeds: list[int | None], options: list[dict]) -> VecEnvObs:
     if seeds[0] is not None:
         venv.seed(seeds[0])  # the main process's seeds are consecutive, like the shard's
     venv.set_options(options)
@@ -121,7 +130,7 @@ class ShardedVecEnv(VecEnv):
             raise ValueError(f"workers must be between 1 and the number of envs ({len(env_fns)}), not {workers}")
         if start_method is None:
             start_method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-        context = mp.get_context(start_method)
+        context: Any = mp.get_context(start_method)  # typeshed's BaseContext lacks Process; every real one has it
         self.shards = [range(int(s[0]), int(s[-1]) + 1) for s in np.array_split(np.arange(len(env_fns)), workers)]
         self.remotes, self.processes = [], []
         for shard in self.shards:

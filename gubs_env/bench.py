@@ -1,16 +1,20 @@
-"""Benchmark: random legal play through the engine and through the PettingZoo environments.
+"""Benchmark: random legal play through the engines and through the PettingZoo environments.
 
-Usage: ``python -m gubs_env.bench`` (2, 4 and 6 players), ``--players 2 --games 10000``, ``--engine-only``.
+Usage: ``python -m gubs_env.bench`` (2, 4 and 6 players, both engines), ``--players 2 --games 10000``,
+``--engine fast|reference|both``, ``--engine-only``.
 
 Engine rows play uniformly random legal games (event log off) and give games/s and decisions/s. Environment
 rows step ``raw_env`` and ``env()`` with uniformly random masked actions, next to PettingZoo's own
-``connect_four_v3`` ``env()`` driven by the same loop in the same run, and give the ratio. Figures depend on
-the machine and its load: compare rows of one run, not across runs.
+``connect_four_v3`` ``env()`` driven by the same loop in the same run, and give the ratio. Fast-engine rows
+(gubs_env.fast, needs numba) play the same random games in compiled code on one thread and on every thread
+numba has, and step a batch of games with an observation and a mask produced for every step. Figures depend
+on the machine and its load: compare rows of one run, not across runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import platform
 import random
 import sys
@@ -20,7 +24,7 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from gubs_env.cli import non_negative_int, player_count, positive_int
+from gubs_env.cli import CommandParser, non_negative_int, player_count, positive_int, run_command
 from gubs_env.engine import Game
 
 
@@ -139,9 +143,146 @@ def _table(rows: list[EngineFigures]) -> str:
     return "\n".join(lines)
 
 
+ENGINES = ("fast", "reference", "both")
+
+
+def fast_engine_available() -> bool:
+    """Whether numba (and so :mod:`gubs_env.fast`) can be imported."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def warm_up_fast_engine() -> float:
+    """Import the fast engine and run each kernel once; return the seconds it took (compile or cache load)."""
+    start = time.perf_counter()
+    import numpy as np
+
+    from gubs_env.fast import FastGames, sample_legal
+    from gubs_env.fast import random_games as fast_games
+
+    fast_games(np.arange(2), 2, threads=1)
+    games = FastGames(2, 2, threads=1, auto_reset=True)
+    games.reset()
+    actions = np.zeros(2, dtype=np.int64)
+    sample_legal(games.mask, np.arange(2, dtype=np.uint64), actions, threads=1)
+    games.step(actions)
+    return time.perf_counter() - start
+
+
+@dataclass
+class FastFigures:
+    """Random games played by the fast engine, on one thread and on every thread."""
+
+    players: int
+    games: int
+    threads: int
+    seconds_one: float
+    seconds_all: float
+    decisions: int
+
+    @property
+    def games_per_s(self) -> float:
+        """Games per second on one thread."""
+        return self.games / self.seconds_one
+
+    @property
+    def speed_up(self) -> float:
+        """Every thread against one."""
+        return self.seconds_one / self.seconds_all
+
+
+def fast_random_games(players: int, games: int, seed: int = 0) -> FastFigures:
+    """Play ``games`` random games (the deals of seeds ``seed...``) in compiled code, on one thread and on all."""
+    import numpy as np
+
+    from gubs_env.fast import max_threads
+    from gubs_env.fast import random_games as fast_games
+
+    seeds = np.arange(seed, seed + games, dtype=np.uint64)
+    start = time.perf_counter()
+    results = fast_games(seeds, players, threads=1)
+    one = time.perf_counter() - start
+    start = time.perf_counter()
+    again = fast_games(seeds, players, threads=max_threads())
+    both = time.perf_counter() - start
+    if not np.array_equal(results, again):
+        raise RuntimeError("the fast engine gave different games on different thread counts")
+    return FastFigures(players, games, max_threads(), one, both, int(results[:, 0].sum()))
+
+
+@dataclass
+class FastEnvFigures:
+    """Batch steps of the fast engine with observations and masks, on one thread and on every thread."""
+
+    players: int
+    batch: int
+    threads: int
+    steps_one: float
+    steps_all: float
+
+
+def _batch_steps_per_s(players: int, batch: int, seconds: float, seed: int, threads: int) -> float:
+    import numpy as np
+
+    from gubs_env.fast import FastGames, sample_legal
+
+    games = FastGames(batch, players, threads=threads, auto_reset=True)
+    games.reset(np.arange(seed, seed + batch, dtype=np.uint64))
+    chooser = np.arange(batch, dtype=np.uint64)
+    actions = np.zeros(batch, dtype=np.int64)
+    calls = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(20):
+            sample_legal(games.mask, chooser, actions, threads=threads)
+            games.step(actions)
+        calls += 20
+    return calls * batch / (time.perf_counter() - start)
+
+
+def fast_env_steps(players: int, batch: int, seconds: float, seed: int = 0) -> FastEnvFigures:
+    """Environment steps/s of a batch (random legal ids, auto-reset), one thread then every thread."""
+    from gubs_env.fast import max_threads
+
+    top = max_threads()
+    one = _batch_steps_per_s(players, batch, seconds, seed, 1)
+    every = _batch_steps_per_s(players, batch, seconds, seed, top)
+    return FastEnvFigures(players, batch, top, one, every)
+
+
+def _fast_table(rows: list[FastFigures], reference: list[EngineFigures]) -> str:
+    by_players = {r.players: r for r in reference}
+    lines = [
+        "| players | reference games/s | fast games/s, 1 thread | fast / reference | fast games/s, "
+        "all threads | threads | speed-up | decisions/s, 1 thread |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        ref = by_players.get(r.players)
+        ref_text = f"{ref.games_per_s:,.0f}" if ref else "-"
+        ratio = f"{r.games_per_s / ref.games_per_s:.1f}x" if ref else "-"
+        lines.append(
+            f"| {r.players} | {ref_text} | {r.games_per_s:,.0f} | {ratio} | {r.games / r.seconds_all:,.0f} | "
+            f"{r.threads} | {r.speed_up:.2f}x | {r.decisions / r.seconds_one:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def _fast_env_table(rows: list[FastEnvFigures]) -> str:
+    lines = [
+        "| players | games per batch | steps/s, 1 thread | steps/s, all threads | threads | speed-up |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.players} | {r.batch} | {r.steps_one:,.0f} | {r.steps_all:,.0f} | {r.threads} | "
+            f"{r.steps_all / r.steps_one:.2f}x |"
+        )
+    return "\n".join(lines)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(prog="python -m gubs_env.bench", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="python -m gubs_env.bench", description=__doc__.split("\n")[0])
     parser.add_argument(
         "--players", type=player_count, nargs="+", default=[2, 4, 6], help="player counts to measure (default: 2 4 6)"
     )
@@ -150,18 +291,50 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--env-seconds", type=positive_int, default=5, help="seconds of stepping per environment row (default: 5)"
     )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="both",
+        help="which engine to measure: the compiled one, the reference one, or both side by side (default: both)",
+    )
+    parser.add_argument(
+        "--fast-games", type=positive_int, default=20_000, help="fast engine: games per player count (default: 20000)"
+    )
+    parser.add_argument(
+        "--batch", type=positive_int, default=1024, help="fast engine: games stepped together (default: 1024)"
+    )
     parser.add_argument("--engine-only", action="store_true", help="skip the environment rows")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and print a Markdown table."""
+    """Run the benchmark and print Markdown tables."""
     args = parse_args(argv)
+    fast = args.engine in ("fast", "both")
+    reference = args.engine in ("reference", "both")
+    if fast and not fast_engine_available():
+        print("The fast engine needs numba: pip install -e '.[fast]'")
+        return 1
     print(f"Random legal play, engine only, one process - Python {platform.python_version()} on {platform.machine()}")
-    rows = [random_games(p, args.games, args.seed, progress=not args.no_progress) for p in args.players]
-    print(_table(rows))
+    rows = (
+        [random_games(p, args.games, args.seed, progress=not args.no_progress) for p in args.players]
+        if reference
+        else []
+    )
+    if reference and not fast:
+        print(_table(rows))
+    if fast:
+        load = warm_up_fast_engine()
+        print(f"(fast engine: compiled code loaded in {load:.1f} s; the first run after install compiles it)")
+        fast_rows = [fast_random_games(p, args.fast_games, args.seed) for p in args.players]
+        print(_fast_table(fast_rows, rows))
     if args.engine_only:
+        return 0
+    if fast:
+        print(f"\nFast engine environment steps: {args.batch} games per batch, observation and mask for every step")
+        print(_fast_env_table([fast_env_steps(p, args.batch, args.env_seconds, args.seed) for p in args.players]))
+    if not reference:
         return 0
     try:
         with warnings.catch_warnings():  # pygame's import warns about a deprecated packaging API
@@ -176,4 +349,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

@@ -1,26 +1,26 @@
 """Print one seeded game played by uniformly random players, as every seat saw it.
 
-Usage: ``python -m gubs_env.demo --players 3 --seed 7 --view 0``.
+Usage: ``python -m gubs_env.demo --players 3 --seed 7 --view 0``. Exit status (see :mod:`gubs_env.cli`): 0 when
+the game was printed; 2 for a bad command line; 130 after Ctrl-C; 141 when the reader closes the output early.
 """
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 
-from gubs_env.cli import non_negative_int, player_count
+from gubs_env.cli import EXIT_OK, CommandParser, non_negative_int, player_count, run_command
 from gubs_env.engine import Game
 
 
 def main(argv: list[str] | None = None) -> int:
     """Play and print the game: the table before each turn, then every action and what it did."""
-    parser = argparse.ArgumentParser(prog="python -m gubs_env.demo", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="python -m gubs_env.demo", description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=player_count, default=2, help="2 to 6 (default: 2)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="game seed (default: 0)")
-    parser.add_argument("--view", type=int, default=None, help="show private facts of this seat too")
+    parser.add_argument("--view", type=non_negative_int, default=None, help="show private facts of this seat too")
     args = parser.parse_args(argv)
-    if args.view is not None and not 0 <= args.view < args.players:
+    if args.view is not None and args.view >= args.players:
         parser.error(f"--view must be a seat from 0 to {args.players - 1}")
     game = Game(args.players, seed=args.seed)
     pick = random.Random(args.seed)
@@ -29,11 +29,12 @@ def main(argv: list[str] | None = None) -> int:
             print("\n" + game.render(args.view))
         action = pick.choice(game.legal_actions())
         entry = game.apply(action)
-        print(f"  seat {entry.actor}: {action}  ->  " + "; ".join(entry.view(args.view)))
+        seen = "; ".join(entry.view(args.view))  # a Ring pick or Retreat take says nothing until it is done
+        print(f"  seat {entry.actor}: {entry.action_text(args.view)}" + (f"  ->  {seen}" if seen else ""))
     print("\n" + game.render(args.view))
     print(f"Scores: {game.scores()}  winners: {game.winners()}")
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

@@ -10,25 +10,42 @@ At each decision, type the number of a choice; ``h`` shows help, ``r`` redraws t
 log so far and ``q`` quits. The seed is printed first, so a deal can be played again with ``--seed``.
 ``--record FILE`` saves the game for ``python -m gubs_env.replay FILE``, also when it is left early.
 
-Exit status: 0 when the game ends or you quit with ``q``; 1 when the input ends (EOF) before the game does,
-or the record cannot be saved; 2 for a bad command line; 130 after Ctrl-C.
+Exit status (the convention of :mod:`gubs_env.cli`): 0 when the game ends or you quit with ``q``; 1 when the
+input ends (EOF) or stops being lines of text before the game does, or the record cannot be saved after all;
+2 for a bad command line (a model that cannot be loaded and a ``--record`` path that cannot be written
+included), before the game starts; 130 after Ctrl-C; 141 when the reader closes the output early.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import secrets
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from gubs_env.cli import non_negative_float, non_negative_int, player_count, positive_int
+from gubs_env.cli import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    CommandParser,
+    non_negative_int,
+    pause_seconds,
+    player_count,
+    positive_int,
+    run_command,
+    unwritable_file,
+)
 from gubs_env.engine import Action, Game, LogEntry, Step
 from gubs_env.engine.cards import CARDS, HAND_LIMIT
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
-from gubs_env.record import GameRecord
+from gubs_env.record import GameRecord, RecordError
 from gubs_env.transcript import seat_name, transcript
+from gubs_env.web.options import add_web_arguments, check_web_arguments
 
 if TYPE_CHECKING:
     from agents.base import Agent
@@ -40,7 +57,12 @@ YOU = "you"
 DEFAULT_BOT = "heuristic"
 DEFAULT_DELAY = 0.5
 SEED_RANGE = 2**32
-EXIT_OK, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 130
+EXIT_STOPPED = EXIT_FAILURE
+"""The status when the game is left because the input ended (the record is still saved)."""
+MAX_REPLY_CHARS = 1000
+"""The longest reply line read; a longer one means the input is not someone typing, and the game is left."""
+MAX_REPLIES_PER_DECISION = 100
+"""Replies that name no choice (help, redraw, mistakes) accepted at one decision before the game is left."""
 
 HELP = """\
 Type the number of a choice and press Enter. Other commands:
@@ -103,16 +125,18 @@ class TerminalPlayer:
         """Show the decision and ask until the reply names a choice.
 
         Raises:
-            QuitGame: the human typed ``q``, or the input ended.
+            QuitGame: the human typed ``q``, or the input ended or is not someone typing (a line too long,
+                :data:`MAX_REPLIES_PER_DECISION` replies without a choice).
         """
         legal = game.legal_actions()
         self.show_news(game)
         self._show_decision(game, legal)
-        while True:
+        for _ in range(MAX_REPLIES_PER_DECISION):
             reply = self._read(f"Your choice (1-{len(legal)}, h for help): ")
-            action = self._answer(reply, game, legal)
+            action = None if reply is None else self._answer(reply, game, legal)
             if action is not None:
                 return action
+        raise QuitGame(f"\n{MAX_REPLIES_PER_DECISION} replies without a choice: leaving the game.", EXIT_STOPPED)
 
     def show_news(self, game: Game) -> None:
         """Print the log entries not shown yet, as the human saw them."""
@@ -158,12 +182,23 @@ class TerminalPlayer:
             return None
         return number
 
-    def _read(self, prompt: str) -> str:
+    def _read(self, prompt: str) -> str | None:
+        """The next reply line, or None after saying that it was not text.
+
+        Raises:
+            QuitGame: the input ended, or a line ran past :data:`MAX_REPLY_CHARS` (``< /dev/zero``).
+        """
         self.out.write(prompt)
         self.out.flush()
-        line = self.stdin.readline()
+        try:
+            line = self.stdin.readline(MAX_REPLY_CHARS + 1)  # bounded: an endless line must not fill memory
+        except UnicodeDecodeError:
+            self._say("", "That reply was not valid text (UTF-8): type a number, or h for help.")
+            return None
         if not line:
             raise QuitGame("\nThe input ended: leaving the game.", EXIT_STOPPED)
+        if len(line) > MAX_REPLY_CHARS:
+            raise QuitGame(f"\nA reply longer than {MAX_REPLY_CHARS} characters: leaving the game.", EXIT_STOPPED)
         if not self.stdin.isatty():
             self.out.write(line if line.endswith("\n") else line + "\n")  # a terminal echoes; a pipe does not
         return line
@@ -187,14 +222,14 @@ def decision_text(game: Game, names: Sequence[str]) -> str:
     if step is Step.CANCEL:
         return _cancel_text(game, by)
     if step is Step.FLOP:
-        return f"{_capital(by)} drew {pend.event.label}: flop it back into the deck, or pass?"
+        event = "an Event" if pend.event is None else pend.event.label  # None only in a corrupt position
+        return f"{_capital(by)} drew {event}: flop it back into the deck, or pass?"
     if step is Step.CURE:
         return f"{_capital(by)} drew Gargok Plague: keep your hand, or pass?"
     if step is Step.KEEP:
         return "Traveling Merchant: choose the card you keep; the rest of your hand is passed on."
     if step is Step.RING:
-        size = CARDS[pend.play.card].ring_size
-        return f"Your {pend.play.card.label}: choose the seat of Free Gub {len(pend.picks) + 1} of {size} to trap."
+        return _ring_text(game)
     if step is Step.RETREAT:
         stop = ", or stop" if pend.picks else ""
         return f"Retreat: take a card from your side into your hand ({len(pend.picks)} taken so far){stop}."
@@ -207,19 +242,29 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]  # str.capitalize would lower-case the rest, bot names included
 
 
+def _ring_text(game: Game) -> str:
+    pend = game.pending
+    ring = None if pend.play is None else pend.play.card
+    if ring is None:  # only a corrupt position lacks the Ring being played
+        return "Choose the seat of a Free Gub to trap."
+    size = CARDS[ring].ring_size
+    return f"Your {ring.label}: choose the seat of Free Gub {len(pend.picks) + 1} of {size} to trap."
+
+
 def _cancel_text(game: Game, by: str) -> str:
     pend = game.pending
+    play = "a card" if pend.play is None else str(pend.play)  # None only in a corrupt position
     if pend.picks:
         aim = " (taking Gubs from seats " + ", ".join(str(s) for s in pend.picks) + ")"
     else:
-        aim = " (you)" if pend.play.seat == pend.actor else ""
-    return f"{_capital(by)} plays {pend.play}{aim}. Cancel it, or pass?"
+        aim = " (you)" if pend.play is not None and pend.play.seat == pend.actor else ""
+    return f"{_capital(by)} plays {play}{aim}. Cancel it, or pass?"
 
 
 def play_out(game: Game, players: Sequence[Player], on_move: Callable[[LogEntry], None] | None = None) -> None:
     """Ask ``players[seat]`` whenever ``seat`` must decide, until the game is over."""
-    while not game.is_over:
-        entry = game.apply(players[game.current_player].choose(game))
+    while (seat := game.current_player) is not None:
+        entry = game.apply(players[seat].choose(game))
         if on_move is not None:
             on_move(entry)
 
@@ -246,10 +291,11 @@ def scores_text(game: Game, names: Sequence[str]) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line options (see the module docstring)."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="python -m gubs_env.play",
         description=__doc__.split("\n")[0],
-        epilog="Exit status: 0 game over or q; 1 input ended or record not saved; 2 bad arguments; 130 Ctrl-C.",
+        epilog="Exit status: 0 game over or q; 1 input ended or record not saved; 2 bad arguments or model; "
+        "130 Ctrl-C; 141 output closed.",
     )
     parser.add_argument("--players", type=player_count, default=2, help="2 to 6 (default: 2)")
     parser.add_argument(
@@ -267,9 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--watch", action="store_true", help="bots at every seat: watch them play")
     parser.add_argument(
         "--delay",
-        type=non_negative_float,
+        type=pause_seconds,
         metavar="SECONDS",
-        help=f"pause after each move with --watch (default: {DEFAULT_DELAY})",
+        help=f"pause after each move with --watch, or between bot moves with --web, 0 to 60 (default: {DEFAULT_DELAY})",
     )
     parser.add_argument(
         "--letter-placement",
@@ -280,6 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-turns", type=positive_int, default=RuleOptions.max_turns, help="turn limit (default: %(default)s)"
     )
+    add_web_arguments(parser)
     return parser
 
 
@@ -294,8 +341,8 @@ def seat_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> lis
         parser.error(f"--bots needs 1 spec or {bot_seats} (one per bot seat), not {len(specs)}")
     if args.seat is not None and args.seat >= n:
         parser.error(f"--seat must be a seat from 0 to {n - 1}, not {args.seat}")
-    if args.delay is not None and not args.watch:
-        parser.error("--delay applies only with --watch")
+    if args.delay is not None and not (args.watch or args.web):
+        parser.error("--delay applies only with --watch or --web")
     if args.watch:
         return list(specs)
     human = args.seat or 0
@@ -334,16 +381,41 @@ def main(
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    check_web_arguments(parser, args)
+    if args.web:
+        from gubs_env.web.server import run_web  # the server only when asked for
+
+        return run_web(parser, args, stdout)
     specs = seat_specs(parser, args)
+    problem = args.record is not None and unwritable_file(Path(args.record))
+    if problem:
+        parser.error(f"--record: {problem}")  # now, rather than after a whole game
     seed = args.seed if args.seed is not None else secrets.randbelow(SEED_RANGE)
     bots = make_bots(parser, specs, seed)
     game = Game(args.players, seed=seed, letter_placement=args.letter_placement, max_turns=args.max_turns)
-    session = Session(game, seed, specs, stdout or sys.stdout)
-    if args.watch:
-        code = session.watch(bots, args.seat, args.delay if args.delay is not None else DEFAULT_DELAY, sleep)
-    else:
-        code = session.play(bots, stdin or sys.stdin)
-    return session.finish(code, args.record)
+    session = Session(game, seed, specs, stdout or sys.stdout or io.StringIO())  # None: stdout was closed
+    try:
+        if args.watch:
+            code = session.watch(bots, args.seat, args.delay if args.delay is not None else DEFAULT_DELAY, sleep)
+        else:
+            code = session.play(bots, _replies(stdin))
+        return session.finish(code, args.record)
+    except BrokenPipeError:  # the reader of the screen left (``| head``): keep the game, then stop quietly
+        if args.record is not None:
+            session.save_quietly(args.record)
+        raise
+
+
+def _replies(stdin: TextIO | None) -> TextIO:
+    """Where the human's replies come from: ``stdin``, or ``sys.stdin`` decoding bad bytes as U+FFFD."""
+    if stdin is not None:
+        return stdin
+    if sys.stdin is None:  # started with stdin closed (``<&-``): no replies will come
+        return io.StringIO()
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        # a reply that is not UTF-8 then reads as a reply that is no choice, instead of raising mid-line
+        sys.stdin.reconfigure(errors="replace")
+    return sys.stdin
 
 
 class Session:
@@ -367,6 +439,8 @@ class Session:
 
     def play(self, bots: dict[int, BotPlayer], stdin: TextIO) -> int:
         """The human against ``bots``; returns the exit status."""
+        if self.human is None:
+            raise ValueError("play needs a human seat (a None spec); use watch for bots only")
         human = TerminalPlayer(self.human, self.names, stdin, self.out)
         self._header("Type the number of a choice; h for help, q to quit.")
         code = self._run([bots.get(s, human) for s in range(self.game.num_players)])
@@ -416,11 +490,16 @@ class Session:
             code = self._save(record) or code
         return code
 
+    def save_quietly(self, path: str) -> None:
+        """Save the record without a word (the screen is gone); a failure is left unreported."""
+        with contextlib.suppress(OSError, RecordError):  # nowhere left to report it; the status says enough
+            GameRecord.from_game(self.game, self.seed, self.record_names).save(path)
+
     def _save(self, path: str) -> int:
         try:
             saved = GameRecord.from_game(self.game, self.seed, self.record_names).save(path)
-        except OSError as err:
-            self._say(f"error: cannot save the record to {path}: {err}")
+        except (OSError, RecordError) as err:
+            print(f"python -m gubs_env.play: error: cannot save the record to {path}: {err}", file=sys.stderr)
             return EXIT_STOPPED
         self._say(f"Record saved to {saved} (replay it with: python -m gubs_env.replay {saved})")
         return EXIT_OK
@@ -435,7 +514,5 @@ class Session:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:  # before the game starts (a model still loading): nothing to save
-        sys.exit(EXIT_INTERRUPTED)
+    # Ctrl-C before the game starts (a model still loading) exits with 130 there: nothing to save yet
+    sys.exit(run_command(main))

@@ -1,46 +1,76 @@
 """Replay a saved game record and check that it reaches the recorded final state.
 
-Usage: ``python -m gubs_env.replay FILE [--view SEAT] [--quiet]``. Exits with 1 and a message when the file
-cannot be read, is not a record, or does not replay to its recorded result.
+Usage: ``python -m gubs_env.replay FILE [--view SEAT] [--quiet]``. Exit status (see :mod:`gubs_env.cli`): 0 when
+the record replays to its recorded result; 1, with one ``error:`` line, when the file cannot be read, is too
+large, is not a record, or does not replay to its recorded result; 2 for a bad command line (a ``--view`` seat
+the record does not have included); 130 after Ctrl-C; 141 when the reader closes the output early.
+``--html PAGE [--view SEAT|all]`` writes a self-contained page that steps through the game instead of the log.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
+from gubs_env.cli import EXIT_FAILURE, EXIT_OK, CommandParser, run_command
+from gubs_env.engine import Game
 from gubs_env.record import GameRecord, RecordError, replay
 from gubs_env.transcript import transcript
+from gubs_env.viz.replay_html import ALL_SEEING, view_choice, write_replay_html
+
+PROG = "python -m gubs_env.replay"
 
 
 def main(argv: list[str] | None = None) -> int:
     """Replay FILE: print each action and what it did, then the result and whether it matches."""
-    parser = argparse.ArgumentParser(prog="python -m gubs_env.replay", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog=PROG, description=__doc__.split("\n")[0])
     parser.add_argument("file", help="a JSON game record")
-    parser.add_argument("--view", type=int, default=None, help="also show the private facts this seat saw")
+    parser.add_argument(
+        "--view",
+        type=view_choice,
+        default=None,
+        help="also show the private facts this seat saw; with --html, the view shown first: a seat or all",
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the result")
+    parser.add_argument("--html", metavar="PAGE", help="write a self-contained HTML page that steps through the game")
     args = parser.parse_args(argv)
+    if args.view == ALL_SEEING and args.html is None:
+        parser.error("--view all applies only with --html")
     try:
         record = GameRecord.load(args.file)
-        if args.view is not None and not 0 <= args.view < record.num_players:
-            raise RecordError(f"--view must be a seat from 0 to {record.num_players - 1}")
+    except RecordError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return EXIT_FAILURE
+    if isinstance(args.view, int) and args.view >= record.num_players:
+        parser.error(f"--view must be a seat from 0 to {record.num_players - 1}, not {args.view}")
+    try:
         game = replay(record)
-    except (OSError, RecordError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    if not args.quiet:
-        seats = ", ".join(f"seat {i}: {name}" for i, name in enumerate(record.players))
-        print(f"{record.num_players} players ({seats}), seed {record.seed}, options {record.options}")
-        # not game.history(): its action texts would show every seat's hidden choices (cards kept, Scout orders)
-        print("\n".join(transcript(game.log, args.view, record.players)))
-        print("\n" + game.render(args.view))
-    winners = game.winners()
+    except RecordError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return EXIT_FAILURE
+    if args.html is not None:
+        try:
+            page = write_replay_html(record, args.html, ALL_SEEING if args.view is None else args.view)
+        except (OSError, ValueError) as err:  # ValueError: a path the system cannot take
+            print(f"{PROG}: error: cannot write the page {args.html}: {err}", file=sys.stderr)
+            return EXIT_FAILURE
+        print(f"Replay page written to {page}")
+    elif not args.quiet:
+        _print_game(record, game, args.view)
     if not game.is_over:
         print(f"The game was left unfinished on turn {game.state.turn}.")
-    print(f"Scores: {game.scores()}  winners: {winners or 'none'}  ({len(record.actions)} actions)")
+    print(f"Scores: {game.scores()}  winners: {game.winners() or 'none'}  ({len(record.actions)} actions)")
     print("The replay reaches the recorded final state." if record.result else "The record has no result to check.")
-    return 0
+    return EXIT_OK
+
+
+def _print_game(record: GameRecord, game: Game, view: int | None) -> None:
+    """The table, the log as ``view`` saw it, and the final table."""
+    seats = ", ".join(f"seat {i}: {name}" for i, name in enumerate(record.players))
+    print(f"{record.num_players} players ({seats}), seed {record.seed}, options {record.options}")
+    # not game.history(): its action texts would show every seat's hidden choices (cards kept, Scout orders)
+    print("\n".join(transcript(game.log, view, record.players)))
+    print("\n" + game.render(view))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

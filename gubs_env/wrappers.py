@@ -21,6 +21,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gubs_env.engine import Game
+from gubs_env.engine.serialize import brief
 from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.envs.observation import OBS_SIZE, encode
 
@@ -77,17 +78,23 @@ class SelfPlayEnv(gym.Env):
         **rule_options: Any,
     ) -> None:
         Game(num_players, seed=0, record_log=False, **rule_options)  # validates, with the engine's errors
-        if learner_seat is not None and (isinstance(learner_seat, bool) or learner_seat not in range(num_players)):
-            raise ValueError(f"learner_seat must be None or a seat from 0 to {num_players - 1}, not {learner_seat!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
-        if on_illegal not in ("lose", "raise"):
-            raise ValueError(f"on_illegal must be 'lose' or 'raise', not {on_illegal!r}")
+        if learner_seat is not None and _int_or_none(learner_seat) not in range(num_players):
+            raise ValueError(
+                f"learner_seat must be None or an int seat from 0 to {num_players - 1}, not {brief(learner_seat)}"
+            )
+        if render_mode is not None and (
+            type(render_mode) is not str or render_mode not in self.metadata["render_modes"]
+        ):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {brief(render_mode)}")
+        if type(on_illegal) is not str or on_illegal not in ("lose", "raise"):
+            raise ValueError(f"on_illegal must be 'lose' or 'raise', not {brief(on_illegal)}")
+        if type(ask_forced) is not bool:
+            raise ValueError(f"ask_forced must be True or False, not {brief(ask_forced)}")
         self.on_illegal = on_illegal
         self.ask_forced = ask_forced
         self.num_players = int(num_players)
         self.rule_options = rule_options
-        self.fixed_seat = learner_seat
+        self.fixed_seat = None if learner_seat is None else int(learner_seat)
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -108,11 +115,13 @@ class SelfPlayEnv(gym.Env):
             return
         if callable(opponents):
             opponents = [opponents] * (self.num_players - 1)
-        opponents = list(opponents)
-        if len(opponents) != self.num_players - 1 or not all(callable(o) for o in opponents):
-            raise ValueError(f"opponents must be one callable or {self.num_players - 1} callables")
+        wanted = self.num_players - 1
+        if not isinstance(opponents, (list, tuple)) or len(opponents) != wanted or not all(map(callable, opponents)):
+            raise ValueError(
+                f"opponents must be None, one callable or a list of {wanted} callables, not {brief(opponents)}"
+            )
         self._random_opponents = False
-        self._opponents = opponents
+        self._opponents = list(opponents)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """Deal a new game, seat the learner and play the opponents up to its first decision."""
@@ -134,8 +143,11 @@ class SelfPlayEnv(gym.Env):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Apply the learner's action id, then let the opponents play until the learner decides again.
 
+        ``action`` is an id of the action space: a Python ``int``, a numpy integer scalar or a 0-d numpy integer
+        array. A float (even ``3.0``), a bool, a string or anything else is refused, never converted.
+
         Raises:
-            ValueError: the action is not an id of the action space.
+            ValueError: the action is not an id of the action space (nothing changes).
             IllegalActionError: with ``on_illegal="raise"``, the id is not legal now (nothing changes).
         """
         game = self._started()
@@ -173,7 +185,7 @@ class SelfPlayEnv(gym.Env):
             self._ids_of = (legal, self._codec.ids(legal, self.learner))
         return self._ids_of[1]
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override]  # gymnasium types frames generically; ours is text
         """The table as the learner sees it."""
         if self.render_mode is None:
             return None
@@ -188,13 +200,14 @@ class SelfPlayEnv(gym.Env):
         n = self.num_players
         while not game.is_over and game.current_player != self.learner:
             seat = game.current_player
+            assert seat is not None  # the game is not over
             legal = game.legal_actions()
             if len(legal) == 1 and not self.ask_forced:
                 game.apply(legal[0])
                 continue
             opponent = self._opponents[(seat - self.learner) % n - 1]
             mask = self._codec.mask(legal, seat)
-            game.apply(self._codec.action(int(opponent(encode(game.state, seat), mask)), seat))
+            game.apply(self._codec.action(_action_id(opponent(encode(game.state, seat), mask)), seat))
 
     def _observation(self) -> np.ndarray:
         return encode(self._started().state, self.learner)
@@ -212,11 +225,19 @@ class SelfPlayEnv(gym.Env):
         return self.game
 
 
+def _int_or_none(value: Any) -> int | None:
+    """``value`` as an int when it is exactly an integer (a Python int, a numpy integer scalar or 0-d array)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, np.integer):
+        return int(value)
+    if type(value) is np.ndarray and value.shape == () and np.issubdtype(value.dtype, np.integer):
+        return int(value)
+    return None  # bools, floats, strings, containers: never converted
+
+
 def _action_id(action: Any) -> int:
-    try:
-        value = int(action)
-    except (TypeError, ValueError):
-        raise ValueError(f"an action is an int id from 0 to {NUM_ACTIONS - 1}, not {action!r}") from None
-    if value != action or isinstance(action, bool) or not 0 <= value < NUM_ACTIONS:
-        raise ValueError(f"an action is an int id from 0 to {NUM_ACTIONS - 1}, not {action!r}")
+    value = _int_or_none(action)
+    if value is None or not 0 <= value < NUM_ACTIONS:
+        raise ValueError(f"an action is an int id from 0 to {NUM_ACTIONS - 1}, not {brief(action)}")
     return value

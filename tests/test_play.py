@@ -39,7 +39,7 @@ class Responder:
         self.limit = choices
         self.choices = 0
 
-    def readline(self) -> str:
+    def readline(self, limit: int = -1) -> str:
         prompt = PROMPT.search(self.screen.getvalue())
         assert prompt, "input was read without a prompt"
         if self.script:
@@ -142,10 +142,24 @@ def test_ctrl_c_leaves_cleanly_and_saves(tmp_path: Path) -> None:
     replay(GameRecord.load(path))
 
 
-def test_an_unwritable_record_is_an_error_not_a_crash(tmp_path: Path) -> None:
-    code, screen, _ = run(["--seed", "1", "--record", str(tmp_path)], script=["q\n"])
+def test_an_unwritable_record_is_refused_before_the_game(tmp_path: Path, capsys) -> None:
+    (tmp_path / "file").write_text("")
+    for target, message in [(tmp_path, "is a folder"), (tmp_path / "file" / "game.json", "exists and is not a")]:
+        with pytest.raises(SystemExit) as stop:
+            run(["--seed", "1", "--record", str(target)], script=["q\n"])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert "error: --record: " in err and message in err and err.count("\n") == 1
+
+
+def test_a_record_that_cannot_be_saved_after_all_exits_1(tmp_path: Path, monkeypatch, capsys) -> None:
+    def full_disk(self: GameRecord, path: object) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(GameRecord, "save", full_disk)
+    code, _, _ = run(["--seed", "1", "--record", str(tmp_path / "game.json")], script=["q\n"])
     assert code == 1
-    assert f"error: cannot save the record to {tmp_path}" in screen
+    assert "error: cannot save the record to" in capsys.readouterr().err
 
 
 def test_watch_plays_a_bots_only_game_to_the_end(tmp_path: Path) -> None:
@@ -196,7 +210,11 @@ def test_rule_options_reach_the_game(tmp_path: Path) -> None:
         (["--players", "two"], "'two' is not a whole number"),
         (["--seed", "1e3"], "is not a whole number"),
         (["--delay", "0.5"], "--delay applies only with --watch"),
-        (["--watch", "--delay", "-1"], "must be at least 0"),
+        (["--watch", "--delay", "-1"], "must be from 0 to 60 seconds"),
+        (["--watch", "--delay", "inf"], "'inf' is not a finite number"),
+        (["--watch", "--delay", "nan"], "'nan' is not a finite number"),
+        (["--watch", "--delay", "61"], "must be from 0 to 60 seconds"),
+        (["--watch", "--delay", "1e400"], "is not a finite number"),
         (["--max-turns", "0"], "must be at least 1"),
         (["--letter-placement", "diagonal"], "invalid choice"),
         (["--bots", "no/such/model.zip"], "no model file"),
@@ -206,7 +224,9 @@ def test_bad_command_lines_exit_2_with_a_message(argv: list[str], message: str, 
     with pytest.raises(SystemExit) as stop:
         main(argv, stdin=io.StringIO(), stdout=io.StringIO())
     assert stop.value.code == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.startswith("python -m gubs_env.play: error: ") and err.count("\n") == 1  # one line, no usage
 
 
 def test_the_human_answers_an_interrupt_window() -> None:

@@ -156,8 +156,8 @@ CORRUPTIONS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "action without op": (_set("actions.0", {"seat": 1}), r"action 0 \({'seat': 1}\) is malformed"),
     "unknown op": (_set("actions.0", {"op": "fly"}), "'fly' is not one of"),
     "unknown card": (_set("actions.1", {"op": "play", "card": "Dragon"}), "unknown card 'Dragon'"),
-    "seat as text": (_set("actions.1", {"op": "pick", "seat": "1"}), "action seat must be an int"),
-    "unknown field": (_set("actions.0", {"op": "draw", "speed": 1}), "is malformed: an action is a dict with keys"),
+    "seat as text": (_set("actions.1", {"op": "pick", "seat": "1"}), "seat must be an int"),
+    "unknown field": (_set("actions.0", {"op": "draw", "speed": 1}), "is malformed: an action is a dict with"),
     "illegal first action": (_set("actions.0", {"op": "end_turn"}), "action 0 .* does not replay: .* is not legal"),
     "action after the end": (lambda d: d["actions"].append({"op": "draw"}), "the game is over"),
     "an action left out": (lambda d: d["actions"].pop(), "does not reach the recorded result"),
@@ -167,9 +167,25 @@ CORRUPTIONS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "changed turns": (_set("result.turns", 1), "turns differ"),
     "changed event": (_set("events.0.facts", []), "events differ"),
     "another seed": (_set("seed", 12), "does not (replay|reach the recorded result)"),
+    "unknown top-level field": (_set("speed", 1), r"unknown record field\(s\) \['speed'\]"),
+    "seven players": (lambda d: d.update(num_players=7, players=["a"] * 7), "must be from 2 to 6, not 7"),
+    "a name with a control sequence": (_set("players.0", "\x1b[2Jbot"), "printable characters"),
+    "an empty name": (_set("players.0", ""), "printable characters"),
+    "a name too long": (_set("players.0", "x" * 1001), "printable characters"),
+    "max_turns as text": (_set("options.max_turns", "many"), "cannot set the game up: max_turns"),
+    "event not an object": (_set("events.0", 5), "event 0 must be an object"),
+    "event with an extra key": (_set("events.1.secret", 1), "event 1 must be an object"),
+    "event actor off the table": (_set("events.0.actor", 3), "event 0 must be an object"),
+    "fact seen by no seat": (_set("events.0.facts.0.seen_by", "all"), "event 0 must be an object"),
+    "over as a number": (_set("result.over", 1), r"'result\.over' is malformed"),
+    "scores too short": (_set("result.scores", [1]), r"'result\.scores' is malformed"),
+    "scores as floats": (_set("result.scores", [0.5, 0, 0]), r"'result\.scores' is malformed"),
+    "winner off the table": (_set("result.winners", [3]), r"'result\.winners' is malformed"),
+    "digest not hex": (_set("result.final_state_sha256", "Z" * 64), r"'result\.final_state_sha256' is malformed"),
+    "huge action text": (_set("actions.0", {"op": "x" * 10_000}), r"action 0 \(\{'op': 'xxx.{40,70}\.\.\.\)"),
     "another player count": (
         lambda d: d.update(num_players=2, players=["a", "b"]),
-        "does not (replay|reach the recorded result)",
+        r"does not (replay|reach the recorded result)|event \d+ must be",
     ),
 }
 
@@ -186,8 +202,8 @@ def test_a_corrupt_record_is_refused_with_a_clear_message(name: str, record_dict
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{not json", "is not a JSON game record"),
-        ("", "is not a JSON game record"),
+        ("{not json", "not a JSON game record"),
+        ("", "not a JSON game record"),
         ("[1, 2]", "a game record is a JSON object, not list"),
         ('"text"', "a game record is a JSON object, not str"),
     ],
@@ -202,11 +218,34 @@ def test_a_file_that_is_not_a_record_is_refused(text: str, message: str, tmp_pat
 def test_undecodable_or_deeply_nested_files_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_bytes(b"\xff\xfe\x00garbage")
-    with pytest.raises(RecordError, match="is not a JSON game record"):
+    with pytest.raises(RecordError, match="not a JSON game record"):
         GameRecord.load(path)
     path.write_text("[" * 100_000)
-    with pytest.raises(RecordError, match="is not a JSON game record"):
+    with pytest.raises(RecordError, match="not a JSON game record"):
         GameRecord.load(path)
+
+
+def test_a_record_file_is_read_with_a_size_cap(tmp_path: Path, monkeypatch) -> None:
+    import gubs_env.record
+
+    with pytest.raises(RecordError, match="larger than a game record can be"):
+        GameRecord.load("/dev/zero")  # endless: only the cap's worth is read
+    path = tmp_path / "big.json"
+    path.write_text(" " * 101 + "{}")
+    monkeypatch.setattr(gubs_env.record, "MAX_RECORD_BYTES", 100)
+    with pytest.raises(RecordError, match="larger than a game record can be"):
+        GameRecord.load(path)
+
+
+@pytest.mark.parametrize("path", ["\0", "no/such/file.json"])
+def test_an_unreadable_path_is_a_record_error(path: str) -> None:
+    with pytest.raises(RecordError, match="cannot read"):
+        GameRecord.load(path)
+
+
+def test_from_game_refuses_names_a_record_cannot_hold() -> None:
+    with pytest.raises(RecordError, match="printable characters"):
+        GameRecord.from_game(random_game(2, seed=1, actions=3), 1, ["ok", "bad\nname"])
 
 
 def test_result_keys_match_result_of() -> None:
@@ -238,15 +277,18 @@ def test_replay_view_shows_that_seats_private_facts(record_file: Path, capsys) -
     assert "you draw" in out and "seat 2 (you)" in out
 
 
-@pytest.mark.parametrize("view", ["3", "-1"])
-def test_replay_view_out_of_range_is_an_error(view: str, record_file: Path, capsys) -> None:
-    assert replay_main([str(record_file), "--view", view]) == 1
-    assert "error: --view must be a seat from 0 to 2" in capsys.readouterr().err
+@pytest.mark.parametrize(("view", "message"), [("3", "--view must be a seat from 0 to 2"), ("-1", "at least 0")])
+def test_replay_view_out_of_range_is_a_bad_command_line(view: str, message: str, record_file: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        replay_main([str(record_file), "--view", view])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
 
 
 def test_replay_of_a_missing_bad_or_mismatched_file_exits_1(tmp_path: Path, record_dict, capsys) -> None:
     assert replay_main([str(tmp_path / "missing.json")]) == 1
-    assert capsys.readouterr().err.startswith("error: ")
+    assert capsys.readouterr().err.startswith("python -m gubs_env.replay: error: cannot read ")
     bad = tmp_path / "bad.json"
     bad.write_text("nonsense")
     assert replay_main([str(bad)]) == 1
@@ -273,7 +315,7 @@ def test_replay_runs_as_a_module(record_file: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "The replay reaches the recorded final state." in done.stdout
     done = subprocess.run([sys.executable, "-m", "gubs_env.replay", "missing.json"], capture_output=True, text=True)
-    assert done.returncode == 1 and done.stderr.startswith("error: ")
+    assert done.returncode == 1 and done.stderr.startswith("python -m gubs_env.replay: error: ")
 
 
 # --- what a viewer may read of the log -------------------------------------------------------------

@@ -52,23 +52,71 @@ def test_default_output_directory_skips_runs_already_there(tmp_path, monkeypatch
         train.parse_args(["--resume"])
 
 
+def committed_run(folder, **state):
+    """A run folder whose run.json commits a (fake) checkpoint: enough for parse_args, which only verifies it."""
+    from agents.training import RunState, commit_checkpoint
+
+    class Model:
+        def save(self, target):
+            target.write(b"a checkpoint")
+
+    folder.mkdir(parents=True, exist_ok=True)
+    return commit_checkpoint(folder, Model(), RunState(**state))
+
+
 def test_resume_goes_on_with_the_runs_settings_unless_flags_set_them_anew(tmp_path, capsys):
-    (tmp_path / "checkpoint.zip").write_text("x")
     settings = {"players": [4], "p_random": 0.0, "p_heuristic": 1.0, "shaping": 0.5}
-    (tmp_path / "run.json").write_text(json.dumps({"timesteps": 10, "settings": settings}))
+    committed_run(tmp_path, timesteps=10, settings=settings)
     args = train.parse_args(["--resume", "--out", str(tmp_path)])
     assert {name: getattr(args, name) for name in settings} == settings
+    assert args.checkpoint_data == b"a checkpoint" and args.run_state.timesteps == 10
     args = train.parse_args(["--resume", "--out", str(tmp_path), "--players", "2", "--p-heuristic", "0.5"])
     assert (args.players, args.p_heuristic, args.p_random) == ([2], 0.5, 0.0)
 
-    (tmp_path / "run.json").write_text(json.dumps({"timesteps": 10}))  # written before runs kept their settings
+    committed_run(tmp_path, timesteps=10)  # no settings kept: the defaults
     args = train.parse_args(["--resume", "--out", str(tmp_path)])
     assert {name: getattr(args, name) for name in settings} == train.RUN_SETTINGS
 
-    (tmp_path / "run.json").write_text("{not json")
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("{not json", "is not JSON"),
+        ({"timesteps": 10, "settings": {}, "extra": 1}, "unknown key 'extra'"),
+        ({"timesteps": "ten"}, "timesteps must be"),
+        ({"settings": {"players": [9]}}, "players must list table sizes"),
+        ({"settings": {"players": "2"}}, "players must list table sizes"),
+        ({"settings": {"p_random": 2}}, "p_random must be a probability"),
+        ({"settings": {"shaping": -1}}, "shaping must be"),
+        ({"settings": {"speed": 1}}, "unknown setting 'speed'"),
+        ({"snapshots": ["/etc/passwd"]}, "is not a snapshots/step_"),
+        ({"timesteps": 10, "snapshots": ["snapshots/step_000000005.zip"]}, "is missing"),
+        ({"checkpoint": "", "checkpoint_sha256": ""}, "older train.py"),
+        ({"checkpoint_sha256": "0" * 64}, "does not match the SHA-256 digest"),
+    ],
+)
+def test_a_run_folder_that_cannot_be_trusted_is_a_one_line_error(tmp_path, capsys, change, message):
+    state = committed_run(tmp_path, timesteps=10)
+    if isinstance(change, str):
+        (tmp_path / "run.json").write_text(change)
+    else:
+        (tmp_path / "run.json").write_text(json.dumps({**json.loads((tmp_path / "run.json").read_text()), **change}))
+    with pytest.raises(SystemExit) as exit_info:
+        train.parse_args(["--resume", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert (tmp_path / state.checkpoint).read_bytes() == b"a checkpoint"  # nothing was changed
+
+
+def test_an_old_layout_run_is_recognised_but_not_resumed(tmp_path, capsys):
+    (tmp_path / "checkpoint.zip").write_text("x")
+    (tmp_path / "run.json").write_text(json.dumps({"timesteps": 10, "snapshots": [], "seconds": 1.0}))
     with pytest.raises(SystemExit):
         train.parse_args(["--resume", "--out", str(tmp_path)])
-    assert "cannot read" in capsys.readouterr().err
+    assert "names no checkpoint digest" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # nor overwritten
+        train.parse_args(["--out", str(tmp_path)])
 
 
 def read_eval(path):
@@ -80,8 +128,9 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     out = tmp_path / "run"
     common = ["--out", str(out), "--eval-every", "300", "--snapshot-every", "200", "--checkpoint-every", "256", *TINY]
     assert train.main(["--steps", "600", "--envs", "1", *common]) == 0
-    for name in ("model.zip", "checkpoint.zip", "run.json", "eval.csv", "learning_curve.png"):
+    for name in ("model.zip", "run.json", "eval.csv", "learning_curve.png"):
         assert (out / name).is_file(), name
+    assert [p.name for p in out.glob("checkpoint*")] == [json.loads((out / "run.json").read_text())["checkpoint"]]
     assert (out / "logs/from_000000000/progress.csv").is_file()
     assert list((out / "logs/from_000000000").glob("events.out.tfevents*")), "no TensorBoard log"
     assert list((out / "snapshots").glob("step_*.zip"))
@@ -99,12 +148,16 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     resumed = json.loads((out / "run.json").read_text())
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO.load(out / "checkpoint.zip", device="cpu")
+    model = MaskablePPO.load(out / resumed["checkpoint"], device="cpu")  # our own run: a full load is fine here
     assert model.ent_coef == 0 and model.learning_rate == train.DEFAULT_LEARNING_RATE  # given / kept
     assert resumed["timesteps"] >= 1000
     assert resumed["seconds"] > state["seconds"]
     assert len(read_eval(out / "eval.csv")) > len(first)
     assert len(list((out / "logs").glob("from_*/progress.csv"))) == 2  # the first part's log is kept
+    from agents.model_file import load_policy
+
+    for path in [out / "model.zip", out / resumed["checkpoint"], *out.glob("snapshots/*.zip")]:
+        assert load_policy(path).activation == "tanh"  # everything train.py writes loads through the safe path
 
 
 def test_parallel_envs_mixed_table_sizes_and_imitation(tmp_path, capsys):

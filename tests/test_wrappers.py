@@ -372,3 +372,81 @@ def test_maskable_ppo_learns_a_few_steps():
     obs, _info = env.reset(seed=0)
     action, _state = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[int(action)]
+
+
+# --- hostile actions and settings (issue 11) -------------------------------------------------------
+
+
+def legal_id(env: SelfPlayEnv) -> int:
+    return int(np.flatnonzero(env.action_masks())[0])
+
+
+@pytest.mark.parametrize(
+    "make_action",
+    [
+        lambda i: float("inf"),  # raised OverflowError
+        lambda i: float("nan"),
+        lambda i: float(i),  # 3.0 was taken as 3
+        lambda i: np.float64(i),
+        lambda i: np.float32(i),
+        lambda i: np.array([i]),
+        lambda i: np.array(float(i)),
+        lambda i: np.bool_(True),
+        lambda i: 10**5000,
+        lambda i: complex(i),
+        lambda i: str(i),
+    ],
+    ids=["inf", "nan", "float", "float64", "float32", "1-d array", "0-d float", "np.bool", "huge", "complex", "str"],
+)
+def test_only_integer_ids_are_accepted(make_action):
+    env = SelfPlayEnv(num_players=2, on_illegal="raise")
+    env.reset(seed=0)
+    before = env.game.to_dict()
+    with pytest.raises(ValueError, match="an action is an int id") as info:
+        env.step(make_action(legal_id(env)))
+    assert not isinstance(info.value, IllegalActionError)
+    assert len(str(info.value)) < 200
+    assert env.game.to_dict() == before
+    assert env.action_masks().any()  # the episode is still on
+
+
+@pytest.mark.parametrize("kind", [int, np.int64, np.uint8, np.array])
+def test_integer_ids_of_every_accepted_type_play(kind):
+    env = SelfPlayEnv(num_players=2)
+    env.reset(seed=0)
+    env.step(kind(legal_id(env)))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"learner_seat": 1.0}, "learner_seat"),
+        ({"learner_seat": np.float64(0)}, "learner_seat"),
+        ({"learner_seat": "0"}, "learner_seat"),
+        ({"learner_seat": 10**5000}, "learner_seat"),
+        ({"opponents": 5}, "opponents"),
+        ({"opponents": "ab"}, "opponents"),
+        ({"opponents": iter([RandomOpponent(), RandomOpponent()])}, "opponents"),
+        ({"opponents": [RandomOpponent(), 5]}, "opponents"),
+        ({"on_illegal": ["raise"]}, "on_illegal"),
+        ({"ask_forced": "yes"}, "ask_forced"),
+        ({"render_mode": ["ansi"]}, "render_mode"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_bad_settings_are_refused_clearly(kwargs, message):
+    with pytest.raises(ValueError, match=message) as info:
+        SelfPlayEnv(num_players=3, **kwargs)
+    assert len(str(info.value)) < 200
+
+
+def test_numpy_learner_seat_is_accepted_as_an_int():
+    env = SelfPlayEnv(num_players=3, learner_seat=np.int64(2))
+    _, info = env.reset(seed=0)
+    assert info["learner_seat"] == 2 and type(env.learner) is int
+
+
+def test_an_opponent_returning_a_non_integer_id_is_an_error():
+    env = SelfPlayEnv(num_players=2, learner_seat=1, opponents=lambda obs, mask: float(np.flatnonzero(mask)[0]))
+    with pytest.raises(ValueError, match="an action is an int id"):
+        env.reset(seed=0)

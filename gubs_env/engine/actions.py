@@ -279,8 +279,31 @@ def make(
     key = (op, card, as_kind, use, seat, part, detail)
     action = _INTERNED.get(key)
     if action is None:
-        action = _INTERNED[key] = Action(*key)
+        action = Action(*key)
+        if not mistyped_fields(action):  # a look-alike (a float or numpy seat, an int op) is never shared
+            _INTERNED[key] = action
     return action
+
+
+FIELD_TYPES: tuple[tuple[str, type], ...] = (
+    ("op", Op),
+    ("card", Kind),
+    ("as_kind", Kind),
+    ("use", Use),
+    ("seat", int),
+    ("part", Part),
+    ("detail", Kind),
+)
+"""The exact type of each :class:`Action` field as the engine builds it (only ``op`` is never ``None``)."""
+
+
+def mistyped_fields(action: Action) -> list[str]:
+    """The names of the fields of ``action`` whose value is not of the engine's own type (empty when none)."""
+    return [
+        name
+        for (name, kind), value in zip(FIELD_TYPES, action, strict=True)
+        if type(value) is not kind and (value is not None or name == "op")
+    ]
 
 
 DRAW = make(Op.DRAW)
@@ -291,12 +314,21 @@ STOP = make(Op.STOP)
 
 
 def describe(action: Action) -> str:
-    """Readable words for an action (a malformed one is shown field by field)."""
-    try:
-        return _describe(action)
-    except (AttributeError, KeyError, TypeError, ValueError):
-        fields = ", ".join(f"{k}={v!r}" for k, v in zip(Action._fields, action, strict=True) if v is not None)
-        return f"Action({fields})"
+    """Readable words for an action (a malformed one is shown field by field, in a few words each)."""
+    if not mistyped_fields(action):
+        try:
+            return _describe(action)
+        except (AssertionError, AttributeError, KeyError, TypeError, ValueError):
+            pass  # fields of the right types that make no action: shown field by field
+    fields = ", ".join(f"{k}={_field_text(v)}" for k, v in zip(Action._fields, action, strict=True) if v is not None)
+    return f"Action({fields})"
+
+
+def _field_text(value: object) -> str:
+    """One field of a malformed action: never the full ``repr`` of an unknown (maybe huge or deep) value."""
+    if isinstance(value, IntEnum) or (type(value) is int and value.bit_length() <= 64):
+        return repr(value)
+    return f"<{type(value).__name__[:40]}>"
 
 
 def _describe(action: Action) -> str:
@@ -306,13 +338,11 @@ def _describe(action: Action) -> str:
     if op is Op.PICK:
         return f"Ring: take a Free Gub from seat {action.seat}"
     if op is Op.TAKE:
+        assert action.part is not None
         return f"Retreat: take {part_text(action.part, action.detail)}"
-    if op is Op.PLACE:
-        return f"Scout: put {action.detail.label} next"
-    if op is Op.KEEP:
-        return f"Keep {action.detail.label}"
-    if op is Op.DISCARD:
-        return f"Discard {action.detail.label}"
+    if op in _CARD_CHOICES:
+        assert action.detail is not None  # these choices name a card
+        return _CARD_CHOICES[op].format(action.detail.label)
     return {
         Op.DRAW: "Draw",
         Op.DECLINE: "Decline to draw",
@@ -322,7 +352,11 @@ def _describe(action: Action) -> str:
     }[op]
 
 
+_CARD_CHOICES: dict[Op, str] = {Op.PLACE: "Scout: put {} next", Op.KEEP: "Keep {}", Op.DISCARD: "Discard {}"}
+
+
 def _describe_play(action: Action) -> str:
+    assert action.card is not None and action.as_kind is not None and action.use is not None
     name = action.card.label
     if action.as_kind is not None and action.as_kind != action.card:
         name = f"{name} as {action.as_kind.label}"
@@ -333,10 +367,13 @@ def _describe_play(action: Action) -> str:
             return f"{name} → seat {action.seat}: {_USE_TEXT[use]}"
         return f"{name} → seat {action.seat}"
     if target is Target.SEAT_BARRICADE:
+        assert action.detail is not None
         return f"{name}: remove {action.detail.label} at seat {action.seat}"
     if target is Target.SEAT_PART:
+        assert action.part is not None
         return f"{name} → seat {action.seat}: {part_text(action.part, action.detail)}"
     if target is Target.RING:
+        assert action.detail is not None
         return f"{name} → {action.detail.label}"
     return f"{name}: {_USE_TEXT[use]}"
 

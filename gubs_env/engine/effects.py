@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from gubs_env.engine.actions import RETREAT_PARTS, STEAL_PARTS, Action, Part, Use, part_text
 from gubs_env.engine.cards import BARRICADES, RINGS, Kind
-from gubs_env.engine.log import Fact, kinds
+from gubs_env.engine.log import Count, Fact, GubsFrom, kinds
 from gubs_env.engine.state import BARRICADE_BASE, RING_BASE, RING_SIZES, GameState, Side
 
 Targets = list[tuple[int | None, Part | None, Kind | None]]
@@ -109,8 +109,10 @@ def _count(side: Side, part: Part, detail: Kind | None) -> int:
     if part is Part.FREE_GUB:
         return side.free
     if part is Part.PROTECTED_GUB or part is Part.BARRICADE:
+        assert detail is not None  # these parts name their Barricade kind
         return side.protected[detail - BARRICADE_BASE]
     if part is Part.RING:
+        assert detail is not None
         return side.rings[detail - RING_BASE]
     return side.spouted  # SPOUT and SPOUTED_GUB
 
@@ -174,6 +176,7 @@ Facts = list[Fact]
 
 
 def _resolve_enter(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.card is not None  # a play always names its card
     if a.card is Kind.ELDER:
         st.sides[p].elder = 1
     else:
@@ -183,6 +186,7 @@ def _resolve_enter(st: GameState, p: int, a: Action, facts: Facts) -> None:
 
 
 def _resolve_protect(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.card is not None
     side = st.sides[p]
     side.free -= 1
     side.protected[a.card - BARRICADE_BASE] += 1
@@ -190,6 +194,7 @@ def _resolve_protect(st: GameState, p: int, a: Action, facts: Facts) -> None:
 
 
 def _resolve_remove(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.seat is not None and a.detail is not None  # REMOVE aims at a seat and a Barricade kind
     side = st.sides[a.seat]
     side.protected[a.detail - BARRICADE_BASE] -= 1
     side.free += 1
@@ -198,6 +203,7 @@ def _resolve_remove(st: GameState, p: int, a: Action, facts: Facts) -> None:
 
 
 def _resolve_spout(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.seat is not None  # the use's target shape gives a seat
     side = st.sides[a.seat]
     side.free -= 1
     side.spouted += 1
@@ -206,19 +212,22 @@ def _resolve_spout(st: GameState, p: int, a: Action, facts: Facts) -> None:
 
 def resolve_ring(st: GameState, p: int, a: Action, picks: list[int], facts: Facts) -> None:
     """Trap the picked Gubs under the Ring on the player's side (R12)."""
+    assert a.card is not None
     for seat in picks:
         st.sides[seat].free -= 1
     st.sides[p].rings[a.card - RING_BASE] = 1
-    facts.append(Fact(None, "seat {}'s {} traps Gubs from seats {}", (p, a.card, sorted(picks))))
+    facts.append(Fact(None, "seat {}'s {} traps {}", (p, a.card, GubsFrom(tuple(picks)))))
 
 
 def _resolve_lure(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.seat is not None
     st.sides[a.seat].free -= 1
     st.sides[p].free += 1
     facts.append(Fact(None, "seat {} lures a Gub from seat {}", (p, a.seat)))
 
 
 def _resolve_super_lure(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.seat is not None
     # R8/R17: the Gubs come over Free; the abandoned Barricades go back to their owner's hand.
     victim = st.sides[a.seat]
     hand = st.hands[a.seat]
@@ -228,10 +237,11 @@ def _resolve_super_lure(st: GameState, p: int, a: Action, facts: Facts) -> None:
         victim.protected[b] = 0
     victim.free = 0
     st.sides[p].free += moved
-    facts.append(Fact(None, "seat {} lures {} Gubs from seat {}", (p, moved, a.seat)))
+    facts.append(Fact(None, "seat {} lures {} from seat {}", (p, Count(moved, "Gub"), a.seat)))
 
 
 def _resolve_cyclone(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.seat is not None
     victim = st.sides[a.seat]
     for b, n in enumerate(victim.protected):
         st.discard[BARRICADE_BASE + b] += n
@@ -249,6 +259,7 @@ def _resolve_strike_elder(st: GameState, p: int, a: Action, facts: Facts) -> Non
 
 
 def _resolve_strike_hand(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.seat is not None
     hand = st.hands[a.seat]
     lost = kinds(hand)
     for k, n in enumerate(hand):
@@ -267,16 +278,19 @@ def _resolve_beetle(st: GameState, p: int, a: Action, facts: Facts) -> None:
 
 
 def _resolve_steal(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.seat is not None and a.part is not None  # STEAL aims at a seat and a part
     # R9: what Smahl Thief takes goes to the thief's hand.
     victim, hand, part = st.sides[a.seat], st.hands[p], a.part
     if part is Part.FREE_GUB:
         victim.free -= 1
         hand[Kind.GUB] += 1
     elif part is Part.PROTECTED_GUB:
+        assert a.detail is not None  # the part names its Barricade kind
         victim.protected[a.detail - BARRICADE_BASE] -= 1
         st.hands[a.seat][a.detail] += 1  # R8: the abandoned Barricade goes to its owner's hand
         hand[Kind.GUB] += 1
     elif part is Part.BARRICADE:
+        assert a.detail is not None
         victim.protected[a.detail - BARRICADE_BASE] -= 1
         victim.free += 1
         hand[a.detail] += 1
@@ -292,12 +306,14 @@ def _resolve_steal(st: GameState, p: int, a: Action, facts: Facts) -> None:
 
 
 def _resolve_kill(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.seat is not None
     st.sides[a.seat].free -= 1
     st.discard[Kind.GUB] += 1
     facts.append(Fact(None, "a Free Gub of seat {} is speared", (a.seat,)))
 
 
 def _resolve_free(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.seat is not None
     # FAQ 6: the freed Gub stays where it stands.
     side = st.sides[a.seat]
     side.spouted -= 1
@@ -307,6 +323,7 @@ def _resolve_free(st: GameState, p: int, a: Action, facts: Facts) -> None:
 
 
 def _resolve_shatter(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.detail is not None  # SHATTER names the Ring kind
     slot = a.detail - RING_BASE
     for seat, side in enumerate(st.sides):
         if side.rings[slot]:
@@ -315,12 +332,15 @@ def _resolve_shatter(st: GameState, p: int, a: Action, facts: Facts) -> None:
             st.sides[p].free += RING_SIZES[slot]
             facts.append(
                 Fact(
-                    None, "seat {} shatters the {} of seat {} and frees {} Gubs", (p, a.detail, seat, RING_SIZES[slot])
+                    None,
+                    "seat {} shatters the {} of seat {} and frees {}",
+                    (p, a.detail, seat, Count(RING_SIZES[slot], "Gub")),
                 )
             )
 
 
 def _resolve_scout_hand(st: GameState, p: int, a: Action, facts: Facts) -> None:
+    assert a.seat is not None
     seen = st.hands[a.seat][:]
     st.seen_hand[p] = (a.seat, seen)
     facts.append(Fact(None, "seat {} looks at seat {}'s hand", (p, a.seat)))
@@ -340,10 +360,12 @@ def take_part(st: GameState, p: int, part: Part, detail: Kind | None) -> None:
         side.free -= 1
         hand[Kind.GUB] += 1
     elif part is Part.PROTECTED_GUB:
+        assert detail is not None  # the part names its Barricade kind
         side.protected[detail - BARRICADE_BASE] -= 1
         hand[detail] += 1
         hand[Kind.GUB] += 1
     elif part is Part.BARRICADE:
+        assert detail is not None
         side.protected[detail - BARRICADE_BASE] -= 1
         side.free += 1
         hand[detail] += 1
@@ -352,6 +374,7 @@ def take_part(st: GameState, p: int, part: Part, detail: Kind | None) -> None:
         side.free += 1
         hand[Kind.SUD_SPOUT] += 1
     else:  # RING: its Gubs stay on the side, Free
+        assert detail is not None  # the part names its Ring kind
         side.rings[detail - RING_BASE] = 0
         side.free += RING_SIZES[detail - RING_BASE]
         hand[detail] += 1

@@ -7,7 +7,7 @@ Traveling Merchant's choices) are steps of :mod:`gubs_env.engine.rules`.
 from __future__ import annotations
 
 from gubs_env.engine.cards import BARRICADES, Kind
-from gubs_env.engine.log import Fact, kinds
+from gubs_env.engine.log import Count, Fact, kinds
 from gubs_env.engine.state import BARRICADE_BASE, RING_BASE, RING_SIZES, GameState
 
 TOAD_SLOT = Kind.TOAD_RIDER - BARRICADE_BASE
@@ -49,7 +49,8 @@ def flood(st: GameState, facts: list[Fact]) -> None:
             insert_into_deck(st, Kind.GUB)
         total += side.free
         side.free = 0
-    facts.append(Fact(None, "{} Free Gubs are washed back into the deck", (total,)))
+    verb = "is" if total == 1 else "are"
+    facts.append(Fact(None, "{} {} washed back into the deck", (Count(total, "Free Gub"), verb)))
 
 
 def wasps(st: GameState, facts: list[Fact]) -> None:
@@ -62,7 +63,8 @@ def wasps(st: GameState, facts: list[Fact]) -> None:
             insert_into_deck(st, Kind.TOAD_RIDER)
             insert_into_deck(st, Kind.GUB)
         total += n
-    facts.append(Fact(None, "{} Toad Riders and their Gubs go back into the deck", (total,)))
+    gubs = "its Gub goes" if total == 1 else "their Gubs go"
+    facts.append(Fact(None, "{} and {} back into the deck", (Count(total, "Toad Rider"), gubs)))
 
 
 def plague(st: GameState, drawer: int, saved: list[int], facts: list[Fact]) -> None:
@@ -78,7 +80,7 @@ def plague(st: GameState, drawer: int, saved: list[int], facts: list[Fact]) -> N
             for _ in range(hand[k]):
                 insert_into_deck(st, k)
             hand[k] = 0
-        facts.append(Fact(None, "seat {}'s hand ({} cards) goes into the deck", (seat, lost)))
+        facts.append(Fact(None, "seat {}'s hand ({}) goes into the deck", (seat, Count(lost, "card"))))
 
 
 def merchant(st: GameState, kept: list[int], facts: list[Fact]) -> None:
@@ -98,6 +100,6 @@ def merchant(st: GameState, kept: list[int], facts: list[Fact]) -> None:
         for k, c in enumerate(passed[seat]):
             st.hands[seat][k] -= c
             st.hands[receiver][k] += c
-        facts.append(Fact(None, "seat {} passes {} cards to seat {}", (seat, sum(passed[seat]), receiver)))
+        facts.append(Fact(None, "seat {} passes {} to seat {}", (seat, Count(sum(passed[seat]), "card"), receiver)))
         facts.append(Fact(seat, "you pass {}", (kinds(passed[seat]),)))
         facts.append(Fact(receiver, "you receive {}", (kinds(passed[seat]),)))

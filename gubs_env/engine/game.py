@@ -12,22 +12,48 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gubs_env.engine import rules
-from gubs_env.engine.actions import Action
+from gubs_env.engine.actions import Action, mistyped_fields
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.log import Fact, LogEntry
 from gubs_env.engine.options import RuleOptions
-from gubs_env.engine.serialize import check_state, state_from_dict, state_to_dict
+from gubs_env.engine.serialize import brief, state_from_dict, state_to_dict, state_to_dict_checked
 from gubs_env.engine.setup import new_state
 from gubs_env.engine.state import GameState, Pending, Step
+
+if TYPE_CHECKING:
+    from gubs_env.viz.svg import TableView
 
 
 class IllegalActionError(ValueError):
     """An action that the pending decision does not allow; the game is left exactly as it was."""
+
+
+def _mistyped_fields(action: Action) -> list[str]:
+    """What is wrong with the fields of ``action`` for it ever to be legal (empty when nothing)."""
+    wrong = [f"{name} is {brief(getattr(action, name))}" for name in mistyped_fields(action)]
+    seat = action.seat
+    if type(seat) is int and not 0 <= seat < MAX_PLAYERS:
+        wrong.append(f"seat is {brief(seat)}")
+    return wrong
+
+
+def _same_action(action: Action, legal: tuple[Action, ...]) -> Action | None:
+    """The legal action ``action`` is, or equals field by field with the same field types; None if none."""
+    for candidate in legal:
+        if candidate is action:
+            return candidate
+    if _mistyped_fields(action):
+        return None
+    for candidate in legal:
+        if candidate == action:
+            return candidate
+    return None
 
 
 def _check_players(num_players: Any) -> int:
@@ -79,10 +105,15 @@ class Game:
 
     @classmethod
     def from_state(cls, state: GameState, *, record_log: bool = True) -> Game:
-        """Wrap an existing state (validated first)."""
-        check_state(state)
+        """A game at the position ``state`` holds, checked exactly as :meth:`from_dict` checks a dict.
+
+        The game plays on its own validated copy: ``state`` is neither kept nor changed.
+
+        Raises:
+            InvalidStateError: (a ``ValueError``) ``state`` is not a :class:`GameState` or not a playable position.
+        """
         game = cls.__new__(cls)
-        game._attach(state, [], record_log)
+        game._attach(state_from_dict(state_to_dict_checked(state)), [], record_log)
         return game
 
     # --- who acts, and what they may do ------------------------------------------------------------
@@ -115,19 +146,26 @@ class Game:
         return self._legal
 
     def is_legal(self, action: object) -> bool:
-        """Whether ``action`` is allowed now."""
-        return isinstance(action, Action) and action in self.legal_actions()
+        """Whether ``action`` is allowed now (by the same test as :meth:`apply`, text excepted)."""
+        return type(action) is Action and _same_action(action, self.legal_actions()) is not None
 
     def apply(self, action: Action | str) -> LogEntry:
         """Take ``action`` for the current player and return what it made happen.
 
         ``action`` may also be the text of a legal action (``str(action)``), handy in a notebook.
 
+        Only an :class:`Action` whose fields have the engine's own types (``Op``, ``Kind``, ``Use``, ``Part``,
+        a plain ``int`` seat) and equal a legal action, or the exact text of one, is accepted: a look-alike
+        (a tuple subclass, a float or numpy seat, a bare int op) is refused, never converted.
+
         Raises:
             IllegalActionError: the action is not legal now (or not an action); nothing changes.
         """
         legal = self._legal if self._legal is not None else self.legal_actions()
-        if action not in legal or not isinstance(action, Action):
+        for candidate in legal:  # legal actions are interned: identity is the fast, exact test
+            if candidate is action:
+                break
+        else:
             action = self._from_text_or_raise(action)
         state = self.state
         turn, actor = state.turn, state.pending.actor
@@ -140,19 +178,30 @@ class Game:
         return entry
 
     def _from_text_or_raise(self, action: object) -> Action:
+        """The legal action ``action`` names exactly (by equal typed fields or by its text), else raise."""
         legal = self.legal_actions()
         if not legal:
             raise IllegalActionError("the game is over: no action is legal")
-        if isinstance(action, str):
+        if type(action) is str:
             for candidate in legal:
                 if str(candidate) == action:
                     return candidate
-            raise IllegalActionError(f"{action!r} is not the text of a legal action; legal: {[str(a) for a in legal]}")
-        if not isinstance(action, Action):
-            raise IllegalActionError(f"expected an Action, not {type(action).__name__}: {action!r}")
-        raise IllegalActionError(self._why_illegal(action))
+            raise IllegalActionError(
+                f"{brief(action)} is not the text of a legal action; legal: {[str(a) for a in legal]}"
+            )
+        if type(action) is not Action:
+            raise IllegalActionError(f"expected an Action or the text of a legal one, not {brief(action)}")
+        wrong = _mistyped_fields(action)
+        if wrong:
+            fields = ", ".join(wrong)
+            raise IllegalActionError(f"an Action with fields of the wrong type or range ({fields}) is never legal")
+        same = _same_action(action, legal)
+        if same is None:
+            raise IllegalActionError(self._why_illegal(action))
+        return same
 
     def _why_illegal(self, action: Action) -> str:
+        """Why a well-typed action is refused, with the legal ones listed."""
         pend = self.state.pending
         step = pend.step.name.lower()
         return (
@@ -201,8 +250,11 @@ class Game:
     def from_dict(cls, data: dict[str, Any], *, record_log: bool = True) -> Game:
         """Restore a game from :meth:`to_dict` output or a hand-written position.
 
+        Every field is checked (its exact type, its range, and that the position is one the rules can play on:
+        see docs/security.md); the dict is only read, and nothing outside the new game is touched.
+
         Raises:
-            InvalidStateError: (a ``ValueError``) the dict is malformed or breaks card conservation.
+            InvalidStateError: (a ``ValueError``) naming the first field that is malformed or impossible.
         """
         game = cls.__new__(cls)
         game._attach(state_from_dict(data), [], record_log)
@@ -222,7 +274,33 @@ class Game:
 
     def __repr__(self) -> str:
         pend = self.state.pending
+        if pend.step is Step.OVER:
+            from gubs_env.engine.render import outcome_text
+
+            return f"<Game {self.num_players} players, over at turn {self.state.turn}: {outcome_text(self.state)}>"
         return (
             f"<Game {self.num_players} players, turn {self.state.turn}, "
             f"{pend.step.name.lower()} step for seat {pend.actor}>"
         )
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows a game as the all-seeing picture of its table."""
+        from gubs_env.viz.svg import table_svg
+
+        return table_svg(self)
+
+    def view(self, seat: int | None) -> TableView:
+        """The table as ``seat`` sees it (``None``: all-seeing), shown as a picture in Jupyter, as text elsewhere.
+
+        Raises:
+            ValueError: ``seat`` is not a seat of this game.
+        """
+        from gubs_env.viz.svg import TableView
+
+        return TableView(self, seat)
+
+    def save_svg(self, path: str | Path, viewer: int | None = None) -> Path:
+        """Write the picture of the table as ``viewer`` sees it (``None``: all-seeing) to an ``.svg`` file."""
+        from gubs_env.viz.svg import save_svg
+
+        return save_svg(self, path, viewer)

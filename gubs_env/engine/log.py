@@ -27,7 +27,39 @@ class Fact(NamedTuple):
         return self.template.format(*(_words(a) for a in self.args))
 
 
+class Count(NamedTuple):
+    """A number and its noun, put in the singular or plural when the fact is read: ``1 Gub``, ``2 Gubs``."""
+
+    n: int
+    noun: str
+    plural: str = ""
+    """The plural when it is not ``noun + "s"``."""
+
+    def words(self) -> str:
+        """``"1 card"``, ``"0 cards"``."""
+        return f"{self.n} {self.noun if self.n == 1 else self.plural or self.noun + 's'}"
+
+
+class GubsFrom(NamedTuple):
+    """Gubs taken seat by seat (a Ring's picks: one seat per Gub).
+
+    Read as ``"2 Gubs from seat 1 and 1 from seat 3"``.
+    """
+
+    seats: tuple[int, ...]
+
+    def words(self) -> str:
+        """The Gubs per seat, in seat order."""
+        tally = [(seat, self.seats.count(seat)) for seat in sorted(set(self.seats))]
+        parts = [f"{Count(n, 'Gub').words() if i == 0 else n} from seat {seat}" for i, (seat, n) in enumerate(tally)]
+        if len(parts) < 2:
+            return parts[0] if parts else "no Gub"
+        return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def _words(value: object) -> object:
+    if isinstance(value, (Count, GubsFrom)):
+        return value.words()
     if isinstance(value, Action):
         return str(value)
     if isinstance(value, Kind):
@@ -53,6 +85,14 @@ class LogEntry(NamedTuple):
         """The action as ``player`` may know it: choices only their maker sees get a neutral phrase for others."""
         hidden = HIDDEN_CHOICES.get(self.action.op)
         return hidden if hidden is not None and player != self.actor else str(self.action)
+
+    def __repr__(self) -> str:
+        """Short and readable: ``<turn 3, seat 0: Draw — seat 0 draws a card; [seat 0 only] you draw Lure>``.
+
+        Every fact is shown, the private ones marked with the one seat that saw them.
+        """
+        said = [f.text() if f.seen_by is None else f"[seat {f.seen_by} only] {f.text()}" for f in self.facts]
+        return f"<turn {self.turn}, seat {self.actor}: {self.action}" + (f" — {'; '.join(said)}>" if said else ">")
 
     def to_dict(self) -> dict:
         """A JSON-serialisable form with the facts rendered."""

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 LETTER_PLACEMENTS = ("thirds", "uniform")
+MAX_TURNS_LIMIT = 2**31 - 1
+"""The largest turn limit: turn counters stay within 32 bits in every engine and saved file."""
 
 
 @dataclass(frozen=True)
@@ -25,8 +27,12 @@ class RuleOptions:
     def __post_init__(self) -> None:
         if self.letter_placement not in LETTER_PLACEMENTS:
             raise ValueError(f"letter_placement must be one of {LETTER_PLACEMENTS}, not {self.letter_placement!r}")
-        if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
-            raise ValueError(f"max_turns must be a positive int, not {self.max_turns!r}")
+        if (
+            isinstance(self.max_turns, bool)
+            or not isinstance(self.max_turns, int)
+            or not 1 <= self.max_turns <= MAX_TURNS_LIMIT
+        ):
+            raise ValueError(f"max_turns must be an int from 1 to {MAX_TURNS_LIMIT}, not {self.max_turns!r:.40}")
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> RuleOptions:

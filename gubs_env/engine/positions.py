@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -58,9 +59,9 @@ def position(
     *,
     hands: list[dict[str, int]] | None = None,
     sides: list[dict[str, Any]] | None = None,
-    deck_top: list[str] = (),
+    deck_top: Sequence[str] = (),
     discard: dict[str, int] | None = None,
-    letters: list[str] = (),
+    letters: Sequence[str] = (),
     turn_player: int = 0,
     step: str = "play",
     declined: list[bool] | None = None,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from gubs_env.engine import rules
 from gubs_env.engine.cards import BARRICADES, CARDS, RINGS, Kind
 from gubs_env.engine.state import RING_SIZES, GameState, Side, Step
 
 
 def _cards(counts: list[int]) -> str:
-    return ", ".join(f"{CARDS[k].name} x{n}" if n > 1 else CARDS[k].name for k, n in enumerate(counts) if n) or "-"
+    return ", ".join(f"{CARDS[k].name} x{n}" if n > 1 else CARDS[k].name for k, n in enumerate(counts) if n) or "none"
 
 
 def side_text(side: Side) -> str:
@@ -28,8 +29,10 @@ def side_text(side: Side) -> str:
 def render(st: GameState, player: int | None) -> str:
     """The table as ``player`` sees it: their own hand, every side, the public zones and the decision."""
     letters = " ".join(CARDS[k].name[-1] for k in st.letters) or "none"
+    deck = len(st.deck)
+    whose = "game over" if st.pending.step is Step.OVER else f"seat {st.turn_player} to play"
     lines = [
-        f"Turn {st.turn} - seat {st.turn_player} to play - deck {len(st.deck)} cards - letters: {letters}",
+        f"Turn {st.turn} - {whose} - deck {deck} card{'s' * (deck != 1)} - letters: {letters}",
         f"Discard pile: {_cards(st.discard)}",
     ]
     for seat, side in enumerate(st.sides):
@@ -41,19 +44,38 @@ def render(st: GameState, player: int | None) -> str:
         lines.append(f"Your hand: {_cards(st.hands[player])}")
         if st.seen_top[player]:
             lines.append("You know the deck top: " + ", ".join(CARDS[k].name for k in st.seen_top[player]))
-        if st.seen_hand[player] is not None:
-            seat, counts = st.seen_hand[player]
+        seen = st.seen_hand[player]
+        if seen is not None:
+            seat, counts = seen
             lines.append(f"Your Scout saw seat {seat}'s hand: {_cards(counts)}")
     lines.append(_decision_text(st))
     return "\n".join(lines)
 
 
+def _points(n: int) -> str:
+    return f"{n} point{'s' * (n != 1)}"
+
+
+def outcome_text(st: GameState) -> str:
+    """How a finished game ended, e.g. ``"seat 2 wins with 3 points (scores 1, 0, 3)"``.
+
+    Ties name every winner (RULES.md §6 tie-breaks applied); a truncated game has no winner (R23).
+    """
+    points = [side.score() for side in st.sides]
+    scores = f"scores {', '.join(map(str, points))}"
+    if st.truncated:
+        return f"stopped at the turn limit, no winner ({scores})"
+    won = rules.winners(st)
+    if len(won) == 1:
+        return f"seat {won[0]} wins with {_points(points[won[0]])} ({scores})"
+    seats = ", ".join(map(str, won[:-1])) + f" and {won[-1]}"
+    return f"seats {seats} share the win with {_points(points[won[0]])} ({scores})"
+
+
 def _decision_text(st: GameState) -> str:
     pend = st.pending
     if pend.step is Step.OVER:
-        if st.truncated:
-            return "Game truncated at the turn limit."
-        return "Game over."
+        return f"Game over: {outcome_text(st)}."
     about = ""
     if pend.play is not None:
         about = f" about seat {pend.by}'s {pend.play}"

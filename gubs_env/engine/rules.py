@@ -26,7 +26,7 @@ from gubs_env.engine.actions import (
     target_space,
 )
 from gubs_env.engine.cards import EVENTS, HAND_LIMIT, LETTERS, Kind
-from gubs_env.engine.log import Fact
+from gubs_env.engine.log import Count, Fact
 from gubs_env.engine.state import RING_BASE, RING_SIZES, GameState, Pending, Step
 
 KINDS: tuple[Kind, ...] = tuple(Kind)
@@ -128,6 +128,7 @@ def cure_answers(hand: list[int]) -> list[Action]:
 
 
 def _legal_cancel(st: GameState, pend: Pending) -> list[Action]:
+    assert pend.play is not None  # a cancel window is always about a card being played
     return [PASS, *cancel_answers(st.hands[pend.actor], pend.play)]
 
 
@@ -214,6 +215,7 @@ def _on_play_step(st: GameState, action: Action, facts: Facts) -> None:
         facts.append(Fact(None, "seat {} ends the turn", (p,)))
         _end_of_turn(st, facts)
         return
+    assert action.card is not None and action.use is not None  # every other play-step action plays a card
     st.hands[p][action.card] -= 1
     facts.append(Fact(None, "seat {} plays {}", (p, action)))
     use = action.use
@@ -242,7 +244,9 @@ def _open_cancel(st: GameState, by: int, action: Action, picks: list[int] | None
 
 def _resolve(st: GameState, p: int, action: Action, facts: Facts, picks: list[int] | None = None) -> None:
     """Apply a card use that nobody cancelled; its card goes to its side or to the discard pile."""
+    assert action.card is not None and action.use is not None
     if action.use is Use.RING:
+        assert picks is not None  # a Ring resolves with its picks
         effects.resolve_ring(st, p, action, picks, facts)
     else:
         effects.RESOLVE[action.use](st, p, action, facts)
@@ -252,6 +256,7 @@ def _resolve(st: GameState, p: int, action: Action, facts: Facts, picks: list[in
 
 def _resolve_pending_play(st: GameState, facts: Facts) -> None:
     pend = st.pending
+    assert pend.play is not None
     _resolve(st, pend.by, pend.play, facts, pend.picks)
     _back_to_play(st)
 
@@ -262,6 +267,7 @@ def _on_cancel_step(st: GameState, action: Action, facts: Facts) -> None:
         _next_in_window(st, facts, lambda: _resolve_pending_play(st, facts))
         return
     _spend_interrupt(st, action)
+    assert pend.play is not None and pend.play.card is not None
     st.discard[pend.play.card] += 1
     facts.append(
         Fact(None, "seat {} plays {}: seat {}'s {} is cancelled", (pend.actor, action, pend.by, pend.play.card))
@@ -271,6 +277,7 @@ def _on_cancel_step(st: GameState, action: Action, facts: Facts) -> None:
 
 def _spend_interrupt(st: GameState, action: Action) -> None:
     """The answering player's interrupt card (or Cricket Song) goes from their hand to the discard pile."""
+    assert action.card is not None
     st.hands[st.pending.actor][action.card] -= 1
     st.discard[action.card] += 1
 
@@ -291,6 +298,7 @@ def _ask_next(st: GameState, close: Callable[[], None]) -> None:
 
 def _on_ring_step(st: GameState, action: Action, facts: Facts) -> None:
     pend = st.pending
+    assert action.seat is not None and pend.play is not None and pend.play.as_kind is not None
     pend.picks.append(action.seat)
     complete = len(pend.picks) == RING_SIZES[pend.play.as_kind - RING_BASE]
     if complete and not _open_cancel(st, pend.by, pend.play, pend.picks):
@@ -300,9 +308,10 @@ def _on_ring_step(st: GameState, action: Action, facts: Facts) -> None:
 def _on_retreat_step(st: GameState, action: Action, facts: Facts) -> None:
     pend = st.pending
     if action.op is Op.STOP:
-        facts.append(Fact(None, "seat {} retreats {} cards to their hand", (pend.by, len(pend.picks))))
+        facts.append(Fact(None, "seat {} retreats {} to their hand", (pend.by, Count(len(pend.picks), "card"))))
         _discard_played(st)
         return
+    assert action.part is not None  # every other retreat action takes a part
     effects.take_part(st, pend.by, action.part, action.detail)
     pend.picks.append(int(action.part))
 
@@ -317,6 +326,7 @@ def _start_scout(st: GameState, facts: Facts) -> None:
 
 def _on_scout_step(st: GameState, action: Action, facts: Facts) -> None:
     pend = st.pending
+    assert action.detail is not None  # a place action names its card
     pend.cards.remove(action.detail)
     pend.placed.append(int(action.detail))
     _finish_scout_if_done(st, facts)
@@ -331,11 +341,19 @@ def _finish_scout_if_done(st: GameState, facts: Facts) -> None:
     for seen in st.seen_top:
         seen.clear()
     st.seen_top[pend.by] = order[:]
-    facts.append(Fact(None, "seat {} puts the top {} cards back in an order of their choice", (pend.by, len(order))))
+    if len(order) > 1:
+        facts.append(
+            Fact(None, "seat {} puts the top {} cards back in an order of their choice", (pend.by, len(order)))
+        )
+    elif order:
+        facts.append(Fact(None, "seat {} puts the top card back", (pend.by,)))
+    else:
+        facts.append(Fact(None, "seat {} finds the deck empty", (pend.by,)))
     _discard_played(st)
 
 
 def _discard_played(st: GameState) -> None:
+    assert st.pending.play is not None and st.pending.play.card is not None
     st.discard[st.pending.play.card] += 1
     _back_to_play(st)
 
@@ -361,6 +379,7 @@ def _on_flop_step(st: GameState, action: Action, facts: Facts) -> None:
         return
     _spend_interrupt(st, action)
     facts.append(Fact(None, "seat {} plays {}: {} goes back into the deck", (pend.actor, action, pend.event)))
+    assert pend.event is not None  # a flop window is always about a drawn Event
     events.insert_into_deck(st, pend.event)  # R20
     _back_to_play(st)
 
@@ -392,6 +411,7 @@ def _resolve_event(st: GameState, facts: Facts) -> None:
 
 
 def _event_done(st: GameState) -> None:
+    assert st.pending.event is not None
     st.discard[st.pending.event] += 1
     _back_to_play(st)
 
@@ -439,6 +459,7 @@ def _open_keep(st: GameState, facts: Facts) -> None:
 
 def _on_keep_step(st: GameState, action: Action, facts: Facts) -> None:
     pend = st.pending
+    assert action.detail is not None  # a keep action names its card
     pend.marks[pend.actor] = int(action.detail)
     facts.append(Fact(None, "seat {} chooses a card to keep", (pend.actor,)))
     facts.append(Fact(pend.actor, "you keep {}", (action.detail,)))
@@ -463,6 +484,7 @@ def _end_of_turn(st: GameState, facts: Facts) -> None:
 
 def _on_discard_step(st: GameState, action: Action, facts: Facts) -> None:
     p = st.turn_player
+    assert action.detail is not None  # a discard action names its card
     st.hands[p][action.detail] -= 1
     st.discard[action.detail] += 1
     facts.append(Fact(None, "seat {} discards {}", (p, action.detail)))

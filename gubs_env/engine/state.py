@@ -147,6 +147,7 @@ class Pending:
         """Cards out of every zone while this decision is open."""
         cards = []
         if self.play is not None:
+            assert self.play.card is not None  # a play always names its card
             cards.append(int(self.play.card))
         if self.event is not None:
             cards.append(int(self.event))

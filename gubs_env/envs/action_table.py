@@ -118,6 +118,8 @@ class ActionCodec:
         from gubs_env.envs.observation import encode
 
         seat = game.current_player
+        if seat is None:
+            raise ValueError("the game is over: nobody is asked for an action")
         mask = self.mask(game.legal_actions(), seat)
         return self.action(int(policy(encode(game.state, seat), mask)), seat)
 
@@ -148,5 +150,20 @@ def markdown_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    """Print :func:`markdown_table` (``python -m gubs_env.envs.action_table``); no options but ``--help``."""
+    from gubs_env.cli import EXIT_OK, CommandParser
+
+    CommandParser(
+        prog="python -m gubs_env.envs.action_table", description="Print the action table as Markdown."
+    ).parse_args(argv)
     print(markdown_table(), end="")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    import sys
+
+    from gubs_env.cli import run_command
+
+    sys.exit(run_command(main))

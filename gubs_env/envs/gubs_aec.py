@@ -17,6 +17,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from gubs_env.engine import Game
+from gubs_env.engine.serialize import brief
 from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.envs.observation import OBS_SIZE, encode
 
@@ -61,7 +62,7 @@ class raw_env(AECEnv, EzPickle):
             }
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.game: Game | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -80,8 +81,10 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
+        first = self.game.current_player
+        assert first is not None  # a new game always asks somebody
+        self.agent_selection = self.possible_agents[first]
 
     def seat_of(self, agent: str) -> int:
         """The seat of an agent name."""
@@ -104,7 +107,10 @@ class raw_env(AECEnv, EzPickle):
     def step(self, action: int | None) -> None:
         """Apply the acting agent's action id.
 
+        ``action`` is a Python ``int``, a numpy integer scalar or a 0-d numpy integer array.
+
         Raises:
+            ValueError: ``action`` is not an id of the action space (a float, bool, string, ...); nothing changes.
             IllegalActionError: (a ``ValueError``) the id is not legal now; nothing changes.
         """
         agent = self.agent_selection
@@ -113,12 +119,15 @@ class raw_env(AECEnv, EzPickle):
             return
         game = self._started()
         seat = game.current_player
+        assert seat is not None  # the game is on: every agent would be terminated or truncated otherwise
         game.apply(self._codec.action(_as_id(action), seat))
         self._cumulative_rewards[agent] = 0
         if game.is_over:
             self._finish(game)
         else:
-            self.agent_selection = self.possible_agents[game.current_player]
+            next_seat = game.current_player
+            assert next_seat is not None
+            self.agent_selection = self.possible_agents[next_seat]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -153,8 +162,12 @@ class raw_env(AECEnv, EzPickle):
 
 
 def _as_id(action: Any) -> int:
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-            return int(action)
-        raise ValueError(f"an action is an int id from 0 to {NUM_ACTIONS - 1}, not {action!r}")
-    return int(action)
+    """An action id given as a Python int, a numpy integer scalar or a 0-d numpy integer array; never converted."""
+    zero_d = type(action) is np.ndarray and action.shape == () and np.issubdtype(action.dtype, np.integer)
+    if type(action) is int or isinstance(action, np.integer) or zero_d:
+        value = int(action)
+    else:  # bools, floats (even 3.0), strings, containers
+        raise ValueError(f"an action is an int id from 0 to {NUM_ACTIONS - 1}, not {brief(action)}")
+    if not 0 <= value < NUM_ACTIONS:
+        raise ValueError(f"action id {brief(value)} is outside 0..{NUM_ACTIONS - 1}")
+    return value

@@ -234,5 +234,21 @@ def unpack(vector: np.ndarray) -> dict[str, np.ndarray]:
 
 assert Kind.GUB == 0  # one-hot kind indices are the Kind values
 
-if __name__ == "__main__":
+
+def main(argv: list[str] | None = None) -> int:
+    """Print :func:`markdown_table` (``python -m gubs_env.envs.observation``); no options but ``--help``."""
+    from gubs_env.cli import EXIT_OK, CommandParser
+
+    CommandParser(
+        prog="python -m gubs_env.envs.observation", description="Print the observation layout as Markdown."
+    ).parse_args(argv)
     print(markdown_table(), end="")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    import sys
+
+    from gubs_env.cli import run_command
+
+    sys.exit(run_command(main))

@@ -53,11 +53,32 @@ def test_every_candidate_plays_the_same_deals_and_workers_change_nothing(run_dir
 
 
 def test_command_line_marks_the_best_and_exports_it(run_dir, tmp_path, capsys):
-    target = tmp_path / "best.zip"
+    from agents.model_file import load_policy
+    from agents.registry import make_agent
+
+    target = tmp_path / "best.npz"
     assert main([str(run_dir), "--from", "300", "--games", "4", "--opponent", "random", "--export", str(target)]) == 0
     out = capsys.readouterr().out
     assert out.count("* ") == 1 and "best: " in out
-    assert target.is_file()
+    assert load_policy(target).layers[0][0].shape == (8, 512)  # the actor only, read through the safe path
+    assert make_agent(str(target)).act is not None
+
+
+def test_a_hostile_snapshot_is_refused_before_any_game(run_dir, tmp_path, capsys):
+    import shutil
+
+    from tests.agents.test_model_file import evil_model_zip
+
+    marker = tmp_path / "ran"
+    hostile = tmp_path / "hostile_run"
+    shutil.copytree(run_dir, hostile)
+    (hostile / "snapshots" / "step_000000400.zip").write_bytes(evil_model_zip(marker))
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(hostile), "--games", "2", "--opponent", "random"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "step_000000400.zip" in err and len(err.strip().splitlines()) == 1
+    assert not marker.exists()
 
 
 @pytest.mark.parametrize(

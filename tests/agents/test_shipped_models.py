@@ -30,17 +30,54 @@ def test_a_shipped_model_can_sample_too():
     assert play_game([agent, RandomAgent(0)], seed=5).is_over
 
 
-def test_export_keeps_the_policy_and_drops_the_optimizer_state(tmp_path):
+def test_export_writes_the_actor_only_and_it_loads_safely(tmp_path):
     import numpy as np
     from sb3_contrib import MaskablePPO
 
+    from agents.model_file import load_policy
     from gubs_env.wrappers import SelfPlayEnv
 
     model = MaskablePPO("MlpPolicy", SelfPlayEnv(2), n_steps=64, batch_size=32, seed=0)
     model.learn(64)  # one update, so the optimizer holds state
     model.save(tmp_path / "full.zip")
-    small = PPOAgent.export(tmp_path / "full.zip", tmp_path / "small.zip")
+    small = PPOAgent.export(tmp_path / "full.zip", tmp_path / "small.npz")
     assert small.stat().st_size < (tmp_path / "full.zip").stat().st_size * 0.6
+    assert load_policy(small).activation == "tanh"
     observation = np.random.default_rng(0).random(512).astype(np.float32)
     original, exported = PPOAgent(model), PPOAgent.load(small)
-    assert np.allclose(original.action_logits(observation), exported.action_logits(observation))
+    np.testing.assert_array_equal(original.action_logits(observation), exported.action_logits(observation))
+
+
+def observations(num_players, games=2):
+    """Observations and masks from a few heuristic games."""
+    seen = []
+
+    class Recorder(HeuristicAgent):
+        def act(self, observation, action_mask):
+            seen.append((observation.copy(), action_mask.copy()))
+            return super().act(observation, action_mask)
+
+    for seed in range(games):
+        play_game([Recorder(seed) for _ in range(num_players)], seed=seed)
+    return seen
+
+
+@pytest.mark.parametrize(("name", "num_players"), [("2p", 2), ("4p", 4)])
+def test_shipped_models_play_exactly_as_the_full_load_did(name, num_players):
+    """The safe loader reads the very weights MaskablePPO.load builds (our own files: a full load is fine here)."""
+    import numpy as np
+    from sb3_contrib import MaskablePPO
+
+    from agents.model_file import load_policy
+    from agents.ppo import MODELS_DIR
+
+    path = MODELS_DIR / PRETRAINED[name]
+    full = MaskablePPO.load(path, device="cpu")
+    assert load_policy(path).source == path
+    for deterministic in (True, False):
+        before = PPOAgent(full, deterministic=deterministic, seed=7)
+        after = PPOAgent.pretrained(name, deterministic=deterministic)
+        after.reset(7)
+        for observation, mask in observations(num_players):
+            np.testing.assert_array_equal(after.action_logits(observation), before.action_logits(observation))
+            assert after.act(observation, mask) == before.act(observation, mask)

@@ -206,5 +206,6 @@ def test_command_rejects_bad_input(argv, capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     assert exit_info.value.code == 2
-    assert "error:" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("python -m agents.evaluate: error: ") and err.count("\n") == 1  # one line, no usage
     assert list(tmp_path.iterdir()) == [blocker]

@@ -1,8 +1,11 @@
 """Self-play training pieces: the opponent pool and the shaped pool env."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
+from agents.ppo import MODELS_DIR
 from agents.random_agent import RandomAgent
 from agents.training import OpponentPool, PoolConfig, PoolSelfPlayEnv
 
@@ -70,9 +73,9 @@ def test_snapshot_models_are_loaded_once_per_process_and_shared_between_pools(tm
     models = SnapshotModels(capacity=2)
     first = models.get(paths[0])
     assert models.get(paths[0]) is first
-    observation = np.linspace(0, 1, first.observation_space.shape[0], dtype=np.float32)
+    observation = np.linspace(0, 1, first.observation_size, dtype=np.float32)
     reference = PPOAgent.load(paths[0]).action_logits(observation)
-    np.testing.assert_allclose(PPOAgent(first).action_logits(observation), reference, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(PPOAgent(first).action_logits(observation), reference)
 
     models.get(paths[1])
     models.get(paths[2])  # over capacity: the least recently used one goes
@@ -98,3 +101,120 @@ def test_timed_vec_env_counts_steps_resets_and_mask_calls():
     after_masks = venv.env_seconds
     venv.step(np.array([np.flatnonzero(masks[0])[0]]))
     assert 0 < after_reset < after_masks < venv.env_seconds
+
+
+class FakeModel:
+    """Stands in for MaskablePPO in the checkpoint tests: ``save`` writes known bytes."""
+
+    def __init__(self, content: bytes) -> None:
+        self.content = content
+
+    def save(self, target) -> None:
+        target.write(self.content)
+
+
+def test_a_checkpoint_is_committed_by_run_json_and_older_ones_go(tmp_path):
+    import hashlib
+    import json
+
+    from agents.training import RunState, commit_checkpoint, read_checkpoint
+
+    first = commit_checkpoint(tmp_path, FakeModel(b"first"), RunState(timesteps=100))
+    assert first.checkpoint == "checkpoint-000000100.zip"
+    assert json.loads((tmp_path / "run.json").read_text())["checkpoint_sha256"] == hashlib.sha256(b"first").hexdigest()
+    second = commit_checkpoint(tmp_path, FakeModel(b"second"), replace(first, timesteps=200, seconds=3.0))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint-000000200.zip", "run.json"]
+    assert read_checkpoint(tmp_path, RunState.load(tmp_path / "run.json")) == b"second"
+    # the same timesteps again: the committed file is that model; only run.json changes
+    again = commit_checkpoint(tmp_path, FakeModel(b"other bytes"), replace(second, seconds=4.0))
+    assert again.checkpoint_sha256 == second.checkpoint_sha256 and RunState.load(tmp_path / "run.json").seconds == 4.0
+
+
+def test_a_swapped_or_unverifiable_checkpoint_is_never_read_as_trusted(tmp_path):
+    from agents.training import RunFileError, RunState, commit_checkpoint, read_checkpoint
+
+    state = commit_checkpoint(tmp_path, FakeModel(b"ours"), RunState(timesteps=5))
+    (tmp_path / state.checkpoint).write_bytes(b"someone else's")
+    with pytest.raises(RunFileError, match="does not match the SHA-256 digest"):
+        read_checkpoint(tmp_path, state)
+    (tmp_path / state.checkpoint).unlink()
+    with pytest.raises(RunFileError, match="cannot read the checkpoint"):
+        read_checkpoint(tmp_path, state)
+    with pytest.raises(RunFileError, match=r"older train\.py"):
+        read_checkpoint(tmp_path, RunState(timesteps=5))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"timesteps": 1, "surprise": 2}', "unknown key 'surprise'"),
+        ('{"timesteps": "10"}', "timesteps must be"),
+        ('{"timesteps": true}', "timesteps must be"),
+        ('{"timesteps": -1}', "timesteps must be"),
+        ('{"seconds": NaN}', "seconds must be"),
+        ('{"settings": []}', "settings must be"),
+        ('{"snapshots": "snapshots/step_000000001.zip"}', "snapshots must be"),
+        ('{"timesteps": 9, "snapshots": ["/etc/passwd"]}', "is not a snapshots/step_<timesteps>.zip"),
+        ('{"timesteps": 9, "snapshots": ["snapshots/../../x/step_000000001.zip"]}', "is not a snapshots/"),
+        ('{"timesteps": 9, "snapshots": ["snapshots/step_000000010.zip"]}', "at most 9 timesteps"),
+        ('{"checkpoint": "../model.zip"}', "checkpoint must be"),
+        ('{"checkpoint_sha256": "abc"}', "checkpoint_sha256 must be"),
+    ],
+)
+def test_run_json_with_unknown_keys_or_wrong_kinds_is_a_one_line_error(tmp_path, content, message):
+    from agents.training import RunFileError, RunState
+
+    (tmp_path / "run.json").write_text(content)
+    with pytest.raises(RunFileError, match=message) as error:
+        RunState.load(tmp_path / "run.json")
+    assert "\n" not in str(error.value)
+
+
+def test_snapshot_entries_stay_inside_the_runs_snapshots_folder(tmp_path):
+    import shutil
+
+    from agents.training import RunFileError, snapshot_file
+
+    run, outside = tmp_path / "run", tmp_path / "outside"
+    (run / "snapshots").mkdir(parents=True)
+    outside.mkdir()
+    shutil.copy(MODELS_DIR / "gubs_2p.zip", outside / "step_000000001.zip")
+    shutil.copy(MODELS_DIR / "gubs_2p.zip", run / "snapshots" / "step_000000002.zip")
+    assert snapshot_file(run, "snapshots/step_000000002.zip") == run / "snapshots" / "step_000000002.zip"
+    (run / "snapshots" / "step_000000001.zip").symlink_to(outside / "step_000000001.zip")
+    with pytest.raises(RunFileError, match="leads outside"):
+        snapshot_file(run, "snapshots/step_000000001.zip")
+    with pytest.raises(RunFileError, match="missing"):
+        snapshot_file(run, "snapshots/step_000000003.zip")
+    for entry in (str(outside / "step_000000001.zip"), "../outside/step_000000001.zip", "snapshots/x.zip"):
+        with pytest.raises(RunFileError, match="is not a snapshots/"):
+            snapshot_file(run, entry)
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "snapshots").symlink_to(outside)  # the whole folder elsewhere
+    with pytest.raises(RunFileError, match="leads outside"):
+        snapshot_file(linked, "snapshots/step_000000001.zip")
+
+
+def test_resuming_discards_what_was_written_after_the_commit(tmp_path):
+    import csv
+
+    from agents.training import RunState, append_csv, commit_checkpoint, discard_uncommitted
+
+    state = commit_checkpoint(tmp_path, FakeModel(b"at 200"), RunState(timesteps=200))
+    (tmp_path / "checkpoint-000000300.zip").write_bytes(b"written, never committed")
+    (tmp_path / ".checkpoint-000000400.zip.tmp").write_bytes(b"half")
+    (tmp_path / "snapshots").mkdir()
+    for steps in (100, 200, 300):
+        (tmp_path / "snapshots" / f"step_{steps:09d}.zip").write_bytes(b"x")
+    for steps in (100, 200, 300):
+        append_csv(tmp_path / "eval.csv", [{"timesteps": steps, "win_rate": 0.5, "seconds": steps / 10}])
+    assert discard_uncommitted(tmp_path, state) == 200
+    assert sorted(p.name for p in tmp_path.glob("*.zip")) == ["checkpoint-000000200.zip"]
+    assert not list(tmp_path.glob(".*.tmp"))
+    assert sorted(p.name for p in (tmp_path / "snapshots").iterdir()) == ["step_000000100.zip", "step_000000200.zip"]
+    with (tmp_path / "eval.csv").open() as f:
+        assert [r["timesteps"] for r in csv.DictReader(f)] == ["100", "200"]
+    assert discard_uncommitted(tmp_path, replace(state, timesteps=50)) == -1

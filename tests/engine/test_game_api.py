@@ -1,6 +1,7 @@
 """The public Game API: creation, bad input, illegal actions, logs and rendering."""
 
 import copy
+import json
 import random
 
 import numpy as np
@@ -176,3 +177,106 @@ def test_history_hides_choices_only_their_maker_saw():
                 assert secret not in game.history((entry.actor + 1) % 3)[-1]
                 return
     raise AssertionError("no Merchant keep or Scout placement in 200 random games")
+
+
+# --- actions must be exactly what they claim (issue 11) ----------------------------------------------
+
+
+def lure_table():
+    return table(hands=[{"Lure": 1}, {}], sides=[{"free": 1}, {"free": 1}])
+
+
+class LookAlike(tuple):
+    """A tuple that compares equal to a legal action but is not an Action."""
+
+
+@pytest.mark.parametrize(
+    ("look_alike", "message"),
+    [
+        (Action(1), "op is 1"),  # equal to Decline (a NamedTuple compares by value); it drew instead
+        (Action(Op.DECLINE.value), "op is 1"),
+        (Action(np.int64(1)), "op is a value of type int64"),
+        (LookAlike(make(Op.DECLINE)), "expected an Action"),
+        (tuple(make(Op.DECLINE)), "expected an Action"),
+    ],
+)
+def test_a_look_alike_of_a_legal_action_is_refused(look_alike, message):
+    game = table(step="draw")
+    before = game.to_dict()
+    assert look_alike == make(Op.DECLINE)
+    assert not game.is_legal(look_alike)
+    with pytest.raises(IllegalActionError, match=message):
+        game.apply(look_alike)
+    assert game.to_dict() == before and game.log == []
+
+
+@pytest.mark.parametrize(
+    "seat",
+    [1.0, np.int64(1), np.float64(1.0), True, "1", 10**5000, -(2**70)],
+    ids=["float", "int64", "float64", "bool", "str", "huge", "negative"],
+)
+def test_an_action_with_a_seat_of_the_wrong_type_is_refused_before_anything_moves(seat):
+    game = lure_table()
+    before = game.to_dict()
+    bad = Action(Op.PLAY, Kind.LURE, Kind.LURE, Use.LURE, seat)
+    with pytest.raises(IllegalActionError, match="wrong type") as info:
+        game.apply(bad)
+    assert len(str(info.value)) < 300
+    assert game.to_dict() == before  # the Lure is still in the hand: 70 cards
+    assert sum(game.state.card_counts()) == 70
+    assert Game.from_dict(game.to_dict()).to_dict() == before  # and the saved game still loads
+
+
+def test_an_action_built_with_the_engines_types_is_accepted_as_the_engines_own():
+    game = lure_table()
+    entry = game.apply(Action(Op.PLAY, Kind.LURE, Kind.LURE, Use.LURE, 1))  # not the interned object
+    assert entry.action is make(Op.PLAY, Kind.LURE, Kind.LURE, Use.LURE, 1)
+    json.dumps(game.to_dict())
+
+
+def test_only_the_exact_text_of_a_legal_action_is_accepted():
+    class Text(str):
+        pass
+
+    game = lure_table()
+    before = game.to_dict()
+    for text in [Text("Lure → seat 1"), "lure → seat 1", "Lure → seat 1 ", "x" * 100_000]:
+        with pytest.raises(IllegalActionError) as info:
+            game.apply(text)
+        assert len(str(info.value)) < 400
+        assert game.to_dict() == before
+    assert game.apply("Lure → seat 1").action is play(Kind.LURE, Use.LURE, seat=1)
+
+
+def test_a_state_stays_json_after_refused_numpy_seats():
+    game = table(hands=[{"Single Ring": 1}, {}], sides=[{"free": 1}, {"free": 1}])
+    act(game, "Single Ring: trap Free Gubs")
+    with pytest.raises(IllegalActionError):
+        game.apply(Action(Op.PICK, seat=np.int64(1)))  # was stored in the Ring's picks
+
+    game.apply(make(Op.PICK, seat=1))
+    json.dumps(game.to_dict())
+
+
+def test_is_legal_agrees_with_apply():
+    game = lure_table()
+    assert game.is_legal(play(Kind.LURE, Use.LURE, seat=1))
+    assert game.is_legal(Action(Op.PLAY, Kind.LURE, Kind.LURE, Use.LURE, 1))
+    for bad in (Action(Op.PLAY, Kind.LURE, Kind.LURE, Use.LURE, 1.0), "Lure → seat 1", None, 3):
+        assert not game.is_legal(bad)
+
+
+def test_make_never_shares_an_action_with_look_alike_fields():
+    for seat in (np.int64(4), 4.0):
+        make(Op.PICK, seat=seat)  # had it been interned first, legal_actions() would hand it out
+        assert type(make(Op.PICK, seat=4).seat) is int
+    assert make(Op.PICK, seat=np.int64(40)) is not make(Op.PICK, seat=np.int64(40))
+
+
+def test_the_turn_limit_is_bounded_so_every_game_saves_and_loads():
+    from gubs_env.engine.options import MAX_TURNS_LIMIT
+
+    with pytest.raises(ValueError, match="max_turns"):
+        Game(2, seed=0, max_turns=MAX_TURNS_LIMIT + 1)
+    game = Game(2, seed=0, max_turns=MAX_TURNS_LIMIT)
+    assert Game.from_dict(game.to_dict()).to_dict() == game.to_dict()

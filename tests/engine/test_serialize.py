@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from gubs_env.engine import Action, Game, IllegalActionError, InvalidStateError, Op, Part, Use, action_from_dict
 from gubs_env.engine.cards import Kind
 from gubs_env.engine.positions import position
-from gubs_env.engine.serialize import action_to_dict
+from gubs_env.engine.serialize import action_to_dict, brief
 
 
 def mid_game(num_players=3, seed=5, steps=60) -> Game:
@@ -171,3 +171,53 @@ def test_illegal_input_never_changes_the_state(seed, steps, action):
         with pytest.raises(IllegalActionError):
             game.apply(action)
         assert game.to_dict() == before
+
+
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        ({"op": "pick", "seat": 6}, "action.seat"),
+        ({"op": "pick", "seat": -1}, "action.seat"),
+        ({"op": "pick", "seat": 1.0}, "action.seat"),
+        ({"op": "pick", "seat": True}, "action.seat"),
+        ({"op": "pick", "seat": 10**5000}, "action.seat"),
+        ({"op": ["draw"]}, "action.op"),
+        ({"op": "draw", 1: 2}, "an action is a dict"),
+        ({"op": "play", "card": "Lure" * 1000}, "action.card"),
+    ],
+    ids=["seat 6", "seat -1", "float seat", "bool seat", "huge seat", "list op", "int key", "long name"],
+)
+def test_action_dicts_are_checked_field_by_field(bad, field):
+    with pytest.raises(InvalidStateError, match=field) as info:
+        action_from_dict(bad)
+    assert len(str(info.value)) < 300
+
+
+def test_actions_read_from_dicts_have_the_engines_field_types():
+    action = action_from_dict({"op": "play", "card": "Lure", "as_kind": "Lure", "use": "lure", "seat": 1})
+    assert [type(v) for v in action] == [Op, Kind, Kind, Use, int, type(None), type(None)]
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (None, "None"),
+        (3, "3"),
+        (2**70, "an int of 71 bits"),
+        ("x" * 100, "'" + "x" * 40 + "'…"),
+        ([[[]]], "a value of type list"),
+        (1.5, "1.5"),
+    ],
+    ids=["none", "int", "huge int", "long str", "list", "float"],
+)
+def test_error_messages_describe_untrusted_values_briefly(value, text):
+    assert brief(value) == text
+
+
+def test_hand_written_dicts_with_only_the_documented_keys_load():
+    d = mid_game().to_dict()
+    d["options"] = {"letter_placement": "thirds", "max_turns": 2000}
+    Game.from_dict(d)
+    d["options"] = {"max_turns": 2000}  # every option is written out: no silent default
+    with pytest.raises(InvalidStateError, match="options"):
+        Game.from_dict(d)

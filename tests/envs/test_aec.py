@@ -385,3 +385,29 @@ def test_same_seed_same_game():
 
     assert trajectory(5) == trajectory(5)
     assert trajectory(5) != trajectory(6)
+
+
+@pytest.mark.parametrize(
+    "make_action",
+    [
+        lambda i: float("inf"),
+        lambda i: float(i),
+        lambda i: np.float64(i),
+        lambda i: np.array([i]),
+        lambda i: np.array(float(i)),
+        lambda i: np.bool_(False),
+        lambda i: 10**5000,
+        lambda i: -(10**5000),
+        lambda i: np.uint64(2**63),
+    ],
+    ids=["inf", "float", "float64", "1-d array", "0-d float", "np.bool", "huge", "huge negative", "uint64"],
+)
+def test_raw_env_refuses_every_non_integer_or_out_of_range_id_and_changes_nothing(make_action):
+    e = raw_env(num_players=2)
+    e.reset(seed=0)
+    before, selected = e.game.to_dict(), e.agent_selection
+    with pytest.raises(ValueError) as info:
+        e.step(make_action(min(legal_ids(e.game))))
+    assert not isinstance(info.value, IllegalActionError)
+    assert len(str(info.value)) < 200
+    assert e.game.to_dict() == before and e.agent_selection == selected

@@ -1,0 +1,402 @@
+"""Self-play training of a Gubs bot on Ray RLlib: the same command on a laptop and on a cluster.
+
+Usage: ``python -m agents.rllib.train`` (or ``python train.py --backend rllib``) trains for about 10 minutes on
+2-player tables with one env runner on a local Ray and writes everything under ``runs/rllib`` (or the next free
+``runs/rllib-N``); ``--address auto`` (or ``--address HOST:PORT``) joins a running Ray cluster instead and ships
+this project's code to its workers; ``--resume --out runs/rllib`` continues a stopped run from its checkpoint.
+
+Output: ``policy.npz`` (the final actor in the weights-only format: ``python -m agents.evaluate runs/rllib/policy.npz
+random`` plays it), ``checkpoint/`` (RLlib's checkpoint with ``run.json``, for ``--resume``), ``eval.csv`` (win rates
+with 95% Wilson intervals, as train.py writes them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gubs_env.cli import non_negative_float, non_negative_int, player_count, positive_float, positive_int, probability
+
+CHECKPOINT = "checkpoint"
+RUN_FILE = "run.json"
+POLICY_FILE = "policy.npz"
+SETTINGS = {"players": [2], "p_random": 0.1, "p_heuristic": 0.4, "pool_size": 5, "hidden": [256, 256]}
+"""What a run trains on and its network's shape, kept in run.json: ``--resume`` goes on with them."""
+
+
+@dataclass
+class RunState:
+    """What a checkpoint records besides RLlib's own state."""
+
+    iterations: int = 0
+    learner_steps: int = 0
+    seconds: float = 0.0
+    """Wall time of all earlier invocations."""
+    snapshots: list[str] = field(default_factory=list)
+    """Snapshot slots holding weights, oldest first."""
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> RunState:
+        """Read a run.json written by :meth:`write`.
+
+        Raises:
+            ValueError: the file is missing, not JSON, or not a run state.
+        """
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise ValueError(f"cannot read {path}: {error}") from None
+        names = {f for f in cls.__dataclass_fields__}
+        if not isinstance(data, dict) or set(data) != names:
+            raise ValueError(f"{path} is not a run state (expected the keys {sorted(names)})")
+        state = cls(**data)
+        counts = (state.iterations, state.learner_steps)
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
+            raise ValueError(f"{path}: iterations and learner_steps must be whole numbers >= 0")
+        if isinstance(state.seconds, bool) or not isinstance(state.seconds, (int, float)) or not state.seconds >= 0:
+            raise ValueError(f"{path}: seconds must be a number >= 0")
+        if not isinstance(state.snapshots, list) or not all(isinstance(s, str) for s in state.snapshots):
+            raise ValueError(f"{path}: snapshots must be a list of module ids")
+        if not isinstance(state.settings, dict):
+            raise ValueError(f"{path}: settings must be an object")
+        return state
+
+    def write(self, path: Path) -> None:
+        """Write as JSON."""
+        path.write_text(json.dumps(asdict(self), indent=1))
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; errors exit with argparse's message (status 2), never a traceback."""
+    parser = argparse.ArgumentParser(prog="python -m agents.rllib.train", description=__doc__.split("\n")[0])
+    budget = parser.add_argument_group("budget (training stops at whichever comes first)")
+    budget.add_argument("--minutes", type=positive_float, default=None, help="wall-clock minutes (default: 10)")
+    budget.add_argument("--iterations", type=positive_int, default=None, help="total training iterations")
+    cluster = parser.add_argument_group("Ray")
+    cluster.add_argument(
+        "--address", default=None, help="join this Ray cluster ('auto': the one this node belongs to); default: local"
+    )
+    cluster.add_argument("--env-runners", type=non_negative_int, default=1, help="env runner actors (default: 1)")
+    cluster.add_argument("--envs-per-runner", type=positive_int, default=1, help="envs stepped by each env runner")
+    cluster.add_argument(
+        "--code-installed",
+        action="store_true",
+        help="with --address: the cluster's nodes have gubs_env installed; do not ship this checkout's code",
+    )
+    parser.add_argument("--players", type=player_count, nargs="+", default=None, help="table sizes (default: 2)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default: 0)")
+    parser.add_argument("--out", type=Path, default=None, help="output folder (default: runs/rllib, -2, -3, ...)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    parser.add_argument("--batch-size", type=positive_int, default=4000, help="env steps per iteration")
+    parser.add_argument("--minibatch-size", type=positive_int, default=256, help="PPO minibatch (default: 256)")
+    parser.add_argument("--epochs", type=positive_int, default=5, help="PPO epochs per iteration (default: 5)")
+    parser.add_argument("--learning-rate", type=positive_float, default=3e-4)
+    parser.add_argument("--ent-coef", type=non_negative_float, default=0.01)
+    parser.add_argument("--hidden", type=positive_int, nargs="+", default=None, help="actor and critic widths")
+    parser.add_argument("--p-random", type=probability, default=None, help="opponent seats of the random agent")
+    parser.add_argument("--p-heuristic", type=probability, default=None, help="opponent seats of the heuristic")
+    parser.add_argument("--pool-size", type=positive_int, default=None, help="snapshots kept (default: 5)")
+    parser.add_argument("--snapshot-every", type=positive_int, default=10, help="iterations between snapshots")
+    parser.add_argument("--eval-every", type=non_negative_int, default=10, help="iterations between evaluations")
+    parser.add_argument("--eval-games", type=positive_int, default=200, help="games per evaluation and opponent")
+    parser.add_argument("--checkpoint-every", type=positive_int, default=5, help="iterations between checkpoints")
+    args = parser.parse_args(argv)
+    if args.minutes is None and args.iterations is None:
+        args.minutes = 10.0
+    if args.address is not None and not args.address.strip():
+        parser.error("--address is 'auto' or HOST:PORT, not empty")
+    if args.out is None:
+        if args.resume:
+            parser.error("--resume needs --out: the folder of the run to continue")
+        args.out = _free_run_dir(Path("runs/rllib"))
+    stored: dict[str, Any] = {}
+    if args.resume:
+        try:
+            stored = RunState.load(_checkpoint_dir(args.out) / RUN_FILE).settings
+        except (ValueError, FileNotFoundError) as error:
+            parser.error(f"--resume: {error}")
+    elif (args.out / CHECKPOINT).exists():
+        parser.error(f"{args.out} already holds a run: pass --resume to continue it, or choose another --out")
+    for name, default in SETTINGS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, stored.get(name, default))
+    problem = _settings_problem(args)
+    if problem:
+        parser.error(f"--resume: {args.out} holds unusable settings: {problem}")
+    if args.p_random + args.p_heuristic > 1:
+        parser.error("--p-random and --p-heuristic add up to more than 1")
+    if args.minibatch_size > args.batch_size:
+        parser.error("--minibatch-size cannot exceed --batch-size")
+    return args
+
+
+def _settings_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the settings a run.json gave (the command line's own were checked by argparse)."""
+    from agents.rllib.env import table_sizes
+    from agents.rllib.selfplay import PoolSettings
+
+    try:
+        table_sizes({"players": args.players})
+        PoolSettings(args.p_random, args.p_heuristic, args.pool_size)
+    except ValueError as error:
+        return str(error)
+    hidden = args.hidden
+    if not isinstance(hidden, list) or not hidden or not all(_positive_int(width) for width in hidden):
+        return f"hidden must be a list of positive widths, not {hidden!r}"
+    if not isinstance(args.players, list):
+        return f"players must be a list, not {args.players!r}"
+    return None
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _free_run_dir(base: Path) -> Path:
+    """``base``, or the first of ``base-2``, ``base-3``, ... that holds no run yet."""
+    candidate, n = base, 1
+    while (candidate / CHECKPOINT).exists():
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate
+
+
+def _checkpoint_dir(out: Path) -> Path:
+    """The run's checkpoint: ``checkpoint/``, or the previous one when a kill came between the two renames."""
+    current, previous = out / CHECKPOINT, out / f"{CHECKPOINT}.old"
+    if not current.is_dir() and previous.is_dir():
+        return previous
+    if not current.is_dir():
+        raise FileNotFoundError(f"no checkpoint in {out} (expected {current})")
+    return current
+
+
+def build_config(args: argparse.Namespace, callback: Any = None) -> Any:
+    """The PPO config: the env, the modules, self-play mapping, fault tolerance and callbacks."""
+    from gymnasium import spaces
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from agents.rllib.callbacks import restore_snapshots
+    from agents.rllib.env import GubsMultiAgentEnv, observation_space
+    from agents.rllib.module import FixedAgentModule
+    from agents.rllib.selfplay import HEURISTIC, MAIN, RANDOM, PoolSettings, SeatMapping
+    from gubs_env.envs.action_table import NUM_ACTIONS
+
+    pool = PoolSettings(args.p_random, args.p_heuristic, args.pool_size)
+    obs_space = observation_space()
+    act_space: spaces.Discrete = spaces.Discrete(NUM_ACTIONS)
+    specs = {name: main_spec(args.hidden) for name in [MAIN, *pool.slots()]}
+    for name in (RANDOM, HEURISTIC):
+        specs[name] = RLModuleSpec(
+            module_class=FixedAgentModule,
+            observation_space=obs_space,
+            action_space=act_space,
+            model_config={"agent": name, "seed": args.seed},
+        )
+    config = (
+        PPOConfig()
+        .environment(GubsMultiAgentEnv, env_config={"players": list(args.players)})
+        .framework("torch")
+        .env_runners(
+            num_env_runners=args.env_runners,
+            num_envs_per_env_runner=args.envs_per_runner,
+            num_cpus_per_env_runner=1,
+        )
+        .learners(num_learners=0)
+        .training(
+            lr=args.learning_rate,
+            gamma=0.995,
+            lambda_=0.95,
+            entropy_coeff=args.ent_coef,
+            train_batch_size_per_learner=args.batch_size,
+            minibatch_size=args.minibatch_size,
+            num_epochs=args.epochs,
+        )
+        .multi_agent(
+            policies=set(specs),
+            policy_mapping_fn=SeatMapping(pool),  # type: ignore[arg-type]  # a callable object, not a function
+            policies_to_train=[MAIN],
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .fault_tolerance(restart_failed_env_runners=True)
+        .debugging(seed=args.seed, log_level="ERROR")
+    )
+    config.callbacks(on_env_runners_recreated=restore_snapshots)
+    if callback is not None:
+        config.callbacks(on_train_result=callback)
+    return config
+
+
+def main_spec(hidden: list[int]) -> Any:
+    """The RLModuleSpec of ``main`` (and of every snapshot slot): the masked PPO module, separate actor MLP."""
+    from gymnasium import spaces
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from agents.rllib.env import observation_space
+    from agents.rllib.module import MaskedPPOModule
+    from gubs_env.envs.action_table import NUM_ACTIONS
+
+    return RLModuleSpec(
+        module_class=MaskedPPOModule,
+        observation_space=observation_space(),
+        action_space=spaces.Discrete(NUM_ACTIONS),
+        model_config={"fcnet_hiddens": list(hidden), "fcnet_activation": "tanh", "vf_share_layers": False},
+    )
+
+
+def start_ray(args: argparse.Namespace) -> None:
+    """Join the cluster at ``--address`` (shipping this checkout's packages unless installed), or start a local Ray.
+
+    The local Ray gets one logical CPU per env runner plus one for the driver's learner, whatever the machine
+    has, so ``--env-runners 2`` runs on two cores too.
+    """
+    import ray
+
+    if args.address is not None:
+        runtime_env = {} if args.code_installed else {"py_modules": _project_packages()}
+        ray.init(address=args.address, runtime_env=runtime_env, log_to_driver=False)
+    else:
+        ray.init(num_cpus=args.env_runners + 1, include_dashboard=False, log_to_driver=False)
+
+
+def _project_packages() -> list[str]:
+    """The folders of this project's packages, for Ray's ``py_modules`` (uploaded to the cluster's workers)."""
+    import agents
+    import gubs_env
+
+    return [str(Path(gubs_env.__file__).parent), str(Path(agents.__file__).parent)]
+
+
+def save_checkpoint(algorithm: Any, out: Path, state: RunState) -> Path:
+    """Write RLlib's checkpoint with run.json inside, then swap it in for the previous one.
+
+    A kill at any point leaves one whole checkpoint: the new one is written beside the old, which is renamed
+    away only once the new one is complete.
+    """
+    tmp, current, previous = out / f"{CHECKPOINT}.tmp", out / CHECKPOINT, out / f"{CHECKPOINT}.old"
+    shutil.rmtree(tmp, ignore_errors=True)
+    algorithm.save_to_path(str(tmp.resolve()))
+    state.write(tmp / RUN_FILE)
+    if current.exists():
+        shutil.rmtree(previous, ignore_errors=True)
+        os.replace(current, previous)
+    os.replace(tmp, current)
+    shutil.rmtree(previous, ignore_errors=True)
+    return current
+
+
+def export_policy(algorithm: Any, module: Any, path: Path) -> Path:
+    """Write ``main``'s actor in the weights-only format of :mod:`agents.model_file`."""
+    from agents.model_file import save_policy
+    from agents.rllib.module import actor_layers
+    from agents.rllib.selfplay import MAIN
+
+    module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
+    layers, activation = actor_layers(module)
+    return save_policy(path, layers, activation)
+
+
+def train(args: argparse.Namespace) -> Path:
+    """Run (or continue) training; returns the path of the exported policy."""
+    import ray
+    import torch
+
+    from agents.rllib.callbacks import SelfPlayCallback
+    from agents.rllib.selfplay import PoolSettings, push_snapshots
+
+    torch.set_num_threads(1)  # the learner runs in this process: one thread is 5-10x faster on small machines
+    args.out.mkdir(parents=True, exist_ok=True)
+    state = RunState.load(_checkpoint_dir(args.out) / RUN_FILE) if args.resume else RunState()
+    state.settings = {name: getattr(args, name) for name in SETTINGS}
+    pool = PoolSettings(args.p_random, args.p_heuristic, args.pool_size)
+    player_counts = sorted(set(args.players))
+    callback = SelfPlayCallback(
+        pool, main_spec(args.hidden), player_counts, args.snapshot_every, args.eval_every, args.eval_games, args.out
+    )
+    callback.seconds_before = state.seconds
+    own_ray = not ray.is_initialized()  # a caller's Ray (a test's cluster) is used as it is, and left running
+    if own_ray:
+        start_ray(args)
+    algorithm = None
+    try:
+        algorithm = build_config(args, callback).build_algo()
+        if args.resume:
+            algorithm.restore_from_path(str(_checkpoint_dir(args.out).resolve()))
+        push_snapshots(algorithm, state.snapshots)  # none for a new run (this process may have run another)
+        if args.resume:
+            print(f"resuming {args.out} at iteration {state.iterations} ({state.learner_steps:,} learner steps)")
+        return _train_loop(algorithm, args, state)
+    finally:
+        if algorithm is not None:
+            algorithm.stop()
+        if own_ray:
+            ray.shutdown()
+
+
+def _train_loop(algorithm: Any, args: argparse.Namespace, state: RunState) -> Path:
+    """Train until the budget is spent, checkpointing on the way; then evaluate, checkpoint and export."""
+    from agents.rllib.callbacks import EVAL_KEY, learner_steps, run_evaluation
+    from agents.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN
+
+    start = last_save = time.perf_counter()
+    training = evaluating = 0.0
+    env_steps = main_steps = 0
+    while True:
+        before = time.perf_counter()
+        result = algorithm.train()
+        spent = time.perf_counter() - before
+        spent_evaluating = max((row["eval_seconds"] for row in result.get(EVAL_KEY, [])), default=0.0)
+        training, evaluating = training + spent - spent_evaluating, evaluating + spent_evaluating
+        sampled = result.get("env_runners", {})
+        env_steps += int(sampled.get("num_env_steps_sampled", 0))
+        main_steps += int(sampled.get("num_module_steps_sampled", {}).get(MAIN, 0))
+        state.iterations += 1
+        state.learner_steps = max(state.learner_steps, learner_steps(result))
+        elapsed = time.perf_counter() - start
+        print(
+            f"iteration {state.iterations}: {state.learner_steps:,} learner steps, {elapsed / 60:.1f} min, "
+            f"{env_steps / training:,.0f} env steps/s, {main_steps / training:,.0f} learner steps/s",
+            flush=True,
+        )
+        done = (args.minutes is not None and elapsed >= args.minutes * 60) or (
+            args.iterations is not None and state.iterations >= args.iterations
+        )
+        if done or state.iterations % args.checkpoint_every == 0:
+            now = time.perf_counter()
+            state.seconds, last_save = state.seconds + now - last_save, now
+            state.snapshots = list(ACTIVE_SNAPSHOTS)
+            save_checkpoint(algorithm, args.out, state)
+        if done:
+            break
+    print(
+        f"trained {main_steps:,} learner steps ({env_steps:,} env steps) in {training:.1f} s of training: "
+        f"{main_steps / training:,.0f} learner steps/s, {env_steps / training:,.0f} env steps/s "
+        f"(evaluations took {evaluating:.1f} s more)",
+        flush=True,
+    )
+    module = main_spec(args.hidden).build()
+    players = sorted(set(args.players))
+    run_evaluation(algorithm, module, players, args.eval_games, state.learner_steps, state.seconds, args.out, True)
+    policy = export_policy(algorithm, module, args.out / POLICY_FILE)
+    print(f"policy: {policy}  log: {args.out / 'eval.csv'}")
+    return policy
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse, train, report."""
+    train(parse_args(argv))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""Batch kernels: the compiled loops over games that :class:`gubs_env.fast.FastGames` calls.
+
+Every kernel runs its games in a ``numba.prange`` loop. Games never share state, and every random draw
+comes from the game's own generator row, so results do not depend on the number of threads.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from gubs_env.fast import layout as L
+from gubs_env.fast import tables as T
+from gubs_env.fast.observe import encode
+from gubs_env.fast.rng import seed_pcg64
+from gubs_env.fast.rules import advance, legal_mask, new_game, winners_into
+
+N_ACTIONS = T.N_ACTIONS
+OBS_LEN = T.OBS_LEN
+S_OVER = T.S_OVER
+NO_IDS = np.zeros(0, dtype=np.int64)
+
+
+@nb.njit(cache=True)
+def reset_one(g: np.ndarray, r: np.ndarray, seed: np.uint64, players: int, max_turns: int, uniform: int) -> None:
+    """Seed the generator row as ``default_rng(seed)`` and set up a new game in the row."""
+    seed_pcg64(r, seed)
+    new_game(g, r, players, max_turns, uniform)
+
+
+@nb.njit(cache=True, parallel=True)
+def reset_kernel(
+    states: np.ndarray,
+    rngs: np.ndarray,
+    slots: np.ndarray,
+    seeds: np.ndarray,
+    players: np.ndarray,
+    max_turns: int,
+    uniform: int,
+) -> None:
+    """New games in ``slots``, from ``seeds`` and ``players`` (one each)."""
+    for j in nb.prange(slots.shape[0]):
+        i = slots[j]
+        reset_one(states[i], rngs[i], seeds[j], players[j], max_turns, uniform)
+
+
+@nb.njit(cache=True)
+def _write_view(
+    g: np.ndarray, actor: np.ndarray, mask: np.ndarray, legal: np.ndarray, obs: np.ndarray, i: int
+) -> None:
+    """The seat to act (-1 once over), its mask and its observation (seat 0's once over).
+
+    ``legal`` gets a private copy of the mask: :func:`check_kernel` reads it, so that a caller writing into
+    the public mask can never make the engine apply an illegal action.
+    """
+    if g[L.STEP] == S_OVER:
+        actor[i] = -1
+        legal[i, :] = 0
+        encode(g, 0, obs[i])
+    else:
+        actor[i] = g[L.ACTOR]
+        legal_mask(g, legal[i], NO_IDS)
+        encode(g, g[L.ACTOR], obs[i])
+    mask[i, :] = legal[i, :]
+
+
+@nb.njit(cache=True, parallel=True)
+def view_kernel(states: np.ndarray, actor: np.ndarray, mask: np.ndarray, legal: np.ndarray, obs: np.ndarray) -> None:
+    """Write every game's seat to act, mask and observation."""
+    for i in nb.prange(states.shape[0]):
+        _write_view(states[i], actor, mask, legal, obs, i)
+
+
+@nb.njit(cache=True, parallel=True)
+def observe_kernel(states: np.ndarray, viewers: np.ndarray, obs: np.ndarray) -> None:
+    """Write each game's observation as ``viewers[i]`` sees it."""
+    for i in nb.prange(states.shape[0]):
+        encode(states[i], viewers[i], obs[i])
+
+
+@nb.njit(cache=True)
+def check_kernel(legal: np.ndarray, actions: np.ndarray) -> int:
+    """The first game whose action is neither a legal id nor -1 (leave the game as it is), or -1 if none."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a == -1:
+            continue
+        if a < 0 or a >= N_ACTIONS or legal[i, a] == 0:
+            return i
+    return -1
+
+
+@nb.njit(cache=True, parallel=True)
+def step_kernel(
+    states: np.ndarray,
+    rngs: np.ndarray,
+    actions: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    auto_reset: bool,
+    seeds: np.ndarray,
+    seed_stride: np.uint64,
+    actor: np.ndarray,
+    mask: np.ndarray,
+    legal: np.ndarray,
+    obs: np.ndarray,
+) -> None:
+    """Apply one (already checked) action per game; write rewards, end flags and the next views.
+
+    A game that ends gets +1 for each winner and -1 for each other seat (0 for all when truncated); with
+    ``auto_reset`` its slot then starts the game of seed ``seeds[i] + seed_stride``.
+    """
+    for i in nb.prange(states.shape[0]):
+        g = states[i]
+        rewards[i, :] = 0
+        terminated[i] = False
+        truncated[i] = False
+        a = actions[i]
+        if a < 0:
+            continue  # a skipped game: its views stay as they are
+        advance(g, rngs[i], a)
+        if g[L.STEP] == S_OVER:
+            if g[L.TRUNCATED]:
+                truncated[i] = True
+            else:
+                terminated[i] = True
+                won = np.zeros(L.SEATS, dtype=np.int64)
+                winners_into(g, won)
+                for s in range(g[L.NUM_PLAYERS]):
+                    rewards[i, s] = 1.0 if won[s] else -1.0
+            if auto_reset:
+                seeds[i] += seed_stride
+                reset_one(g, rngs[i], seeds[i], g[L.NUM_PLAYERS], g[L.MAX_TURNS], g[L.UNIFORM])
+        _write_view(g, actor, mask, legal, obs, i)
+
+
+@nb.njit(cache=True)
+def _splitmix(state: np.ndarray, i: int) -> np.uint64:
+    """A small, fast generator for choosing random actions (not the game's own generator)."""
+    state[i] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[i]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True, parallel=True)
+def sample_kernel(mask: np.ndarray, chooser: np.ndarray, actions: np.ndarray) -> None:
+    """A uniformly random legal id per game (-1 where the mask is empty)."""
+    for i in nb.prange(mask.shape[0]):
+        count = 0
+        for a in range(N_ACTIONS):
+            count += mask[i, a]
+        if count == 0:
+            actions[i] = -1
+            continue
+        pick = np.int64(_splitmix(chooser, i) % np.uint64(count))
+        for a in range(N_ACTIONS):
+            if mask[i, a]:
+                if pick == 0:
+                    actions[i] = a
+                    break
+                pick -= 1
+
+
+@nb.njit(cache=True, parallel=True)
+def random_games_kernel(seeds: np.ndarray, players: int, max_turns: int, uniform: int, results: np.ndarray) -> None:
+    """Play one uniformly random game per seed to its end; ``results[j]`` = (decisions, turns, truncated)."""
+    for j in nb.prange(seeds.shape[0]):
+        g = np.empty(L.ROW, dtype=np.int32)
+        r = np.empty(6, dtype=np.uint64)
+        mask = np.empty(N_ACTIONS, dtype=np.int8)
+        chooser = np.full(1, seeds[j], dtype=np.uint64)
+        ids = np.empty(N_ACTIONS, dtype=np.int64)
+        reset_one(g, r, seeds[j], players, max_turns, uniform)
+        decisions = 0
+        while g[L.STEP] != S_OVER:
+            count = legal_mask(g, mask, ids)
+            advance(g, r, ids[np.int64(_splitmix(chooser, 0) % np.uint64(count))])
+            decisions += 1
+        results[j, 0] = decisions
+        results[j, 1] = g[L.TURN]
+        results[j, 2] = g[L.TRUNCATED]

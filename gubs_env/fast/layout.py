@@ -1,0 +1,76 @@
+"""Where each fact of a game sits in its row of the compiled engine's state matrix.
+
+One game is one row of ``int32`` (plus a row of six ``uint64`` for its random generator, see
+:mod:`gubs_env.fast.rng`). Lists of the reference engine (deck, queue, picks, ...) are a fixed-size block
+and a length. Every offset is a plain module constant, so numba folds it into the compiled code.
+"""
+
+from __future__ import annotations
+
+from gubs_env.engine.cards import DECK_SIZE, MAX_PLAYERS, NUM_KINDS
+
+SEATS = MAX_PLAYERS
+KINDS = NUM_KINDS
+SCOUT_DEPTH = 3
+MAX_PICKS = DECK_SIZE + 2
+"""Room for Retreat's picks (one per card taken: never more than the cards in play)."""
+
+_offset = 0
+
+
+def _block(size: int) -> int:
+    """Reserve ``size`` cells and return where they start."""
+    global _offset
+    start = _offset
+    _offset += size
+    return start
+
+
+NUM_PLAYERS = _block(1)
+MAX_TURNS = _block(1)
+UNIFORM = _block(1)
+"""1 for ``letter_placement="uniform"``, 0 for ``"thirds"``."""
+TURN_PLAYER = _block(1)
+TURN = _block(1)
+DECLINED = _block(SEATS)
+DECK = _block(DECK_SIZE + 2)
+"""Bottom first, as in the reference: ``DECK + DECK_LEN - 1`` is the top card."""
+DECK_LEN = _block(1)
+DISCARD = _block(KINDS)
+LETTERS = _block(3)
+LETTERS_LEN = _block(1)
+HANDS = _block(SEATS * KINDS)
+FREE = _block(SEATS)
+ELDER = _block(SEATS)
+PROTECTED = _block(SEATS * 3)
+SPOUTED = _block(SEATS)
+RINGS = _block(SEATS * 3)
+STEP = _block(1)
+ACTOR = _block(1)
+BY = _block(1)
+PLAY_CARD = _block(1)
+"""The card of the play being resolved, -1 when none; its other fields follow."""
+PLAY_AS = _block(1)
+PLAY_USE = _block(1)
+PLAY_SEAT = _block(1)
+PLAY_PART = _block(1)
+PLAY_DETAIL = _block(1)
+EVENT = _block(1)
+QUEUE = _block(SEATS)
+QUEUE_LEN = _block(1)
+PICKS = _block(MAX_PICKS)
+PICKS_LEN = _block(1)
+CARDS = _block(SCOUT_DEPTH)
+CARDS_LEN = _block(1)
+PLACED = _block(SCOUT_DEPTH)
+PLACED_LEN = _block(1)
+MARKS = _block(SEATS)
+MARKS_LEN = _block(1)
+SEEN_TOP = _block(SEATS * SCOUT_DEPTH)
+SEEN_TOP_LEN = _block(SEATS)
+SEEN_SEAT = _block(SEATS)
+"""Seat whose hand each player's Scout last showed, -1 for none."""
+SEEN_HAND = _block(SEATS * KINDS)
+TRUNCATED = _block(1)
+ROW = _offset
+"""Cells per game."""

@@ -1,0 +1,102 @@
+"""Training on a two-node cluster: env runners on the second node, one killed mid-training, resume.
+
+The default run keeps it short (one env runner, a few tiny iterations); the soak test runs the command line
+against the cluster's address with two env runners, shipping the code as on a real cluster.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+
+import ray
+from ray import cloudpickle
+
+from agents.rllib import selfplay
+from agents.rllib.train import RUN_FILE, RunState, _checkpoint_dir, main, save_checkpoint
+from tests.rllib.conftest import RUNNER_RESOURCE
+from tests.rllib.test_training import TINY, build, tiny_args
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers need not import the tests
+
+
+def runner_facts(env_runner) -> dict:
+    """Where an env runner lives and which snapshots it holds."""
+    from agents.rllib import selfplay as remote_selfplay
+
+    slots = list(remote_selfplay.ACTIVE_SNAPSHOTS)
+    return {
+        "node": ray.get_runtime_context().get_node_id(),
+        "pid": os.getpid(),
+        "slots": slots,
+        "weights": {slot: env_runner.module[slot].get_state() for slot in slots},
+    }
+
+
+def remote_facts(algorithm) -> list[dict]:
+    return algorithm.env_runner_group.foreach_env_runner(runner_facts, local_env_runner=False)
+
+
+def second_node(cluster) -> str:
+    return cluster.list_all_nodes()[1].node_id
+
+
+def test_env_runner_on_second_node_killed_then_training_goes_on_and_resumes(ray_cluster, tmp_path):
+    args = tiny_args(tmp_path, "--env-runners", "1", "--eval-every", "0", "--snapshot-every", "1")
+    on_second_node = {RUNNER_RESOURCE: 1}
+    algorithm = build(args, runner_resources=on_second_node)
+    try:
+        facts = remote_facts(algorithm)
+        assert [f["node"] for f in facts] == [second_node(ray_cluster)]
+        algorithm.train()
+        os.kill(facts[0]["pid"], signal.SIGKILL)
+        trained_on = []
+        for _ in range(20):  # the iteration that meets the dead runner, then on until its replacement is up
+            result = algorithm.train()
+            trained_on.append(result["learners"]["main"]["num_module_steps_trained"])
+            if algorithm.env_runner_group.num_healthy_remote_workers() == 1 and len(trained_on) >= 2:
+                break
+            time.sleep(0.5)
+        assert algorithm.env_runner_group.num_healthy_remote_workers() == 1
+        print("iterations until the env runner was back:", len(trained_on), trained_on)
+        after = remote_facts(algorithm)
+        assert after[0]["pid"] != facts[0]["pid"] and after[0]["node"] == second_node(ray_cluster)
+        assert after[0]["slots"] == selfplay.ACTIVE_SNAPSHOTS and after[0]["slots"]
+        learner = algorithm.learner_group.get_weights(module_ids=after[0]["slots"])
+        for slot, weights in after[0]["weights"].items():
+            for key, value in weights.items():
+                np.testing.assert_array_equal(np.asarray(value), np.asarray(learner[slot][key]))
+        # resume: what the checkpoint holds comes back after more training moved on, snapshots included
+        state = RunState(iterations=len(trained_on) + 1, snapshots=list(selfplay.ACTIVE_SNAPSHOTS))
+        save_checkpoint(algorithm, tmp_path, state)
+        saved = algorithm.learner_group.get_weights(module_ids=["main"])["main"]
+        algorithm.train()
+        checkpoint = _checkpoint_dir(tmp_path)
+        algorithm.restore_from_path(str(checkpoint.resolve()))
+        selfplay.push_snapshots(algorithm, RunState.load(checkpoint / RUN_FILE).snapshots)
+        restored = algorithm.learner_group.get_weights(module_ids=["main"])["main"]
+        for key, value in saved.items():
+            np.testing.assert_array_equal(np.asarray(value), np.asarray(restored[key]))
+        assert remote_facts(algorithm)[0]["slots"] == state.snapshots
+        algorithm.train()
+    finally:
+        algorithm.stop()
+
+
+@pytest.mark.soak
+def test_command_line_on_the_cluster_address_with_two_env_runners(ray_cluster, tmp_path):
+    out = tmp_path / "run"
+    common = [*TINY, "--out", str(out), "--env-runners", "2", "--address", ray_cluster.address]
+    # the driver's Ray is the session's; the command joins it as it would join a real cluster
+    assert main([*common, "--iterations", "4", "--snapshot-every", "2", "--eval-every", "2"]) == 0
+    assert main([*common, "--iterations", "6", "--resume", "--snapshot-every", "2"]) == 0
+    state = RunState.load(Path(out) / "checkpoint" / RUN_FILE)
+    assert state.iterations == 6 and len(state.snapshots) == 3

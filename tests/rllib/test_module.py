@@ -1,0 +1,203 @@
+"""The masked PPO module, the fixed-agent module, the actor's export, and the self-play mapping."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+
+import torch
+from gymnasium import spaces
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+from agents.model_file import load_policy, save_policy
+from agents.ppo import PPOAgent
+from agents.rllib.env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv, agent_id, observation_space
+from agents.rllib.module import FixedAgentModule, MaskedPPOModule, actor_layers
+from agents.rllib.selfplay import (
+    ACTIVE_SNAPSHOTS,
+    HEURISTIC,
+    MAIN,
+    RANDOM,
+    PoolSettings,
+    SeatMapping,
+    learner_seat,
+    next_slot,
+)
+from agents.rllib.train import main_spec
+from gubs_env.envs.action_table import NUM_ACTIONS
+
+
+def real_batch(count: int = 64, players: int = 3, seed: int = 0) -> dict[str, np.ndarray]:
+    """Observations and masks met in random play."""
+    env = GubsMultiAgentEnv({"players": [players]})
+    rng = np.random.default_rng(seed)
+    observations, masks = [], []
+    obs, _ = env.reset(seed=seed)
+    while len(observations) < count:
+        ((name, one),) = obs.items()
+        observations.append(one[OBS_KEY])
+        masks.append(one[MASK_KEY])
+        obs, _, terminated, truncated, _ = env.step({name: int(rng.choice(np.flatnonzero(one[MASK_KEY])))})
+        if terminated["__all__"] or truncated["__all__"]:
+            obs, _ = env.reset()
+    return {OBS_KEY: np.stack(observations), MASK_KEY: np.stack(masks)}
+
+
+@pytest.fixture(scope="module")
+def module() -> MaskedPPOModule:
+    torch.manual_seed(0)
+    return main_spec([32, 16]).build()
+
+
+def test_masked_module_samples_and_picks_only_legal_ids(module):
+    batch = real_batch()
+    observation = {key: torch.as_tensor(value) for key, value in batch.items()}
+    for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
+        logits = forward({Columns.OBS: observation})[Columns.ACTION_DIST_INPUTS]
+        distribution = torch.distributions.Categorical(logits=logits)
+        for _ in range(20):
+            picked = distribution.sample().numpy()
+            assert batch[MASK_KEY][np.arange(len(picked)), picked].all()
+        assert batch[MASK_KEY][np.arange(len(logits)), logits.argmax(-1).numpy()].all()
+
+
+def test_values_read_the_observation_vector(module):
+    batch = real_batch(8)
+    values = module.compute_values({Columns.OBS: {key: torch.as_tensor(v) for key, v in batch.items()}})
+    assert values.shape == (8,) and torch.isfinite(values).all()
+
+
+def test_exported_actor_computes_the_module_logits(module, tmp_path):
+    batch = real_batch(48, players=4, seed=2)
+    layers, activation = actor_layers(module)
+    assert activation == "tanh" and [w.shape for w, _ in layers] == [(32, 512), (16, 32), (NUM_ACTIONS, 16)]
+    path = save_policy(tmp_path / "policy.npz", layers, activation)
+    agent = PPOAgent.load(path)
+    expected = module.actor_logits(batch[OBS_KEY])
+    exported = np.stack([agent.action_logits(row) for row in batch[OBS_KEY]])
+    np.testing.assert_allclose(exported, expected, rtol=1e-5, atol=1e-5)
+    for (weight, bias), (read_weight, read_bias) in zip(layers, load_policy(path).layers, strict=True):
+        np.testing.assert_array_equal(weight, read_weight)
+        np.testing.assert_array_equal(bias, read_bias)
+    for row, mask in zip(batch[OBS_KEY], batch[MASK_KEY], strict=True):
+        assert mask[agent.act(row, mask)] == 1
+
+
+def test_a_shared_encoder_or_mixed_activations_are_refused_for_export():
+    spec = main_spec([16])
+    shared = RLModuleSpec(
+        module_class=MaskedPPOModule,
+        observation_space=spec.observation_space,
+        action_space=spec.action_space,
+        model_config={"fcnet_hiddens": [16], "vf_share_layers": True},
+    ).build()
+    with pytest.raises(ValueError, match="shares"):
+        actor_layers(shared)
+    mixed = main_spec([16, 16]).build()
+    mixed.encoder.actor_encoder.net.mlp[1] = torch.nn.ReLU()
+    with pytest.raises(ValueError, match="one activation"):
+        actor_layers(mixed)
+
+
+@pytest.mark.parametrize(
+    "space", [spaces.Box(0, 1, (512,)), spaces.Dict({"observation": spaces.Box(0, 1, (512,))}), None]
+)
+def test_masked_module_refuses_other_observation_spaces(space):
+    with pytest.raises(ValueError, match="Dict observation space"):
+        MaskedPPOModule(observation_space=space, action_space=spaces.Discrete(NUM_ACTIONS), model_config={})
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic"])
+def test_fixed_agent_modules_play_legal_ids(name):
+    fixed = RLModuleSpec(
+        module_class=FixedAgentModule,
+        observation_space=observation_space(),
+        action_space=spaces.Discrete(NUM_ACTIONS),
+        model_config={"agent": name},
+    ).build()
+    batch = real_batch(32, players=5, seed=1)
+    actions = fixed.forward_inference({Columns.OBS: {k: torch.as_tensor(v) for k, v in batch.items()}})
+    picked = actions[Columns.ACTIONS]
+    assert batch[MASK_KEY][np.arange(len(picked)), picked].all()
+
+
+@pytest.mark.parametrize("name", ["", "agents.heuristic:HeuristicAgent", "ppo-2p", None])
+def test_fixed_agent_module_refuses_other_agents(name):
+    spec = RLModuleSpec(
+        module_class=FixedAgentModule,
+        observation_space=observation_space(),
+        action_space=spaces.Discrete(NUM_ACTIONS),
+        model_config={"agent": name},
+    )
+    with pytest.raises(ValueError, match="random' or 'heuristic"):
+        spec.build()
+
+
+class FakeEpisode:
+    def __init__(self, id_: str) -> None:
+        self.id_ = id_
+
+
+@pytest.mark.parametrize("players", [2, 3, 6])
+def test_mapping_puts_main_at_exactly_one_seat_uniformly(players):
+    mapping = SeatMapping(PoolSettings())
+    seats = []
+    for i in range(600):
+        episode = FakeEpisode(f"episode-{i}")
+        modules = [mapping(agent_id(seat, players), episode) for seat in range(players)]
+        assert modules.count(MAIN) == 1
+        assert modules == [mapping(agent_id(seat, players), episode) for seat in range(players)]  # stable
+        seats.append(modules.index(MAIN))
+        assert modules.index(MAIN) == learner_seat(episode.id_, players)
+    counts = np.bincount(seats, minlength=players)
+    assert counts.min() > 600 / players * 0.7
+
+
+def test_mapping_draws_opponents_in_the_pool_proportions():
+    mapping = SeatMapping(PoolSettings(p_random=0.2, p_heuristic=0.3, pool_size=3))
+    draws = np.linspace(0, 1, 1000, endpoint=False)
+    without = [mapping.opponent(u, []) for u in draws]
+    assert set(without) == {RANDOM, HEURISTIC} and abs(without.count(RANDOM) / 1000 - 0.4) < 0.01
+    snapshots = ["snapshot_2", "snapshot_0"]  # oldest first
+    drawn = [mapping.opponent(u, snapshots) for u in draws]
+    assert abs(drawn.count(RANDOM) / 1000 - 0.2) < 0.01 and abs(drawn.count(HEURISTIC) / 1000 - 0.3) < 0.01
+    assert abs(drawn.count("snapshot_0") / drawn.count("snapshot_2") - 2) < 0.1  # newer twice as often
+
+
+def test_mapping_reads_the_active_snapshots_of_this_process():
+    mapping = SeatMapping(PoolSettings(p_random=0.0, p_heuristic=0.0, pool_size=2))
+    saved = list(ACTIVE_SNAPSHOTS)
+    try:
+        ACTIVE_SNAPSHOTS[:] = ["snapshot_1"]
+        episode = FakeEpisode("x")
+        learner = learner_seat("x", 2)
+        assert mapping(agent_id(1 - learner, 2), episode) == "snapshot_1"
+    finally:
+        ACTIVE_SNAPSHOTS[:] = saved
+
+
+def test_next_slot_fills_free_slots_then_replaces_the_oldest():
+    pool = PoolSettings(pool_size=2)
+    assert next_slot([], pool) == "snapshot_0"
+    assert next_slot(["snapshot_0"], pool) == "snapshot_1"
+    assert next_slot(["snapshot_1", "snapshot_0"], pool) == "snapshot_1"
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"p_random": -0.1},
+        {"p_random": 1.5},
+        {"p_random": 0.6, "p_heuristic": 0.6},
+        {"p_heuristic": "0.4"},
+        {"p_random": True},
+        {"pool_size": 0},
+        {"pool_size": 2.0},
+    ],
+)
+def test_pool_settings_refuse_garbage(kwargs):
+    with pytest.raises(ValueError):
+        PoolSettings(**kwargs)

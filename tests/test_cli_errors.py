@@ -1,0 +1,576 @@
+"""Every command line meets bad input with one error line and a documented exit status, never a traceback.
+
+The exit statuses are those of :mod:`gubs_env.cli` (documented in docs/security.md). Model files here are built
+by the tests: unloadable in nine ways, each of which must stop ``agents.evaluate``, ``gubs_env.play`` and
+``agents.select`` with status 2 and one line on stderr before any game is played.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import pickle
+import re
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agents import evaluate, select
+from gubs_env import cli, play
+from gubs_env.envs import action_table, observation
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED_MODEL = ROOT / "agents" / "models" / "gubs_2p.zip"
+
+
+# --- model files that cannot be loaded -------------------------------------------------------------
+
+
+class _Payload:
+    """Unpickling this runs code: it would create the file ``marker``."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Callable[..., object], tuple[str]]:
+        return exec, (f"open({str(self.marker)!r}, 'w').close()",)
+
+
+def _zip_with(path: Path, members: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def _shipped_members() -> dict[str, bytes]:
+    with zipfile.ZipFile(SHIPPED_MODEL) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _wrong_shapes(path: Path) -> Path:
+    """The shipped model with its first actor layer one input short: a real policy file of the wrong shape."""
+    import torch
+
+    members = _shipped_members()
+    state = torch.load(io.BytesIO(members["policy.pth"]), weights_only=True)
+    for key in [k for k in state if k.startswith("mlp_extractor.policy_net.0.weight")]:
+        state[key] = state[key][:, 1:].clone()
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    members["policy.pth"] = buffer.getvalue()
+    return _zip_with(path, members)
+
+
+def _model_file(kind: str, folder: Path) -> Path:
+    """A model file (path ending in .zip) that cannot be loaded, of the given kind."""
+    path = folder / f"{kind}.zip"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "not_a_zip":
+        path.write_text("these are not the weights you are looking for\n")
+    elif kind == "zip_without_policy":
+        _zip_with(path, {"readme.txt": b"junk"})
+    elif kind == "corrupt_policy":
+        members = _shipped_members()
+        members["policy.pth"] = b"\x80\x02 not a torch file"
+        _zip_with(path, members)
+    elif kind == "wrong_shapes":
+        _wrong_shapes(path)
+    elif kind == "pickle_payload":
+        members = _shipped_members()
+        members["policy.pth"] = pickle.dumps(_Payload(folder / "PAYLOAD_RAN"), protocol=2)
+        _zip_with(path, members)
+    elif kind == "huge":
+        with path.open("wb") as file:  # sparse: past every size limit without using the disk
+            file.truncate(2**33)
+    return path
+
+
+MODEL_KINDS = [
+    "missing",
+    "directory",
+    "empty",
+    "not_a_zip",
+    "zip_without_policy",
+    "corrupt_policy",
+    "wrong_shapes",
+    "pickle_payload",
+    "huge",
+]
+
+
+def _one_error_line(err: str, prog: str) -> None:
+    assert "Traceback" not in err
+    assert err.startswith(f"{prog}: error: "), err
+    assert err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("kind", MODEL_KINDS)
+def test_an_unloadable_model_stops_evaluate_with_status_2(kind: str, tmp_path: Path, monkeypatch, capsys) -> None:
+    model = _model_file(kind, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main([str(model), "random", "--games", "2", "--jobs", "1", "--out", "results"])
+    assert stop.value.code == cli.EXIT_USAGE
+    captured = capsys.readouterr()
+    _one_error_line(captured.err, "python -m agents.evaluate")
+    assert captured.out == ""
+    assert not (tmp_path / "results").exists()  # nothing written
+    assert not (tmp_path / "PAYLOAD_RAN").exists()  # nothing run
+
+
+@pytest.mark.parametrize("kind", MODEL_KINDS)
+def test_an_unloadable_model_stops_play_with_status_2(kind: str, tmp_path: Path, capsys) -> None:
+    model = _model_file(kind, tmp_path)
+    screen = io.StringIO()
+    with pytest.raises(SystemExit) as stop:
+        play.main(["--bots", str(model), "--seed", "1"], stdin=io.StringIO("1\n"), stdout=screen)
+    assert stop.value.code == cli.EXIT_USAGE
+    _one_error_line(capsys.readouterr().err, "python -m gubs_env.play")
+    assert screen.getvalue() == ""  # the game never started
+    assert not (tmp_path / "PAYLOAD_RAN").exists()
+
+
+@pytest.mark.parametrize("kind", ["empty", "not_a_zip", "zip_without_policy", "wrong_shapes", "pickle_payload"])
+def test_an_unloadable_checkpoint_stops_select_with_status_2(kind: str, tmp_path: Path, capsys) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    _model_file(kind, tmp_path).rename(run_dir / "model.zip")
+    with pytest.raises(SystemExit) as stop:
+        select.main([str(run_dir), "--games", "2"])
+    assert stop.value.code == cli.EXIT_USAGE
+    _one_error_line(capsys.readouterr().err, "python -m agents.select")
+    assert not (tmp_path / "PAYLOAD_RAN").exists()
+
+
+def test_an_unloadable_model_from_a_real_shell_prints_one_line(tmp_path: Path) -> None:
+    model = _model_file("not_a_zip", tmp_path)  # the other kinds are refused the same way, in-process above
+    done = _run_module("agents.evaluate", str(model), "random", "--games", "2", "--jobs", "1")
+    assert done.returncode == cli.EXIT_USAGE
+    _one_error_line(done.stderr, "python -m agents.evaluate")
+
+
+# --- output folders and files that cannot be written -----------------------------------------------
+
+
+def _never_played(*args: object, **kwargs: object) -> None:
+    pytest.fail("games were played although the command line was bad")
+
+
+@pytest.mark.parametrize("layout", ["out_is_a_file", "out_under_a_file", "csv_is_a_folder", "records_is_a_file"])
+def test_evaluate_refuses_an_unwritable_output_before_playing(layout: str, tmp_path: Path, monkeypatch, capsys):
+    import agents.tournament
+
+    monkeypatch.setattr(agents.tournament, "run_tournament", _never_played)
+    (tmp_path / "file").write_text("")
+    (tmp_path / "out" / "tournament.csv").mkdir(parents=True)
+    flag, target = {
+        "out_is_a_file": ("--out", tmp_path / "file"),
+        "out_under_a_file": ("--out", tmp_path / "file" / "results"),
+        "csv_is_a_folder": ("--out", tmp_path / "out"),
+        "records_is_a_file": ("--records", tmp_path / "file"),
+    }[layout]
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["random", "heuristic", "--games", "2", flag, str(target)])
+    assert stop.value.code == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    _one_error_line(err, "python -m agents.evaluate")
+    assert f"error: {flag}: " in err
+
+
+def test_select_refuses_an_unwritable_export_before_playing(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(select, "evaluate_candidates", _never_played)
+    (tmp_path / "file").write_text("")
+    (tmp_path / "run").mkdir()
+    with pytest.raises(SystemExit) as stop:
+        select.main([str(tmp_path / "run"), "--export", str(tmp_path / "file" / "best.npz")])
+    assert stop.value.code == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    _one_error_line(err, "python -m agents.select")
+    assert "--export: " in err
+
+
+def test_evaluate_reports_an_output_that_fails_after_all_with_status_1(tmp_path: Path, monkeypatch, capsys) -> None:
+    import agents.tournament
+
+    def full_disk(self: object, out_dir: object) -> list[Path]:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(agents.tournament.TournamentResult, "save", full_disk)
+    code = evaluate.main(["random", "heuristic", "--games", "2", "--jobs", "1", "--out", str(tmp_path / "out")])
+    assert code == cli.EXIT_FAILURE
+    err = capsys.readouterr().err
+    _one_error_line(err, "python -m agents.evaluate")
+    assert "No space left on device" in err
+
+
+# --- the shared behaviour: closed stdout, Ctrl-C, bounded reads, undecodable input -----------------
+
+
+def _run_module(module: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], capture_output=True, text=True, cwd=ROOT, timeout=120, env=env
+    )
+
+
+def _with_closed_stdout(argv: list[str]) -> tuple[int, str]:
+    """Run ``argv`` with its stdout a pipe whose reader is already gone; its exit status and stderr."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        done = subprocess.run(argv, stdout=writer, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
+    finally:
+        os.close(writer)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-m", "gubs_env.demo"],
+        ["-m", "gubs_env.play", "--watch", "--delay", "0", "--seed", "3", "--bots", "random"],
+        ["-m", "gubs_env.envs.action_table"],
+    ],
+)
+def test_a_closed_stdout_stops_quietly_with_status_141(argv: list[str]) -> None:
+    code, err = _with_closed_stdout([sys.executable, "-W", "ignore::RuntimeWarning", *argv])
+    assert code == cli.EXIT_CLOSED_STDOUT
+    assert err == ""
+
+
+def test_an_output_encoding_without_the_games_characters_is_no_error() -> None:
+    done = _run_module("gubs_env.demo", "--seed", "3", env={**os.environ, "PYTHONIOENCODING": "ascii:strict"})
+    assert done.returncode == cli.EXIT_OK, done.stderr
+    assert done.stderr == "" and "Scores:" in done.stdout
+
+
+class _ClosedPipe(io.StringIO):
+    """A stdout whose reader has gone."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_evaluate_writes_its_files_even_when_its_reader_left(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    argv = ["random", "heuristic", "--games", "2", "--jobs", "1", "--out", str(tmp_path / "out")]
+    assert cli.run_command(lambda: evaluate.main(argv)) == cli.EXIT_CLOSED_STDOUT
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "tournament.csv",
+        "tournament.json",
+        "tournament.png",
+    ]
+
+
+def test_run_command_turns_interrupts_and_closed_pipes_into_statuses(monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdout", io.StringIO())  # not pytest's capture: the closed pipe discards stdout
+
+    def interrupted() -> int:
+        raise KeyboardInterrupt
+
+    def reader_gone() -> int:
+        raise BrokenPipeError
+
+    assert cli.run_command(lambda: 0) == cli.EXIT_OK
+    assert cli.run_command(interrupted) == cli.EXIT_INTERRUPTED
+    assert cli.run_command(reader_gone) == cli.EXIT_CLOSED_STDOUT
+
+
+def test_replay_of_an_endless_file_is_refused_quickly() -> None:
+    done = _run_module("gubs_env.replay", "/dev/zero")
+    assert done.returncode == cli.EXIT_FAILURE
+    _one_error_line(done.stderr, "python -m gubs_env.replay")
+    assert "larger than a game record can be" in done.stderr
+
+
+def test_play_reads_undecodable_input_as_a_bad_reply() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "gubs_env.play", "--seed", "1", "--bots", "random"],
+        input=b"\xff\xfe\x80\nq\n",
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+    )
+    assert done.returncode == cli.EXIT_OK, done.stderr
+    assert b"is not a choice" in done.stdout and b"You left the game." in done.stdout
+    assert b"Traceback" not in done.stderr
+
+
+def test_play_leaves_an_input_that_is_not_lines_of_text(capsys) -> None:
+    screen = io.StringIO()
+    code = play.main(["--seed", "1", "--bots", "random"], stdin=io.StringIO("\0" * 5000), stdout=screen)
+    assert code == cli.EXIT_FAILURE
+    assert "longer than 1000 characters" in screen.getvalue()
+    screen = io.StringIO()
+    code = play.main(["--seed", "1", "--bots", "random"], stdin=io.StringIO("x\n" * 500), stdout=screen)
+    assert code == cli.EXIT_FAILURE
+    assert f"{play.MAX_REPLIES_PER_DECISION} replies without a choice" in screen.getvalue()
+
+
+def test_play_reports_undecodable_input_from_any_stream() -> None:
+    raw = io.BytesIO(b"\xff\xfe\n")
+    keyboard = io.TextIOWrapper(raw, encoding="utf-8", errors="strict")
+    screen = io.StringIO()
+    code = play.main(["--seed", "1", "--bots", "random"], stdin=keyboard, stdout=screen)
+    assert code == cli.EXIT_FAILURE  # the input ends after the bad line
+    assert "not valid text (UTF-8)" in screen.getvalue()
+
+
+# --- argument types and the table printers ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["inf", "-inf", "nan", "1e400", "Infinity"])
+@pytest.mark.parametrize("kind", [cli.positive_float, cli.non_negative_float, cli.probability, cli.pause_seconds])
+def test_float_arguments_must_be_finite(kind: Callable[[str], float], text: str) -> None:
+    with pytest.raises(Exception, match=r"finite|not a number|must be") as refused:
+        kind(text)
+    assert refused.type.__name__ == "ArgumentTypeError"
+
+
+@pytest.mark.parametrize("text", ["9" * 5000, "1.5", "", " ", "0x10", "\0"])
+def test_int_arguments_refuse_what_is_not_a_whole_number(text: str) -> None:
+    with pytest.raises(Exception, match="is not a whole number") as refused:
+        cli.non_negative_int(text)
+    assert refused.type.__name__ == "ArgumentTypeError"
+    assert len(str(refused.value)) < 80  # a huge argument is not echoed whole
+
+
+@pytest.mark.parametrize(("module", "doc"), [(action_table, "action_table.md"), (observation, "observation.md")])
+def test_the_table_printers_print_the_docs_and_refuse_arguments(module, doc: str, capsys) -> None:
+    assert module.main([]) == cli.EXIT_OK
+    assert capsys.readouterr().out == (ROOT / "docs" / doc).read_text()
+    with pytest.raises(SystemExit) as stop:
+        module.main(["--players", "3"])
+    assert stop.value.code == cli.EXIT_USAGE
+    _one_error_line(capsys.readouterr().err, f"python -m gubs_env.envs.{module.__name__.rsplit('.', 1)[1]}")
+
+
+def test_the_exit_statuses_are_documented() -> None:
+    page = (ROOT / "docs" / "security.md").read_text()
+    section = page[page.index("## Game records and command lines") :]
+    for code in cli.EXIT_CODES:
+        assert re.search(rf"^\| {code} \|", section, re.MULTILINE), f"exit status {code} is not in the table"
+
+
+# --- random command lines, every command, in-process -------------------------------------------------
+
+
+class _Started(Exception):
+    """Raised by a stand-in for the long work of a command: its command line was accepted."""
+
+
+def _build_then_start(agents: list[str], **settings: object) -> None:
+    from agents.registry import make_agent
+
+    for spec in agents:
+        make_agent(spec)  # the real run_tournament builds every agent before any game
+    raise _Started
+
+
+NUMBERS = [
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "6",
+    "7",
+    "-1",
+    "0.01",
+    "1.5",
+    "1e3",
+    "nan",
+    "inf",
+    "-inf",
+    "abc",
+    "",
+    " ",
+    "9" * 30,
+]
+PATHS = ["good.json", "bad.json", "/dev/null", "missing.json", "bad.zip", "missing.zip", "run", "badrun", "file"]
+PATHS += ["file/x", "out", "/proc/out", "page.html"]
+SPECS = ["random", "heuristic", "nobody", "random,heuristic", "heuristic,random,random", ",", "ppo-9p", "bad.zip"]
+SPECS += ["agents.random_agent:RandomAgent", "no.such.module:Agent", "agents.random_agent:Nothing", "bad.zip:sample"]
+SWITCH = None
+"""An option that takes no value."""
+
+COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
+    "play": (
+        "gubs_env.play",
+        [],
+        {
+            "--players": NUMBERS,
+            "--bots": SPECS,
+            "--seat": NUMBERS,
+            "--seed": NUMBERS,
+            "--record": PATHS,
+            "--watch": SWITCH,
+            "--delay": NUMBERS,
+            "--letter-placement": ["thirds", "uniform", "diagonal"],
+            "--max-turns": NUMBERS,
+            "--bot": SPECS,
+        },
+    ),
+    "replay": ("gubs_env.replay", PATHS, {"--view": [*NUMBERS, "all"], "--quiet": SWITCH, "--html": PATHS}),
+    "demo": ("gubs_env.demo", [], {"--players": NUMBERS, "--seed": NUMBERS, "--view": NUMBERS}),
+    "evaluate": (
+        "agents.evaluate",
+        SPECS,
+        {
+            "--players": NUMBERS,
+            "--games": NUMBERS,
+            "--seed": NUMBERS,
+            "--jobs": NUMBERS,
+            "--out": PATHS,
+            "--records": PATHS,
+        },
+    ),
+    "select": (
+        "agents.select",
+        PATHS,
+        {
+            "--players": NUMBERS,
+            "--opponent": SPECS,
+            "--from": NUMBERS,
+            "--every": NUMBERS,
+            "--games": NUMBERS,
+            "--seed": NUMBERS,
+            "--jobs": NUMBERS,
+            "--export": PATHS,
+        },
+    ),
+    "bench": (
+        "gubs_env.bench",
+        [],
+        {
+            "--players": NUMBERS,
+            "--games": NUMBERS,
+            "--seed": NUMBERS,
+            "--env-seconds": NUMBERS,
+            "--engine-only": SWITCH,
+        },
+    ),
+    "train": (
+        "train",
+        [],
+        {
+            "--minutes": NUMBERS,
+            "--steps": NUMBERS,
+            "--players": NUMBERS,
+            "--envs": NUMBERS,
+            "--seed": NUMBERS,
+            "--out": PATHS,
+            "--resume": SWITCH,
+            "--p-random": NUMBERS,
+            "--learning-rate": NUMBERS,
+        },
+    ),
+    "action_table": ("gubs_env.envs.action_table", [], {"--players": NUMBERS}),
+    "observation": ("gubs_env.envs.observation", [], {"--players": NUMBERS}),
+}
+
+
+def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[list[str]], object]:
+    """How to run command ``name`` in-process on an argv, its long work replaced by raising :class:`_Started`."""
+    import importlib
+
+    module = importlib.import_module(COMMANDS[name][0])
+    if name == "play":
+        replies = "1\nh\n2\nq\n"
+        return lambda argv: module.main(argv, stdin=io.StringIO(replies), stdout=io.StringIO(), sleep=_no_pause)
+    if name == "evaluate":
+        import agents.tournament
+
+        monkeypatch.setattr(agents.tournament, "run_tournament", _build_then_start)
+    if name == "select":
+        monkeypatch.setattr(module, "evaluate_candidates", lambda *args, **kwargs: _raise(_Started()))
+    if name in ("bench", "train"):
+        return module.parse_args  # argument checking only: their main runs for minutes
+    return module.main
+
+
+def _no_pause(seconds: float) -> None:
+    assert 0 <= seconds <= cli.MAX_PAUSE_SECONDS
+
+
+def _raise(error: Exception) -> None:
+    raise error
+
+
+_free_text = st.text(st.characters(codec="utf-8", exclude_characters="\0"), max_size=8).filter(
+    lambda text: not text.startswith("-")  # options come from the lists: a random one could start a server
+)
+
+
+@st.composite
+def _argv_for(draw: st.DrawFn, name: str) -> list[str]:
+    """Half the time options with values (often valid), half the time any tokens in any order."""
+    _, positionals, options = COMMANDS[name]
+    if draw(st.booleans()):
+        vocabulary = [*positionals, *options, *NUMBERS, *PATHS, *SPECS, "--help"]
+        return draw(st.lists(st.sampled_from(vocabulary) | _free_text, max_size=8))
+    argv = draw(st.lists(st.sampled_from(positionals), max_size=3)) if positionals else []
+    for flag in draw(st.lists(st.sampled_from(sorted(options)), max_size=4, unique=True)):
+        values = options[flag]
+        argv += [flag] if values is None else [flag, draw(st.sampled_from(values) | _free_text)]
+    return argv
+
+
+@pytest.fixture
+def cli_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working folder holding the files the random command lines name."""
+    from gubs_env.engine import Game
+    from gubs_env.record import GameRecord
+
+    game = Game(2, seed=1)
+    while not game.is_over:
+        game.apply(game.legal_actions()[0])
+    GameRecord.from_game(game, 1, ["a", "b"]).save(tmp_path / "good.json")
+    (tmp_path / "bad.json").write_text('{"format": 1, "seed": NaN}')
+    (tmp_path / "bad.zip").write_text("not a model")
+    (tmp_path / "file").write_text("")
+    (tmp_path / "run" / "snapshots").mkdir(parents=True)
+    (tmp_path / "run" / "model.zip").write_bytes(SHIPPED_MODEL.read_bytes())
+    (tmp_path / "badrun").mkdir()
+    (tmp_path / "badrun" / "model.zip").write_text("not a model")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_random_command_lines_exit_with_a_documented_status(name: str, cli_workspace: Path, monkeypatch) -> None:
+    run = _command_runner(name, monkeypatch)
+
+    @settings(
+        max_examples=60,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+    @given(_argv_for(name))
+    def check(argv: list[str]) -> None:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                result = run(argv)
+            except SystemExit as stop:
+                result = stop.code
+            except _Started:
+                result = cli.EXIT_OK
+        code = result if isinstance(result, int) else cli.EXIT_OK  # parse_args returns the namespace
+        assert code in cli.EXIT_CODES, (argv, code)
+        if code == cli.EXIT_USAGE:
+            assert err.getvalue().count("\n") == 1 and ": error: " in err.getvalue(), (argv, err.getvalue())
+
+    check()
