@@ -56,7 +56,8 @@ class MatchResult:
 
     def __str__(self) -> str:
         low, high = self.interval
-        return f"{self.agent}: {self.win_rate:.1%} wins [{low:.1%}, {high:.1%}] over {self.games} games"
+        games = f"{self.games} game" + ("" if self.games == 1 else "s")
+        return f"{self.agent}: {self.win_rate:.1%} wins [{low:.1%}, {high:.1%}] over {games}"
 
 
 def play_game(

@@ -42,6 +42,7 @@ from gubs_env.cli import (
 )
 from gubs_env.engine import Action, Game, LogEntry, Step
 from gubs_env.engine.cards import CARDS, HAND_LIMIT
+from gubs_env.engine.log import GubsFrom
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
 from gubs_env.record import GameRecord, RecordError
 from gubs_env.transcript import seat_name, transcript
@@ -255,7 +256,7 @@ def _cancel_text(game: Game, by: str) -> str:
     pend = game.pending
     play = "a card" if pend.play is None else str(pend.play)  # None only in a corrupt position
     if pend.picks:
-        aim = " (taking Gubs from seats " + ", ".join(str(s) for s in pend.picks) + ")"
+        aim = f" (taking {GubsFrom(tuple(pend.picks)).words()})"
     else:
         aim = " (you)" if pend.play is not None and pend.play.seat == pend.actor else ""
     return f"{_capital(by)} plays {play}{aim}. Cancel it, or pass?"

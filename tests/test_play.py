@@ -266,7 +266,7 @@ def test_follow_up_decisions_say_where_they_stand() -> None:
     assert decision_text(game, ["you", "b", "c"]) == "Your Double Ring: choose the seat of Free Gub 1 of 2 to trap."
     game.apply("Ring: take a Free Gub from seat 1")
     game.apply("Ring: take a Free Gub from seat 2")
-    assert "(taking Gubs from seats 1, 2). Cancel it, or pass?" in decision_text(game, ["a", "you", "c"])
+    assert "(taking 1 Gub from seat 1 and 1 from seat 2). Cancel it, or pass?" in decision_text(game, ["a", "you", "c"])
     game = table(num_players=2, hands=[{"Gub": 9}, {}], sides=[{"free": 1}, {}])
     game.apply("Go (end turn)")
     assert decision_text(game, ["you", "b"]) == "You hold 9 cards, more than 8: discard one."

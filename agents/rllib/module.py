@@ -45,6 +45,9 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
 
     The encoder and heads are built for the observation vector; the module keeps the Dict space as its
     observation space, so connectors and checks see the env's real space.
+
+    Raises:
+        ValueError: an observation space other than the env's Dict of ``observations`` and ``action_mask``.
     """
 
     def __init__(self, *args: Any, observation_space: spaces.Space | None = None, **kwargs: Any) -> None:

@@ -85,7 +85,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--address", default=None, help="join this Ray cluster ('auto': the one this node belongs to); default: local"
     )
     cluster.add_argument("--env-runners", type=non_negative_int, default=1, help="env runner actors (default: 1)")
-    cluster.add_argument("--envs-per-runner", type=positive_int, default=1, help="envs stepped by each env runner")
+    cluster.add_argument(
+        "--envs-per-runner",
+        type=positive_int,
+        default=8,
+        help="envs each env runner steps together, one batched forward pass for all (default: 8)",
+    )
     cluster.add_argument(
         "--code-installed",
         action="store_true",

@@ -39,7 +39,7 @@ SKIP = -1
 
 def max_threads() -> int:
     """The most threads the compiled kernels may use (numba's ``NUMBA_NUM_THREADS``)."""
-    return int(nb.config.NUMBA_NUM_THREADS)
+    return int(nb.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
 
 
 def _int_array(values: Any, size: int, what: str, dtype: type = np.int64) -> np.ndarray:

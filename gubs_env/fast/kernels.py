@@ -18,7 +18,6 @@ from gubs_env.fast.rules import advance, legal_mask, new_game, winners_into
 N_ACTIONS = T.N_ACTIONS
 OBS_LEN = T.OBS_LEN
 S_OVER = T.S_OVER
-NO_IDS = np.zeros(0, dtype=np.int64)
 
 
 @nb.njit(cache=True)
@@ -45,9 +44,7 @@ def reset_kernel(
 
 
 @nb.njit(cache=True)
-def _write_view(
-    g: np.ndarray, actor: np.ndarray, mask: np.ndarray, legal: np.ndarray, obs: np.ndarray, i: int
-) -> None:
+def _write_view(g: np.ndarray, actor: np.ndarray, mask: np.ndarray, legal: np.ndarray, obs: np.ndarray, i: int) -> None:
     """The seat to act (-1 once over), its mask and its observation (seat 0's once over).
 
     ``legal`` gets a private copy of the mask: :func:`check_kernel` reads it, so that a caller writing into
@@ -59,7 +56,7 @@ def _write_view(
         encode(g, 0, obs[i])
     else:
         actor[i] = g[L.ACTOR]
-        legal_mask(g, legal[i], NO_IDS)
+        legal_mask(g, legal[i], np.empty(0, dtype=np.int64))  # the mask only
         encode(g, g[L.ACTOR], obs[i])
     mask[i, :] = legal[i, :]
 

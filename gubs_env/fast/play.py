@@ -59,7 +59,7 @@ def sample_legal(mask: np.ndarray, chooser: np.ndarray, out: np.ndarray, *, thre
 
 
 def _set_threads(threads: int | None) -> None:
-    top = int(nb.config.NUMBA_NUM_THREADS)
+    top = int(nb.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
     if threads is None:
         nb.set_num_threads(top)
         return

@@ -15,6 +15,9 @@ increment (high, low), ``has_uint32`` and ``uinteger`` -- the same four numbers 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numba as nb
 import numpy as np
 
@@ -185,7 +188,7 @@ def seed_pcg64(rng: np.ndarray, seed: np.uint64) -> None:
     rng[UINT32] = 0
 
 
-def state_to_numpy(rng: np.ndarray) -> dict:
+def state_to_numpy(rng: np.ndarray) -> dict[str, Any]:
     """The ``bit_generator.state`` dict numpy's PCG64 would report for this row."""
     words = [int(w) for w in rng]
     return {
@@ -196,9 +199,9 @@ def state_to_numpy(rng: np.ndarray) -> dict:
     }
 
 
-def state_from_numpy(state: dict, out: np.ndarray) -> None:
+def state_from_numpy(state: Mapping[str, Any], out: np.ndarray) -> None:
     """Write numpy's PCG64 ``bit_generator.state`` dict into a row (raises ``ValueError`` if it is not one)."""
-    if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
+    if not isinstance(state, Mapping) or state.get("bit_generator") != "PCG64":
         raise ValueError("the compiled engine runs numpy's PCG64 only")
     inner = state.get("state")
     if not isinstance(inner, dict):

@@ -69,7 +69,8 @@ SETUP_CARDS, THIRD_BOUNDS, LETTER_KINDS = T.SETUP_CARDS, T.THIRD_BOUNDS, T.LETTE
 BARRICADE_KINDS = T.BARRICADE_KINDS
 OP_DECLINE_ID, OP_END_ID, OP_PASS_ID, OP_STOP_ID = T.ID_DECLINE, T.ID_END_TURN, T.ID_PASS, T.ID_STOP
 
-jit = nb.njit(cache=True)
+jit = nb.njit(cache=True, error_model="numpy")
+"""Compiled with numpy's error model: no Python exception paths in the integer arithmetic of the rules."""
 
 
 # --- small reads -----------------------------------------------------------------------------------
@@ -108,7 +109,7 @@ def score(g: np.ndarray, seat: int) -> int:
 
 
 @jit
-def _retreat_count(g: np.ndarray, seat: int, part: int, detail: int) -> int:
+def _part_count(g: np.ndarray, seat: int, part: int, detail: int) -> int:
     """How many of ``part`` the side holds (effects._count)."""
     if part == PT_FREE_GUB:
         return g[L.FREE + seat]
@@ -140,48 +141,37 @@ def _count_in_play(g: np.ndarray, at: int, stride: int) -> int:
 
 
 @jit
-def _target_ok(g: np.ndarray, p: int, use: int, as_kind: int, seat: int, part: int, detail: int) -> bool:
-    """Whether a play-phase use may aim at this target now (effects.TARGETS, one target at a time)."""
+def _playable_anywhere(g: np.ndarray, p: int, use: int, as_kind: int) -> bool:
+    """Whether a use that takes no seat can be played now (effects.TARGETS for those uses)."""
     if use == U_ENTER:
         return True
-    if use == U_PROTECT:
+    if use == U_PROTECT:  # R7: on one of the player's own Free Gubs
         return g[L.FREE + p] > 0
-    if use == U_REMOVE:
-        return g[L.PROTECTED + seat * 3 + detail - BB] > 0
-    if use in (U_SPOUT, U_KILL):
-        return g[L.FREE + seat] > 0
-    if use == U_RING:
-        return free_total(g) >= RING_SIZE[as_kind - RB]
-    if use == U_STRIKE_ELDER:
+    if use == U_RING:  # R12: enough Free Gubs in play, on any sides
+        return _count_in_play(g, L.FREE, 1) >= RING_SIZE[as_kind - RB]
+    if use == U_STRIKE_ELDER:  # R18: wherever the Elder is
         return _count_in_play(g, L.ELDER, 1) > 0
     if use == U_BEETLE:
         return _count_in_play(g, L.PROTECTED + MUSHROOM_SLOT, 3) > 0
-    if use == U_FREE:
-        return g[L.SPOUTED + seat] > 0
-    if use == U_SHATTER:
-        return _count_in_play(g, L.RINGS + detail - RB, 3) > 0
-    if use == U_RETREAT:
+    if use == U_RETREAT:  # R13
         return _has_retreat_part(g, p)
     if use == U_SCOUT_DECK:
         return g[L.DECK_LEN] > 0
-    if use == U_RETRIEVE:
-        return g[L.DISCARD + GUB] > 0
-    # The rest aim at an opponent only.
-    if seat == p:
-        return False
-    if use == U_LURE:
+    return g[L.DISCARD + GUB] > 0  # RETRIEVE (FAQ 5): a plain Gub in the discard pile
+
+
+@jit
+def _seat_ok(g: np.ndarray, use: int, seat: int) -> bool:
+    """Whether a use that aims at a whole side may aim at ``seat`` (opponent-only uses are filtered before)."""
+    if use in (U_SPOUT, U_KILL, U_LURE):  # R4/R10: Spout and Spear's kill on any side
         return g[L.FREE + seat] > 0
-    if use == U_SUPER_LURE:
+    if use == U_FREE:
+        return g[L.SPOUTED + seat] > 0
+    if use == U_SUPER_LURE:  # R17: Free and Protected Gubs move
         return g[L.FREE + seat] > 0 or barricades(g, seat) > 0
     if use == U_CYCLONE:
         return barricades(g, seat) > 0
-    if use in (U_STRIKE_HAND, U_SCOUT_HAND):
-        return hand_size(g, seat) > 0
-    if use == U_STEAL:
-        if part == PT_SPOUTED_GUB:
-            return g[L.SPOUTED + seat] > 0
-        return _retreat_count(g, seat, part, detail) > 0
-    return False
+    return hand_size(g, seat) > 0  # STRIKE_HAND and SCOUT_HAND
 
 
 @jit
@@ -271,7 +261,7 @@ def legal_mask(g: np.ndarray, mask: np.ndarray, ids: np.ndarray) -> int:
         return count
     if step == T.S_RETREAT:
         for a in TAKE_IDS:
-            if _retreat_count(g, p, T_PART[a], T_DETAIL[a]) > 0:
+            if _part_count(g, p, T_PART[a], T_DETAIL[a]) > 0:
                 count = _allow(mask, ids, count, a)
         if g[L.PICKS_LEN] > 0:
             count = _allow(mask, ids, count, T.ID_STOP)
@@ -284,7 +274,7 @@ def legal_mask(g: np.ndarray, mask: np.ndarray, ids: np.ndarray) -> int:
     return count
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def _allow(mask: np.ndarray, ids: np.ndarray, count: int, a: int) -> int:
     mask[a] = 1
     if ids.shape[0]:  # an empty ``ids`` asks for the mask only
@@ -294,21 +284,33 @@ def _allow(mask: np.ndarray, ids: np.ndarray, count: int, a: int) -> int:
 
 @jit
 def _allow_block(g: np.ndarray, p: int, n: int, b: int, mask: np.ndarray, ids: np.ndarray, count: int) -> int:
-    """Allow the legal ids of one play block (one card used one way), seat by seat."""
-    start, size, use, as_kind, width = PLAY_BLOCKS[b, 0], PLAY_BLOCKS[b, 1], PLAY_BLOCKS[b, 2], PLAY_BLOCKS[b, 3], PLAY_BLOCKS[b, 4]
-    if width == 0:
-        for a in range(start, start + size):
-            if _target_ok(g, p, use, as_kind, -1, T_PART[a], T_DETAIL[a]):
-                count = _allow(mask, ids, count, a)
+    """Allow the legal ids of one play block: one card used one way, with each target it may take."""
+    start, use, as_kind, width = PLAY_BLOCKS[b, 0], PLAY_BLOCKS[b, 2], PLAY_BLOCKS[b, 3], PLAY_BLOCKS[b, 4]
+    if use == U_SHATTER:  # R12: any Ring on any side
+        for j in range(PLAY_BLOCKS[b, 1]):
+            if _count_in_play(g, L.RINGS + T_DETAIL[start + j] - RB, 3) > 0:
+                count = _allow(mask, ids, count, start + j)
         return count
-    for offset in range(n):
+    if width == 0:
+        if _playable_anywhere(g, p, use, as_kind):
+            count = _allow(mask, ids, count, start)
+        return count
+    own_side = use in (U_SPOUT, U_KILL, U_FREE, U_REMOVE)
+    for offset in range(0 if own_side else 1, n):
         seat = p + offset
         if seat >= n:
             seat -= n
         base = start + offset * width
-        for a in range(base, base + width):
-            if _target_ok(g, p, use, as_kind, seat, T_PART[a], T_DETAIL[a]):
-                count = _allow(mask, ids, count, a)
+        if use == U_REMOVE:
+            for a in range(base, base + width):
+                if g[L.PROTECTED + seat * 3 + T_DETAIL[a] - BB] > 0:
+                    count = _allow(mask, ids, count, a)
+        elif use == U_STEAL:  # R9: every card or pair on the side, never the Elder or a Ring
+            for a in range(base, base + width):
+                if _part_count(g, seat, T_PART[a], T_DETAIL[a]) > 0:
+                    count = _allow(mask, ids, count, a)
+        elif _seat_ok(g, use, seat):
+            count = _allow(mask, ids, count, base)
     return count
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,7 @@ def assert_same(fast: FastGames, i: int, game: Game) -> None:
 def assert_view(fast: FastGames, i: int, game: Game, codec: ActionCodec) -> tuple[np.ndarray, np.ndarray]:
     """The seat to act, its mask and its observation agree; returns the reference observation and mask."""
     seat = game.current_player
-    assert fast.actor[i] == seat, (i, fast.actor[i], seat)
+    assert seat is not None and fast.actor[i] == seat, (i, fast.actor[i], seat)
     mask = codec.mask(game.legal_actions(), seat)
     assert np.array_equal(fast.mask[i], mask), (i, np.flatnonzero(fast.mask[i]), np.flatnonzero(mask))
     obs = encode(game.state, seat)
@@ -63,7 +64,7 @@ def tally(game: Game, action_id: int, codec: ActionCodec) -> None:
     pend = game.pending
     TALLY[f"step {pend.step.name.lower()}"] += 1
     action = codec.action(action_id, pend.actor)
-    if action.op is Op.PLAY:
+    if action.op is Op.PLAY and action.use is not None and action.as_kind is not None:
         TALLY[f"use {action.use.name.lower()}"] += 1
         if action.card is Kind.CRICKET_SONG:
             TALLY[f"cricket song as {action.as_kind.label}"] += 1
@@ -76,7 +77,7 @@ def play_compared(
     seeds: list[int],
     policies: Callable[[int], list[Policy]],
     dict_every: int = 25,
-    **options: object,
+    **options: Any,
 ) -> int:
     """Play one game per seed in both engines, comparing after every action; return the decisions made.
 
@@ -98,9 +99,10 @@ def play_compared(
             obs, mask = assert_view(fast, i, game, codec)
             if decisions % dict_every == 0:
                 assert fast.to_dict(i) == game.to_dict()
-            action_id = int(seats[i][game.current_player](obs, mask))
+            seat = int(fast.actor[i])
+            action_id = int(seats[i][seat](obs, mask))
             tally(game, action_id, codec)
-            game.apply(codec.action(action_id, game.current_player))
+            game.apply(codec.action(action_id, seat))
             actions[i] = action_id
             decisions += 1
         fast.step(actions)

@@ -35,6 +35,12 @@ def _random_actions(games: FastGames, chooser: np.ndarray) -> np.ndarray:
     return actions
 
 
+def _seat(game: Game) -> int:
+    seat = game.current_player
+    assert seat is not None
+    return seat
+
+
 def test_shapes_and_dtypes() -> None:
     games = _started(3)
     assert games.mask.shape == (3, 356) and games.mask.dtype == np.int8
@@ -188,7 +194,7 @@ def test_export_then_continue_in_the_reference_engine() -> None:
     for _ in range(30):
         if game.is_over:
             break
-        seat = game.current_player
+        seat = _seat(game)
         action = int(np.flatnonzero(codec.mask(game.legal_actions(), seat))[-1])
         game.apply(codec.action(action, seat))
         games.step([-1, action])
@@ -199,7 +205,7 @@ def test_import_of_a_reference_position_then_continue() -> None:
     game = Game(4, seed=21)
     codec = ActionCodec(4)
     for _ in range(60):
-        seat = game.current_player
+        seat = _seat(game)
         game.apply(codec.action(int(np.flatnonzero(codec.mask(game.legal_actions(), seat))[0]), seat))
     games = _started(3, 2)
     games.import_game(1, game)
@@ -208,7 +214,7 @@ def test_import_of_a_reference_position_then_continue() -> None:
     games.import_game(2, game.to_dict())
     assert games.to_dict(2) == game.to_dict()
     for _ in range(30):
-        seat = game.current_player
+        seat = _seat(game)
         action = int(np.flatnonzero(codec.mask(game.legal_actions(), seat))[-1])
         game.apply(codec.action(action, seat))
         games.step([-1, action, action])

@@ -49,7 +49,7 @@ class TwinPlugin:
         def apply(game: Game, action: Action | str) -> Any:
             return plugin.check(game, action, original)
 
-        Game.apply = apply  # type: ignore[method-assign]
+        Game.apply = apply  # type: ignore[method-assign, assignment]
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         Game.apply = self._original  # type: ignore[method-assign]
@@ -75,7 +75,7 @@ class TwinPlugin:
         except IllegalActionError:
             if twin is not None and _well_formed(action) and actor is not None:
                 try:
-                    action_id = encode(action, actor, game.num_players)
+                    action_id = encode(action, actor, game.num_players)  # type: ignore[arg-type]
                 except (KeyError, ValueError, TypeError, AttributeError):
                     action_id = -2  # not an action of the table at all
                 if action_id >= 0 and twin.mask[0, action_id]:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,7 +21,7 @@ import ray
 from ray import cloudpickle
 
 from agents.rllib import selfplay
-from agents.rllib.train import RUN_FILE, RunState, _checkpoint_dir, main, save_checkpoint
+from agents.rllib.train import RUN_FILE, RunState, _checkpoint_dir, save_checkpoint
 from tests.rllib.conftest import RUNNER_RESOURCE
 from tests.rllib.test_training import TINY, build, tiny_args
 
@@ -92,11 +92,15 @@ def test_env_runner_on_second_node_killed_then_training_goes_on_and_resumes(ray_
 
 
 @pytest.mark.soak
-def test_command_line_on_the_cluster_address_with_two_env_runners(ray_cluster, tmp_path):
+def test_command_line_joins_the_cluster_address_with_two_env_runners(ray_cluster, tmp_path):
+    # a separate driver process, as on a real cluster: it joins by address and ships the project's code
     out = tmp_path / "run"
-    common = [*TINY, "--out", str(out), "--env-runners", "2", "--address", ray_cluster.address]
-    # the driver's Ray is the session's; the command joins it as it would join a real cluster
-    assert main([*common, "--iterations", "4", "--snapshot-every", "2", "--eval-every", "2"]) == 0
-    assert main([*common, "--iterations", "6", "--resume", "--snapshot-every", "2"]) == 0
-    state = RunState.load(Path(out) / "checkpoint" / RUN_FILE)
+    common = [sys.executable, "-m", "agents.rllib.train", *TINY, "--out", str(out), "--env-runners", "2"]
+    common += ["--address", ray_cluster.address, "--snapshot-every", "2"]
+    for extra in (["--iterations", "4", "--eval-every", "2"], ["--iterations", "6", "--resume"]):
+        done = subprocess.run([*common, *extra], capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "resuming" in done.stdout
+    state = RunState.load(out / "checkpoint" / RUN_FILE)
     assert state.iterations == 6 and len(state.snapshots) == 3
+    assert (out / "policy.npz").is_file()

@@ -20,7 +20,21 @@ from agents.rllib.env import MASK_KEY, parse_agent_id
 from agents.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, PoolSettings, push_snapshots
 from agents.rllib.train import RUN_FILE, build_config, main, main_spec, parse_args
 
-TINY = ["--batch-size", "200", "--minibatch-size", "100", "--epochs", "1", "--hidden", "32", "32", "--eval-games", "6"]
+TINY = [
+    "--envs-per-runner",
+    "2",
+    "--batch-size",
+    "200",
+    "--minibatch-size",
+    "100",
+    "--epochs",
+    "1",
+    "--hidden",
+    "32",
+    "32",
+    "--eval-games",
+    "6",
+]
 
 
 def tiny_args(tmp_path: Path, *extra: str):
