@@ -275,7 +275,6 @@ def train(args: argparse.Namespace) -> Path:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
-    from agents.model_file import write_atomically
     from agents.training import (
         RunState,
         TrainingCallback,
@@ -283,6 +282,7 @@ def train(args: argparse.Namespace) -> Path:
         discard_uncommitted,
         plot_learning_curve,
     )
+    from gubs_env.files import write_atomically
 
     torch.set_num_threads(1)  # the env processes use the other cores
     args.out.mkdir(parents=True, exist_ok=True)

@@ -42,6 +42,7 @@ import numpy as np
 
 from gubs_env.envs.action_table import NUM_ACTIONS
 from gubs_env.envs.observation import OBS_SIZE
+from gubs_env.files import FileTooLargeError, read_bounded, write_atomically
 
 FORMAT_NAME = "gubs-policy-weights"
 FORMAT_VERSION = 1
@@ -204,17 +205,6 @@ def actor_modules(policy: Any) -> tuple[list[Any], str]:
     return [*linears, policy.action_net], by_kind[next(iter(kinds))]
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def _open_archive(path: Path) -> zipfile.ZipFile:
     """The file as an in-memory zip archive, after the size checks (the file is read once: it cannot change)."""
     try:
@@ -225,12 +215,11 @@ def _open_archive(path: Path) -> zipfile.ZipFile:
             raise ModelFileError(f"{path}: empty file")
         if info.st_size > MAX_FILE_BYTES:
             raise ModelFileError(f"{path}: {info.st_size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
-        with path.open("rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+        data = read_bounded(path, MAX_FILE_BYTES)  # the file may have grown since the stat
     except OSError as err:
         raise ModelFileError(f"{path}: cannot read: {err.strerror or err}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ModelFileError(f"{path}: over the {MAX_FILE_BYTES:,}-byte limit")
+    except FileTooLargeError:
+        raise ModelFileError(f"{path}: over the {MAX_FILE_BYTES:,}-byte limit") from None
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError):

@@ -24,8 +24,9 @@ from tqdm import tqdm
 
 from agents.base import Agent
 from agents.evaluate import match
-from agents.model_file import ModelFileError, PolicyWeights, load_policy, write_atomically
+from agents.model_file import ModelFileError, PolicyWeights, load_policy
 from agents.random_agent import RandomAgent
+from gubs_env.files import FileTooLargeError, read_bounded, write_atomically
 from gubs_env.wrappers import SelfPlayEnv
 
 RUN_FILE = "run.json"
@@ -262,12 +263,11 @@ class RunState:
             RunFileError: the file is unreadable, not JSON, has an unknown key or a value of the wrong kind.
         """
         try:
-            with path.open("rb") as f:
-                raw = f.read(MAX_RUN_FILE_BYTES + 1)
+            raw = read_bounded(path, MAX_RUN_FILE_BYTES)
         except OSError as err:
             raise RunFileError(f"cannot read {path}: {err.strerror or err}") from None
-        if len(raw) > MAX_RUN_FILE_BYTES:
-            raise RunFileError(f"{path} is over {MAX_RUN_FILE_BYTES:,} bytes: not a run.json")
+        except FileTooLargeError:
+            raise RunFileError(f"{path} is over {MAX_RUN_FILE_BYTES:,} bytes: not a run.json") from None
         try:
             data = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
@@ -357,12 +357,11 @@ def read_checkpoint(run_dir: Path, state: RunState) -> bytes:
         )
     path = run_dir / state.checkpoint
     try:
-        with path.open("rb") as f:
-            data = f.read(MAX_CHECKPOINT_BYTES + 1)
+        data = read_bounded(path, MAX_CHECKPOINT_BYTES)
     except OSError as err:
         raise RunFileError(f"cannot read the checkpoint {path}: {err.strerror or err}") from None
-    if len(data) > MAX_CHECKPOINT_BYTES:
-        raise RunFileError(f"the checkpoint {path} is over {MAX_CHECKPOINT_BYTES:,} bytes")
+    except FileTooLargeError:
+        raise RunFileError(f"the checkpoint {path} is over {MAX_CHECKPOINT_BYTES:,} bytes") from None
     if not hmac.compare_digest(hashlib.sha256(data).hexdigest(), state.checkpoint_sha256):
         raise RunFileError(
             f"the checkpoint {path} does not match the SHA-256 digest in {RUN_FILE}: it is not the file this run "

@@ -26,7 +26,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TextIO
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TextIO
 
 from gubs_env.cli import (
     EXIT_FAILURE,
@@ -350,6 +350,30 @@ def seat_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> lis
     return [*specs[:human], None, *specs[human:]]
 
 
+class Table(NamedTuple):
+    """What a play command sets up before the first move: seats, seed, bots and the game."""
+
+    specs: list[str | None]
+    seed: int
+    bots: dict[int, BotPlayer]
+    game: Game
+
+
+def set_table(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Table:
+    """The table the command line asks for, in the terminal or the browser; bad input is a parser error.
+
+    ``--record`` is checked here, before any play, rather than after a whole game.
+    """
+    specs = seat_specs(parser, args)
+    problem = args.record is not None and unwritable_file(Path(args.record))
+    if problem:
+        parser.error(f"--record: {problem}")
+    seed = args.seed if args.seed is not None else secrets.randbelow(SEED_RANGE)
+    bots = make_bots(parser, specs, seed)
+    game = Game(args.players, seed=seed, letter_placement=args.letter_placement, max_turns=args.max_turns)
+    return Table(specs, seed, bots, game)
+
+
 def make_bots(parser: argparse.ArgumentParser, specs: Sequence[str | None], seed: int) -> dict[int, BotPlayer]:
     """A :class:`BotPlayer` per seat with a spec; a spec that builds nothing is a parser error."""
     from agents.registry import AgentSpecError, make_agent  # agents (and maybe torch) only when playing
@@ -387,13 +411,7 @@ def main(
         from gubs_env.web.server import run_web  # the server only when asked for
 
         return run_web(parser, args, stdout)
-    specs = seat_specs(parser, args)
-    problem = args.record is not None and unwritable_file(Path(args.record))
-    if problem:
-        parser.error(f"--record: {problem}")  # now, rather than after a whole game
-    seed = args.seed if args.seed is not None else secrets.randbelow(SEED_RANGE)
-    bots = make_bots(parser, specs, seed)
-    game = Game(args.players, seed=seed, letter_placement=args.letter_placement, max_turns=args.max_turns)
+    specs, seed, bots, game = set_table(parser, args)
     session = Session(game, seed, specs, stdout or sys.stdout or io.StringIO())  # None: stdout was closed
     try:
         if args.watch:

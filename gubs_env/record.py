@@ -27,6 +27,7 @@ from typing import Any, NoReturn
 from gubs_env.engine import Action, Game, IllegalActionError, InvalidStateError, action_from_dict, action_to_dict
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.options import RuleOptions
+from gubs_env.files import FileTooLargeError, read_bounded, write_atomically
 
 RECORD_FORMAT = 1
 """Bumped whenever the layout of a record changes."""
@@ -145,8 +146,7 @@ class GameRecord:
     def save(self, path: str | Path) -> Path:
         """Write the record as JSON (folders are created)."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        write_atomically(path, (json.dumps(self.to_dict(), indent=1) + "\n").encode())
         return path
 
     @classmethod
@@ -157,12 +157,11 @@ class GameRecord:
             RecordError: the file cannot be read, is too large, is not strict JSON or is not a record.
         """
         try:
-            with open(path, "rb") as file:
-                data = file.read(MAX_RECORD_BYTES + 1)  # bounded: a device or pipe may never end
+            data = read_bounded(path, MAX_RECORD_BYTES)  # bounded: a device or pipe may never end
+        except FileTooLargeError:
+            raise RecordError(f"{path} is larger than a game record can be ({MAX_RECORD_BYTES:,} bytes)") from None
         except (OSError, ValueError) as err:  # ValueError: a NUL byte in the path
             raise RecordError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
-        if len(data) > MAX_RECORD_BYTES:
-            raise RecordError(f"{path} is larger than a game record can be ({MAX_RECORD_BYTES:,} bytes)")
         try:
             return cls.from_json(data)
         except RecordError as err:

@@ -375,7 +375,7 @@ def test_a_port_in_use_exits_1(capsys) -> None:
         taken.listen()
         port = taken.getsockname()[1]
         code = play_main(["--web", "--port", str(port), "--bots", "random", "--seed", "1"])
-    assert code == 1 and "cannot listen" in capsys.readouterr().out
+    assert code == 1 and "error: cannot listen" in capsys.readouterr().err
 
 
 def test_the_command_serves_the_game_and_saves_the_record_on_ctrl_c(tmp_path: Path) -> None:

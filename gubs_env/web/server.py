@@ -25,12 +25,10 @@ import socket
 import sys
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any, TextIO
 
-from gubs_env.cli import unwritable_file
-from gubs_env.engine import Game
-from gubs_env.play import DEFAULT_DELAY, SEED_RANGE, make_bots, seat_specs
+from gubs_env.cli import EXIT_FAILURE
+from gubs_env.play import DEFAULT_DELAY, set_table
 from gubs_env.web.options import DEFAULT_HOST, DEFAULT_PORT, is_loopback
 from gubs_env.web.page import page_html
 from gubs_env.web.session import RequestError, WebGame
@@ -270,13 +268,7 @@ def run_web(parser: argparse.ArgumentParser, args: argparse.Namespace, out: Text
     opened is exit status 1.
     """
     out = out or sys.stdout
-    specs = seat_specs(parser, args)
-    problem = args.record is not None and unwritable_file(Path(args.record))
-    if problem:
-        parser.error(f"--record: {problem}")  # now, rather than after a whole game
-    seed = args.seed if args.seed is not None else secrets.randbelow(SEED_RANGE)
-    bots = make_bots(parser, specs, seed)
-    game = Game(args.players, seed=seed, letter_placement=args.letter_placement, max_turns=args.max_turns)
+    specs, seed, bots, game = set_table(parser, args)
     human = specs.index(None)
     delay = args.delay if args.delay is not None else DEFAULT_DELAY
     web_game = WebGame(game, human, bots, specs, seed=seed, delay=delay, record_path=args.record)
@@ -285,8 +277,8 @@ def run_web(parser: argparse.ArgumentParser, args: argparse.Namespace, out: Text
     try:
         server = GameServer((host, port), web_game)
     except OSError as err:
-        print(f"error: cannot listen on {host} port {port}: {err}", file=out)
-        return 1
+        print(f"{parser.prog}: error: cannot listen on {host} port {port}: {err.strerror or err}", file=sys.stderr)
+        return EXIT_FAILURE
     if not is_loopback(host):
         print(f"warning: listening on {host}: anyone who can reach this address can play your seat", file=out)
     print(f"Gubs, {args.players} players, seed {seed}, you at seat {human}.", file=out)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.fast.harness import TALLY, Policy, play_compared, random_policy
+from tests.fast.harness import TALLY, Policy, play_compared, play_lockstep, random_policy
 
 SOAK_GAMES = int(os.environ.get("GUBS_SOAK_GAMES", "100000"))
 """Random games the soak compares in all, spread evenly over 2 to 6 players."""
@@ -91,3 +91,9 @@ def test_soak_random_games_agree(players: int) -> None:
         seeds = list(range(start, min(games, start + 1000)))
         play_compared(players, seeds, _random_seats(players), dict_every=97)
     assert TALLY["games compared"] - before == games
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_many_random_games_agree_in_lockstep(players: int) -> None:
+    """400 more games per player count: legal ids after every action, the whole state at the end."""
+    assert play_lockstep(players, list(range(5000, 5400)), choice_seed=players) > 400 * 50

@@ -1,0 +1,41 @@
+"""Whole files read and written safely: bounded reads of files that may come from anyone, atomic replacement.
+
+A device, a pipe or a huge file must not make a reader hang or fill the memory, and a process killed while
+writing must leave either the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+class FileTooLargeError(ValueError):
+    """A file longer than its reader's limit (only the first ``limit + 1`` bytes were read)."""
+
+
+def read_bounded(path: str | Path, limit: int) -> bytes:
+    """The whole content of ``path``, at most ``limit`` bytes of it.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+        ValueError: the path cannot name a file (a NUL byte in it).
+        FileTooLargeError: the file holds more than ``limit`` bytes.
+    """
+    with open(path, "rb") as file:
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooLargeError(f"{path} is over {limit:,} bytes")
+    return data
+
+
+def write_atomically(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("wb") as file:
+        file.write(data)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(tmp, path)

@@ -1,0 +1,36 @@
+import os
+
+import pytest
+
+from gubs_env.files import FileTooLargeError, read_bounded, write_atomically
+
+
+def test_a_file_within_the_limit_is_read_whole(tmp_path):
+    path = tmp_path / "f"
+    path.write_bytes(b"abc")
+    assert read_bounded(path, 3) == b"abc"
+
+
+def test_a_longer_file_is_refused_after_reading_one_byte_past_the_limit(tmp_path):
+    path = tmp_path / "f"
+    path.write_bytes(b"abcd")
+    with pytest.raises(FileTooLargeError, match="over 3 bytes"):
+        read_bounded(path, 3)
+
+
+def test_an_endless_device_is_refused_quickly():
+    with pytest.raises(FileTooLargeError):
+        read_bounded("/dev/zero", 1024)
+
+
+def test_a_missing_file_is_an_os_error(tmp_path):
+    with pytest.raises(OSError):
+        read_bounded(tmp_path / "missing", 10)
+
+
+def test_an_atomic_write_leaves_no_temporary_file_and_replaces_the_old_content(tmp_path):
+    path = tmp_path / "sub" / "f.json"
+    write_atomically(path, b"old")
+    write_atomically(path, b"new")
+    assert path.read_bytes() == b"new"
+    assert os.listdir(path.parent) == ["f.json"]
