@@ -27,6 +27,8 @@ from gubs_env.cli import non_negative_float, non_negative_int, player_count, pos
 CHECKPOINT = "checkpoint"
 RUN_FILE = "run.json"
 POLICY_FILE = "policy.npz"
+RUN_FILE_LIMIT = 2**20
+"""Largest run.json read (a real one is well under a kilobyte)."""
 SETTINGS = {"players": [2], "p_random": 0.1, "p_heuristic": 0.4, "pool_size": 5, "hidden": [256, 256]}
 """What a run trains on and its network's shape, kept in run.json: ``--resume`` goes on with them."""
 
@@ -42,6 +44,9 @@ class RunState:
     snapshots: list[str] = field(default_factory=list)
     """Snapshot slots holding weights, oldest first."""
     settings: dict[str, Any] = field(default_factory=dict)
+    checkpoint_sha256: str = ""
+    """Digest of the checkpoint folder's other files (:func:`checkpoint_digest`): RLlib's checkpoints hold
+    pickles, so ``--resume`` loads only the files this run.json committed."""
 
     @classmethod
     def load(cls, path: Path) -> RunState:
@@ -50,9 +55,13 @@ class RunState:
         Raises:
             ValueError: the file is missing, not JSON, or not a run state.
         """
+        from gubs_env.files import read_bounded
+
+        if not path.is_file():  # not a device or a pipe, which could block the read
+            raise ValueError(f"no run state at {path} (not a regular file)")
         try:
-            data = json.loads(path.read_text())
-        except (OSError, UnicodeDecodeError, ValueError) as error:
+            data = json.loads(read_bounded(path, RUN_FILE_LIMIT).decode("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
             raise ValueError(f"cannot read {path}: {error}") from None
         names = {f for f in cls.__dataclass_fields__}
         if not isinstance(data, dict) or set(data) != names:
@@ -67,11 +76,15 @@ class RunState:
             raise ValueError(f"{path}: snapshots must be a list of module ids")
         if not isinstance(state.settings, dict):
             raise ValueError(f"{path}: settings must be an object")
+        if not isinstance(state.checkpoint_sha256, str):
+            raise ValueError(f"{path}: checkpoint_sha256 must be a string")
         return state
 
     def write(self, path: Path) -> None:
-        """Write as JSON."""
-        path.write_text(json.dumps(asdict(self), indent=1))
+        """Write as JSON, atomically."""
+        from gubs_env.files import write_atomically
+
+        write_atomically(path, json.dumps(asdict(self), indent=1).encode())
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -125,10 +138,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     stored: dict[str, Any] = {}
     if args.resume:
         try:
-            stored = RunState.load(_checkpoint_dir(args.out) / RUN_FILE).settings
+            folder = _checkpoint_dir(args.out)
+            run_state = RunState.load(folder / RUN_FILE)
+            verify_checkpoint(folder, run_state)
+            stored = run_state.settings
         except (ValueError, FileNotFoundError) as error:
             parser.error(f"--resume: {error}")
-    elif (args.out / CHECKPOINT).exists():
+    elif _holds_run(args.out):
         parser.error(f"{args.out} already holds a run: pass --resume to continue it, or choose another --out")
     for name, default in SETTINGS.items():
         if getattr(args, name) is None:
@@ -168,10 +184,15 @@ def _positive_int(value: Any) -> bool:
 def _free_run_dir(base: Path) -> Path:
     """``base``, or the first of ``base-2``, ``base-3``, ... that holds no run yet."""
     candidate, n = base, 1
-    while (candidate / CHECKPOINT).exists():
+    while _holds_run(candidate):
         n += 1
         candidate = base.with_name(f"{base.name}-{n}")
     return candidate
+
+
+def _holds_run(out: Path) -> bool:
+    """Whether ``out`` holds a run's checkpoint (the current one or, after a kill mid-swap, the previous one)."""
+    return (out / CHECKPOINT).exists() or (out / f"{CHECKPOINT}.old").exists()
 
 
 def _checkpoint_dir(out: Path) -> Path:
@@ -282,6 +303,41 @@ def _project_packages() -> list[str]:
     return [str(Path(gubs_env.__file__).parent), str(Path(agents.__file__).parent)]
 
 
+def checkpoint_digest(folder: Path) -> str:
+    """SHA-256 over the names and contents of every file in a checkpoint folder but its run.json.
+
+    Raises:
+        ValueError: the folder holds a link or anything but plain files and folders (never followed).
+    """
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        if path.is_symlink() or not (path.is_file() or path.is_dir()):
+            raise ValueError(f"{folder}: {relative} is a link or a special file, which a checkpoint never holds")
+        if path.is_file() and relative != RUN_FILE:
+            digest.update(f"{relative}\0{path.stat().st_size}\0".encode())
+            with path.open("rb") as file:
+                while block := file.read(2**20):
+                    digest.update(block)
+    return digest.hexdigest()
+
+
+def verify_checkpoint(folder: Path, state: RunState) -> None:
+    """Raise ``ValueError`` unless the folder holds exactly the checkpoint its run.json committed.
+
+    The digest keeps a swapped or altered checkpoint (RLlib unpickles parts of it) from being loaded; it cannot
+    vouch for a run.json written by someone else, so resume only runs you trust as you would trust code.
+    """
+    import hmac
+
+    if not state.checkpoint_sha256:
+        raise ValueError(f"{folder / RUN_FILE} names no checkpoint digest: the checkpoint is not loaded")
+    if not hmac.compare_digest(checkpoint_digest(folder), state.checkpoint_sha256):
+        raise ValueError(f"{folder} is not the checkpoint its run.json committed (digest mismatch): not loaded")
+
+
 def save_checkpoint(algorithm: Any, out: Path, state: RunState) -> Path:
     """Write RLlib's checkpoint with run.json inside, then swap it in for the previous one.
 
@@ -291,6 +347,7 @@ def save_checkpoint(algorithm: Any, out: Path, state: RunState) -> Path:
     tmp, current, previous = out / f"{CHECKPOINT}.tmp", out / CHECKPOINT, out / f"{CHECKPOINT}.old"
     shutil.rmtree(tmp, ignore_errors=True)
     algorithm.save_to_path(str(tmp.resolve()))
+    state.checkpoint_sha256 = checkpoint_digest(tmp)
     state.write(tmp / RUN_FILE)
     if current.exists():
         shutil.rmtree(previous, ignore_errors=True)
@@ -390,8 +447,9 @@ def _train_loop(algorithm: Any, args: argparse.Namespace, state: RunState) -> Pa
         flush=True,
     )
     module = main_spec(args.hidden).build()
-    players = sorted(set(args.players))
-    run_evaluation(algorithm, module, players, args.eval_games, state.learner_steps, state.seconds, args.out, True)
+    if EVAL_KEY not in result:  # the last iteration's own evaluation, if it had one, is the final one
+        players = sorted(set(args.players))
+        run_evaluation(algorithm, module, players, args.eval_games, state.learner_steps, state.seconds, args.out, True)
     policy = export_policy(algorithm, module, args.out / POLICY_FILE)
     print(f"policy: {policy}  log: {args.out / 'eval.csv'}")
     return policy
@@ -404,4 +462,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from gubs_env.cli import run_command
+
+    sys.exit(run_command(main))

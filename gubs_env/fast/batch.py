@@ -206,10 +206,13 @@ class FastGames:
         bad = kernels.check_kernel(self._legal, action_array)
         if bad >= 0:
             raise IllegalActionError(self._why_illegal(bad, int(action_array[bad])))
+        self._run_step(action_array, refresh=False)
+
+    def _run_step(self, actions: np.ndarray, refresh: bool) -> None:
         kernels.step_kernel(
             self.states,
             self.rngs,
-            action_array,
+            actions,
             self.rewards,
             self.terminated,
             self.truncated,
@@ -220,6 +223,7 @@ class FastGames:
             self.mask,
             self._legal,
             self.obs,
+            refresh,
         )
 
     def _why_illegal(self, game: int, action: int) -> str:
@@ -237,7 +241,7 @@ class FastGames:
 
     def _refresh(self) -> None:
         self._use_threads()
-        kernels.view_kernel(self.states, self.actor, self.mask, self._legal, self.obs)
+        self._run_step(np.full(self.num_games, SKIP, dtype=np.int64), refresh=True)
 
     def _require_started(self) -> None:
         if not self._started:

@@ -44,11 +44,14 @@ def reset_kernel(
 
 
 @nb.njit(cache=True)
-def _write_view(g: np.ndarray, actor: np.ndarray, mask: np.ndarray, legal: np.ndarray, obs: np.ndarray, i: int) -> None:
+def _write_view(
+    g: np.ndarray, actor: np.ndarray, mask: np.ndarray, legal: np.ndarray, obs: np.ndarray, i: int, no_ids: np.ndarray
+) -> None:
     """The seat to act (-1 once over), its mask and its observation (seat 0's once over).
 
     ``legal`` gets a private copy of the mask: :func:`check_kernel` reads it, so that a caller writing into
-    the public mask can never make the engine apply an illegal action.
+    the public mask can never make the engine apply an illegal action. ``no_ids`` is an empty array, made once
+    per kernel call: legal_mask is asked for the mask only.
     """
     if g[L.STEP] == S_OVER:
         actor[i] = -1
@@ -56,16 +59,9 @@ def _write_view(g: np.ndarray, actor: np.ndarray, mask: np.ndarray, legal: np.nd
         encode(g, 0, obs[i])
     else:
         actor[i] = g[L.ACTOR]
-        legal_mask(g, legal[i], np.empty(0, dtype=np.int64))  # the mask only
+        legal_mask(g, legal[i], no_ids)
         encode(g, g[L.ACTOR], obs[i])
     mask[i, :] = legal[i, :]
-
-
-@nb.njit(cache=True, parallel=True)
-def view_kernel(states: np.ndarray, actor: np.ndarray, mask: np.ndarray, legal: np.ndarray, obs: np.ndarray) -> None:
-    """Write every game's seat to act, mask and observation."""
-    for i in nb.prange(states.shape[0]):
-        _write_view(states[i], actor, mask, legal, obs, i)
 
 
 @nb.njit(cache=True, parallel=True)
@@ -102,18 +98,25 @@ def step_kernel(
     mask: np.ndarray,
     legal: np.ndarray,
     obs: np.ndarray,
+    refresh: bool,
 ) -> None:
     """Apply one (already checked) action per game; write rewards, end flags and the next views.
 
     A game that ends gets +1 for each winner and -1 for each other seat (0 for all when truncated); with
-    ``auto_reset`` its slot then starts the game of seed ``seeds[i] + seed_stride``.
+    ``auto_reset`` its slot then starts the game of seed ``seeds[i] + seed_stride``. A game whose action is
+    -1 is left as it is, with rewards 0; with ``refresh`` its views are rewritten instead and its rewards and
+    flags kept (how the views are written after a reset or an import: one kernel to compile, not two).
     """
+    no_ids = np.empty(0, dtype=np.int64)
     for i in nb.prange(states.shape[0]):
         g = states[i]
+        a = actions[i]
+        if a < 0 and refresh:
+            _write_view(g, actor, mask, legal, obs, i, no_ids)
+            continue
         rewards[i, :] = 0
         terminated[i] = False
         truncated[i] = False
-        a = actions[i]
         if a < 0:
             continue  # a skipped game: its views stay as they are
         advance(g, rngs[i], a)
@@ -129,7 +132,7 @@ def step_kernel(
             if auto_reset:
                 seeds[i] += seed_stride
                 reset_one(g, rngs[i], seeds[i], g[L.NUM_PLAYERS], g[L.MAX_TURNS], g[L.UNIFORM])
-        _write_view(g, actor, mask, legal, obs, i)
+        _write_view(g, actor, mask, legal, obs, i, no_ids)
 
 
 @nb.njit(cache=True)

@@ -50,7 +50,7 @@ U_RETREAT, U_SCOUT_HAND, U_SCOUT_DECK, U_RETRIEVE = (
     T.U["RETRIEVE"],
 )
 PT_FREE_GUB, PT_PROTECTED_GUB, PT_BARRICADE = T.P["FREE_GUB"], T.P["PROTECTED_GUB"], T.P["BARRICADE"]
-PT_SPOUT, PT_SPOUTED_GUB, PT_RING = T.P["SPOUT"], T.P["SPOUTED_GUB"], T.P["RING"]
+PT_SPOUT, PT_RING = T.P["SPOUT"], T.P["RING"]
 
 T_OP, T_CARD, T_AS, T_USE, T_SEAT, T_PART, T_DETAIL = (
     T.T_OP,
@@ -62,6 +62,8 @@ T_OP, T_CARD, T_AS, T_USE, T_SEAT, T_PART, T_DETAIL = (
     T.T_DETAIL,
 )
 PLAY_BLOCKS, CARD_BLOCKS = T.PLAY_BLOCKS, T.CARD_BLOCKS
+PLAYABLE_KINDS = np.flatnonzero(CARD_BLOCKS[:, 1] > CARD_BLOCKS[:, 0])
+"""Kinds with a play-phase use (the only ones the play step looks for in the hand)."""
 RING_SIZE, IS_EVENT, IS_LETTER = T.RING_SIZE, T.IS_EVENT, T.IS_LETTER
 CANCELLABLE_USES, BLINDFOLDABLE_KIND = T.CANCELLABLE_USES, T.BLINDFOLDABLE_KIND
 PLACE_ID, KEEP_ID, DISCARD_ID, PICK_ID, TAKE_IDS = T.PLACE_ID, T.KEEP_ID, T.DISCARD_ID, T.PICK_ID, T.TAKE_IDS
@@ -217,7 +219,7 @@ def legal_mask(g: np.ndarray, mask: np.ndarray, ids: np.ndarray) -> int:
         return count
     if step == T.S_PLAY:
         count = _allow(mask, ids, count, T.ID_END_TURN)
-        for card in range(NK):
+        for card in PLAYABLE_KINDS:
             if g[hand + card]:
                 for b in range(CARD_BLOCKS[card, 0], CARD_BLOCKS[card, 1]):
                     count = _allow_block(g, p, n, b, mask, ids, count)
@@ -516,14 +518,14 @@ def _on_play(g: np.ndarray, r: np.ndarray, a: int) -> None:
         _set_play(g, a, seat)
         if use == U_SCOUT_DECK:
             _start_scout(g)
-    elif CANCELLABLE_USES[use] and _open_cancel(g, p, a, seat, False):
+    elif CANCELLABLE_USES[use] and _open_cancel(g, p, a, seat):
         return
     else:
         _resolve(g, p, card, use, seat, T_PART[a], T_DETAIL[a])
 
 
 @jit
-def _open_cancel(g: np.ndarray, by: int, a: int, seat: int, keep_picks: bool) -> bool:
+def _open_cancel(g: np.ndarray, by: int, a: int, seat: int) -> bool:
     """Open the cancel window (RULES.md §5) if anybody can answer; ``a`` is the play's id (-1: the pending one)."""
     n = g[L.NUM_PLAYERS]
     as_kind = T_AS[a] if a >= 0 else g[L.PLAY_AS]
@@ -540,14 +542,12 @@ def _open_cancel(g: np.ndarray, by: int, a: int, seat: int, keep_picks: bool) ->
         _new_pending(g, T.S_CANCEL, 0, by)
         _set_play(g, a, seat)
     else:  # a completed Ring: the play and its picks stay
-        picks = g[L.PICKS_LEN]
         g[L.STEP] = T.S_CANCEL
         g[L.BY] = by
         g[L.EVENT] = -1
         g[L.CARDS_LEN] = 0
         g[L.PLACED_LEN] = 0
         g[L.MARKS_LEN] = 0
-        g[L.PICKS_LEN] = picks if keep_picks else 0
     _set_queue(g, seats, size)
     return True
 
@@ -714,7 +714,7 @@ def _on_ring(g: np.ndarray, a: int) -> None:
     n = g[L.NUM_PLAYERS]
     g[L.PICKS + g[L.PICKS_LEN]] = (g[L.ACTOR] + T_SEAT[a]) % n
     g[L.PICKS_LEN] += 1
-    if g[L.PICKS_LEN] == RING_SIZE[g[L.PLAY_AS] - RB] and not _open_cancel(g, g[L.BY], -1, -1, True):
+    if g[L.PICKS_LEN] == RING_SIZE[g[L.PLAY_AS] - RB] and not _open_cancel(g, g[L.BY], -1, -1):
         _resolve_pending_play(g)
 
 

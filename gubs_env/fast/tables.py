@@ -14,7 +14,6 @@ from gubs_env.engine.actions import BLINDFOLDABLE, CANCELLABLE, Op, Part, Use, m
 from gubs_env.engine.cards import (
     BARRICADES,
     CARDS,
-    COPIES,
     DECK_SIZE,
     EVENTS,
     LETTERS,
@@ -115,19 +114,13 @@ def _play_blocks() -> tuple[np.ndarray, np.ndarray]:
 
 PLAY_BLOCKS, CARD_BLOCKS = _play_blocks()
 
-COPIES_ARR = np.array(COPIES, dtype=np.int64)
 BARRICADE_KINDS = np.array([int(b) for b in BARRICADES], dtype=np.int64)
-RING_KINDS = np.array([int(r) for r in RINGS], dtype=np.int64)
 RING_SIZE = np.array(RING_SIZES, dtype=np.int64)
 LETTER_KINDS = np.array([int(k) for k in LETTERS], dtype=np.int64)
 IS_EVENT = np.array([int(Kind(k) in EVENTS) for k in range(NUM_KINDS)], dtype=np.int64)
 IS_LETTER = np.array([int(Kind(k) in LETTERS) for k in range(NUM_KINDS)], dtype=np.int64)
 BARRICADE_BASE = int(BARRICADES[0])
 RING_BASE = int(RINGS[0])
-NUM_BARRICADES = len(BARRICADES)
-NUM_RINGS = len(RINGS)
-
-MIN_SETUP_DECK = DECK_SIZE - len(LETTERS) - MAX_PLAYERS
 
 
 def _third_bounds() -> np.ndarray:
@@ -158,9 +151,8 @@ N_ACTIONS = NUM_ACTIONS
 
 # Integer copies of the enums the kernels branch on (numba reads module globals as constants).
 S_DRAW, S_PLAY, S_DISCARD, S_CANCEL, S_FLOP, S_CURE, S_KEEP, S_RING, S_RETREAT, S_SCOUT, S_OVER = (int(s) for s in Step)
-NUM_STEPS = len(Step)
 assert [S_DRAW, S_OVER] == [0, 10]
-OP_PLAY, OP_PASS, OP_STOP = int(Op.PLAY), int(Op.PASS), int(Op.STOP)
+OP_PLAY = int(Op.PLAY)
 U = {use.name: int(use) for use in Use}
 P = {part.name: int(part) for part in Part}
 K = {kind.name: int(kind) for kind in Kind}

@@ -25,6 +25,9 @@ from agents.rllib.train import RUN_FILE, RunState, _checkpoint_dir, save_checkpo
 from tests.rllib.conftest import RUNNER_RESOURCE
 from tests.rllib.test_training import TINY, build, tiny_args
 
+# RLlib registers its env wrapper with gymnasium again for every algorithm built in one process
+pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")
+
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers need not import the tests
 
 

@@ -18,7 +18,10 @@ from agents.registry import make_agent
 from agents.rllib.callbacks import EVAL_KEY, SelfPlayCallback
 from agents.rllib.env import MASK_KEY, parse_agent_id
 from agents.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, PoolSettings, push_snapshots
-from agents.rllib.train import RUN_FILE, build_config, main, main_spec, parse_args
+from agents.rllib.train import RUN_FILE, build_config, checkpoint_digest, main, main_spec, parse_args
+
+# RLlib registers its env wrapper with gymnasium again for every algorithm built in one process
+pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")
 
 TINY = [
     "--envs-per-runner",
@@ -183,10 +186,72 @@ def test_resume_refuses_run_files_with_bad_values(tmp_path, changes, capsys):
     assert exit_info.value.code == 2 and "--resume" in capsys.readouterr().err
 
 
+def test_resume_refuses_a_run_file_that_is_a_folder_or_too_large(tmp_path, capsys):
+    (tmp_path / "checkpoint" / RUN_FILE).mkdir(parents=True)
+    with pytest.raises(SystemExit):
+        parse_args(["--resume", "--out", str(tmp_path)])
+    (tmp_path / "checkpoint" / RUN_FILE).rmdir()
+    (tmp_path / "checkpoint" / RUN_FILE).write_text(" " * (2**20 + 1))
+    with pytest.raises(SystemExit):
+        parse_args(["--resume", "--out", str(tmp_path)])
+    assert "over" in capsys.readouterr().err
+
+
 def test_resume_without_a_checkpoint_and_a_taken_folder_are_refused(tmp_path, capsys):
     with pytest.raises(SystemExit):
         parse_args(["--resume", "--out", str(tmp_path)])
-    (tmp_path / "checkpoint").mkdir()
-    with pytest.raises(SystemExit):
-        parse_args(["--out", str(tmp_path)])
-    assert "already holds a run" in capsys.readouterr().err
+    for name in ("checkpoint.old", "checkpoint"):  # a kill between the two renames leaves only the old one
+        (tmp_path / name).mkdir()
+        with pytest.raises(SystemExit):
+            parse_args(["--out", str(tmp_path)])
+        assert "already holds a run" in capsys.readouterr().err
+
+
+def test_train_py_hands_rllib_arguments_to_this_backend(capsys):
+    import train
+
+    with pytest.raises(SystemExit) as exit_info:
+        train.main(["--players", "9", "--backend", "rllib"])
+    assert exit_info.value.code == 2 and "agents.rllib.train" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        train.main(["--backend", "tensorflow"])
+    assert exit_info.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def _committed_checkpoint(folder, **settings):
+    """A checkpoint folder with one data file and the run.json that commits it (its digest)."""
+    folder.mkdir()
+    (folder / "algorithm_state.pkl").write_bytes(b"the checkpoint's own bytes")
+    state = {"iterations": 4, "learner_steps": 9, "seconds": 2.0, "snapshots": [], "settings": settings}
+    state["checkpoint_sha256"] = checkpoint_digest(folder)
+    (folder / RUN_FILE).write_text(json.dumps(state))
+    return folder
+
+
+def test_resume_falls_back_to_the_previous_checkpoint_after_a_kill_mid_swap(tmp_path):
+    _committed_checkpoint(tmp_path / "checkpoint.old", players=[3])
+    args = parse_args(["--resume", "--out", str(tmp_path)])
+    assert args.players == [3] and args.hidden == [256, 256]
+
+
+def test_resume_loads_only_the_checkpoint_its_run_file_committed(tmp_path, capsys):
+    folder = _committed_checkpoint(tmp_path / "checkpoint", players=[2])
+    parse_args(["--resume", "--out", str(tmp_path)])  # as committed: accepted
+    (folder / "algorithm_state.pkl").write_bytes(b"a payload swapped in")
+    with pytest.raises(SystemExit) as exit_info:
+        parse_args(["--resume", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2 and "digest mismatch" in capsys.readouterr().err
+
+
+def test_resume_refuses_a_checkpoint_with_a_link_or_without_a_digest(tmp_path, capsys):
+    folder = _committed_checkpoint(tmp_path / "checkpoint", players=[2])
+    (folder / "elsewhere").symlink_to(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        parse_args(["--resume", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2 and "is a link" in capsys.readouterr().err
+    (folder / "elsewhere").unlink()
+    state = json.loads((folder / RUN_FILE).read_text())
+    (folder / RUN_FILE).write_text(json.dumps({**state, "checkpoint_sha256": ""}))
+    with pytest.raises(SystemExit) as exit_info:
+        parse_args(["--resume", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2 and "no checkpoint digest" in capsys.readouterr().err
