@@ -135,6 +135,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--envs", type=positive_int, default=8, help="parallel environments (default: 8)")
     parser.add_argument(
+        "--engine",
+        choices=("fast", "reference"),
+        default=None,
+        help="game engine of the environments: fast (the default: the compiled engine, every env in one batch, "
+        "agents/fast_vec_env.py) or reference (one Python SelfPlayEnv per env, as before: the default with "
+        "--vec-env subproc)",
+    )
+    parser.add_argument(
         "--vec-env",
         choices=("dummy", "subproc"),
         default="dummy",
@@ -215,6 +223,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.workers = min(os.cpu_count() or 1, args.envs)
     if args.workers > args.envs:
         parser.error(f"--workers ({args.workers}) cannot exceed --envs ({args.envs})")
+    if args.engine is None:
+        args.engine = "reference" if args.vec_env == "subproc" else "fast"
+    if args.engine == "fast" and args.vec_env == "subproc":
+        parser.error("--vec-env subproc needs --engine reference: the fast engine steps every env in this process")
     if args.resume and not _holds_run(args.out):
         parser.error(f"--resume: no checkpoint in {args.out} (expected {args.out / 'run.json'})")
     args.run_state, args.checkpoint_data = _stored_run(args.out, parser) if args.resume else (None, b"")
@@ -231,6 +243,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def make_envs(args: argparse.Namespace):
     """The parallel training environments: table sizes cycle through ``--players``."""
+    if args.engine == "fast":
+        return _fast_envs(args)
     from stable_baselines3.common.monitor import Monitor
 
     from agents.training import PoolConfig, PoolSelfPlayEnv, TimedVecEnv
@@ -253,6 +267,19 @@ def make_envs(args: argparse.Namespace):
     venv = ShardedVecEnv(factories, args.workers, start_method) if parallel else LeanDummyVecEnv(factories)
     venv.seed(args.seed)
     return TimedVecEnv(venv)
+
+
+def _fast_envs(args: argparse.Namespace):
+    """The environments on the compiled engine: one batch, seeded as the reference path seeds its envs."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from agents.fast_vec_env import FastSelfPlayVecEnv
+    from agents.training import PoolConfig, TimedVecEnv
+
+    pool = PoolConfig(p_random=args.p_random, p_heuristic=args.p_heuristic)
+    venv = FastSelfPlayVecEnv(args.envs, args.players, pool, seed=args.seed, shaping=args.shaping)
+    venv.seed(args.seed)
+    return TimedVecEnv(VecMonitor(venv))
 
 
 def _imitate_heuristic(model, args: argparse.Namespace) -> None:

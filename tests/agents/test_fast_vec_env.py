@@ -1,0 +1,373 @@
+"""FastSelfPlayVecEnv: SB3's VecEnv contract, the pool, batched opponents, and agreement with PoolSelfPlayEnv."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import agents.fast_vec_env as fast_vec_env  # after the skip: the module needs numba
+from agents.fast_vec_env import (
+    HEURISTIC,
+    LEARNER,
+    RANDOM,
+    SNAPSHOT,
+    FastSelfPlayVecEnv,
+    sample_masked,
+)
+from agents.ppo import MODELS_DIR, PRETRAINED
+from agents.training import PoolConfig, PoolSelfPlayEnv
+from gubs_env.engine import IllegalActionError
+from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
+from gubs_env.envs.observation import OBS_SIZE
+
+SNAPSHOTS = [str(MODELS_DIR / PRETRAINED["2p"]), str(MODELS_DIR / PRETRAINED["4p"])]
+HEURISTIC_ONLY = PoolConfig(p_random=0.0, p_heuristic=1.0)
+
+
+def started(num_envs: int = 6, players: Any = (2, 3, 4), pool: PoolConfig | None = None, **kwargs: Any):
+    """A reset env (seed 5) and its first observations."""
+    env = FastSelfPlayVecEnv(num_envs, list(players), pool, **kwargs)
+    env.seed(5)
+    return env, env.reset()
+
+
+def first_legal(masks: np.ndarray) -> np.ndarray:
+    """A deterministic learner: the lowest legal id of every env."""
+    return np.argmax(masks, axis=1)
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random legal id per env."""
+    return np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+
+
+def learner_ids(env: FastSelfPlayVecEnv, i: int) -> list[int]:
+    """The learner's legal ids in env ``i``, from the reference engine at the same position."""
+    game = env.games.export_game(i, record_log=False)
+    seat = int(env.learner_seat[i])
+    assert game.current_player == seat
+    return sorted(ActionCodec(game.num_players).ids(game.legal_actions(), seat))
+
+
+# --- the VecEnv contract -------------------------------------------------------------------------
+
+
+def test_shapes_dtypes_dones_terminal_observations_and_auto_reset():
+    env, obs = started()
+    assert obs.shape == (6, OBS_SIZE) and obs.dtype == np.float32
+    assert env.observation_space.shape == (OBS_SIZE,) and env.action_space.n == NUM_ACTIONS
+    assert [info["learner_seat"] for info in env.reset_infos] == env.learner_seat.tolist()
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        masks = env.action_masks()
+        assert masks.shape == (6, NUM_ACTIONS) and masks.dtype == bool and masks.any(axis=1).all()
+        before = obs
+        obs, rewards, dones, infos = env.step(random_legal(masks, rng))
+        assert obs.shape == (6, OBS_SIZE) and obs.dtype == np.float32 and obs is not env.games.obs
+        assert rewards.shape == (6,) and rewards.dtype == np.float32 and dones.dtype == bool
+        assert len(infos) == 6
+        for i, info in enumerate(infos):
+            assert ("terminal_observation" in info) == dones[i]
+            if not dones[i]:
+                assert rewards[i] == 0 and info["learner_seat"] == env.learner_seat[i]
+                continue
+            ended += 1
+            terminal = info["terminal_observation"]
+            assert terminal.shape == (OBS_SIZE,) and not np.array_equal(terminal, before[i])
+            assert not np.array_equal(terminal, obs[i])  # the next episode has started
+            assert env.games.actor[i] == env.learner_seat[i]  # and waits on its learner
+    assert ended > 10
+
+
+def test_masks_are_the_learners_legal_ids_and_the_observations_its_view():
+    env, obs = started(pool=PoolConfig(p_random=0.5, p_heuristic=0.5))
+    env.set_snapshots(SNAPSHOTS)
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        masks = env.action_masks()
+        np.testing.assert_array_equal(env.games.actor, env.learner_seat)
+        for i in range(env.num_envs):
+            assert np.flatnonzero(masks[i]).tolist() == learner_ids(env, i)
+        np.testing.assert_array_equal(obs, env.games.observe(env.learner_seat))
+        obs, *_ = env.step(random_legal(masks, rng))
+
+
+def test_learner_reward_is_the_game_result():
+    env, _ = started(num_envs=8, players=(2, 5))
+    rng = np.random.default_rng(2)
+    results: Counter[bool] = Counter()
+    while sum(results.values()) < 40:
+        _, rewards, dones, infos = env.step(random_legal(env.action_masks(), rng))
+        for i in np.flatnonzero(dones):
+            info = infos[i]
+            won = info["learner_seat"] in info["winners"]
+            assert info["winners"] and not info["TimeLimit.truncated"]
+            assert rewards[i] == (1.0 if won else -1.0)
+            assert len(info["scores"]) == env.num_players[i]
+            results[won] += 1
+    assert results[True] and results[False]
+
+
+def test_truncated_games_give_zero_and_say_so():
+    env, _ = started(num_envs=4, players=(3,), max_turns=4)
+    truncations = 0
+    for _ in range(30):
+        _, rewards, dones, infos = env.step(first_legal(env.action_masks()))
+        for i in np.flatnonzero(dones):
+            assert rewards[i] == 0.0 and infos[i]["TimeLimit.truncated"] and infos[i]["winners"] == []
+            truncations += 1
+    assert truncations > 4
+
+
+def test_shaping_adds_the_score_margin_change():
+    plain, _ = started(num_envs=4, players=(2, 3), pool=HEURISTIC_ONLY)
+    shaped, _ = started(num_envs=4, players=(2, 3), pool=HEURISTIC_ONLY, shaping=0.1)
+    refs = [PoolSelfPlayEnv(n, HEURISTIC_ONLY, shaping=0.1) for n in (2, 3, 2, 3)]
+    for i, ref in enumerate(refs):
+        ref.reset(seed=5 + i)
+    differs = False
+    for _ in range(150):
+        actions = first_legal(plain.action_masks())
+        _, plain_rewards, _, _ = plain.step(actions)
+        _, rewards, _, _ = shaped.step(actions)
+        for i, ref in enumerate(refs):
+            _, expected, terminated, truncated, _ = ref.step(int(actions[i]))
+            assert rewards[i] == pytest.approx(expected, abs=1e-5)
+            if terminated or truncated:
+                ref.reset()
+        differs |= not np.array_equal(rewards, plain_rewards)
+    assert differs
+
+
+# --- the opponents -------------------------------------------------------------------------------
+
+
+def test_opponents_are_drawn_as_the_pool_draws_them():
+    """Seeded alike, every env seats the same opponents as PoolSelfPlayEnv, snapshots included."""
+    pool = PoolConfig(p_random=0.2, p_heuristic=0.3)
+    env = FastSelfPlayVecEnv(5, [2, 3, 4, 5, 6], pool)
+    env.env_method("set_snapshots", SNAPSHOTS)
+    env.seed(11)
+    env.reset()
+    for i in range(5):
+        ref = PoolSelfPlayEnv(2 + i, pool)
+        ref.set_snapshots(SNAPSHOTS)
+        ref.reset(seed=11 + i)
+        assert env.learner_seat[i] == ref.learner
+        assert [repr(agent) for agent in env._opponents[i]] == [repr(agent) for agent in ref._opponents]
+
+
+def test_opponent_kinds_follow_the_pool_probabilities():
+    env = FastSelfPlayVecEnv(64, [4], PoolConfig(p_random=0.2, p_heuristic=0.3), seed=3)
+    env.set_snapshots(SNAPSHOTS)
+    env.reset()
+    kinds: Counter[int] = Counter()
+    snapshot_names: Counter[str] = Counter()
+    for _ in range(8):  # fresh draws without playing: the pool is asked again for every env
+        for i in range(env.num_envs):
+            env._draw_opponents(i)
+            for agent in env._opponents[i]:
+                kind = fast_vec_env._kind(agent)
+                kinds[kind] += 1
+                if kind == SNAPSHOT:
+                    snapshot_names[agent.name] += 1
+    total = sum(kinds.values())  # 1536 seats: the bounds are about 4.5 standard deviations
+    assert abs(kinds[RANDOM] / total - 0.2) < 0.05
+    assert abs(kinds[HEURISTIC] / total - 0.3) < 0.055
+    assert abs(kinds[SNAPSHOT] / total - 0.5) < 0.06
+    newer, older = snapshot_names["gubs_4p"], snapshot_names["gubs_2p"]
+    assert abs(newer / (newer + older) - 2 / 3) < 0.08  # the newer snapshot weighs twice the older one
+
+
+def test_each_snapshot_is_asked_once_per_round_for_all_its_games(monkeypatch):
+    env = FastSelfPlayVecEnv(16, [4], PoolConfig(p_random=0.0, p_heuristic=0.0), seed=1)
+    env.set_snapshots(SNAPSHOTS)
+    env.reset()
+    calls: list[Any] = []
+    real_logits, real_step = fast_vec_env.policy_logits, env.games.step
+
+    def counting_logits(weights, observations):
+        calls.append((id(weights), len(observations)))
+        return real_logits(weights, observations)
+
+    def marking_step(actions):
+        calls.append("round")
+        return real_step(actions)
+
+    monkeypatch.setattr(fast_vec_env, "policy_logits", counting_logits)
+    monkeypatch.setattr(env.games, "step", marking_step)
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        env.step(random_legal(env.action_masks(), rng))
+    rounds: list[list[Any]] = [[]]
+    for call in calls:
+        if call == "round":
+            rounds.append([])
+        else:
+            rounds[-1].append(call)
+    for asked in rounds:
+        weights = [w for w, _ in asked]
+        assert len(weights) == len(set(weights)) <= 2  # never twice in a round
+    assert max(size for asked in rounds for _, size in asked) > 3  # several games in one forward pass
+
+
+def test_sample_masked_draws_legal_ids_by_their_probabilities():
+    logits = np.zeros((4000, NUM_ACTIONS))
+    logits[:, 7] = np.log(3.0)
+    masks = np.zeros((4000, NUM_ACTIONS), dtype=np.int8)
+    masks[:, [3, 7, NUM_ACTIONS - 1]] = 1
+    chosen = sample_masked(logits, masks, np.random.default_rng(0).random(4000))
+    counts = Counter(chosen.tolist())
+    assert set(counts) == {3, 7, NUM_ACTIONS - 1}
+    assert abs(counts[7] / 4000 - 0.6) < 0.04
+    edge = sample_masked(logits[:2], masks[:2], np.array([0.0, np.nextafter(1.0, 0)]))
+    assert edge.tolist() == [3, NUM_ACTIONS - 1]
+
+
+# --- illegal and garbage input -------------------------------------------------------------------
+
+
+def test_an_illegal_learner_id_loses_that_episode_only():
+    env, obs = started(num_envs=3, players=(2,))
+    masks = env.action_masks()
+    actions = first_legal(masks)
+    actions[1] = int(np.flatnonzero(masks[1] == 0)[0])
+    _, rewards, dones, infos = env.step(actions)
+    assert dones[1] and rewards[1] == -1.0 and infos[1]["illegal_action"] is True
+    np.testing.assert_array_equal(infos[1]["terminal_observation"], obs[1])
+    assert "illegal_action" not in infos[0] and "illegal_action" not in infos[2]
+
+
+def test_an_illegal_learner_id_raises_and_changes_nothing_with_raise():
+    env, _ = started(num_envs=3, players=(2,), on_illegal="raise")
+    states, masks = env.games.states.copy(), env.action_masks().copy()
+    actions = first_legal(masks)
+    actions[2] = int(np.flatnonzero(masks[2] == 0)[0])
+    with pytest.raises(IllegalActionError, match="game 2"):
+        env.step(actions)
+    np.testing.assert_array_equal(env.games.states, states)
+    np.testing.assert_array_equal(env.action_masks(), masks)
+
+
+@pytest.mark.parametrize(
+    "actions",
+    [np.array([0.0, 1.0, 2.0]), np.array([0, 1]), np.array([0, 1, NUM_ACTIONS]), np.array([-1, 0, 0]), "abc", None],
+)
+def test_actions_outside_the_action_space_raise_value_error(actions):
+    env, _ = started(num_envs=3, players=(2,))
+    states = env.games.states.copy()
+    with pytest.raises(ValueError, match="action"):
+        env.step(actions)
+    np.testing.assert_array_equal(env.games.states, states)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"num_envs": 0},
+        {"num_envs": True},
+        {"num_envs": 2, "players": 7},
+        {"num_envs": 2, "players": []},
+        {"num_envs": 2, "players": [2, "3"]},
+        {"num_envs": 2, "players": 2.0},
+        {"num_envs": 2, "on_illegal": "ignore"},
+        {"num_envs": 2, "shaping": -1.0},
+        {"num_envs": 2, "shaping": float("nan")},
+        {"num_envs": 2, "seed": -1},
+        {"num_envs": 2, "pool": PoolConfig(p_random=0.8, p_heuristic=0.5)},
+        {"num_envs": 2, "max_turns": "many"},
+    ],
+)
+def test_bad_construction_raises_value_error(kwargs):
+    with pytest.raises(ValueError):
+        FastSelfPlayVecEnv(**kwargs)
+
+
+def test_unknown_methods_and_attributes_are_refused():
+    env, _ = started(num_envs=2, players=(2, 3))
+    assert env.has_attr("action_masks") and not env.has_attr("__class__")
+    assert env.get_attr("learner_seat") == env.learner_seat.tolist()
+    assert env.get_attr("num_players", indices=[1]) == [3]
+    for name in ("games", "__init__", "close", "_start_episodes"):
+        with pytest.raises(AttributeError):
+            env.env_method(name)
+        with pytest.raises(AttributeError):
+            env.get_attr(name)
+    with pytest.raises(AttributeError):
+        env.set_attr("shaping", 1.0)
+    assert env.env_is_wrapped(object) == [False, False]
+
+
+def test_stepping_before_reset_is_refused():
+    env = FastSelfPlayVecEnv(2)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(np.zeros(2, dtype=np.int64))
+
+
+# --- agreement with the reference path -----------------------------------------------------------
+
+
+def test_same_games_as_pool_self_play_env_on_the_reference_engine():
+    """Same seeds, the learner's same ids, heuristic opponents (seeded alike): the same learner trajectories."""
+    pool = HEURISTIC_ONLY
+    players = [2, 3, 4, 5, 6]
+    fast = FastSelfPlayVecEnv(len(players), players, pool)
+    fast.seed(21)
+    obs = fast.reset()
+    refs = [PoolSelfPlayEnv(n, pool) for n in players]
+    expected = [ref.reset(seed=21 + i)[0] for i, ref in enumerate(refs)]
+    np.testing.assert_array_equal(obs, np.stack(expected))
+    rng = np.random.default_rng(8)
+    episodes = 0
+    for _ in range(250):
+        masks = fast.action_masks()
+        np.testing.assert_array_equal(masks, np.stack([ref.action_masks() for ref in refs]))
+        actions = random_legal(masks, rng)
+        stepped, rewards, dones, infos = fast.step(actions)
+        assert isinstance(stepped, np.ndarray)
+        obs = stepped
+        for i, ref in enumerate(refs):
+            ref_obs, reward, terminated, truncated, info = ref.step(int(actions[i]))
+            assert (rewards[i], dones[i]) == (reward, terminated or truncated)
+            if dones[i]:
+                episodes += 1
+                np.testing.assert_array_equal(infos[i]["terminal_observation"], ref_obs)
+                assert (infos[i]["scores"], infos[i]["winners"]) == (info["scores"], info["winners"])
+                ref_obs, _ = ref.reset()
+            np.testing.assert_array_equal(obs[i], ref_obs)
+            assert fast.learner_seat[i] == ref.learner
+    assert episodes >= 5
+
+
+def test_seat_kinds_mark_the_learner_and_its_opponents():
+    env, _ = started(num_envs=3, players=(2, 4, 6), pool=PoolConfig(p_random=1.0, p_heuristic=0.0))
+    for i, n in enumerate((2, 4, 6)):
+        kinds = env.seat_kinds[i, :n].tolist()
+        assert kinds.count(LEARNER) == 1 and kinds.index(LEARNER) == env.learner_seat[i]
+        assert kinds.count(RANDOM) == n - 1
+
+
+# --- training on it ------------------------------------------------------------------------------
+
+
+def test_maskable_ppo_learns_on_it_with_snapshots_sent_by_env_method(tmp_path):
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    env = FastSelfPlayVecEnv(4, [2, 3], PoolConfig(), seed=0)
+    venv = VecMonitor(env)
+    venv.env_method("set_snapshots", [SNAPSHOTS[0]])
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256
+    assert env.pools[0].config.snapshots == [SNAPSHOTS[0]]
+    observations = venv.reset()
+    assert isinstance(observations, np.ndarray)
+    action, _ = model.predict(observations, action_masks=env.action_masks())
+    assert env.action_masks()[np.arange(4), action].all()
