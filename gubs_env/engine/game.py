@@ -56,7 +56,8 @@ def _same_action(action: Action, legal: tuple[Action, ...]) -> Action | None:
     return None
 
 
-def _check_players(num_players: Any) -> int:
+def check_player_count(num_players: Any) -> int:
+    """``num_players`` as an int, if it is an int (or numpy integer) from 2 to 6; else ``ValueError``."""
     if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
         raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players!r}")
     if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
@@ -91,7 +92,7 @@ class Game:
     def __init__(
         self, num_players: int = 2, seed: int | None = None, *, record_log: bool = True, **options: Any
     ) -> None:
-        players = _check_players(num_players)
+        players = check_player_count(num_players)
         rule_options = RuleOptions.from_dict(options)
         rng = np.random.default_rng(_check_seed(seed))
         self._attach(new_state(players, rng, rule_options), [], record_log)

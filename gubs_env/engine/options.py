@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 LETTER_PLACEMENTS = ("thirds", "uniform")
-MAX_TURNS_LIMIT = 2**31 - 1
-"""The largest turn limit: turn counters stay within 32 bits in every engine and saved file."""
+MAX_TURNS_LIMIT = 2**31 - 2
+"""The largest turn limit: turn numbers (at most the limit + 1, R23) stay within 32 bits in both engines."""
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,9 @@ import numba as nb
 import numpy as np
 
 from gubs_env.engine import Game, IllegalActionError
-from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
-from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
+from gubs_env.engine.cards import MAX_PLAYERS
+from gubs_env.engine.game import check_player_count
+from gubs_env.engine.options import LETTER_PLACEMENTS, MAX_TURNS_LIMIT, RuleOptions
 from gubs_env.engine.serialize import check_state
 from gubs_env.engine.state import Step
 from gubs_env.envs.action_table import NUM_ACTIONS, describe_id
@@ -31,8 +32,6 @@ from gubs_env.fast.convert import row_to_dict, state_to_row
 from gubs_env.fast.rng import RNG_WORDS
 from gubs_env.fast.rules import hand_size, score, winners_into
 
-MAX_TURNS_LIMIT = 2**31 - 1
-"""The compiled engine keeps turn numbers in int32."""
 SKIP = -1
 """Action id that leaves a game as it is in :meth:`FastGames.step`."""
 
@@ -101,10 +100,8 @@ class FastGames:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise ValueError(f"num_games must be an int >= 1, not {num_games!r}")
         self.num_games = int(num_games)
-        self.num_players = _check_players(num_players)
+        self.num_players = check_player_count(num_players)
         self.options = RuleOptions.from_dict(rule_options)
-        if self.options.max_turns > MAX_TURNS_LIMIT:
-            raise ValueError(f"the compiled engine needs max_turns <= {MAX_TURNS_LIMIT}")
         self.auto_reset = bool(auto_reset)
         self._threads = max_threads()
         if threads is not None:
@@ -157,11 +154,11 @@ class FastGames:
         if num_players is None:
             num_players = self.num_players
         if isinstance(num_players, (int, np.integer)) and not isinstance(num_players, bool):
-            players = np.full(n, _check_players(num_players), dtype=np.int64)
+            players = np.full(n, check_player_count(num_players), dtype=np.int64)
         else:
             players = _int_array(num_players, n, "num_players")
             for p in players:
-                _check_players(int(p))
+                check_player_count(int(p))
         self._reset_slots(np.arange(n, dtype=np.int64), seed_array, players)
         self.rewards[:] = 0
         self.terminated[:] = False
@@ -340,12 +337,6 @@ class FastGames:
         return int(game)
 
 
-def _check_players(num_players: Any) -> int:
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-        raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players!r}")
-    if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players}")
-    return int(num_players)
 
 
 def _check_seed(seed: Any) -> int:
@@ -357,8 +348,8 @@ def _check_seed(seed: Any) -> int:
 def _check_importable(state: Any) -> None:
     """What the compiled code indexes with must be in range (the reference checks the rest)."""
     n = state.num_players
-    if state.options.max_turns > MAX_TURNS_LIMIT or state.turn > MAX_TURNS_LIMIT:
-        raise ValueError(f"the compiled engine needs turn numbers <= {MAX_TURNS_LIMIT}")
+    if state.turn > MAX_TURNS_LIMIT + 1:
+        raise ValueError(f"the compiled engine needs turn numbers <= {MAX_TURNS_LIMIT + 1}")
     pend = state.pending
     play = pend.play
     if play is not None and play.seat is not None and not 0 <= play.seat < n:
