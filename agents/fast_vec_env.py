@@ -63,21 +63,19 @@ def policy_logits(weights: PolicyWeights, observations: np.ndarray) -> np.ndarra
     return x @ head_weight.T + head_bias
 
 
-def sample_masked(logits: np.ndarray, masks: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+def sample_masked(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One id per row, drawn from the softmax of ``logits`` over the row's legal ids (``masks`` != 0).
 
-    ``uniforms`` holds one draw in [0, 1) per row: the id is where it falls in the cumulative probabilities.
+    The Gumbel-max draw: the legal id with the largest logit plus Gumbel noise follows the softmax exactly, in a
+    few whole-array operations (what matters for the handful of games a snapshot plays at once).
     """
-    legal = masks != 0
-    shifted = np.where(legal, logits, -np.inf)
-    shifted -= shifted.max(axis=1, keepdims=True)
-    weights = np.exp(shifted, out=shifted)
-    cumulative = np.cumsum(weights, axis=1, out=weights)
-    targets = uniforms * cumulative[:, -1]
-    chosen = (cumulative <= targets[:, None]).sum(axis=1)
-    # float rounding may put the target on the last cumulative value: fall back to the last legal id
-    last_legal = NUM_ACTIONS - 1 - np.argmax(legal[:, ::-1], axis=1)
-    return np.where(chosen >= NUM_ACTIONS, last_legal, np.minimum(chosen, last_legal))
+    noise = rng.random(logits.shape)
+    np.log(noise, out=noise)
+    np.negative(noise, out=noise)
+    np.log(noise, out=noise)
+    perturbed = np.subtract(logits, noise, out=noise)
+    perturbed[masks == 0] = -np.inf
+    return np.argmax(perturbed, axis=1)
 
 
 class FastSelfPlayVecEnv(VecEnv):
@@ -126,10 +124,12 @@ class FastSelfPlayVecEnv(VecEnv):
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seed must be an int >= 0, not {brief(seed)}")
         config = PoolConfig() if pool is None else pool
+        if not isinstance(config, PoolConfig):
+            raise ValueError(f"pool must be None or a PoolConfig, not {brief(pool)}")
+        chances = (config.p_random, config.p_heuristic)
         if (
-            not 0 <= config.p_random <= 1
-            or not 0 <= config.p_heuristic <= 1
-            or config.p_random + config.p_heuristic > 1
+            not all(isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p <= 1 for p in chances)
+            or sum(chances) > 1
         ):
             raise ValueError("the pool's p_random and p_heuristic must be probabilities adding up to at most 1")
         self.on_illegal = on_illegal
@@ -147,8 +147,7 @@ class FastSelfPlayVecEnv(VecEnv):
         """Per environment and seat, the opponent playing it (None at the learner's seat)."""
         self._opponents: list[list[Agent]] = [[] for _ in range(num_envs)]
         """Per environment, this episode's opponents clockwise from the learner (as SelfPlayEnv lists them)."""
-        rows = np.arange(num_envs)
-        self._rows = rows
+        self._rows = np.arange(num_envs)
         self._actions = np.full(num_envs, SKIP, dtype=np.int64)
         self._random_ids = np.zeros(num_envs, dtype=np.int64)
         self._legal_counts = np.zeros(num_envs, dtype=np.int64)
@@ -355,8 +354,7 @@ class FastSelfPlayVecEnv(VecEnv):
         for weights, members in groups.values():
             index = np.asarray(members)
             logits = policy_logits(weights, games.obs[index])
-            uniforms = self._sample_rng.random(index.size)
-            self._actions[index] = sample_masked(logits, games.mask[index], uniforms)
+            self._actions[index] = sample_masked(logits, games.mask[index], self._sample_rng)
 
     # --- results ----------------------------------------------------------------------------------
 

@@ -220,14 +220,14 @@ def test_each_snapshot_is_asked_once_per_round_for_all_its_games(monkeypatch):
 def test_sample_masked_draws_legal_ids_by_their_probabilities():
     logits = np.zeros((4000, NUM_ACTIONS))
     logits[:, 7] = np.log(3.0)
+    logits[:, 9] = 50.0  # the most likely id of all, but illegal
     masks = np.zeros((4000, NUM_ACTIONS), dtype=np.int8)
     masks[:, [3, 7, NUM_ACTIONS - 1]] = 1
-    chosen = sample_masked(logits, masks, np.random.default_rng(0).random(4000))
+    chosen = sample_masked(logits, masks, np.random.default_rng(0))
     counts = Counter(chosen.tolist())
     assert set(counts) == {3, 7, NUM_ACTIONS - 1}
-    assert abs(counts[7] / 4000 - 0.6) < 0.04
-    edge = sample_masked(logits[:2], masks[:2], np.array([0.0, np.nextafter(1.0, 0)]))
-    assert edge.tolist() == [3, NUM_ACTIONS - 1]
+    assert abs(counts[7] / 4000 - 0.6) < 0.04  # 3 / (1 + 3 + 1), within about 5 standard deviations
+    assert abs(counts[3] / 4000 - 0.2) < 0.035
 
 
 # --- illegal and garbage input -------------------------------------------------------------------
@@ -281,6 +281,8 @@ def test_actions_outside_the_action_space_raise_value_error(actions):
         {"num_envs": 2, "shaping": float("nan")},
         {"num_envs": 2, "seed": -1},
         {"num_envs": 2, "pool": PoolConfig(p_random=0.8, p_heuristic=0.5)},
+        {"num_envs": 2, "pool": {"p_random": 0.5}},
+        {"num_envs": 2, "pool": PoolConfig(p_random="0.1")},  # type: ignore[arg-type]
         {"num_envs": 2, "max_turns": "many"},
     ],
 )
@@ -371,3 +373,41 @@ def test_maskable_ppo_learns_on_it_with_snapshots_sent_by_env_method(tmp_path):
     assert isinstance(observations, np.ndarray)
     action, _ = model.predict(observations, action_masks=env.action_masks())
     assert env.action_masks()[np.arange(4), action].all()
+
+
+# --- train.py's --engine -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "engine"),
+    [([], "fast"), (["--engine", "reference"], "reference"), (["--vec-env", "subproc"], "reference")],
+)
+def test_train_uses_the_fast_engine_unless_told_otherwise(argv, engine, tmp_path):
+    import train
+
+    args = train.parse_args([*argv, "--out", str(tmp_path / "run")])
+    assert args.engine == engine
+    venv = train.make_envs(args)
+    try:
+        assert isinstance(venv.unwrapped, FastSelfPlayVecEnv) == (engine == "fast")
+        assert venv.reset().shape == (args.envs, OBS_SIZE)
+    finally:
+        venv.close()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--engine", "compiled"], "invalid choice"),
+        (["--engine"], "expected one argument"),
+        (["--engine", "fast", "--vec-env", "subproc"], "needs --engine reference"),
+    ],
+)
+def test_train_refuses_bad_engines_clearly(argv, message, tmp_path, capsys):
+    import train
+
+    with pytest.raises(SystemExit) as exit_info:
+        train.parse_args([*argv, "--out", str(tmp_path / "run")])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
