@@ -529,7 +529,6 @@ class TrainingCallback(BaseCallback):
 
         Does nothing when this timestep was already evaluated.
         """
-        from agents.heuristic import HeuristicAgent
         from agents.ppo import PPOAgent
 
         if self.num_timesteps == self._last_eval:
@@ -537,24 +536,10 @@ class TrainingCallback(BaseCallback):
         self._last_eval = self.num_timesteps
         started = time.perf_counter()
         learner = PPOAgent(self.model, deterministic=True, name="learner")
-        rows = []
-        for n in self.player_counts:
-            for opponent in (RandomAgent(), HeuristicAgent()):
-                result = match(learner, opponent, n, self.eval_games, seed=10_000 * n)
-                low, high = result.interval
-                rows.append(
-                    {
-                        "timesteps": self.num_timesteps,
-                        "players": n,
-                        "opponent": opponent.name,
-                        "games": result.games,
-                        "win_rate": round(result.win_rate, 4),
-                        "low": round(low, 4),
-                        "high": round(high, 4),
-                        "seconds": round(self.run.seconds + time.perf_counter() - self.start, 1),
-                    }
-                )
-                self.logger.record(f"eval/{n}p_vs_{opponent.name}", result.win_rate)
+        seconds = self.run.seconds + started - self.start
+        rows = evaluation_rows(learner, self.player_counts, self.eval_games, self.num_timesteps, seconds)
+        for row in rows:
+            self.logger.record(f"eval/{row['players']}p_vs_{row['opponent']}", row["win_rate"])
         append_csv(self.out / "eval.csv", rows)
         crash_point("eval", self.num_timesteps)
         self.eval_seconds += time.perf_counter() - started
@@ -574,6 +559,36 @@ class TrainingCallback(BaseCallback):
         state = replace(self.run, timesteps=self.num_timesteps, seconds=self.run.seconds + elapsed)
         committed = commit_checkpoint(self.out, self.model, state)
         self.run.checkpoint, self.run.checkpoint_sha256 = committed.checkpoint, committed.checkpoint_sha256
+
+
+def evaluation_rows(
+    agent: Agent, player_counts: Sequence[int], games: int, timesteps: int, seconds: float
+) -> list[dict[str, Any]]:
+    """Win rates of ``agent`` against the random and heuristic agents at each table size, as eval.csv rows.
+
+    The same deals for every evaluation of a run (seed ``10_000 * players``), so rows compare across time;
+    ``seconds`` is the run's training time when the evaluated policy was taken.
+    """
+    from agents.heuristic import HeuristicAgent
+
+    rows = []
+    for n in player_counts:
+        for opponent in (RandomAgent(), HeuristicAgent()):
+            result = match(agent, opponent, n, games, seed=10_000 * n)
+            low, high = result.interval
+            rows.append(
+                {
+                    "timesteps": timesteps,
+                    "players": n,
+                    "opponent": opponent.name,
+                    "games": result.games,
+                    "win_rate": round(result.win_rate, 4),
+                    "low": round(low, 4),
+                    "high": round(high, 4),
+                    "seconds": round(seconds, 1),
+                }
+            )
+    return rows
 
 
 def append_csv(path: Path, rows: list[dict[str, Any]]) -> None:

@@ -15,14 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.evaluate import match
-from agents.heuristic import HeuristicAgent
 from agents.model_file import PolicyWeights
 from agents.ppo import PPOAgent
-from agents.random_agent import RandomAgent
 from agents.rllib.module import actor_layers
 from agents.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, PoolSettings, push_snapshots, take_snapshot
-from agents.training import append_csv
+from agents.training import append_csv, evaluation_rows
 
 EVAL_KEY = "gubs_eval"
 """Where a training result holds the evaluation rows (absent in iterations without one)."""
@@ -43,28 +40,6 @@ def main_agent(algorithm: Any, module: Any) -> PPOAgent:
     module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
     layers, activation = actor_layers(module)
     return PPOAgent(PolicyWeights(tuple(layers), activation), deterministic=True, name="learner")
-
-
-def evaluate(agent: PPOAgent, player_counts: list[int], games: int, steps: int, seconds: float) -> list[dict]:
-    """Win rates of ``agent`` against the random and heuristic agents at each table size, as eval.csv rows."""
-    rows = []
-    for n in player_counts:
-        for opponent in (RandomAgent(), HeuristicAgent()):
-            result = match(agent, opponent, n, games, seed=10_000 * n)
-            low, high = result.interval
-            rows.append(
-                {
-                    "timesteps": steps,
-                    "players": n,
-                    "opponent": opponent.name,
-                    "games": result.games,
-                    "win_rate": round(result.win_rate, 4),
-                    "low": round(low, 4),
-                    "high": round(high, 4),
-                    "seconds": round(seconds, 1),
-                }
-            )
-    return rows
 
 
 def describe(rows: list[dict], steps: int) -> str:
@@ -141,7 +116,7 @@ def run_evaluation(
     Each row also carries ``eval_seconds``, the wall time this evaluation took (not written to eval.csv).
     """
     started = time.perf_counter()
-    rows = evaluate(main_agent(algorithm, module), player_counts, games, steps, seconds)
+    rows = evaluation_rows(main_agent(algorithm, module), player_counts, games, steps, seconds)
     if out is not None:
         append_csv(out / "eval.csv", rows)
     if echo:
