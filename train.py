@@ -138,9 +138,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--engine",
         choices=("fast", "reference"),
         default=None,
-        help="game engine of the environments: fast (the default: the compiled engine, every env in one batch, "
-        "agents/fast_vec_env.py) or reference (one Python SelfPlayEnv per env, as before: the default with "
-        "--vec-env subproc)",
+        help="game engine of the environments: reference (the default: one Python SelfPlayEnv per env) or fast "
+        "(the compiled engine, every env in one batch, agents/fast_vec_env.py; not yet faster here: "
+        "docs/training.md)",
     )
     parser.add_argument(
         "--vec-env",
@@ -224,7 +224,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.workers > args.envs:
         parser.error(f"--workers ({args.workers}) cannot exceed --envs ({args.envs})")
     if args.engine is None:
-        args.engine = "reference" if args.vec_env == "subproc" else "fast"
+        args.engine = "reference"  # the fast envs play the same games but did not yet train faster (docs/training.md)
     if args.engine == "fast" and args.vec_env == "subproc":
         parser.error("--vec-env subproc needs --engine reference: the fast engine steps every env in this process")
     if args.resume and not _holds_run(args.out):

@@ -380,9 +380,9 @@ def test_maskable_ppo_learns_on_it_with_snapshots_sent_by_env_method(tmp_path):
 
 @pytest.mark.parametrize(
     ("argv", "engine"),
-    [([], "fast"), (["--engine", "reference"], "reference"), (["--vec-env", "subproc"], "reference")],
+    [([], "reference"), (["--engine", "fast"], "fast"), (["--vec-env", "subproc"], "reference")],
 )
-def test_train_uses_the_fast_engine_unless_told_otherwise(argv, engine, tmp_path):
+def test_train_uses_the_reference_engine_unless_told_otherwise(argv, engine, tmp_path):
     import train
 
     args = train.parse_args([*argv, "--out", str(tmp_path / "run")])
