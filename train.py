@@ -35,6 +35,7 @@ from gubs_env.cli import (
     run_command,
 )
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from gubs_env.files import first_free_folder
 
 DEFAULT_LEARNING_RATE = 3e-4
 DEFAULT_ENT_COEF = 0.01
@@ -92,15 +93,6 @@ def _check_settings(settings: dict[str, Any], path: Path) -> None:
 def _holds_run(folder: Path) -> bool:
     """Whether ``folder`` holds a run: a run.json (or the checkpoint.zip of an older train.py)."""
     return (folder / "run.json").exists() or (folder / "checkpoint.zip").exists()
-
-
-def _free_run_dir(base: Path) -> Path:
-    """``base``, or the first of ``base-2``, ``base-3``, ... that holds no run yet."""
-    candidate, n = base, 1
-    while _holds_run(candidate):
-        n += 1
-        candidate = base.with_name(f"{base.name}-{n}")
-    return candidate
 
 
 def _fresh_log_dir(logs: Path, timesteps: int) -> Path:
@@ -218,7 +210,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.out is None:
         if args.resume:
             parser.error("--resume needs --out: the directory of the run to continue")
-        args.out = _free_run_dir(Path("runs/gubs"))
+        args.out = first_free_folder(Path("runs/gubs"), _holds_run)
     if args.workers is None:
         args.workers = min(os.cpu_count() or 1, args.envs)
     if args.workers > args.envs:

@@ -7,6 +7,7 @@ writing must leave either the old file or the new one, never half of one.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -39,3 +40,12 @@ def write_atomically(path: str | Path, data: bytes) -> None:
         file.flush()
         os.fsync(file.fileno())
     os.replace(tmp, path)
+
+
+def first_free_folder(base: Path, taken: Callable[[Path], bool]) -> Path:
+    """``base``, or the first of ``base-2``, ``base-3``, ... that is not ``taken`` (a run's default output)."""
+    candidate, n = base, 1
+    while taken(candidate):
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate

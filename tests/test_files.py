@@ -34,3 +34,11 @@ def test_an_atomic_write_leaves_no_temporary_file_and_replaces_the_old_content(t
     write_atomically(path, b"new")
     assert path.read_bytes() == b"new"
     assert os.listdir(path.parent) == ["f.json"]
+
+
+def test_the_first_free_folder_skips_taken_ones(tmp_path):
+    from gubs_env.files import first_free_folder
+
+    taken = {tmp_path / "run", tmp_path / "run-2"}
+    assert first_free_folder(tmp_path / "run", taken.__contains__) == tmp_path / "run-3"
+    assert first_free_folder(tmp_path / "other", taken.__contains__) == tmp_path / "other"

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gubs_env.cli import non_negative_float, non_negative_int, player_count, positive_float, positive_int, probability
+from gubs_env.files import first_free_folder
 
 CHECKPOINT = "checkpoint"
 RUN_FILE = "run.json"
@@ -134,7 +135,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.out is None:
         if args.resume:
             parser.error("--resume needs --out: the folder of the run to continue")
-        args.out = _free_run_dir(Path("runs/rllib"))
+        args.out = first_free_folder(Path("runs/rllib"), _holds_run)
     stored: dict[str, Any] = {}
     if args.resume:
         try:
@@ -179,15 +180,6 @@ def _settings_problem(args: argparse.Namespace) -> str | None:
 
 def _positive_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
-
-
-def _free_run_dir(base: Path) -> Path:
-    """``base``, or the first of ``base-2``, ``base-3``, ... that holds no run yet."""
-    candidate, n = base, 1
-    while _holds_run(candidate):
-        n += 1
-        candidate = base.with_name(f"{base.name}-{n}")
-    return candidate
 
 
 def _holds_run(out: Path) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gubs_env.engine import rules as ref
 from gubs_env.engine.actions import BLINDFOLDABLE, CANCELLABLE, Op, Part, Use, make
 from gubs_env.engine.cards import (
     BARRICADES,
@@ -51,18 +52,15 @@ ID_PASS = _ID[make(Op.PASS)]
 ID_STOP = _ID[make(Op.STOP)]
 
 
-def _answer(card: Kind, use: Use, as_kind: Kind | None = None) -> int:
-    return _ID[make(Op.PLAY, card, as_kind or card, use)]
-
-
-ID_FEATHER = _answer(Kind.FEATHER, Use.CANCEL)
-ID_BLINDFOLD = _answer(Kind.BLINDFOLD, Use.CANCEL)
-ID_WILD_FEATHER = _answer(Kind.CRICKET_SONG, Use.CANCEL, Kind.FEATHER)
-ID_WILD_BLINDFOLD = _answer(Kind.CRICKET_SONG, Use.CANCEL, Kind.BLINDFOLD)
-ID_FLOP_BOAT = _answer(Kind.FLOP_BOAT, Use.FLOP)
-ID_WILD_FLOP = _answer(Kind.CRICKET_SONG, Use.FLOP, Kind.FLOP_BOAT)
-ID_CURE = _answer(Kind.AGE_OLD_CURE, Use.SAVE)
-ID_WILD_CURE = _answer(Kind.CRICKET_SONG, Use.SAVE, Kind.AGE_OLD_CURE)
+# the window answers are the reference rules' own actions, as ids
+ID_FEATHER = _ID[ref.FEATHER]
+ID_BLINDFOLD = _ID[ref.BLINDFOLD]
+ID_WILD_FEATHER = _ID[ref.WILD_FEATHER]
+ID_WILD_BLINDFOLD = _ID[ref.WILD_BLINDFOLD]
+ID_FLOP_BOAT = _ID[ref.FLOP_BOAT]
+ID_WILD_FLOP = _ID[ref.WILD_FLOP]
+ID_CURE = _ID[ref.CURE]
+ID_WILD_CURE = _ID[ref.WILD_CURE]
 WINDOW_IDS = frozenset(
     {ID_FEATHER, ID_BLINDFOLD, ID_WILD_FEATHER, ID_WILD_BLINDFOLD, ID_FLOP_BOAT, ID_WILD_FLOP, ID_CURE, ID_WILD_CURE}
 )
