@@ -9,8 +9,10 @@
 * after the learner's actions, the opponents of every game are asked together, round after round, until every
   game waits on its learner again or has ended: random opponents in compiled code
   (:func:`gubs_env.fast.sample_legal`), each snapshot once per round for all the games waiting on it (a batched
-  numpy forward pass over the stacked observations), the heuristic game by game; a decision with a single legal
-  id is played for any opponent without asking it, as ``SelfPlayEnv`` does;
+  numpy forward pass over the stacked observations), the heuristic in compiled code too, once per round for all
+  the games waiting on it (:func:`agents.fast_heuristic.heuristic_actions`, the same ids as
+  ``HeuristicAgent.act``); any other agent is asked game by game; a decision with a single legal id is played
+  for any opponent without asking it, as ``SelfPlayEnv`` does;
 * an environment whose episode ended is reset at once (SB3's auto-reset): the ended episode's observation is in
   ``infos[i]["terminal_observation"]``.
 
@@ -33,6 +35,8 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from agents.base import Agent
+from agents.fast_heuristic import heuristic_actions
+from agents.heuristic import HeuristicAgent
 from agents.model_file import PolicyWeights
 from agents.ppo import ACTIVATION_FUNCTIONS, PPOAgent
 from agents.random_agent import RandomAgent
@@ -43,9 +47,13 @@ from gubs_env.engine.serialize import brief
 from gubs_env.envs.action_table import NUM_ACTIONS
 from gubs_env.envs.observation import OBS_SIZE
 from gubs_env.fast import SKIP, FastGames, sample_legal
+from gubs_env.fast.rng import RNG_WORDS, seed_pcg64
 
 LEARNER, RANDOM, HEURISTIC, SNAPSHOT = 0, 1, 2, 3
-"""What plays a seat, per game (:attr:`FastSelfPlayVecEnv.seat_kinds`); any other agent plays as HEURISTIC does."""
+"""What plays a seat, per game (:attr:`FastSelfPlayVecEnv.seat_kinds`); any other agent plays as HEURISTIC does.
+
+A HEURISTIC seat played by a :class:`~agents.heuristic.HeuristicAgent` itself (not a subclass) is decided in
+compiled code; any other agent there is asked game by game."""
 
 METHODS = ("action_masks", "set_snapshots")
 """What ``env_method`` and ``get_attr`` reach: the calls MaskablePPO and the training callback make."""
@@ -148,6 +156,17 @@ class FastSelfPlayVecEnv(VecEnv):
         self._opponents: list[list[Agent]] = [[] for _ in range(num_envs)]
         """Per environment, this episode's opponents clockwise from the learner (as SelfPlayEnv lists them)."""
         self._rows = np.arange(num_envs)
+        self._compiled_heuristic = np.zeros((num_envs, MAX_PLAYERS), dtype=bool)
+        """Per environment and seat, whether the compiled heuristic decides for that seat's opponent."""
+        self._heuristic_rngs = np.zeros((num_envs * (MAX_PLAYERS - 1), RNG_WORDS), dtype=np.uint64)
+        """The generators of the compiled heuristic's agents: one row per distinct agent object of an episode (a
+        pool hands the same HeuristicAgent to all its heuristic seats, and they share its generator), seeded when
+        ``reset`` reseeds the agent. The agent's own ``rng`` is then left alone and read by nothing."""
+        self._heuristic_row = np.zeros((num_envs, MAX_PLAYERS), dtype=np.int64)
+        """Per environment and seat, the row of ``_heuristic_rngs`` its compiled heuristic draws from."""
+        self._agent_rows: list[dict[int, int]] = [{} for _ in range(num_envs)]
+        """Per environment, this episode's compiled heuristic agents (by ``id``) and their generator rows."""
+        self._heuristic_ids = np.zeros(num_envs, dtype=np.int64)
         self._actions = np.full(num_envs, SKIP, dtype=np.int64)
         self._random_ids = np.zeros(num_envs, dtype=np.int64)
         self._legal_counts = np.zeros(num_envs, dtype=np.int64)
@@ -300,8 +319,14 @@ class FastSelfPlayVecEnv(VecEnv):
         """Environment ``i``'s opponents for an episode, drawn and reseeded as PoolSelfPlayEnv.reset does."""
         pool = self.pools[i]
         opponents = [pool.sample() for _ in range(int(self.num_players[i]) - 1)]
-        for opponent in opponents:
-            opponent.reset(int(pool.rng.integers(2**31)))
+        rows = self._agent_rows[i]
+        rows.clear()
+        for j, opponent in enumerate(opponents):
+            seed = int(pool.rng.integers(2**31))
+            opponent.reset(seed)
+            if _compiled(opponent):  # the stream the agent's reset starts, where the compiled code reads it
+                row = rows.setdefault(id(opponent), i * (MAX_PLAYERS - 1) + j)
+                seed_pcg64(self._heuristic_rngs[row], np.uint64(seed))
         self._opponents[i] = opponents
 
     def _seat(self, i: int, learner: int) -> None:
@@ -309,10 +334,13 @@ class FastSelfPlayVecEnv(VecEnv):
         n = int(self.num_players[i])
         seats: list[Agent | None] = [None] * MAX_PLAYERS
         self.seat_kinds[i] = LEARNER
+        self._compiled_heuristic[i] = False
         for j, opponent in enumerate(self._opponents[i]):
             seat = (learner + j + 1) % n
             seats[seat] = opponent
             self.seat_kinds[i, seat] = _kind(opponent)
+            self._compiled_heuristic[i, seat] = _compiled(opponent)
+            self._heuristic_row[i, seat] = self._agent_rows[i].get(id(opponent), 0)
         self.seat_agents[i] = seats
         self.learner_seat[i] = learner
 
@@ -340,8 +368,17 @@ class FastSelfPlayVecEnv(VecEnv):
             self._collect_ends()
 
     def _ask_policies(self, rows: np.ndarray, kinds: np.ndarray) -> None:
-        """Actions of the heuristic opponents (game by game) and snapshots (one forward pass per snapshot)."""
+        """Actions of the heuristic (compiled, one call for all), snapshots (a forward pass each), other agents."""
         games = self.games
+        compiled = self._compiled_heuristic[rows, games.actor[rows]]
+        if compiled.any():
+            heuristic_rows = rows[compiled]
+            rng_rows = self._heuristic_row[heuristic_rows, games.actor[heuristic_rows]]
+            heuristic_actions(
+                games.obs, games.mask, heuristic_rows, rng_rows, self._heuristic_rngs, self._heuristic_ids
+            )
+            self._actions[heuristic_rows] = self._heuristic_ids[heuristic_rows]
+            rows, kinds = rows[~compiled], kinds[~compiled]
         groups: dict[int, tuple[PolicyWeights, list[int]]] = {}
         for i, kind in zip(rows.tolist(), kinds.tolist(), strict=True):
             agent = self.seat_agents[i][int(games.actor[i])]
@@ -417,6 +454,11 @@ class FastSelfPlayVecEnv(VecEnv):
 
     def _indices(self, indices: VecEnvIndices) -> list[int]:
         return list(self._get_indices(indices))
+
+
+def _compiled(agent: Agent) -> bool:
+    """Whether the compiled heuristic plays for ``agent``: a HeuristicAgent itself (a subclass may decide otherwise)."""
+    return type(agent) is HeuristicAgent
 
 
 def _kind(agent: Agent) -> int:

@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("numba")
 
 import agents.fast_vec_env as fast_vec_env  # after the skip: the module needs numba
+from agents.fast_heuristic import heuristic_actions
 from agents.fast_vec_env import (
     HEURISTIC,
     LEARNER,
@@ -19,8 +20,9 @@ from agents.fast_vec_env import (
     FastSelfPlayVecEnv,
     sample_masked,
 )
+from agents.heuristic import HeuristicAgent
 from agents.ppo import MODELS_DIR, PRETRAINED
-from agents.training import PoolConfig, PoolSelfPlayEnv
+from agents.training import OpponentPool, PoolConfig, PoolSelfPlayEnv
 from gubs_env.engine import IllegalActionError
 from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.envs.observation import OBS_SIZE
@@ -315,8 +317,18 @@ def test_stepping_before_reset_is_refused():
 # --- agreement with the reference path -----------------------------------------------------------
 
 
-def test_same_games_as_pool_self_play_env_on_the_reference_engine():
-    """Same seeds, the learner's same ids, heuristic opponents (seeded alike): the same learner trajectories."""
+def test_same_games_as_pool_self_play_env_on_the_reference_engine(monkeypatch):
+    """Same seeds, the learner's same ids, heuristic opponents (seeded alike): the same learner trajectories.
+
+    The fast env's heuristic decides in compiled code, the reference's is HeuristicAgent.act.
+    """
+    compiled_rows = []
+
+    def counted(*args: Any) -> None:
+        compiled_rows.append(len(args[2]))
+        heuristic_actions(*args)
+
+    monkeypatch.setattr(fast_vec_env, "heuristic_actions", counted)
     pool = HEURISTIC_ONLY
     players = [2, 3, 4, 5, 6]
     fast = FastSelfPlayVecEnv(len(players), players, pool)
@@ -345,6 +357,48 @@ def test_same_games_as_pool_self_play_env_on_the_reference_engine():
             np.testing.assert_array_equal(obs[i], ref_obs)
             assert fast.learner_seat[i] == ref.learner
     assert episodes >= 5
+    assert sum(compiled_rows) > 500 and max(compiled_rows) > 1  # decided by the compiled heuristic, in batches
+
+
+def test_separate_heuristic_agents_in_one_game_keep_separate_generators(monkeypatch):
+    """A pool that hands each seat its own HeuristicAgent: each draws its ties from its own stream, as in Python."""
+    monkeypatch.setattr(OpponentPool, "_heuristic_agent", lambda pool: HeuristicAgent())
+    players = [4, 6]
+    fast = FastSelfPlayVecEnv(len(players), players, HEURISTIC_ONLY)
+    fast.seed(4)
+    obs = fast.reset()
+    refs = [PoolSelfPlayEnv(n, HEURISTIC_ONLY) for n in players]
+    expected = [ref.reset(seed=4 + i)[0] for i, ref in enumerate(refs)]
+    np.testing.assert_array_equal(obs, np.stack(expected))
+    assert len({id(agent) for agent in fast.seat_agents[1] if agent is not None}) == 5
+    for _ in range(120):
+        actions = first_legal(fast.action_masks())
+        obs, _, dones, _ = fast.step(actions)
+        for i, ref in enumerate(refs):
+            ref_obs, _, terminated, truncated, _ = ref.step(int(actions[i]))
+            assert dones[i] == (terminated or truncated)
+            if dones[i]:
+                ref_obs, _ = ref.reset()
+            np.testing.assert_array_equal(obs[i], ref_obs)
+
+
+def test_an_agent_that_only_derives_from_the_heuristic_is_asked_game_by_game(monkeypatch):
+    class Variant(HeuristicAgent):
+        calls = 0
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            Variant.calls += 1
+            return super().act(observation, action_mask)
+
+    def refused(*args: Any) -> None:
+        raise AssertionError("the compiled heuristic must not play for a subclass")
+
+    monkeypatch.setattr(fast_vec_env, "heuristic_actions", refused)
+    monkeypatch.setattr(OpponentPool, "_heuristic_agent", lambda pool: Variant())
+    env, _ = started(num_envs=2, players=(3,), pool=HEURISTIC_ONLY)
+    for _ in range(10):
+        env.step(first_legal(env.action_masks()))
+    assert Variant.calls > 0 and (env.seat_kinds[:, :3] == HEURISTIC).sum() == 4
 
 
 def test_seat_kinds_mark_the_learner_and_its_opponents():
