@@ -43,6 +43,8 @@ def max_threads() -> int:
 
 def _int_array(values: Any, size: int, what: str, dtype: type = np.int64) -> np.ndarray:
     """``values`` as a 1-d integer array of ``size`` entries, or ``ValueError``."""
+    if type(values) is np.ndarray and values.dtype == dtype and values.shape == (size,) and values.flags.c_contiguous:
+        return values  # what the checks below return for it, without their cost on every step
     if isinstance(values, (list, tuple)):
         if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in values):
             raise ValueError(f"{what} must be integers")
@@ -335,8 +337,6 @@ class FastGames:
         if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < self.num_games:
             raise ValueError(f"game must be an int from 0 to {self.num_games - 1}, not {game!r}")
         return int(game)
-
-
 
 
 def _check_seed(seed: Any) -> int:

@@ -137,7 +137,7 @@ def state_to_row(st: GameState, row: np.ndarray, rng: np.ndarray) -> None:
     cells[L.TURN_PLAYER] = st.turn_player
     cells[L.TURN] = st.turn
     cells[L.DECLINED : L.DECLINED + n] = [int(d) for d in st.declined]
-    _put(cells, L.DECK, st.deck, L.DECK_LEN - L.DECK, "the deck")
+    _put(cells, L.DECK, st.deck, L.DECK_ROOM, "the deck")
     cells[L.DECK_LEN] = len(st.deck)
     cells[L.DISCARD : L.DISCARD + L.KINDS] = st.discard
     _put(cells, L.LETTERS, st.letters, 3, "the Letters")
@@ -184,7 +184,7 @@ def _pending_to_cells(st: GameState, cells: list[int]) -> None:
 
 
 _LISTS = (
-    (L.DECK, L.DECK_LEN, L.DECK_LEN - L.DECK),
+    (L.DECK, L.DECK_LEN, L.DECK_ROOM),
     (L.LETTERS, L.LETTERS_LEN, 3),
     (L.QUEUE, L.QUEUE_LEN, L.SEATS),
     (L.PICKS, L.PICKS_LEN, L.MAX_PICKS),

@@ -14,6 +14,8 @@ KINDS = NUM_KINDS
 SCOUT_DEPTH = 3
 MAX_PICKS = DECK_SIZE + 2
 """Room for Retreat's picks (one per card taken: never more than the cards in play)."""
+DECK_ROOM = DECK_SIZE + 2
+"""Room for the deck's cards."""
 
 _offset = 0
 
@@ -26,25 +28,15 @@ def _block(size: int) -> int:
     return start
 
 
+# Facts read at nearly every decision come first and lie together, so that the few cache lines a step
+# touches hold them all; the long, rarely read blocks (the deck, Scout and Ring lists, seen hands) follow.
 NUM_PLAYERS = _block(1)
 MAX_TURNS = _block(1)
 UNIFORM = _block(1)
 """1 for ``letter_placement="uniform"``, 0 for ``"thirds"``."""
 TURN_PLAYER = _block(1)
 TURN = _block(1)
-DECLINED = _block(SEATS)
-DECK = _block(DECK_SIZE + 2)
-"""Bottom first, as in the reference: ``DECK + DECK_LEN - 1`` is the top card."""
-DECK_LEN = _block(1)
-DISCARD = _block(KINDS)
-LETTERS = _block(3)
-LETTERS_LEN = _block(1)
-HANDS = _block(SEATS * KINDS)
-FREE = _block(SEATS)
-ELDER = _block(SEATS)
-PROTECTED = _block(SEATS * 3)
-SPOUTED = _block(SEATS)
-RINGS = _block(SEATS * 3)
+TRUNCATED = _block(1)
 STEP = _block(1)
 ACTOR = _block(1)
 BY = _block(1)
@@ -56,21 +48,33 @@ PLAY_SEAT = _block(1)
 PLAY_PART = _block(1)
 PLAY_DETAIL = _block(1)
 EVENT = _block(1)
-QUEUE = _block(SEATS)
 QUEUE_LEN = _block(1)
-PICKS = _block(MAX_PICKS)
 PICKS_LEN = _block(1)
-CARDS = _block(SCOUT_DEPTH)
 CARDS_LEN = _block(1)
-PLACED = _block(SCOUT_DEPTH)
 PLACED_LEN = _block(1)
-MARKS = _block(SEATS)
 MARKS_LEN = _block(1)
-SEEN_TOP = _block(SEATS * SCOUT_DEPTH)
+DECK_LEN = _block(1)
+LETTERS = _block(3)
+LETTERS_LEN = _block(1)
+DECLINED = _block(SEATS)
+FREE = _block(SEATS)
+ELDER = _block(SEATS)
+SPOUTED = _block(SEATS)
 SEEN_TOP_LEN = _block(SEATS)
 SEEN_SEAT = _block(SEATS)
 """Seat whose hand each player's Scout last showed, -1 for none."""
+QUEUE = _block(SEATS)
+PROTECTED = _block(SEATS * 3)
+RINGS = _block(SEATS * 3)
+DISCARD = _block(KINDS)
+HANDS = _block(SEATS * KINDS)
+DECK = _block(DECK_ROOM)
+"""Bottom first, as in the reference: ``DECK + DECK_LEN - 1`` is the top card."""
+PICKS = _block(MAX_PICKS)
+CARDS = _block(SCOUT_DEPTH)
+PLACED = _block(SCOUT_DEPTH)
+MARKS = _block(SEATS)
+SEEN_TOP = _block(SEATS * SCOUT_DEPTH)
 SEEN_HAND = _block(SEATS * KINDS)
-TRUNCATED = _block(1)
 ROW = _offset
 """Cells per game."""

@@ -11,6 +11,7 @@ import numpy as np
 
 from gubs_env.fast import layout as L
 from gubs_env.fast import tables as T
+from gubs_env.fast.jit import NO_REFCOUNT
 from gubs_env.fast.rules import barricades, hand_size
 
 NK = L.KINDS
@@ -31,12 +32,16 @@ U_RING = T.U["RING"]
 LETTER_KINDS = T.LETTER_KINDS
 
 
-@nb.njit(cache=True, inline="always")
+no_refcount = nb.njit(cache=True, **NO_REFCOUNT)
+"""Compiled without reference counting (see :mod:`gubs_env.fast.jit`); the error model stays Python's."""
+
+
+@nb.njit(cache=True, inline="always", **NO_REFCOUNT)
 def _put(out: np.ndarray, at: int, raw: int) -> None:
     out[at] = np.float32(raw) * INV[at]
 
 
-@nb.njit(cache=True)
+@no_refcount
 def encode(g: np.ndarray, viewer: int, out: np.ndarray) -> None:
     """Write ``viewer``'s observation of game row ``g`` into ``out`` (float32, length 512)."""
     out[:] = 0
@@ -76,7 +81,7 @@ def encode(g: np.ndarray, viewer: int, out: np.ndarray) -> None:
     _pending(g, viewer, out)
 
 
-@nb.njit(cache=True)
+@no_refcount
 def _pending(g: np.ndarray, viewer: int, out: np.ndarray) -> None:
     n = g[L.NUM_PLAYERS]
     step = g[L.STEP]
@@ -97,25 +102,29 @@ def _pending(g: np.ndarray, viewer: int, out: np.ndarray) -> None:
         if g[L.PLAY_DETAIL] >= 0:
             _put(out, O_P_DETAIL + g[L.PLAY_DETAIL], 1)
         if g[L.PLAY_USE] == U_RING:
-            picks = np.zeros(NS, dtype=np.int64)
-            for i in range(g[L.PICKS_LEN]):
-                picks[(g[L.PICKS + i] - viewer + n) % n] += 1
-            for rel in range(NS):
-                _put(out, O_RING_PICKS + rel, picks[rel])
+            for rel in range(NS):  # counted per seat rather than into an array: see no_refcount
+                picked = 0
+                for i in range(g[L.PICKS_LEN]):
+                    if (g[L.PICKS + i] - viewer + n) % n == rel:
+                        picked += 1
+                _put(out, O_RING_PICKS + rel, picked)
     if step == T.S_RETREAT:
         _put(out, O_RETREAT_TAKEN, min(10, g[L.PICKS_LEN]))
     if step == T.S_SCOUT and g[L.BY] == viewer:
-        counts = np.zeros(NK, dtype=np.int64)
-        for i in range(g[L.CARDS_LEN]):
-            counts[g[L.CARDS + i]] += 1
         for k in range(NK):
-            _put(out, O_SCOUT_CARDS + k, counts[k])
-        counts[:] = 0
-        for i in range(g[L.PLACED_LEN]):
-            counts[g[L.PLACED + i]] += 1
-        for k in range(NK):
-            _put(out, O_SCOUT_PLACED + k, counts[k])
+            _put(out, O_SCOUT_CARDS + k, _count_kind(g, L.CARDS, g[L.CARDS_LEN], k))
+            _put(out, O_SCOUT_PLACED + k, _count_kind(g, L.PLACED, g[L.PLACED_LEN], k))
     if step == T.S_CURE:
         for s in range(g[L.MARKS_LEN]):
             if g[L.MARKS + s]:
                 _put(out, O_SAVED + (s - viewer + n) % n, 1)
+
+
+@no_refcount
+def _count_kind(g: np.ndarray, at: int, size: int, kind: int) -> int:
+    """How many of the ``size`` cards from cell ``at`` are ``kind``."""
+    count = 0
+    for i in range(size):
+        if g[at + i] == kind:
+            count += 1
+    return count

@@ -14,6 +14,7 @@ import numpy as np
 
 from gubs_env.fast import layout as L
 from gubs_env.fast import tables as T
+from gubs_env.fast.jit import NO_REFCOUNT, pure
 from gubs_env.fast.rng import integers, shuffle
 
 NK = L.KINDS
@@ -37,6 +38,13 @@ TRAVELING_MERCHANT = T.K["TRAVELING_MERCHANT"]
 MUSHROOM_SLOT = MUSHROOM - BB
 TOAD_SLOT = TOAD_RIDER - BB
 HAND_LIMIT = 8
+SEAT_SHIFT = 3
+SEAT_BITS = (1 << SEAT_SHIFT) - 1
+"""A seat (0 to 5) in 3 bits: lists of seats (window queues) are packed into one int."""
+KIND_BITS = 6
+KIND_MASK = (1 << KIND_BITS) - 1
+"""1 + a card kind (or 0) in 6 bits, one per seat in one int (the Merchant's kept cards)."""
+assert NK + 1 <= KIND_MASK and NS * KIND_BITS <= 63 and NS - 1 <= SEAT_BITS
 CARDS_DEALT = 3
 
 U_ENTER, U_PROTECT, U_REMOVE, U_SPOUT, U_RING = (T.U[x] for x in ("ENTER", "PROTECT", "REMOVE", "SPOUT", "RING"))
@@ -72,13 +80,13 @@ BARRICADE_KINDS = T.BARRICADE_KINDS
 OP_DECLINE_ID, OP_END_ID, OP_PASS_ID, OP_STOP_ID = T.ID_DECLINE, T.ID_END_TURN, T.ID_PASS, T.ID_STOP
 
 jit = nb.njit(cache=True, error_model="numpy")
-"""Compiled with numpy's error model: no Python exception paths in the integer arithmetic of the rules."""
+"""For set-up, which allocates: numpy's error model, as :data:`~gubs_env.fast.jit.pure` (every other rule)."""
 
 
 # --- small reads -----------------------------------------------------------------------------------
 
 
-@jit
+@pure
 def hand_size(g: np.ndarray, seat: int) -> int:
     """Cards in a player's hand."""
     total = 0
@@ -88,14 +96,14 @@ def hand_size(g: np.ndarray, seat: int) -> int:
     return total
 
 
-@jit
+@pure
 def barricades(g: np.ndarray, seat: int) -> int:
     """Barricades on a side."""
     base = L.PROTECTED + seat * 3
     return g[base] + g[base + 1] + g[base + 2]
 
 
-@jit
+@pure
 def free_total(g: np.ndarray) -> int:
     """Free plain Gubs on all sides (what a Ring can take, R12)."""
     total = 0
@@ -104,13 +112,13 @@ def free_total(g: np.ndarray) -> int:
     return total
 
 
-@jit
+@pure
 def score(g: np.ndarray, seat: int) -> int:
     """Free and Protected Gubs, the Elder included (RULES.md §6)."""
     return g[L.FREE + seat] + g[L.ELDER + seat] + barricades(g, seat)
 
 
-@jit
+@pure
 def _part_count(g: np.ndarray, seat: int, part: int, detail: int) -> int:
     """How many of ``part`` the side holds (effects._count)."""
     if part == PT_FREE_GUB:
@@ -122,7 +130,7 @@ def _part_count(g: np.ndarray, seat: int, part: int, detail: int) -> int:
     return g[L.SPOUTED + seat]
 
 
-@jit
+@pure
 def _has_retreat_part(g: np.ndarray, seat: int) -> bool:
     if g[L.FREE + seat] or barricades(g, seat) or g[L.SPOUTED + seat]:
         return True
@@ -133,7 +141,7 @@ def _has_retreat_part(g: np.ndarray, seat: int) -> bool:
 # --- legal actions -------------------------------------------------------------------------------
 
 
-@jit
+@pure
 def _count_in_play(g: np.ndarray, at: int, stride: int) -> int:
     """The sum over every seat of the cell ``at + seat * stride`` (e.g. Elders, Mushrooms, one Ring kind)."""
     total = 0
@@ -142,7 +150,7 @@ def _count_in_play(g: np.ndarray, at: int, stride: int) -> int:
     return total
 
 
-@jit
+@pure
 def _playable_anywhere(g: np.ndarray, p: int, use: int, as_kind: int) -> bool:
     """Whether a use that takes no seat can be played now (effects.TARGETS for those uses)."""
     if use == U_ENTER:
@@ -162,7 +170,7 @@ def _playable_anywhere(g: np.ndarray, p: int, use: int, as_kind: int) -> bool:
     return g[L.DISCARD + GUB] > 0  # RETRIEVE (FAQ 5): a plain Gub in the discard pile
 
 
-@jit
+@pure
 def _seat_ok(g: np.ndarray, use: int, seat: int) -> bool:
     """Whether a use that aims at a whole side may aim at ``seat`` (opponent-only uses are filtered before)."""
     if use in (U_SPOUT, U_KILL, U_LURE):  # R4/R10: Spout and Spear's kill on any side
@@ -176,7 +184,7 @@ def _seat_ok(g: np.ndarray, use: int, seat: int) -> bool:
     return hand_size(g, seat) > 0  # STRIKE_HAND and SCOUT_HAND
 
 
-@jit
+@pure
 def _can_cancel(g: np.ndarray, seat: int, as_kind: int) -> bool:
     hand = L.HANDS + seat * NK
     if g[hand + FEATHER] or g[hand + CRICKET_SONG]:
@@ -184,23 +192,24 @@ def _can_cancel(g: np.ndarray, seat: int, as_kind: int) -> bool:
     return BLINDFOLDABLE_KIND[as_kind] == 1 and g[hand + BLINDFOLD] > 0
 
 
-@jit
+@pure
 def _can_flop(g: np.ndarray, seat: int) -> bool:
     hand = L.HANDS + seat * NK
     return g[hand + FLOP_BOAT] > 0 or g[hand + CRICKET_SONG] > 0
 
 
-@jit
+@pure
 def _can_cure(g: np.ndarray, seat: int) -> bool:
     hand = L.HANDS + seat * NK
     return g[hand + AGE_OLD_CURE] > 0 or g[hand + CRICKET_SONG] > 0
 
 
-@jit
+@pure
 def legal_mask(g: np.ndarray, mask: np.ndarray, ids: np.ndarray) -> int:
     """Write the pending decision's legal ids into ``mask`` (zeroed first) and, in order, into ``ids``.
 
-    ``ids`` needs room for every id, or may be empty when only the mask is wanted.
+    ``ids`` needs room for every id, or may be empty when only the mask is wanted; ``mask`` may be empty when
+    only the ids are wanted (a uniform random choice needs no mask), but not both.
 
     Returns how many ids are legal (0 once the game is over).
     """
@@ -271,20 +280,32 @@ def legal_mask(g: np.ndarray, mask: np.ndarray, ids: np.ndarray) -> int:
     # SCOUT: one id per distinct kind still to place
     for i in range(g[L.CARDS_LEN]):
         a = PLACE_ID[g[L.CARDS + i]]
-        if mask[a] == 0:
+        if not _allowed_already(mask, ids, count, a):
             count = _allow(mask, ids, count, a)
     return count
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def _allow(mask: np.ndarray, ids: np.ndarray, count: int, a: int) -> int:
-    mask[a] = 1
+    if mask.shape[0]:  # an empty ``mask`` asks for the ids only
+        mask[a] = 1
     if ids.shape[0]:  # an empty ``ids`` asks for the mask only
         ids[count] = a
     return count + 1
 
 
-@jit
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def _allowed_already(mask: np.ndarray, ids: np.ndarray, count: int, a: int) -> bool:
+    """Whether ``a`` is among the ``count`` ids allowed so far (read from the mask when there is one)."""
+    if mask.shape[0]:
+        return mask[a] != 0
+    found = False
+    for j in range(count):  # a loop, not any(...) over a generator: numba compiles the loop to less
+        found = found or ids[j] == a
+    return found
+
+
+@pure
 def _allow_block(g: np.ndarray, p: int, n: int, b: int, mask: np.ndarray, ids: np.ndarray, count: int) -> int:
     """Allow the legal ids of one play block: one card used one way, with each target it may take."""
     start, use, as_kind, width = PLAY_BLOCKS[b, 0], PLAY_BLOCKS[b, 2], PLAY_BLOCKS[b, 3], PLAY_BLOCKS[b, 4]
@@ -319,13 +340,13 @@ def _allow_block(g: np.ndarray, p: int, n: int, b: int, mask: np.ndarray, ids: n
 # --- the deck ------------------------------------------------------------------------------------
 
 
-@jit
+@pure
 def _pop_deck(g: np.ndarray) -> int:
     g[L.DECK_LEN] -= 1
     return g[L.DECK + g[L.DECK_LEN]]
 
 
-@jit
+@pure
 def _insert_at(g: np.ndarray, position: int, kind: int) -> None:
     top = g[L.DECK_LEN]
     for i in range(top, position, -1):
@@ -334,13 +355,13 @@ def _insert_at(g: np.ndarray, position: int, kind: int) -> None:
     g[L.DECK_LEN] = top + 1
 
 
-@jit
+@pure
 def _forget_deck_top(g: np.ndarray) -> None:
     for s in range(NS):
         g[L.SEEN_TOP_LEN + s] = 0
 
 
-@jit
+@pure
 def insert_into_deck(g: np.ndarray, r: np.ndarray, kind: int) -> None:
     """A card into the deck at a uniformly random position; Scout knowledge is forgotten (R15, R20, P2)."""
     _insert_at(g, integers(r, g[L.DECK_LEN] + 1), kind)
@@ -396,7 +417,7 @@ def new_game(g: np.ndarray, r: np.ndarray, num_players: int, max_turns: int, uni
 # --- pending decisions ---------------------------------------------------------------------------
 
 
-@jit
+@pure
 def _new_pending(g: np.ndarray, step: int, actor: int, by: int) -> None:
     g[L.STEP] = step
     g[L.ACTOR] = actor
@@ -415,7 +436,7 @@ def _new_pending(g: np.ndarray, step: int, actor: int, by: int) -> None:
     g[L.MARKS_LEN] = 0
 
 
-@jit
+@pure
 def _set_play(g: np.ndarray, a: int, seat: int) -> None:
     g[L.PLAY_CARD] = T_CARD[a]
     g[L.PLAY_AS] = T_AS[a]
@@ -425,13 +446,13 @@ def _set_play(g: np.ndarray, a: int, seat: int) -> None:
     g[L.PLAY_DETAIL] = T_DETAIL[a]
 
 
-@jit
+@pure
 def _back_to_play(g: np.ndarray) -> None:
     tp = g[L.TURN_PLAYER]
     _new_pending(g, T.S_PLAY, tp, tp)
 
 
-@jit
+@pure
 def _pop_queue(g: np.ndarray) -> int:
     first = g[L.QUEUE]
     size = g[L.QUEUE_LEN]
@@ -441,19 +462,28 @@ def _pop_queue(g: np.ndarray) -> int:
     return first
 
 
-@jit
-def _set_queue(g: np.ndarray, seats: np.ndarray, size: int) -> None:
-    """``actor, queue = seats[0], seats[1:size]``."""
-    g[L.ACTOR] = seats[0]
+@pure
+def _set_queue(g: np.ndarray, seats: int, size: int) -> None:
+    """``actor, queue = seats[0], seats[1:size]`` for ``size`` seats packed by :func:`_pack_seat`."""
+    g[L.ACTOR] = seats & SEAT_BITS
     for i in range(1, size):
-        g[L.QUEUE + i - 1] = seats[i]
+        g[L.QUEUE + i - 1] = (seats >> (SEAT_SHIFT * i)) & SEAT_BITS
     g[L.QUEUE_LEN] = size - 1
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy", **NO_REFCOUNT)
+def _pack_seat(seats: int, size: int, seat: int) -> int:
+    """``seats`` with ``seat`` as its entry number ``size``.
+
+    A list of seats in one int, where an array would need an allocation (see :mod:`gubs_env.fast.jit`).
+    """
+    return seats | (seat << (SEAT_SHIFT * size))
 
 
 # --- transitions ---------------------------------------------------------------------------------
 
 
-@jit
+@pure
 def advance(g: np.ndarray, r: np.ndarray, a: int) -> None:
     """Apply the legal action id ``a`` of the pending decision (rules.advance)."""
     step = g[L.STEP]
@@ -479,7 +509,7 @@ def advance(g: np.ndarray, r: np.ndarray, a: int) -> None:
         _on_scout(g, a)
 
 
-@jit
+@pure
 def _on_draw(g: np.ndarray, r: np.ndarray, a: int) -> None:
     p = g[L.TURN_PLAYER]
     if a == OP_DECLINE_ID:
@@ -502,7 +532,7 @@ def _on_draw(g: np.ndarray, r: np.ndarray, a: int) -> None:
     g[L.STEP] = T.S_PLAY
 
 
-@jit
+@pure
 def _on_play(g: np.ndarray, r: np.ndarray, a: int) -> None:
     p = g[L.TURN_PLAYER]
     if a == OP_END_ID:
@@ -524,17 +554,17 @@ def _on_play(g: np.ndarray, r: np.ndarray, a: int) -> None:
         _resolve(g, p, card, use, seat, T_PART[a], T_DETAIL[a])
 
 
-@jit
+@pure
 def _open_cancel(g: np.ndarray, by: int, a: int, seat: int) -> bool:
     """Open the cancel window (RULES.md §5) if anybody can answer; ``a`` is the play's id (-1: the pending one)."""
     n = g[L.NUM_PLAYERS]
     as_kind = T_AS[a] if a >= 0 else g[L.PLAY_AS]
-    seats = np.empty(NS, dtype=np.int64)
+    seats = 0
     size = 0
     for i in range(1, n):
         q = (by + i) % n
         if _can_cancel(g, q, as_kind):
-            seats[size] = q
+            seats = _pack_seat(seats, size, q)
             size += 1
     if size == 0:
         return False
@@ -552,7 +582,7 @@ def _open_cancel(g: np.ndarray, by: int, a: int, seat: int) -> bool:
     return True
 
 
-@jit
+@pure
 def _resolve(g: np.ndarray, p: int, card: int, use: int, seat: int, part: int, detail: int) -> None:
     """Apply a card use nobody cancelled; its card goes to its side or to the discard pile (rules._resolve)."""
     n = g[L.NUM_PLAYERS]
@@ -633,7 +663,7 @@ def _resolve(g: np.ndarray, p: int, card: int, use: int, seat: int, part: int, d
         g[L.DISCARD + card] += 1
 
 
-@jit
+@pure
 def _steal(g: np.ndarray, p: int, victim: int, part: int, detail: int) -> None:
     """R9: what Smahl Thief takes goes to the thief's hand (effects._resolve_steal)."""
     hand = L.HANDS + p * NK
@@ -658,7 +688,7 @@ def _steal(g: np.ndarray, p: int, victim: int, part: int, detail: int) -> None:
         g[hand + GUB] += 1
 
 
-@jit
+@pure
 def _take_part(g: np.ndarray, p: int, part: int, detail: int) -> None:
     """R13: Retreat moves one card (or a Gub with its Barricade) from the own side to the hand."""
     hand = L.HANDS + p * NK
@@ -683,20 +713,20 @@ def _take_part(g: np.ndarray, p: int, part: int, detail: int) -> None:
         g[hand + detail] += 1
 
 
-@jit
+@pure
 def _resolve_pending_play(g: np.ndarray) -> None:
     _resolve(g, g[L.BY], g[L.PLAY_CARD], g[L.PLAY_USE], g[L.PLAY_SEAT], g[L.PLAY_PART], g[L.PLAY_DETAIL])
     _back_to_play(g)
 
 
-@jit
+@pure
 def _spend_interrupt(g: np.ndarray, a: int) -> None:
     card = T_CARD[a]
     g[L.HANDS + g[L.ACTOR] * NK + card] -= 1
     g[L.DISCARD + card] += 1
 
 
-@jit
+@pure
 def _on_cancel(g: np.ndarray, r: np.ndarray, a: int) -> None:
     if a == OP_PASS_ID:
         if g[L.QUEUE_LEN]:
@@ -709,7 +739,7 @@ def _on_cancel(g: np.ndarray, r: np.ndarray, a: int) -> None:
     _back_to_play(g)
 
 
-@jit
+@pure
 def _on_ring(g: np.ndarray, a: int) -> None:
     n = g[L.NUM_PLAYERS]
     g[L.PICKS + g[L.PICKS_LEN]] = (g[L.ACTOR] + T_SEAT[a]) % n
@@ -718,7 +748,7 @@ def _on_ring(g: np.ndarray, a: int) -> None:
         _resolve_pending_play(g)
 
 
-@jit
+@pure
 def _on_retreat(g: np.ndarray, a: int) -> None:
     if a == OP_STOP_ID:
         _discard_played(g)
@@ -728,7 +758,7 @@ def _on_retreat(g: np.ndarray, a: int) -> None:
     g[L.PICKS_LEN] += 1
 
 
-@jit
+@pure
 def _start_scout(g: np.ndarray) -> None:
     size = min(L.SCOUT_DEPTH, g[L.DECK_LEN])
     for i in range(size):
@@ -738,7 +768,7 @@ def _start_scout(g: np.ndarray) -> None:
     _finish_scout_if_done(g)
 
 
-@jit
+@pure
 def _on_scout(g: np.ndarray, a: int) -> None:
     kind = T_DETAIL[a]
     size = g[L.CARDS_LEN]
@@ -753,30 +783,24 @@ def _on_scout(g: np.ndarray, a: int) -> None:
     _finish_scout_if_done(g)
 
 
-@jit
+@pure
 def _finish_scout_if_done(g: np.ndarray) -> None:
     if g[L.CARDS_LEN] > 1:
         return
-    order = np.empty(L.SCOUT_DEPTH, dtype=np.int64)
-    size = 0
-    for i in range(g[L.PLACED_LEN]):
-        order[size] = g[L.PLACED + i]
-        size += 1
-    for i in range(g[L.CARDS_LEN]):
-        order[size] = g[L.CARDS + i]
-        size += 1
+    placed = g[L.PLACED_LEN]
+    size = placed + g[L.CARDS_LEN]
     top = g[L.DECK_LEN]
-    for j in range(size):  # top first in ``order``; the deck is bottom first
-        g[L.DECK + top - 1 - j] = order[j]
     _forget_deck_top(g)
     by = g[L.BY]
-    for j in range(size):
-        g[L.SEEN_TOP + by * L.SCOUT_DEPTH + j] = order[j]
+    for j in range(size):  # the placed cards, then the one left: top first; the deck is bottom first
+        kind = g[L.PLACED + j] if j < placed else g[L.CARDS + j - placed]
+        g[L.DECK + top - 1 - j] = kind
+        g[L.SEEN_TOP + by * L.SCOUT_DEPTH + j] = kind
     g[L.SEEN_TOP_LEN + by] = size
     _discard_played(g)
 
 
-@jit
+@pure
 def _discard_played(g: np.ndarray) -> None:
     g[L.DISCARD + g[L.PLAY_CARD]] += 1
     _back_to_play(g)
@@ -785,17 +809,17 @@ def _discard_played(g: np.ndarray) -> None:
 # --- events --------------------------------------------------------------------------------------
 
 
-@jit
+@pure
 def _open_event(g: np.ndarray, r: np.ndarray, kind: int) -> None:
     """A drawn Event: the flop window asks every holder, drawer first (RULES.md §5)."""
     p = g[L.TURN_PLAYER]
     n = g[L.NUM_PLAYERS]
-    seats = np.empty(NS, dtype=np.int64)
+    seats = 0
     size = 0
     for i in range(n):
         q = (p + i) % n
         if _can_flop(g, q):
-            seats[size] = q
+            seats = _pack_seat(seats, size, q)
             size += 1
     _new_pending(g, T.S_FLOP, p, p)
     g[L.EVENT] = kind
@@ -805,7 +829,7 @@ def _open_event(g: np.ndarray, r: np.ndarray, kind: int) -> None:
         _resolve_event(g, r)
 
 
-@jit
+@pure
 def _on_flop(g: np.ndarray, r: np.ndarray, a: int) -> None:
     if a == OP_PASS_ID:
         if g[L.QUEUE_LEN]:
@@ -818,7 +842,7 @@ def _on_flop(g: np.ndarray, r: np.ndarray, a: int) -> None:
     _back_to_play(g)
 
 
-@jit
+@pure
 def _resolve_event(g: np.ndarray, r: np.ndarray) -> None:
     kind, p = g[L.EVENT], g[L.BY]
     if IS_LETTER[kind]:
@@ -844,24 +868,24 @@ def _resolve_event(g: np.ndarray, r: np.ndarray) -> None:
     _event_done(g)
 
 
-@jit
+@pure
 def _event_done(g: np.ndarray) -> None:
     g[L.DISCARD + g[L.EVENT]] += 1
     _back_to_play(g)
 
 
-@jit
+@pure
 def _open_round(g: np.ndarray, r: np.ndarray, step: int) -> None:
     """Gargok Plague's cure round or Traveling Merchant's keep round (rules._open_cure / _open_keep)."""
     n = g[L.NUM_PLAYERS]
     by = g[L.BY]
-    seats = np.empty(NS, dtype=np.int64)
+    seats = 0
     size = 0
     for i in range(n):
         q = (by + i) % n
         asked = _can_cure(g, q) if step == T.S_CURE else hand_size(g, q) >= 2
         if asked:
-            seats[size] = q
+            seats = _pack_seat(seats, size, q)
             size += 1
     for s in range(n):
         g[L.MARKS + s] = 0 if step == T.S_CURE else -1
@@ -873,7 +897,7 @@ def _open_round(g: np.ndarray, r: np.ndarray, step: int) -> None:
         _close_round(g, r, step)
 
 
-@jit
+@pure
 def _next_in_round(g: np.ndarray, r: np.ndarray, step: int) -> None:
     if g[L.QUEUE_LEN]:
         g[L.ACTOR] = _pop_queue(g)
@@ -881,7 +905,7 @@ def _next_in_round(g: np.ndarray, r: np.ndarray, step: int) -> None:
         _close_round(g, r, step)
 
 
-@jit
+@pure
 def _close_round(g: np.ndarray, r: np.ndarray, step: int) -> None:
     if step == T.S_CURE:
         _plague(g, r)
@@ -890,7 +914,7 @@ def _close_round(g: np.ndarray, r: np.ndarray, step: int) -> None:
     _event_done(g)
 
 
-@jit
+@pure
 def _on_cure(g: np.ndarray, r: np.ndarray, a: int) -> None:
     if T_OP[a] == T.OP_PLAY:
         g[L.MARKS + g[L.ACTOR]] = 1
@@ -898,13 +922,13 @@ def _on_cure(g: np.ndarray, r: np.ndarray, a: int) -> None:
     _next_in_round(g, r, T.S_CURE)
 
 
-@jit
+@pure
 def _on_keep(g: np.ndarray, r: np.ndarray, a: int) -> None:
     g[L.MARKS + g[L.ACTOR]] = T_DETAIL[a]
     _next_in_round(g, r, T.S_KEEP)
 
 
-@jit
+@pure
 def _alchemy(g: np.ndarray, drawer: int) -> None:
     """R16: everything on the drawer's side is discarded except the Elder."""
     s = drawer
@@ -922,7 +946,7 @@ def _alchemy(g: np.ndarray, drawer: int) -> None:
     g[L.SPOUTED + s] = 0
 
 
-@jit
+@pure
 def _flood(g: np.ndarray, r: np.ndarray) -> None:
     """Every Free plain Gub on every side goes back into the deck."""
     for s in range(g[L.NUM_PLAYERS]):
@@ -931,7 +955,7 @@ def _flood(g: np.ndarray, r: np.ndarray) -> None:
         g[L.FREE + s] = 0
 
 
-@jit
+@pure
 def _wasps(g: np.ndarray, r: np.ndarray) -> None:
     """Every Toad Rider in play goes back into the deck with the Gub under it."""
     for s in range(g[L.NUM_PLAYERS]):
@@ -942,7 +966,7 @@ def _wasps(g: np.ndarray, r: np.ndarray) -> None:
             insert_into_deck(g, r, GUB)
 
 
-@jit
+@pure
 def _plague(g: np.ndarray, r: np.ndarray) -> None:
     """Every hand not saved goes into the deck, card by card, drawer first (R15)."""
     n = g[L.NUM_PLAYERS]
@@ -958,34 +982,37 @@ def _plague(g: np.ndarray, r: np.ndarray) -> None:
             g[base + k] = 0
 
 
-@jit
+@pure
 def _merchant(g: np.ndarray) -> None:
     """R19: each player keeps one card and passes the rest to the previous seat, all at once."""
     n = g[L.NUM_PLAYERS]
-    passed = np.zeros((NS, NK), dtype=np.int64)
+    kept_kinds = 0  # per seat, 1 + the kind it keeps (0: none), KIND_BITS each: no array to allocate
     for s in range(n):
         base = L.HANDS + s * NK
-        for k in range(NK):
-            passed[s, k] = g[base + k]
         keep = g[L.MARKS + s]
         if keep < 0 and hand_size(g, s) == 1:
             for k in range(NK):
                 if g[base + k]:
                     keep = k
                     break
-        if keep >= 0:
-            passed[s, keep] -= 1
-    for s in range(n):
-        receiver = (s - 1 + n) % n
-        for k in range(NK):
-            g[L.HANDS + s * NK + k] -= passed[s, k]
-            g[L.HANDS + receiver * NK + k] += passed[s, k]
+        kept_kinds |= (keep + 1) << (KIND_BITS * s)
+    # Seat s passes its hand less its kept card to seat s - 1, so it ends with its kept card plus what seat
+    # s + 1 passed; one kind at a time, keeping seat 0's old count for the last seat.
+    for k in range(NK):
+        first = g[L.HANDS + k]
+        for s in range(n):
+            after = s + 1 if s + 1 < n else 0
+            old_after = first if after == 0 else g[L.HANDS + after * NK + k]
+            kept = 1 if ((kept_kinds >> (KIND_BITS * s)) & KIND_MASK) == k + 1 else 0
+            kept_after = 1 if ((kept_kinds >> (KIND_BITS * after)) & KIND_MASK) == k + 1 else 0
+            passed_by_after = old_after - kept_after
+            g[L.HANDS + s * NK + k] = kept + passed_by_after
 
 
 # --- end of turn ---------------------------------------------------------------------------------
 
 
-@jit
+@pure
 def _end_of_turn(g: np.ndarray) -> None:
     p = g[L.TURN_PLAYER]
     if hand_size(g, p) > HAND_LIMIT:  # R14: checked only now
@@ -994,7 +1021,7 @@ def _end_of_turn(g: np.ndarray) -> None:
     _next_turn(g)
 
 
-@jit
+@pure
 def _on_discard(g: np.ndarray, a: int) -> None:
     p = g[L.TURN_PLAYER]
     kind = T_DETAIL[a]
@@ -1004,7 +1031,7 @@ def _on_discard(g: np.ndarray, a: int) -> None:
         _next_turn(g)
 
 
-@jit
+@pure
 def _next_turn(g: np.ndarray) -> None:
     p = (g[L.TURN_PLAYER] + 1) % g[L.NUM_PLAYERS]
     g[L.TURN_PLAYER] = p
@@ -1019,7 +1046,7 @@ def _next_turn(g: np.ndarray) -> None:
 # --- the end -------------------------------------------------------------------------------------
 
 
-@jit
+@pure
 def winners_into(g: np.ndarray, out: np.ndarray) -> None:
     """1 in ``out[seat]`` for each winning seat: highest score, then the Elder, then fewest cards (R3)."""
     n = g[L.NUM_PLAYERS]

@@ -9,9 +9,12 @@ import pytest
 
 from gubs_env.engine import Game, IllegalActionError, InvalidStateError
 from gubs_env.engine.positions import position
-from gubs_env.envs.action_table import ActionCodec
+from gubs_env.engine.state import Step
+from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.envs.observation import encode
 from gubs_env.fast import FastGames, max_threads, random_games, sample_legal
+from gubs_env.fast import layout as L
+from gubs_env.fast.rules import legal_mask
 from tests.fast.harness import assert_same, assert_view
 
 
@@ -305,3 +308,43 @@ def test_random_games_deals_and_sampling() -> None:
         random_games(np.array([-1]), 2)
     with pytest.raises(ValueError):
         random_games(np.arange(3), 9)
+
+
+def _splitmix(state: int) -> tuple[int, int]:
+    """The next state and draw of the SplitMix64 generator ``random_games`` chooses its ids with."""
+    bits = (1 << 64) - 1
+    state = (state + 0x9E3779B97F4A7C15) & bits
+    z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & bits
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & bits
+    return state, z ^ (z >> 31)
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_random_games_replay_step_by_step(players: int) -> None:
+    """``random_games`` asks for the legal ids without a mask; a replay through the batch API, choosing from
+    the ids in the order legal_mask writes them with the mask, must play the same games; and at every
+    position the ids alone must be the ids written with the mask, in the same order."""
+    seeds = np.arange(10, 22)
+    expected = random_games(seeds, players, threads=1)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    ids = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    ids_alone = np.zeros(NUM_ACTIONS, dtype=np.int64)
+    steps_seen: set[int] = set()
+    for j, seed in enumerate(seeds):
+        games = FastGames(1, players, threads=1)
+        games.reset(seeds=[int(seed)])
+        chooser = int(seed)
+        row = games.states[0]
+        decisions = 0
+        while not games.is_over()[0]:
+            count = legal_mask(row, mask, ids)
+            assert legal_mask(row, np.zeros(0, dtype=np.int8), ids_alone) == count
+            assert np.array_equal(ids_alone[:count], ids[:count])
+            assert np.array_equal(np.flatnonzero(mask), np.sort(ids[:count]))
+            steps_seen.add(int(row[L.STEP]))
+            chooser, draw = _splitmix(chooser)
+            games.step([int(ids[draw % count])])
+            decisions += 1
+        assert [decisions, int(row[L.TURN]), int(row[L.TRUNCATED])] == expected[j].tolist()
+    # a Scout's placing step is where the ids alone must skip repeated kinds without a mask to look at
+    assert {int(Step.DRAW), int(Step.PLAY), int(Step.SCOUT)} <= steps_seen
