@@ -21,6 +21,8 @@ import multiprocessing
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,35 @@ from gubs_env.files import first_free_folder
 DEFAULT_LEARNING_RATE = 3e-4
 DEFAULT_ENT_COEF = 0.01
 
+
+ENGINE_PRESETS: dict[str, dict[str, Any]] = {
+    "fast": {
+        "envs": 64,
+        "n_steps": 64,
+        "batch_size": 1024,
+        "epochs": 5,
+        "threads": 2,
+        "lean_policy": True,
+        "eval_every": 250_000,
+        "snapshot_every": 150_000,
+        "checkpoint_every": 100_000,
+    },
+    "reference": {
+        "envs": 8,
+        "n_steps": 256,
+        "batch_size": 256,
+        "epochs": 5,
+        "threads": 1,
+        "lean_policy": False,
+        "eval_every": 50_000,
+        "snapshot_every": 50_000,
+        "checkpoint_every": 25_000,
+    },
+}
+"""Per ``--engine``, the defaults of the flags that go with it (docs/training.md). On the compiled engine: many
+games per batch, so the policy's forward passes and the opponents' batches are wide; large minibatches; the
+cheaper masked distribution (agents/masked_policy.py); evaluations, snapshots and checkpoints spaced out in
+timesteps as the timesteps come faster. On the reference engine: the earlier path, as it was."""
 
 RUN_SETTINGS = {"players": [2], "p_random": 0.1, "p_heuristic": 0.4, "shaping": 0.0}
 """What a run trains on, kept in its run.json: ``--resume`` goes on with them unless a flag sets them anew."""
@@ -125,14 +156,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="table sizes to train on; several mix them across the parallel envs (default: 2)",
     )
-    parser.add_argument("--envs", type=positive_int, default=8, help="parallel environments (default: 8)")
     parser.add_argument(
         "--engine",
-        choices=("fast", "reference"),
-        default=None,
-        help="game engine of the environments: reference (the default: one Python SelfPlayEnv per env) or fast "
-        "(the compiled engine, every env in one batch, agents/fast_vec_env.py; not yet faster here: "
-        "docs/training.md)",
+        choices=tuple(ENGINE_PRESETS),
+        default="fast",
+        help="game engine of the environments, and the defaults that go with it: fast (the default: the compiled "
+        "engine, every env in one batch, agents/fast_vec_env.py) or reference (the earlier path: one Python "
+        "SelfPlayEnv per env, sb3-contrib's own policy class; docs/training.md)",
+    )
+    parser.add_argument(
+        "--envs", type=positive_int, default=None, help="parallel environments (default: 64 fast, 8 reference)"
     )
     parser.add_argument(
         "--vec-env",
@@ -153,15 +186,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--out", type=Path, default=None, help="output directory (default: runs/gubs, or runs/gubs-2, -3, ... if taken)"
     )
     parser.add_argument("--resume", action="store_true", help="continue from --out's last checkpoint")
-    parser.add_argument("--eval-every", type=positive_int, default=50_000, help="timesteps between evaluations")
+    parser.add_argument(
+        "--eval-every",
+        type=positive_int,
+        default=None,
+        help="timesteps between evaluations (default: 250,000 fast, 50,000 reference)",
+    )
     parser.add_argument(
         "--eval-games", type=positive_int, default=200, help="games per evaluation and opponent (seat-rotated)"
     )
     parser.add_argument(
         "--snapshot-every",
         type=positive_int,
-        default=50_000,
-        help="timesteps between snapshots added to the opponent pool",
+        default=None,
+        help="timesteps between snapshots added to the opponent pool (default: 150,000 fast, 50,000 reference)",
     )
     parser.add_argument("--pool-size", type=positive_int, default=5, help="snapshots kept in the pool")
     parser.add_argument(
@@ -182,9 +220,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="share played by the heuristic agent (default: 0.4); snapshots play the rest",
     )
-    parser.add_argument("--checkpoint-every", type=positive_int, default=25_000, help="timesteps between checkpoints")
-    parser.add_argument("--n-steps", type=positive_int, default=256, help="rollout length per env")
-    parser.add_argument("--batch-size", type=positive_int, default=256)
+    parser.add_argument(
+        "--checkpoint-every",
+        type=positive_int,
+        default=None,
+        help="timesteps between checkpoints (default: 100,000 fast, 25,000 reference)",
+    )
+    parser.add_argument(
+        "--n-steps", type=positive_int, default=None, help="rollout length per env (default: 64 fast, 256 reference)"
+    )
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=None, help="PPO minibatch (default: 1024 fast, 256 reference)"
+    )
+    parser.add_argument("--epochs", type=positive_int, default=None, help="PPO epochs per rollout (default: 5)")
+    parser.add_argument(
+        "--threads",
+        type=positive_int,
+        default=None,
+        help="threads of the learner's torch (default: 2 fast, at most one per core; 1 reference)",
+    )
     parser.add_argument(
         "--learning-rate",
         type=positive_float,
@@ -211,12 +265,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         if args.resume:
             parser.error("--resume needs --out: the directory of the run to continue")
         args.out = first_free_folder(Path("runs/gubs"), _holds_run)
+    for name, value in ENGINE_PRESETS[args.engine].items():
+        if getattr(args, name, None) is None:
+            setattr(args, name, min(value, os.cpu_count() or 1) if name == "threads" else value)
     if args.workers is None:
         args.workers = min(os.cpu_count() or 1, args.envs)
     if args.workers > args.envs:
         parser.error(f"--workers ({args.workers}) cannot exceed --envs ({args.envs})")
-    if args.engine is None:
-        args.engine = "reference"  # the fast envs play the same games but did not yet train faster (docs/training.md)
     if args.engine == "fast" and args.vec_env == "subproc":
         parser.error("--vec-env subproc needs --engine reference: the fast engine steps every env in this process")
     if args.resume and not _holds_run(args.out):
@@ -274,6 +329,28 @@ def _fast_envs(args: argparse.Namespace):
     return TimedVecEnv(VecMonitor(venv))
 
 
+def new_model(args: argparse.Namespace, envs):
+    """A fresh MaskablePPO learner on ``envs`` with the command line's settings."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.masked_policy import LeanMaskablePolicy
+
+    return MaskablePPO(
+        LeanMaskablePolicy if args.lean_policy else "MlpPolicy",
+        envs,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        learning_rate=DEFAULT_LEARNING_RATE if args.learning_rate is None else args.learning_rate,
+        n_epochs=args.epochs,
+        gamma=0.995,
+        gae_lambda=0.95,
+        ent_coef=DEFAULT_ENT_COEF if args.ent_coef is None else args.ent_coef,
+        seed=args.seed,
+        device="cpu",
+        policy_kwargs={"net_arch": [256, 256]},
+    )
+
+
 def _imitate_heuristic(model, args: argparse.Namespace) -> None:
     """Warm-start the policy on the heuristic agent's choices and the critic on their outcomes (agents/imitation.py)."""
     from agents.heuristic import HeuristicAgent
@@ -290,7 +367,35 @@ def _imitate_heuristic(model, args: argparse.Namespace) -> None:
 
 def train(args: argparse.Namespace) -> Path:
     """Run (or continue) training; returns the path of the final model."""
+    with learner_threads(args.threads):
+        return _train(args)
+
+
+@contextmanager
+def learner_threads(threads: int) -> Iterator[None]:
+    """Let torch use ``threads`` threads and numpy's BLAS one, inside the block.
+
+    numpy's BLAS only serves the snapshot opponents' small forward passes, and would otherwise start a thread
+    per core for each: on a busy machine those threads wait on each other, and a 16-row pass took 5 ms instead
+    of 0.5 (docs/training.md).
+    """
+    # the compiled engine's threads sleep between calls (gubs_env.fast sets this too, but only torch's import,
+    # which comes first here, reads it): a waiting thread would otherwise spin on the core the learner needs
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import torch
+    from threadpoolctl import threadpool_limits
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _train(args: argparse.Namespace) -> Path:
+    """:func:`train` within its thread limits."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
@@ -303,7 +408,6 @@ def train(args: argparse.Namespace) -> Path:
     )
     from gubs_env.files import write_atomically
 
-    torch.set_num_threads(1)  # the env processes use the other cores
     args.out.mkdir(parents=True, exist_ok=True)
     envs = make_envs(args)
     settings = {name: getattr(args, name) for name in RUN_SETTINGS}
@@ -318,20 +422,7 @@ def train(args: argparse.Namespace) -> Path:
         run.settings = settings
         print(f"resuming {args.out} at {model.num_timesteps:,} timesteps")
     else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            envs,
-            n_steps=args.n_steps,
-            batch_size=args.batch_size,
-            learning_rate=DEFAULT_LEARNING_RATE if args.learning_rate is None else args.learning_rate,
-            n_epochs=5,
-            gamma=0.995,
-            gae_lambda=0.95,
-            ent_coef=DEFAULT_ENT_COEF if args.ent_coef is None else args.ent_coef,
-            seed=args.seed,
-            device="cpu",
-            policy_kwargs={"net_arch": [256, 256]},
-        )
+        model = new_model(args, envs)
         if args.imitate_games:
             _imitate_heuristic(model, args)
         # committed at once: from here on the folder is a run that --resume can continue

@@ -597,15 +597,6 @@ def _add(c: np.ndarray, f: np.ndarray, seat: int, change: float) -> None:
     c[R_SCALARS, V_DELTA_SIZE] += 1
 
 
-@nb.njit(cache=True, inline="always")
-def _get_own(c: np.ndarray, f: np.ndarray) -> float:
-    """``delta.get(0, 0.0)``."""
-    for j in range(c[R_SCALARS, V_DELTA_SIZE]):
-        if c[R_DELTA_KEYS, j] == 0:
-            return f[W_DELTA + j]
-    return 0.0
-
-
 @nb.njit(cache=True)
 def _gain(
     ti: np.ndarray,
@@ -778,6 +769,7 @@ def _event_delta(
 
 @nb.njit(cache=True, inline="always")
 def _value_of(c: np.ndarray, f: np.ndarray, seat: int) -> float:
+    """``delta.get(seat, 0.0)``."""
     for j in range(c[R_SCALARS, V_DELTA_SIZE]):
         if c[R_DELTA_KEYS, j] == seat:
             return f[W_DELTA + j]
@@ -981,7 +973,7 @@ def _score_cancel(ti: np.ndarray, tf: np.ndarray, c: np.ndarray, f: np.ndarray, 
         c,
         f,
     )
-    if _get_own(c, f) >= 0:
+    if _value_of(c, f, 0) >= 0:
         harm -= tf[C_FOREIGN_HARM_MARGIN]
     cost = tf[TF_ANSWER_COST + ti[TI_TEMPLATES + 1 * NUM_ACTIONS + a]] * tf[TF_HOLD_DECAY + min(c[v, V_LETTERS], 2)]
     return (

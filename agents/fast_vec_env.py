@@ -61,14 +61,27 @@ ATTRIBUTES = ("learner_seat", "num_players", "render_mode")
 """Per-environment values ``get_attr`` returns."""
 
 
-def policy_logits(weights: PolicyWeights, observations: np.ndarray) -> np.ndarray:
-    """The actor's logits for a stack of observations, ``(k, 512)`` in, ``(k, 356)`` out: one numpy forward pass."""
+def policy_logits(
+    weights: PolicyWeights, observations: np.ndarray, ids: np.ndarray | None = None, first_t: np.ndarray | None = None
+) -> np.ndarray:
+    """The actor's logits for a stack of observations, ``(k, 512)`` in, ``(k, 356)`` out: one numpy forward pass.
+
+    With ``ids`` only those columns of the output are computed, ``(k, len(ids))``: the action head's rows of the
+    ids the rows may choose, a few dozen of 356. The first layer reads only the inputs that are non-zero in some
+    row (observations are sparse: a batch of them shares about a hundred non-zero inputs of 512), from
+    ``first_t``, the first weight transposed and contiguous (made here when not given).
+    """
     activation = ACTIVATION_FUNCTIONS[weights.activation]
-    x = observations
-    *hidden, (head_weight, head_bias) = weights.layers
+    (first_weight, first_bias), *hidden, (head_weight, head_bias) = weights.layers
+    if first_t is None:
+        first_t = np.ascontiguousarray(first_weight.T)
+    inputs = np.flatnonzero(observations.any(axis=0))
+    x = activation(observations[:, inputs] @ first_t[inputs] + first_bias)
     for weight, bias in hidden:
         x = activation(x @ weight.T + bias)
-    return x @ head_weight.T + head_bias
+    if ids is None:
+        return x @ head_weight.T + head_bias
+    return x @ head_weight[ids].T + head_bias[ids]
 
 
 def sample_masked(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -148,6 +161,9 @@ class FastSelfPlayVecEnv(VecEnv):
         self.pools = [OpponentPool(PoolConfig(**asdict(config)), seed + i) for i in range(num_envs)]
         self._episode_rngs = [np.random.default_rng(seed + i) for i in range(num_envs)]
         self._sample_rng = np.random.default_rng([seed, 2])
+        self._first_t: dict[int, tuple[PolicyWeights, np.ndarray]] = {}
+        """Per snapshot in play (by id, with the weights kept so an id is never reused), its first weight
+        transposed: made once, not at every forward pass; emptied when the pool changes."""
         self._chooser = np.random.default_rng([seed, 3]).integers(2**63, size=num_envs, dtype=np.uint64)
         self.learner_seat = np.zeros(num_envs, dtype=np.int64)
         self.seat_kinds = np.full((num_envs, MAX_PLAYERS), LEARNER, dtype=np.int8)
@@ -244,6 +260,7 @@ class FastSelfPlayVecEnv(VecEnv):
         """Replace every pool's snapshot list (what the training callback sends through ``env_method``)."""
         for pool in self.pools:
             pool.set_snapshots(paths)
+        self._first_t.clear()  # made again for the snapshots still in play
 
     def close(self) -> None:
         """Nothing to release: the games are arrays of this process."""
@@ -390,8 +407,13 @@ class FastSelfPlayVecEnv(VecEnv):
                 self._actions[i] = agent.act(games.obs[i], games.mask[i])
         for weights, members in groups.values():
             index = np.asarray(members)
-            logits = policy_logits(weights, games.obs[index])
-            self._actions[index] = sample_masked(logits, games.mask[index], self._sample_rng)
+            masks = games.mask[index]
+            ids = np.flatnonzero(masks.any(axis=0))  # the ids some of these games may choose
+            first_t = self._first_t.get(id(weights))
+            if first_t is None or first_t[0] is not weights:
+                first_t = self._first_t[id(weights)] = (weights, np.ascontiguousarray(weights.layers[0][0].T))
+            logits = policy_logits(weights, games.obs[index], ids, first_t[1])
+            self._actions[index] = ids[sample_masked(logits, masks[:, ids], self._sample_rng)]
 
     # --- results ----------------------------------------------------------------------------------
 

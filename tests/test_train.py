@@ -42,6 +42,19 @@ def test_default_budget_is_ten_minutes(tmp_path):
     assert 1 <= args.workers <= args.envs
 
 
+def test_each_engine_brings_its_own_defaults_and_flags_override_them(tmp_path):
+    fast = train.parse_args(["--out", str(tmp_path)])
+    assert fast.engine == "fast" and fast.lean_policy
+    assert (fast.envs, fast.n_steps, fast.batch_size, fast.epochs) == (64, 64, 1024, 5)
+    assert (fast.eval_every, fast.snapshot_every, fast.checkpoint_every) == (250_000, 150_000, 100_000)
+    reference = train.parse_args(["--engine", "reference", "--out", str(tmp_path)])
+    assert not reference.lean_policy  # the earlier path, as it was
+    assert (reference.envs, reference.n_steps, reference.batch_size, reference.epochs) == (8, 256, 256, 5)
+    assert (reference.eval_every, reference.snapshot_every, reference.checkpoint_every) == (50_000, 50_000, 25_000)
+    chosen = train.parse_args(["--envs", "16", "--epochs", "3", "--eval-every", "7", "--out", str(tmp_path)])
+    assert (chosen.envs, chosen.epochs, chosen.eval_every, chosen.n_steps) == (16, 3, 7, 64)
+
+
 def test_default_output_directory_skips_runs_already_there(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert train.parse_args([]).out == train.Path("runs/gubs")
@@ -165,6 +178,8 @@ def test_parallel_envs_mixed_table_sizes_and_imitation(tmp_path, capsys):
     argv = [
         "--steps",
         "300",
+        "--engine",
+        "reference",
         "--envs",
         "2",
         "--vec-env",

@@ -18,10 +18,11 @@ from agents.fast_vec_env import (
     RANDOM,
     SNAPSHOT,
     FastSelfPlayVecEnv,
+    policy_logits,
     sample_masked,
 )
 from agents.heuristic import HeuristicAgent
-from agents.ppo import MODELS_DIR, PRETRAINED
+from agents.ppo import MODELS_DIR, PRETRAINED, PPOAgent
 from agents.training import OpponentPool, PoolConfig, PoolSelfPlayEnv
 from gubs_env.engine import IllegalActionError
 from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
@@ -194,9 +195,9 @@ def test_each_snapshot_is_asked_once_per_round_for_all_its_games(monkeypatch):
     calls: list[Any] = []
     real_logits, real_step = fast_vec_env.policy_logits, env.games.step
 
-    def counting_logits(weights, observations):
+    def counting_logits(weights, observations, *rest):
         calls.append((id(weights), len(observations)))
-        return real_logits(weights, observations)
+        return real_logits(weights, observations, *rest)
 
     def marking_step(actions):
         calls.append("round")
@@ -217,6 +218,22 @@ def test_each_snapshot_is_asked_once_per_round_for_all_its_games(monkeypatch):
         weights = [w for w, _ in asked]
         assert len(weights) == len(set(weights)) <= 2  # never twice in a round
     assert max(size for asked in rounds for _, size in asked) > 3  # several games in one forward pass
+
+
+def test_the_sparse_forward_pass_gives_the_dense_ones_logits():
+    weights = PPOAgent.pretrained("2p").model
+    env = FastSelfPlayVecEnv(24, [2, 4], seed=3)
+    observations = env.reset()
+    masks = env.action_masks().astype(np.int8)
+    layers = [(w.astype(np.float64), b.astype(np.float64)) for w, b in weights.layers]
+    dense = observations.astype(np.float64)
+    for w, b in layers[:-1]:
+        dense = np.tanh(dense @ w.T + b)
+    dense = dense @ layers[-1][0].T + layers[-1][1]
+    np.testing.assert_allclose(policy_logits(weights, observations), dense, rtol=1e-4, atol=1e-4)
+    ids = np.flatnonzero(masks.any(axis=0))
+    np.testing.assert_allclose(policy_logits(weights, observations, ids), dense[:, ids], rtol=1e-4, atol=1e-4)
+    assert 0 < len(ids) < NUM_ACTIONS
 
 
 def test_sample_masked_draws_legal_ids_by_their_probabilities():
@@ -317,6 +334,17 @@ def test_stepping_before_reset_is_refused():
 # --- agreement with the reference path -----------------------------------------------------------
 
 
+def paired_envs(players: list[int], pool: PoolConfig, seed: int):
+    """A fast vector env and the reference envs it must equal, reset from ``seed``; their first observations equal."""
+    fast = FastSelfPlayVecEnv(len(players), players, pool)
+    fast.seed(seed)
+    obs = fast.reset()
+    refs = [PoolSelfPlayEnv(n, pool) for n in players]
+    expected = [ref.reset(seed=seed + i)[0] for i, ref in enumerate(refs)]
+    np.testing.assert_array_equal(obs, np.stack(expected))
+    return fast, refs, obs
+
+
 def test_same_games_as_pool_self_play_env_on_the_reference_engine(monkeypatch):
     """Same seeds, the learner's same ids, heuristic opponents (seeded alike): the same learner trajectories.
 
@@ -331,12 +359,7 @@ def test_same_games_as_pool_self_play_env_on_the_reference_engine(monkeypatch):
     monkeypatch.setattr(fast_vec_env, "heuristic_actions", counted)
     pool = HEURISTIC_ONLY
     players = [2, 3, 4, 5, 6]
-    fast = FastSelfPlayVecEnv(len(players), players, pool)
-    fast.seed(21)
-    obs = fast.reset()
-    refs = [PoolSelfPlayEnv(n, pool) for n in players]
-    expected = [ref.reset(seed=21 + i)[0] for i, ref in enumerate(refs)]
-    np.testing.assert_array_equal(obs, np.stack(expected))
+    fast, refs, obs = paired_envs(players, pool, 21)
     rng = np.random.default_rng(8)
     episodes = 0
     for _ in range(250):
@@ -364,12 +387,7 @@ def test_separate_heuristic_agents_in_one_game_keep_separate_generators(monkeypa
     """A pool that hands each seat its own HeuristicAgent: each draws its ties from its own stream, as in Python."""
     monkeypatch.setattr(OpponentPool, "_heuristic_agent", lambda pool: HeuristicAgent())
     players = [4, 6]
-    fast = FastSelfPlayVecEnv(len(players), players, HEURISTIC_ONLY)
-    fast.seed(4)
-    obs = fast.reset()
-    refs = [PoolSelfPlayEnv(n, HEURISTIC_ONLY) for n in players]
-    expected = [ref.reset(seed=4 + i)[0] for i, ref in enumerate(refs)]
-    np.testing.assert_array_equal(obs, np.stack(expected))
+    fast, refs, obs = paired_envs(players, HEURISTIC_ONLY, 4)
     assert len({id(agent) for agent in fast.seat_agents[1] if agent is not None}) == 5
     for _ in range(120):
         actions = first_legal(fast.action_masks())
@@ -434,9 +452,13 @@ def test_maskable_ppo_learns_on_it_with_snapshots_sent_by_env_method(tmp_path):
 
 @pytest.mark.parametrize(
     ("argv", "engine"),
-    [([], "reference"), (["--engine", "fast"], "fast"), (["--vec-env", "subproc"], "reference")],
+    [
+        ([], "fast"),
+        (["--engine", "reference"], "reference"),
+        (["--engine", "reference", "--vec-env", "subproc"], "reference"),
+    ],
 )
-def test_train_uses_the_reference_engine_unless_told_otherwise(argv, engine, tmp_path):
+def test_train_uses_the_fast_engine_unless_told_otherwise(argv, engine, tmp_path):
     import train
 
     args = train.parse_args([*argv, "--out", str(tmp_path / "run")])
@@ -455,6 +477,7 @@ def test_train_uses_the_reference_engine_unless_told_otherwise(argv, engine, tmp
         (["--engine", "compiled"], "invalid choice"),
         (["--engine"], "expected one argument"),
         (["--engine", "fast", "--vec-env", "subproc"], "needs --engine reference"),
+        (["--vec-env", "subproc"], "needs --engine reference"),
     ],
 )
 def test_train_refuses_bad_engines_clearly(argv, message, tmp_path, capsys):
