@@ -435,7 +435,7 @@ class FastSelfPlayVecEnv(VecEnv):
         ended = np.flatnonzero(dones)
         if not ended.size:
             return infos
-        scores = self.games.scores()
+        scores = self.games.scores(ended)
         for i in ended.tolist():
             n = int(self.num_players[i])
             info = infos[i]

@@ -271,10 +271,16 @@ class FastGames:
         """Per game, whether it has ended or was truncated."""
         return self.states[:, L.STEP] == int(Step.OVER)
 
-    def scores(self) -> np.ndarray:
-        """Points per game and seat now (int64, (N, 6); 0 for seats a game does not have)."""
+    def scores(self, games: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+        """Points per game and seat now (int64, (N, 6); 0 for seats a game does not have).
+
+        With ``games`` (indices), only those rows are filled; the others stay 0 (a caller that needs a few
+        games' scores at every step does not pay for the whole batch).
+        """
         out = np.zeros((self.num_games, MAX_PLAYERS), dtype=np.int64)
-        for i, row in enumerate(self.states):
+        rows = range(self.num_games) if games is None else [self._index(g) for g in np.asarray(games).tolist()]
+        for i in rows:
+            row = self.states[i]
             for s in range(int(row[L.NUM_PLAYERS])):
                 out[i, s] = score(row, s)
         return out

@@ -57,6 +57,23 @@ def test_shapes_and_dtypes() -> None:
     assert arrays == [id(a) for a in (games.mask, games.obs, games.actor, games.rewards)]  # written in place
 
 
+def test_scores_of_some_games_equal_those_rows_of_all() -> None:
+    games = FastGames(4, threads=1)
+    games.reset(seeds=[1, 2, 3, 4], num_players=[2, 3, 5, 6])
+    generator = np.random.default_rng(0)
+    for _ in range(300):  # random play, so that some sides score
+        chosen = np.array([generator.choice(np.flatnonzero(row)) if row.any() else -1 for row in games.mask])
+        games.step(chosen)
+    every = games.scores()
+    assert every.any()
+    some = games.scores([1, 3])
+    np.testing.assert_array_equal(some[[1, 3]], every[[1, 3]])
+    assert not some[[0, 2]].any()
+    for bad in ([4], [-1], [1.5]):
+        with pytest.raises(ValueError, match="game must be an int"):
+            games.scores(bad)
+
+
 def test_reset_deals_the_reference_games() -> None:
     games = FastGames(5, threads=1)
     games.reset(seeds=[10, 11, 12, 13, 14], num_players=[2, 3, 4, 5, 6])
