@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import re
@@ -382,7 +383,11 @@ def test_the_command_serves_the_game_and_saves_the_record_on_ctrl_c(tmp_path: Pa
     record_file = tmp_path / "game.json"
     argv = ["--web", "--port", "0", "--bots", "random", "--seed", "5", "--delay", "0", "--record", str(record_file)]
     command = [sys.executable, "-m", "gubs_env.play", *argv]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a suite started in the background by a shell inherits SIGINT ignored, and so would the server: give it Ctrl-C
+    restore_ctrl_c = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
+    server = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=restore_ctrl_c
+    )
     assert server.stdout is not None
     try:
         lines = [server.stdout.readline(), server.stdout.readline()]
