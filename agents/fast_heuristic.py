@@ -597,6 +597,14 @@ def _add(c: np.ndarray, f: np.ndarray, seat: int, change: float) -> None:
     c[R_SCALARS, V_DELTA_SIZE] += 1
 
 
+@nb.njit(cache=True, inline="always")
+def _worth_copy(f: np.ndarray) -> np.ndarray:
+    """``view.worth[:]``: the seats' worths copied into the scratch row, free to change."""
+    worth = f[W_COPY : W_COPY + MAX_PLAYERS]
+    worth[:] = f[W_WORTH : W_WORTH + MAX_PLAYERS]
+    return worth
+
+
 @nb.njit(cache=True)
 def _gain(
     ti: np.ndarray,
@@ -606,8 +614,7 @@ def _gain(
 ) -> float:
     """``View.gain``: change in standing when the seats' worths change by the delta."""
     n = c[R_SCALARS, V_N]
-    worth = f[W_COPY : W_COPY + MAX_PLAYERS]
-    worth[:] = f[W_WORTH : W_WORTH + MAX_PLAYERS]
+    worth = _worth_copy(f)
     for j in range(c[R_SCALARS, V_DELTA_SIZE]):
         seat = _wrap(c[R_DELTA_KEYS, j], n)
         worth[seat] += f[W_DELTA + j]
@@ -905,8 +912,7 @@ def _ring_gain(ti: np.ndarray, tf: np.ndarray, c: np.ndarray, f: np.ndarray, rin
     """``_ring_gain``: the best picks in turn, plus the chance to free the Ring's Gubs later."""
     n = c[R_SCALARS, V_N]
     free_worth = f[W_FREE_WORTH]
-    worth = f[W_COPY : W_COPY + MAX_PLAYERS]
-    worth[:] = f[W_WORTH : W_WORTH + MAX_PLAYERS]
+    worth = _worth_copy(f)
     for s in range(MAX_PLAYERS):
         c[R_FREE_COPY, s] = c[R_FREE, s]
     for _ in range(ring):
@@ -1073,8 +1079,7 @@ def _score_pick(ti: np.ndarray, tf: np.ndarray, c: np.ndarray, f: np.ndarray, se
     """``score_pick``: the standing once the Gub at ``seat`` is trapped too."""
     n = c[R_SCALARS, V_N]
     free_worth = f[W_FREE_WORTH]
-    worth = f[W_COPY : W_COPY + MAX_PLAYERS]
-    worth[:] = f[W_WORTH : W_WORTH + MAX_PLAYERS]
+    worth = _worth_copy(f)
     for s in range(n):
         worth[s] -= free_worth * c[R_RING_PICKS, s]
     worth[_wrap(seat, n)] -= free_worth
