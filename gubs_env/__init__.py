@@ -1,9 +1,10 @@
 """gubs_env: an exact Gubs rules engine and reinforcement-learning environments built on it.
 
 The engine (:mod:`gubs_env.engine`) needs only numpy; ``gubs_env.env()`` and ``gubs_env.raw_env`` (PettingZoo)
-and :mod:`gubs_env.wrappers` (Gymnasium) are imported on first use.
+and :mod:`gubs_env.envs.selfplay` (Gymnasium) are imported on first use.
 """
 
+from gubs_env import viz as _viz  # noqa: F401  (registers the table pictures every Game shows)
 from gubs_env.engine import (
     CARDS,
     Action,
@@ -24,6 +25,7 @@ __all__ = [
     "InvalidStateError",
     "Kind",
     "RuleOptions",
+    "SelfPlayEnv",
     "env",
     "raw_env",
 ]
@@ -32,8 +34,8 @@ __all__ = [
 def __getattr__(name: str):
     # The RL environments need gymnasium and pettingzoo: import them only when asked for, so that the
     # engine alone works without those packages.
-    if name in ("env", "raw_env"):
-        from gubs_env.envs import gubs_aec
+    if name in ("env", "raw_env", "SelfPlayEnv"):
+        from gubs_env import envs
 
-        return getattr(gubs_aec, name)
+        return getattr(envs, name)
     raise AttributeError(f"module 'gubs_env' has no attribute {name!r}")

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from gubs_env.cli import CommandParser, non_negative_int, player_count, positive_int, run_command
 from gubs_env.engine import Game
+from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int, run_command
 
 
 @dataclass

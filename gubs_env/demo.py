@@ -1,6 +1,6 @@
 """Print one seeded game played by uniformly random players, as every seat saw it.
 
-Usage: ``python -m gubs_env.demo --players 3 --seed 7 --view 0``. Exit status (see :mod:`gubs_env.cli`): 0 when
+Usage: ``python -m gubs_env.demo --players 3 --seed 7 --view 0``. Exit status (see :mod:`gubs_env.support.cli`): 0 when
 the game was printed; 2 for a bad command line; 130 after Ctrl-C; 141 when the reader closes the output early.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 import sys
 
-from gubs_env.cli import EXIT_OK, CommandParser, non_negative_int, player_count, run_command
 from gubs_env.engine import Game
+from gubs_env.support.cli import EXIT_OK, CommandParser, non_negative_int, player_count, run_command
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,7 @@
 """Replay a saved game record and check that it reaches the recorded final state.
 
-Usage: ``python -m gubs_env.replay FILE [--view SEAT] [--quiet]``. Exit status (see :mod:`gubs_env.cli`): 0 when
+Usage: ``python -m gubs_env.replay FILE [--view SEAT] [--quiet]``.
+Exit status (:mod:`gubs_env.support.cli`): 0 when
 the record replays to its recorded result; 1, with one ``error:`` line, when the file cannot be read, is too
 large, is not a record, or does not replay to its recorded result; 2 for a bad command line (a ``--view`` seat
 the record does not have included); 130 after Ctrl-C; 141 when the reader closes the output early.
@@ -11,10 +12,10 @@ from __future__ import annotations
 
 import sys
 
-from gubs_env.cli import EXIT_FAILURE, EXIT_OK, CommandParser, run_command
 from gubs_env.engine import Game
-from gubs_env.record import GameRecord, RecordError, replay
-from gubs_env.transcript import transcript
+from gubs_env.records.record import GameRecord, RecordError, replay
+from gubs_env.records.transcript import transcript
+from gubs_env.support.cli import EXIT_FAILURE, EXIT_OK, CommandParser, run_command
 from gubs_env.viz.replay_html import ALL_SEEING, view_choice, write_replay_html
 
 PROG = "python -m gubs_env.replay"

@@ -1,8 +1,8 @@
 """Every command line meets bad input with one error line and a documented exit status, never a traceback.
 
-The exit statuses are those of :mod:`gubs_env.cli` (documented in docs/security.md). Model files here are built
-by the tests: unloadable in nine ways, each of which must stop ``agents.evaluate``, ``gubs_env.play`` and
-``agents.select`` with status 2 and one line on stderr before any game is played.
+The exit statuses are those of :mod:`gubs_env.support.cli` (documented in docs/security.md). Model files here are built
+by the tests: unloadable in nine ways, each of which must stop ``agents.evaluate``, ``agents.play.terminal`` and
+``agents.evaluate.select`` with status 2 and one line on stderr before any game is played.
 """
 
 from __future__ import annotations
@@ -22,12 +22,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents import evaluate, select
-from gubs_env import cli, play
-from gubs_env.envs import action_table, observation
+from agents.evaluate import command as evaluate
+from agents.evaluate import select
+from agents.play import terminal as play
+from gubs_env.encoding import action_table, observation
+from gubs_env.support import cli
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED_MODEL = ROOT / "agents" / "models" / "gubs_2p.zip"
+SHIPPED_MODEL = ROOT / "agents" / "bots" / "models" / "gubs_2p.zip"
 
 
 # --- model files that cannot be loaded -------------------------------------------------------------
@@ -136,7 +138,7 @@ def test_an_unloadable_model_stops_play_with_status_2(kind: str, tmp_path: Path,
     with pytest.raises(SystemExit) as stop:
         play.main(["--bots", str(model), "--seed", "1"], stdin=io.StringIO("1\n"), stdout=screen)
     assert stop.value.code == cli.EXIT_USAGE
-    _one_error_line(capsys.readouterr().err, "python -m gubs_env.play")
+    _one_error_line(capsys.readouterr().err, "python -m agents.play")
     assert screen.getvalue() == ""  # the game never started
     assert not (tmp_path / "PAYLOAD_RAN").exists()
 
@@ -149,7 +151,7 @@ def test_an_unloadable_checkpoint_stops_select_with_status_2(kind: str, tmp_path
     with pytest.raises(SystemExit) as stop:
         select.main([str(run_dir), "--games", "2"])
     assert stop.value.code == cli.EXIT_USAGE
-    _one_error_line(capsys.readouterr().err, "python -m agents.select")
+    _one_error_line(capsys.readouterr().err, "python -m agents.evaluate.select")
     assert not (tmp_path / "PAYLOAD_RAN").exists()
 
 
@@ -169,9 +171,9 @@ def _never_played(*args: object, **kwargs: object) -> None:
 
 @pytest.mark.parametrize("layout", ["out_is_a_file", "out_under_a_file", "csv_is_a_folder", "records_is_a_file"])
 def test_evaluate_refuses_an_unwritable_output_before_playing(layout: str, tmp_path: Path, monkeypatch, capsys):
-    import agents.tournament
+    import agents.evaluate.tournament
 
-    monkeypatch.setattr(agents.tournament, "run_tournament", _never_played)
+    monkeypatch.setattr(agents.evaluate.tournament, "run_tournament", _never_played)
     (tmp_path / "file").write_text("")
     (tmp_path / "out" / "tournament.csv").mkdir(parents=True)
     flag, target = {
@@ -196,17 +198,17 @@ def test_select_refuses_an_unwritable_export_before_playing(tmp_path: Path, monk
         select.main([str(tmp_path / "run"), "--export", str(tmp_path / "file" / "best.npz")])
     assert stop.value.code == cli.EXIT_USAGE
     err = capsys.readouterr().err
-    _one_error_line(err, "python -m agents.select")
+    _one_error_line(err, "python -m agents.evaluate.select")
     assert "--export: " in err
 
 
 def test_evaluate_reports_an_output_that_fails_after_all_with_status_1(tmp_path: Path, monkeypatch, capsys) -> None:
-    import agents.tournament
+    import agents.evaluate.tournament
 
     def full_disk(self: object, out_dir: object) -> list[Path]:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(agents.tournament.TournamentResult, "save", full_disk)
+    monkeypatch.setattr(agents.evaluate.tournament.TournamentResult, "save", full_disk)
     code = evaluate.main(["random", "heuristic", "--games", "2", "--jobs", "1", "--out", str(tmp_path / "out")])
     assert code == cli.EXIT_FAILURE
     err = capsys.readouterr().err
@@ -238,8 +240,8 @@ def _with_closed_stdout(argv: list[str]) -> tuple[int, str]:
     "argv",
     [
         ["-m", "gubs_env.demo"],
-        ["-m", "gubs_env.play", "--watch", "--delay", "0", "--seed", "3", "--bots", "random"],
-        ["-m", "gubs_env.envs.action_table"],
+        ["-m", "agents.play", "--watch", "--delay", "0", "--seed", "3", "--bots", "random"],
+        ["-m", "gubs_env.encoding.action_table"],
     ],
 )
 def test_a_closed_stdout_stops_quietly_with_status_141(argv: list[str]) -> None:
@@ -295,7 +297,7 @@ def test_replay_of_an_endless_file_is_refused_quickly() -> None:
 
 def test_play_reads_undecodable_input_as_a_bad_reply() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "gubs_env.play", "--seed", "1", "--bots", "random"],
+        [sys.executable, "-m", "agents.play", "--seed", "1", "--bots", "random"],
         input=b"\xff\xfe\x80\nq\n",
         capture_output=True,
         cwd=ROOT,
@@ -371,7 +373,7 @@ class _Started(Exception):
 
 
 def _build_then_start(agents: list[str], **settings: object) -> None:
-    from agents.registry import make_agent
+    from agents.bots.registry import make_agent
 
     for spec in agents:
         make_agent(spec)  # the real run_tournament builds every agent before any game
@@ -401,13 +403,14 @@ NUMBERS = [
 PATHS = ["good.json", "bad.json", "/dev/null", "missing.json", "bad.zip", "missing.zip", "run", "badrun", "file"]
 PATHS += ["file/x", "out", "/proc/out", "page.html"]
 SPECS = ["random", "heuristic", "nobody", "random,heuristic", "heuristic,random,random", ",", "ppo-9p", "bad.zip"]
-SPECS += ["agents.random_agent:RandomAgent", "no.such.module:Agent", "agents.random_agent:Nothing", "bad.zip:sample"]
+SPECS += ["agents.bots.random_agent:RandomAgent", "no.such.module:Agent", "agents.bots.random_agent:Nothing"]
+SPECS += ["bad.zip:sample"]
 SWITCH = None
 """An option that takes no value."""
 
 COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
     "play": (
-        "gubs_env.play",
+        "agents.play.terminal",
         [],
         {
             "--players": NUMBERS,
@@ -437,7 +440,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         },
     ),
     "select": (
-        "agents.select",
+        "agents.evaluate.select",
         PATHS,
         {
             "--players": NUMBERS,
@@ -479,8 +482,8 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--learning-rate": NUMBERS,
         },
     ),
-    "action_table": ("gubs_env.envs.action_table", [], {"--players": NUMBERS}),
-    "observation": ("gubs_env.envs.observation", [], {"--players": NUMBERS}),
+    "action_table": ("gubs_env.encoding.action_table", [], {"--players": NUMBERS}),
+    "observation": ("gubs_env.encoding.observation", [], {"--players": NUMBERS}),
 }
 
 
@@ -493,9 +496,9 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         replies = "1\nh\n2\nq\n"
         return lambda argv: module.main(argv, stdin=io.StringIO(replies), stdout=io.StringIO(), sleep=_no_pause)
     if name == "evaluate":
-        import agents.tournament
+        import agents.evaluate.tournament
 
-        monkeypatch.setattr(agents.tournament, "run_tournament", _build_then_start)
+        monkeypatch.setattr(agents.evaluate.tournament, "run_tournament", _build_then_start)
     if name == "select":
         monkeypatch.setattr(module, "evaluate_candidates", lambda *args, **kwargs: _raise(_Started()))
     if name in ("bench", "train"):
@@ -534,7 +537,7 @@ def _argv_for(draw: st.DrawFn, name: str) -> list[str]:
 def cli_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A working folder holding the files the random command lines name."""
     from gubs_env.engine import Game
-    from gubs_env.record import GameRecord
+    from gubs_env.records.record import GameRecord
 
     game = Game(2, seed=1)
     while not game.is_over:

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from gubs_env.files import FileTooLargeError, read_bounded, write_atomically
+from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomically
 
 
 def test_a_file_within_the_limit_is_read_whole(tmp_path):
@@ -37,7 +37,7 @@ def test_an_atomic_write_leaves_no_temporary_file_and_replaces_the_old_content(t
 
 
 def test_the_first_free_folder_skips_taken_ones(tmp_path):
-    from gubs_env.files import first_free_folder
+    from gubs_env.support.files import first_free_folder
 
     taken = {tmp_path / "run", tmp_path / "run-2"}
     assert first_free_folder(tmp_path / "run", taken.__contains__) == tmp_path / "run-3"

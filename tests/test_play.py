@@ -1,4 +1,4 @@
-"""The terminal game, ``python -m gubs_env.play``: scripted sessions, leaving early, watching, CLI errors."""
+"""The terminal game, ``python -m agents.play``: scripted sessions, leaving early, watching, CLI errors."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from agents.play.terminal import EXIT_INTERRUPTED, HELP, TerminalPlayer, decision_text, main
 from gubs_env.engine import Game
-from gubs_env.play import EXIT_INTERRUPTED, HELP, TerminalPlayer, decision_text, main
-from gubs_env.record import GameRecord, replay
+from gubs_env.records.record import GameRecord, replay
 from tests.helpers import table
 
 PROMPT = re.compile(r"Your choice \(1-(\d+), h for help\): $")
@@ -226,7 +226,7 @@ def test_bad_command_lines_exit_2_with_a_message(argv: list[str], message: str, 
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert message in err
-    assert err.startswith("python -m gubs_env.play: error: ") and err.count("\n") == 1  # one line, no usage
+    assert err.startswith("python -m agents.play: error: ") and err.count("\n") == 1  # one line, no usage
 
 
 def test_the_human_answers_an_interrupt_window() -> None:
@@ -275,10 +275,10 @@ def test_follow_up_decisions_say_where_they_stand() -> None:
 
 
 def test_the_module_runs_and_imports_no_agents_until_needed() -> None:
-    code = "import sys, gubs_env.play; assert not {'agents', 'torch'} & set(sys.modules), sorted(sys.modules)"
+    code = "import sys, agents.play.terminal; assert not {'agents', 'torch'} & set(sys.modules), sorted(sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)
     done = subprocess.run(
-        [sys.executable, "-m", "gubs_env.play", "--watch", "--delay", "0", "--bots", "random", "--seed", "8"],
+        [sys.executable, "-m", "agents.play", "--watch", "--delay", "0", "--bots", "random", "--seed", "8"],
         capture_output=True,
         text=True,
         check=False,

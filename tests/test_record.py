@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from gubs_env.engine import Game, Op
-from gubs_env.record import RESULT_KEYS, GameRecord, RecordError, replay, result_of
+from gubs_env.records.record import RESULT_KEYS, GameRecord, RecordError, replay, result_of
+from gubs_env.records.transcript import entry_line
 from gubs_env.replay import main as replay_main
-from gubs_env.transcript import entry_line
 from tests.helpers import table
 
 
@@ -226,13 +226,13 @@ def test_undecodable_or_deeply_nested_files_are_refused(tmp_path: Path) -> None:
 
 
 def test_a_record_file_is_read_with_a_size_cap(tmp_path: Path, monkeypatch) -> None:
-    import gubs_env.record
+    import gubs_env.records.record
 
     with pytest.raises(RecordError, match="larger than a game record can be"):
         GameRecord.load("/dev/zero")  # endless: only the cap's worth is read
     path = tmp_path / "big.json"
     path.write_text(" " * 101 + "{}")
-    monkeypatch.setattr(gubs_env.record, "MAX_RECORD_BYTES", 100)
+    monkeypatch.setattr(gubs_env.records.record, "MAX_RECORD_BYTES", 100)
     with pytest.raises(RecordError, match="larger than a game record can be"):
         GameRecord.load(path)
 
@@ -314,7 +314,8 @@ def test_replay_runs_as_a_module(record_file: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "The replay reaches the recorded final state." in done.stdout
-    done = subprocess.run([sys.executable, "-m", "gubs_env.replay", "missing.json"], capture_output=True, text=True)
+    command = [sys.executable, "-m", "gubs_env.replay", "missing.json"]
+    done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 1 and done.stderr.startswith("python -m gubs_env.replay: error: ")
 
 

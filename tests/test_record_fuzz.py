@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from gubs_env.engine import Game
 from gubs_env.engine.cards import Kind
-from gubs_env.record import EVENT_KEYS, RECORD_KEYS, RESULT_KEYS, GameRecord, RecordError, replay
+from gubs_env.records.record import EVENT_KEYS, RECORD_KEYS, RESULT_KEYS, GameRecord, RecordError, replay
 
 EXAMPLE_SECONDS = 10
 """Far more than any example needs (milliseconds): only a hang reaches it."""

@@ -13,7 +13,7 @@ import pytest
 
 from gubs_env.engine import Game
 from gubs_env.engine.actions import Op
-from gubs_env.record import GameRecord, RecordError
+from gubs_env.records.record import GameRecord, RecordError
 from gubs_env.replay import main as replay_main
 from gubs_env.viz.replay_html import ALL_SEEING, all_seeing_line, replay_html, script_json, view_choice
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agents.tournament import AgentRating, PairingResult, TournamentResult
+from agents.evaluate.tournament import AgentRating, PairingResult, TournamentResult
 from gubs_env.demo import main as demo_main
 from gubs_env.engine import Game
 from gubs_env.engine.cards import CARDS, COPIES

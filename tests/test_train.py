@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-import train
+from agents.training import main as train
 
 TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-progress"]
 
@@ -67,7 +67,7 @@ def test_default_output_directory_skips_runs_already_there(tmp_path, monkeypatch
 
 def committed_run(folder, **state):
     """A run folder whose run.json commits a (fake) checkpoint: enough for parse_args, which only verifies it."""
-    from agents.training import RunState, commit_checkpoint
+    from agents.training.runs import RunState, commit_checkpoint
 
     class Model:
         def save(self, target):
@@ -167,7 +167,7 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     assert resumed["seconds"] > state["seconds"]
     assert len(read_eval(out / "eval.csv")) > len(first)
     assert len(list((out / "logs").glob("from_*/progress.csv"))) == 2  # the first part's log is kept
-    from agents.model_file import load_policy
+    from agents.bots.model_file import load_policy
 
     for path in [out / "model.zip", out / resumed["checkpoint"], *out.glob("snapshots/*.zip")]:
         assert load_policy(path).activation == "tanh"  # everything train.py writes loads through the safe path

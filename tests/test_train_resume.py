@@ -1,6 +1,6 @@
 """train.py --resume after a kill at any step of a run, and run folders that must not be trusted.
 
-A kill is simulated in process by making :func:`agents.training.crash_point` stop the run at a chosen point
+A kill is simulated in process by making :func:`agents.training.runs.crash_point` stop the run at a chosen point
 (the files on disk are then what a kill there would leave), and once for real in a subprocess through the
 ``GUBS_TRAIN_CRASH_AT`` hook. Budgets are tiny: two envs, 32-step rollouts, a few hundred timesteps.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import agents.training as training
-import train
+import agents.training.runs as training
+from agents.training import main as train
 from tests.agents.test_model_file import evil_model_zip
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
+from agents.play.terminal import main as play_main
+from agents.play.web.options import is_loopback
+from agents.play.web.page import page_html
+from agents.play.web.server import MAX_BODY, GameServer, parse_request
+from agents.play.web.session import RequestError
 from gubs_env.engine import Step
-from gubs_env.play import main as play_main
-from gubs_env.record import GameRecord, replay
-from gubs_env.web.options import is_loopback
-from gubs_env.web.page import page_html
-from gubs_env.web.server import MAX_BODY, GameServer, parse_request
-from gubs_env.web.session import RequestError
+from gubs_env.records.record import GameRecord, replay
 from tests.web_helpers import WINDOW_PLAYERS, WINDOWS, served, web_game, window_seed
 
 SEED = 3
@@ -290,7 +290,7 @@ def test_an_unknown_method_or_a_garbage_request_line_gets_a_json_error(client: C
 
 @pytest.mark.parametrize(
     "path",
-    ["/index.html", "/api", "/api/state/", "/../../etc/passwd", "/gubs_env/web/page.py", "/<script>alert(1)</script>"],
+    ["/index.html", "/api", "/api/state/", "/../../etc/passwd", "/web/page.py", "/<script>alert(1)</script>"],
 )
 def test_unknown_paths_are_404_and_serve_no_file(client: Client, path: str) -> None:
     for method, body in (("GET", None), ("POST", "{}")):
@@ -382,7 +382,7 @@ def test_a_port_in_use_exits_1(capsys) -> None:
 def test_the_command_serves_the_game_and_saves_the_record_on_ctrl_c(tmp_path: Path) -> None:
     record_file = tmp_path / "game.json"
     argv = ["--web", "--port", "0", "--bots", "random", "--seed", "5", "--delay", "0", "--record", str(record_file)]
-    command = [sys.executable, "-m", "gubs_env.play", *argv]
+    command = [sys.executable, "-m", "agents.play", *argv]
     # a suite started in the background by a shell inherits SIGINT ignored, and so would the server: give it Ctrl-C
     restore_ctrl_c = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
     server = subprocess.Popen(
@@ -417,8 +417,8 @@ def test_the_human_is_asked_in_windows_only_when_holding_an_answer() -> None:
 
 
 def test_web_game_refuses_seats_bots_and_delays_that_do_not_fit() -> None:
+    from agents.play.web.session import WebGame
     from gubs_env.engine import Game
-    from gubs_env.web.session import WebGame
 
     bot = web_game(SEED).bots[1]
     with pytest.raises(ValueError, match="human's seat"):

@@ -8,10 +8,10 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from gubs_env import IllegalActionError
-from gubs_env.envs.action_table import NUM_ACTIONS, TEMPLATES, encode
-from gubs_env.envs.observation import OBS_SIZE
-from gubs_env.envs.observation import encode as encode_obs
-from gubs_env.wrappers import RandomOpponent, SelfPlayEnv
+from gubs_env.encoding.action_table import NUM_ACTIONS, TEMPLATES, encode
+from gubs_env.encoding.observation import OBS_SIZE
+from gubs_env.encoding.observation import encode as encode_obs
+from gubs_env.envs.selfplay import RandomOpponent, SelfPlayEnv
 
 
 def learner_legal_ids(env: SelfPlayEnv) -> set[int]:

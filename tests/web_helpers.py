@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from agents.registry import make_agent
+from agents.bots.registry import make_agent
+from agents.play.table import BotPlayer
+from agents.play.web.server import GameServer
+from agents.play.web.session import WebGame
 from gubs_env.engine import Game, Step
-from gubs_env.play import BotPlayer
-from gubs_env.web.server import GameServer
-from gubs_env.web.session import WebGame
 
 WINDOWS = (Step.CANCEL, Step.FLOP, Step.CURE)
 """The decisions taken out of turn: interrupt windows."""

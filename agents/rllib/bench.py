@@ -19,7 +19,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gubs_env.cli import non_negative_int, positive_float
+from gubs_env.support.cli import non_negative_int, positive_float
 
 _RLLIB_RATE = re.compile(r"([\d,]+) learner steps/s, ([\d,]+) env steps/s")
 _SB3_RATE = re.compile(r"trained [\d,]+ timesteps in [\d.]+ min \(([\d,]+) steps/s\)")

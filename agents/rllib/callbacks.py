@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.model_file import PolicyWeights
-from agents.ppo import PPOAgent
+from agents.bots.model_file import PolicyWeights
+from agents.bots.ppo import PPOAgent
 from agents.rllib.module import actor_layers
 from agents.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, PoolSettings, push_snapshots, take_snapshot
-from agents.training import append_csv, evaluation_rows
+from agents.training.runs import append_csv, evaluation_rows
 
 EVAL_KEY = "gubs_eval"
 """Where a training result holds the evaluation rows (absent in iterations without one)."""

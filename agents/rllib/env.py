@@ -23,10 +23,10 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
+from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
-from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
-from gubs_env.envs.observation import OBS_SIZE, encode
 
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"

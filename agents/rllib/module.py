@@ -5,7 +5,7 @@ ids pushed to the lowest float before the action distribution is built: sampling
 ever pick a legal id, and the PPO loss sees the same masked distribution. The actor is a plain MLP (one
 activation kind) followed by a linear head, so :func:`actor_layers` can export exactly what it computes.
 
-:class:`FixedAgentModule` lets any :class:`agents.base.Agent` (the random and heuristic agents) play a seat as a
+:class:`FixedAgentModule` lets any :class:`agents.bots.base.Agent` (the random and heuristic agents) play a seat as a
 module of the multi-agent module: never trained, it hands back the agent's actions directly.
 """
 
@@ -20,7 +20,7 @@ from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPP
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
-from agents.base import Agent
+from agents.bots.base import Agent
 from agents.rllib.env import MASK_KEY, OBS_KEY
 
 ACTIVATIONS: dict[type[torch.nn.Module], str] = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
@@ -111,11 +111,11 @@ def actor_layers(module: MaskedPPOModule) -> tuple[list[tuple[np.ndarray, np.nda
 def _fixed_agent(name: str, seed: int) -> Agent:
     """The fixed agent a :class:`FixedAgentModule` plays: ``random`` or ``heuristic``."""
     if name == "random":
-        from agents.random_agent import RandomAgent
+        from agents.bots.random_agent import RandomAgent
 
         return RandomAgent(seed)
     if name == "heuristic":
-        from agents.heuristic import HeuristicAgent
+        from agents.bots.heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
     raise ValueError(f"a fixed-agent module plays 'random' or 'heuristic', not {name!r}")

@@ -22,8 +22,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gubs_env.cli import non_negative_float, non_negative_int, player_count, positive_float, positive_int, probability
-from gubs_env.files import first_free_folder
+from gubs_env.support.cli import (
+    non_negative_float,
+    non_negative_int,
+    player_count,
+    positive_float,
+    positive_int,
+    probability,
+)
+from gubs_env.support.files import first_free_folder
 
 CHECKPOINT = "checkpoint"
 RUN_FILE = "run.json"
@@ -56,7 +63,7 @@ class RunState:
         Raises:
             ValueError: the file is missing, not JSON, or not a run state.
         """
-        from gubs_env.files import read_bounded
+        from gubs_env.support.files import read_bounded
 
         if not path.is_file():  # not a device or a pipe, which could block the read
             raise ValueError(f"no run state at {path} (not a regular file)")
@@ -83,7 +90,7 @@ class RunState:
 
     def write(self, path: Path) -> None:
         """Write as JSON, atomically."""
-        from gubs_env.files import write_atomically
+        from gubs_env.support.files import write_atomically
 
         write_atomically(path, json.dumps(asdict(self), indent=1).encode())
 
@@ -208,7 +215,7 @@ def build_config(args: argparse.Namespace, callback: Any = None) -> Any:
     from agents.rllib.env import GubsMultiAgentEnv, observation_space
     from agents.rllib.module import FixedAgentModule
     from agents.rllib.selfplay import HEURISTIC, MAIN, RANDOM, PoolSettings, SeatMapping
-    from gubs_env.envs.action_table import NUM_ACTIONS
+    from gubs_env.encoding.action_table import NUM_ACTIONS
 
     pool = PoolSettings(args.p_random, args.p_heuristic, args.pool_size)
     obs_space = observation_space()
@@ -262,7 +269,7 @@ def main_spec(hidden: list[int]) -> Any:
 
     from agents.rllib.env import observation_space
     from agents.rllib.module import MaskedPPOModule
-    from gubs_env.envs.action_table import NUM_ACTIONS
+    from gubs_env.encoding.action_table import NUM_ACTIONS
 
     return RLModuleSpec(
         module_class=MaskedPPOModule,
@@ -350,8 +357,8 @@ def save_checkpoint(algorithm: Any, out: Path, state: RunState) -> Path:
 
 
 def export_policy(algorithm: Any, module: Any, path: Path) -> Path:
-    """Write ``main``'s actor in the weights-only format of :mod:`agents.model_file`."""
-    from agents.model_file import save_policy
+    """Write ``main``'s actor in the weights-only format of :mod:`agents.bots.model_file`."""
+    from agents.bots.model_file import save_policy
     from agents.rllib.module import actor_layers
     from agents.rllib.selfplay import MAIN
 
@@ -454,6 +461,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from gubs_env.cli import run_command
+    from gubs_env.support.cli import run_command
 
     sys.exit(run_command(main))

@@ -8,7 +8,7 @@ from gubs_env.engine.cards import CARDS, CardSpec, CardType, Kind
 from gubs_env.engine.game import Game, IllegalActionError
 from gubs_env.engine.log import Fact, LogEntry
 from gubs_env.engine.options import RuleOptions
-from gubs_env.engine.serialize import InvalidStateError, action_from_dict, action_to_dict
+from gubs_env.engine.positions.serialize import InvalidStateError, action_from_dict, action_to_dict
 from gubs_env.engine.state import GameState, Pending, Side, Step
 
 __all__ = [

@@ -13,21 +13,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from gubs_env.engine import rules
+from gubs_env.engine import display, rules
 from gubs_env.engine.actions import Action, mistyped_fields
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from gubs_env.engine.display import TablePicture
 from gubs_env.engine.log import Fact, LogEntry
 from gubs_env.engine.options import RuleOptions
-from gubs_env.engine.serialize import brief, state_from_dict, state_to_dict, state_to_dict_checked
+from gubs_env.engine.positions.serialize import brief, state_from_dict, state_to_dict, state_to_dict_checked
 from gubs_env.engine.setup import new_state
 from gubs_env.engine.state import GameState, Pending, Step
-
-if TYPE_CHECKING:
-    from gubs_env.viz.svg import TableView
 
 
 class IllegalActionError(ValueError):
@@ -286,22 +284,16 @@ class Game:
 
     def _repr_svg_(self) -> str:
         """Jupyter shows a game as the all-seeing picture of its table."""
-        from gubs_env.viz.svg import table_svg
+        return display.table_svg(self, None)
 
-        return table_svg(self)
-
-    def view(self, seat: int | None) -> TableView:
+    def view(self, seat: int | None) -> TablePicture:
         """The table as ``seat`` sees it (``None``: all-seeing), shown as a picture in Jupyter, as text elsewhere.
 
         Raises:
             ValueError: ``seat`` is not a seat of this game.
         """
-        from gubs_env.viz.svg import TableView
-
-        return TableView(self, seat)
+        return display.view(self, seat)
 
     def save_svg(self, path: str | Path, viewer: int | None = None) -> Path:
         """Write the picture of the table as ``viewer`` sees it (``None``: all-seeing) to an ``.svg`` file."""
-        from gubs_env.viz.svg import save_svg
-
-        return save_svg(self, path, viewer)
+        return display.save_svg(self, path, viewer)

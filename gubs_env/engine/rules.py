@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gubs_env.engine import effects, events
 from gubs_env.engine.actions import (
     BLINDFOLDABLE,
     CANCELLABLE,
@@ -25,7 +24,7 @@ from gubs_env.engine.actions import (
     make,
     target_space,
 )
-from gubs_env.engine.cards import EVENTS, HAND_LIMIT, LETTERS, Kind
+from gubs_env.engine.cards import EVENTS, HAND_LIMIT, LETTERS, Kind, effects, events
 from gubs_env.engine.log import Count, Fact
 from gubs_env.engine.state import RING_BASE, RING_SIZES, GameState, Pending, Step
 

@@ -1,7 +1,6 @@
-"""RL environments over the engine: PettingZoo AEC (``env``, ``raw_env``) and the encodings they use.
+"""RL environments over the engine: PettingZoo AEC (``env``, ``raw_env``) and Gymnasium self-play (``SelfPlayEnv``).
 
-The names are imported on first use, so that ``python -m gubs_env.envs.action_table`` (and ``observation``)
-run their module once, as the program, rather than after the package imported it already.
+The names are imported on first use, so that the engine alone works without gymnasium and pettingzoo.
 """
 
 from __future__ import annotations
@@ -9,17 +8,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_SOURCES = {
-    "NUM_ACTIONS": "action_table",
-    "decode": "action_table",
-    "encode": "action_table",
-    "env": "gubs_aec",
-    "raw_env": "gubs_aec",
-    "LAYOUT": "observation",
-    "OBS_SIZE": "observation",
-}
+_SOURCES = {"env": "gubs_aec", "raw_env": "gubs_aec", "SelfPlayEnv": "selfplay"}
 
-__all__ = ["LAYOUT", "NUM_ACTIONS", "OBS_SIZE", "decode", "encode", "env", "raw_env"]
+__all__ = ["SelfPlayEnv", "env", "raw_env"]
 
 
 def __getattr__(name: str) -> Any:

@@ -16,10 +16,10 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
+from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game
-from gubs_env.engine.serialize import brief
-from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
-from gubs_env.envs.observation import OBS_SIZE, encode
+from gubs_env.engine.positions.serialize import brief
 
 RENDER_MODES = ("ansi", "human")
 

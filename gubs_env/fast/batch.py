@@ -18,14 +18,14 @@ from typing import Any
 import numba as nb
 import numpy as np
 
+from gubs_env.encoding.action_table import NUM_ACTIONS, describe_id
+from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import Game, IllegalActionError
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.game import check_player_count
 from gubs_env.engine.options import LETTER_PLACEMENTS, MAX_TURNS_LIMIT, RuleOptions
-from gubs_env.engine.serialize import check_state
+from gubs_env.engine.positions.serialize import check_state
 from gubs_env.engine.state import Step
-from gubs_env.envs.action_table import NUM_ACTIONS, describe_id
-from gubs_env.envs.observation import OBS_SIZE
 from gubs_env.fast import kernels
 from gubs_env.fast import layout as L
 from gubs_env.fast.convert import row_to_dict, state_to_row

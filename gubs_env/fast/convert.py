@@ -15,7 +15,7 @@ from gubs_env.engine import Game
 from gubs_env.engine.actions import Op, Part, Use, make
 from gubs_env.engine.cards import BARRICADES, CARDS, RINGS, Kind
 from gubs_env.engine.options import LETTER_PLACEMENTS
-from gubs_env.engine.serialize import FORMAT_VERSION, action_to_dict
+from gubs_env.engine.positions.serialize import FORMAT_VERSION, action_to_dict
 from gubs_env.engine.state import GameState, Step
 from gubs_env.fast import layout as L
 from gubs_env.fast.rng import state_from_numpy, state_to_numpy

@@ -1,4 +1,4 @@
-"""The observation vector of :mod:`gubs_env.envs.observation`, compiled, bit for bit.
+"""The observation vector of :mod:`gubs_env.encoding.observation`, compiled, bit for bit.
 
 Each value is written as the reference writes it: a small raw count (clipped where the reference clips)
 times the same ``float32`` inverse scale, so both encoders give identical ``float32`` vectors.

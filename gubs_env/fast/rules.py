@@ -4,7 +4,7 @@ This is a line-by-line re-implementation of :mod:`gubs_env.engine.setup`, ``rule
 ``events`` over one ``int32`` row (:mod:`gubs_env.fast.layout`) and its generator row
 (:mod:`gubs_env.fast.rng`). Function names follow the reference so that the two read side by side; the
 reference stays the specification, and the differential tests in ``tests/fast`` hold the two together.
-Actions are the environment's action ids (:mod:`gubs_env.envs.action_table`).
+Actions are the environment's action ids (:mod:`gubs_env.encoding.action_table`).
 """
 
 from __future__ import annotations

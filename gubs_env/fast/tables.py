@@ -1,8 +1,8 @@
 """Integer tables the compiled engine reads, all derived from the reference engine's own tables.
 
-Nothing here is typed by hand: the action ids come from :data:`gubs_env.envs.action_table.TEMPLATES`,
+Nothing here is typed by hand: the action ids come from :data:`gubs_env.encoding.action_table.TEMPLATES`,
 the card facts from :mod:`gubs_env.engine.cards`, the observation scales from
-:mod:`gubs_env.envs.observation`. A change to those modules changes these tables with it, and the
+:mod:`gubs_env.encoding.observation`. A change to those modules changes these tables with it, and the
 differential tests catch any rule the compiled code would then miss.
 """
 
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gubs_env.encoding.action_table import NUM_ACTIONS, TEMPLATES
+from gubs_env.encoding.observation import INV_SCALE, LAYOUT, OBS_SIZE
 from gubs_env.engine import rules as ref
 from gubs_env.engine.actions import BLINDFOLDABLE, CANCELLABLE, Op, Part, Use, make
 from gubs_env.engine.cards import (
@@ -24,8 +26,6 @@ from gubs_env.engine.cards import (
     Kind,
 )
 from gubs_env.engine.state import RING_SIZES, Step
-from gubs_env.envs.action_table import NUM_ACTIONS, TEMPLATES
-from gubs_env.envs.observation import INV_SCALE, LAYOUT, OBS_SIZE
 
 NONE = -1
 """How an absent field (no seat, no part, no detail) is stored."""

@@ -27,11 +27,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gubs_env.cli import non_negative_int
 from gubs_env.engine import Game, LogEntry
 from gubs_env.engine.log import HIDDEN_CHOICES
-from gubs_env.record import GameRecord, replay
-from gubs_env.transcript import entry_line, seat_name
+from gubs_env.records.record import GameRecord, replay
+from gubs_env.records.transcript import entry_line, seat_name
+from gubs_env.support.cli import non_negative_int
 from gubs_env.viz.svg import table_svg
 
 ALL_SEEING = "all"
@@ -86,7 +86,7 @@ def replay_data(
         ``pictures[view][step]`` is the table after ``step`` actions (step 0: the deal).
 
     Raises:
-        RecordError: the record does not replay (see :func:`gubs_env.record.replay`).
+        RecordError: the record does not replay (see :func:`gubs_env.records.record.replay`).
     """
     final = replay(record)
     names = record.players
@@ -129,7 +129,7 @@ def replay_html(record: GameRecord, view: int | str = ALL_SEEING) -> str:
     Raises:
         RecordError: the record does not replay, or ``view`` is not one of its seats nor ``"all"``.
     """
-    from gubs_env.record import RecordError
+    from gubs_env.records.record import RecordError
 
     if view != ALL_SEEING and not (type(view) is int and 0 <= view < record.num_players):
         raise RecordError(f"--view must be a seat from 0 to {record.num_players - 1} or {ALL_SEEING}, not {view!r}")

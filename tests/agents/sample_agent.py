@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, legal_ids
+from agents.bots.base import Agent, legal_ids
 
 
 class FirstLegalAgent(Agent):

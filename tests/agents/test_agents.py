@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from agents import RandomAgent, match, play_game, wilson_interval
-from agents.ppo import PPOAgent
-from gubs_env.envs.action_table import NUM_ACTIONS
-from gubs_env.wrappers import SelfPlayEnv
+from agents.bots.ppo import PPOAgent
+from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.envs.selfplay import SelfPlayEnv
 
 
 @pytest.mark.parametrize("num_players", range(2, 7))
@@ -66,7 +66,7 @@ def test_match_counts_games_and_checks_the_opponent_count():
 
 
 def test_match_replays_each_deal_with_the_agent_at_every_seat(monkeypatch):
-    import agents.evaluate as evaluate
+    import agents.evaluate.matches as evaluate
 
     tables = []
     real = evaluate.play_game
@@ -138,7 +138,7 @@ def test_missing_model_file_is_a_clear_error(tmp_path):
 
 
 def test_evaluate_command_prints_a_win_rate(capsys):
-    from agents.evaluate import main
+    from agents.evaluate.command import main
 
     assert main(["random", "heuristic", "--players", "3", "--games", "6", "--jobs", "1"]) == 0
     assert "3 players, random against heuristic at every other seat: random: " in capsys.readouterr().out
@@ -154,7 +154,7 @@ def test_evaluate_command_prints_a_win_rate(capsys):
     ],
 )
 def test_evaluate_command_rejects_bad_input(argv, capsys):
-    from agents.evaluate import main
+    from agents.evaluate.command import main
 
     with pytest.raises(SystemExit) as exit_info:
         main(argv)

@@ -10,9 +10,11 @@ import pytest
 
 pytest.importorskip("numba")
 
-import agents.fast_vec_env as fast_vec_env  # after the skip: the module needs numba
-from agents.fast_heuristic import heuristic_actions
-from agents.fast_vec_env import (
+import agents.training.fast_vec_env as fast_vec_env  # after the skip: the module needs numba
+from agents.bots.heuristic import HeuristicAgent
+from agents.bots.heuristic.decide import heuristic_actions
+from agents.bots.ppo import MODELS_DIR, PRETRAINED, PPOAgent
+from agents.training.fast_vec_env import (
     HEURISTIC,
     LEARNER,
     RANDOM,
@@ -21,12 +23,10 @@ from agents.fast_vec_env import (
     policy_logits,
     sample_masked,
 )
-from agents.heuristic import HeuristicAgent
-from agents.ppo import MODELS_DIR, PRETRAINED, PPOAgent
-from agents.training import OpponentPool, PoolConfig, PoolSelfPlayEnv
+from agents.training.pool import OpponentPool, PoolConfig, PoolSelfPlayEnv
+from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
+from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import IllegalActionError
-from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
-from gubs_env.envs.observation import OBS_SIZE
 
 SNAPSHOTS = [str(MODELS_DIR / PRETRAINED["2p"]), str(MODELS_DIR / PRETRAINED["4p"])]
 HEURISTIC_ONLY = PoolConfig(p_random=0.0, p_heuristic=1.0)
@@ -459,7 +459,7 @@ def test_maskable_ppo_learns_on_it_with_snapshots_sent_by_env_method(tmp_path):
     ],
 )
 def test_train_uses_the_fast_engine_unless_told_otherwise(argv, engine, tmp_path):
-    import train
+    from agents.training import main as train
 
     args = train.parse_args([*argv, "--out", str(tmp_path / "run")])
     assert args.engine == engine
@@ -481,7 +481,7 @@ def test_train_uses_the_fast_engine_unless_told_otherwise(argv, engine, tmp_path
     ],
 )
 def test_train_refuses_bad_engines_clearly(argv, message, tmp_path, capsys):
-    import train
+    from agents.training import main as train
 
     with pytest.raises(SystemExit) as exit_info:
         train.parse_args([*argv, "--out", str(tmp_path / "run")])

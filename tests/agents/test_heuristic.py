@@ -1,15 +1,19 @@
 """The rule-based HeuristicAgent: legal and reproducible play, sensible choices, and its strength."""
 
+import json
 import random
 
 import pytest
 
 from agents import RandomAgent, match
-from agents.heuristic import HeuristicAgent, View
+from agents.bots.heuristic import HeuristicAgent
+from agents.bots.heuristic.view import unseen_counts
+from gubs_env.encoding.action_table import ActionCodec
+from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
 from gubs_env.engine.cards import NUM_KINDS, Kind
-from gubs_env.envs.action_table import ActionCodec
-from gubs_env.envs.observation import encode
+from tests.agents.heuristic_golden import GAMES as GOLDEN_GAMES
+from tests.agents.heuristic_golden import GOLDEN, golden_choices
 from tests.helpers import act, table
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -88,7 +92,7 @@ def test_unseen_counts_the_deck_and_the_other_hands(num_players):
             for seat, hand in enumerate(st.hands):
                 if seat != viewer:
                     hidden = [h + c for h, c in zip(hidden, hand, strict=True)]
-            unseen = View(encode(st, viewer)).unseen
+            unseen = unseen_counts(encode(st, viewer)).tolist()
             letters = (Kind.LETTER_G, Kind.LETTER_U, Kind.LETTER_B)
             assert [u for k, u in enumerate(unseen) if k not in letters] == [
                 h for k, h in enumerate(hidden) if k not in letters
@@ -213,3 +217,14 @@ def test_wins_three_quarters_of_two_thousand_two_player_games():
     result = match(HeuristicAgent(0), RandomAgent(1), num_players=2, games=2000, seed=0)
     print(result)
     assert result.win_rate >= 0.75, str(result)
+
+
+# --- the golden games ----------------------------------------------------------------------------------
+
+
+def test_golden_games_get_the_same_choices():
+    # written once from the heuristic before its two copies became one (tests/agents/heuristic_golden.py)
+    games = json.loads(GOLDEN.read_text())
+    assert len(games) == len(GOLDEN_GAMES) and sum(len(c) for g in games for c in g["choices"]) > 6000
+    for game in games:
+        assert golden_choices(game["players"], game["seed"], game["mixed"]) == game["choices"], game

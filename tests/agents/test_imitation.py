@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from agents.heuristic import HeuristicAgent
-from agents.imitation import collect, pretrain
-from agents.ppo import PPOAgent
-from gubs_env.wrappers import SelfPlayEnv
+from agents.bots.heuristic import HeuristicAgent
+from agents.bots.ppo import PPOAgent
+from agents.training.imitation import collect, pretrain
+from gubs_env.envs.selfplay import SelfPlayEnv
 
 
 def test_demonstrations_record_legal_choices_at_every_table_size():
@@ -35,7 +35,7 @@ def test_pretraining_lowers_the_loss_and_copies_the_teacher():
 def test_demonstration_returns_are_each_seats_discounted_outcome():
     import random
 
-    from agents.imitation import _discounted_outcomes
+    from agents.training.imitation import _discounted_outcomes
     from gubs_env.engine import Game
 
     for seed in range(50):  # a game with one winner

@@ -1,4 +1,4 @@
-"""agents/masked_policy.py: the cheaper masked distribution equals sb3-contrib's; its policy saves and loads alike."""
+"""The learner's cheaper masked distribution equals sb3-contrib's; its policy saves and loads alike."""
 
 import numpy as np
 import pytest
@@ -8,10 +8,10 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from agents.masked_policy import LeanMaskablePolicy, LeanMaskedCategorical
-from agents.model_file import load_policy
-from gubs_env.envs.action_table import NUM_ACTIONS
-from gubs_env.envs.observation import OBS_SIZE
+from agents.bots.model_file import load_policy
+from agents.training.masked_policy import LeanMaskablePolicy, LeanMaskedCategorical
+from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.encoding.observation import OBS_SIZE
 
 
 def logits_and_masks(rows: int = 64, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
@@ -97,7 +97,7 @@ def test_the_policy_has_sb3_contribs_networks_and_answers():
 
 
 def test_a_model_with_the_policy_saves_and_loads_both_ways(tmp_path):
-    from agents.fast_vec_env import FastSelfPlayVecEnv
+    from agents.training.fast_vec_env import FastSelfPlayVecEnv
 
     envs = FastSelfPlayVecEnv(2, 2, seed=0)
     model = MaskablePPO(LeanMaskablePolicy, envs, n_steps=16, batch_size=16, policy_kwargs={"net_arch": [32, 32]})

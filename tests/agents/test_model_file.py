@@ -1,4 +1,4 @@
-"""Model files are read without running anything they hold (agents/model_file.py and every route to it).
+"""Model files are read without running anything they hold (agents/bots/model_file.py and every route to it).
 
 The hostile files are built here: a stable-baselines3 archive whose ``data`` JSON carries a pickle payload, a
 ``policy.pth`` that is a pickle payload, and a ``.npz`` with a pickled object array. Each payload creates a
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.model_file import (
+from agents.bots.model_file import (
     FORMAT_VERSION,
     MAX_MEMBER_BYTES,
     ModelFileError,
@@ -31,10 +31,10 @@ from agents.model_file import (
     load_policy,
     save_policy,
 )
-from agents.ppo import PPOAgent
-from agents.registry import AgentSpecError, make_agent
-from gubs_env.envs.action_table import NUM_ACTIONS
-from gubs_env.envs.observation import OBS_SIZE
+from agents.bots.ppo import PPOAgent
+from agents.bots.registry import AgentSpecError, make_agent
+from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.encoding.observation import OBS_SIZE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +54,7 @@ def tiny_model_zip() -> bytes:
     """A genuine MaskablePPO save with an 8-unit actor (what train.py writes, only smaller)."""
     from sb3_contrib import MaskablePPO
 
-    from gubs_env.wrappers import SelfPlayEnv
+    from gubs_env.envs.selfplay import SelfPlayEnv
 
     model = MaskablePPO("MlpPolicy", SelfPlayEnv(2), n_steps=32, batch_size=32, seed=0, policy_kwargs={"net_arch": [8]})
     buffer = io.BytesIO()
@@ -126,7 +126,7 @@ def test_the_payloads_are_live_when_loaded_the_unsafe_way(tmp_path):
 
 @pytest.mark.parametrize("build", [evil_model_zip, evil_policy_pth_zip])
 def test_hostile_models_are_refused_by_every_in_process_route(tmp_path, build):
-    from agents.training import OpponentPool, PoolConfig, SnapshotModels
+    from agents.training.pool import OpponentPool, PoolConfig, SnapshotModels
 
     marker = tmp_path / "ran"
     evil = write(tmp_path / "evil.zip", build(marker))
@@ -166,7 +166,7 @@ def run_command(*argv: str) -> subprocess.CompletedProcess:
     "argv",
     [
         ("-m", "agents.evaluate", "{evil}", "random", "--players", "2", "--games", "2"),
-        ("-m", "gubs_env.play", "--bots", "{evil}", "--watch", "--delay", "0"),
+        ("-m", "agents.play", "--bots", "{evil}", "--watch", "--delay", "0"),
     ],
     ids=["evaluate", "play"],
 )
@@ -357,7 +357,7 @@ def test_files_that_are_not_regular_files_fail_fast(tmp_path, special):
 
 
 def test_missing_and_oversized_files(tmp_path, monkeypatch):
-    import agents.model_file as model_file
+    import agents.bots.model_file as model_file
 
     with pytest.raises(ModelFileError, match="cannot read"):
         load_policy(tmp_path / "missing.zip")
@@ -371,7 +371,7 @@ def test_missing_and_oversized_files(tmp_path, monkeypatch):
 
 
 def test_a_zip_bomb_member_is_refused_before_it_expands(tmp_path, monkeypatch):
-    import agents.model_file as model_file
+    import agents.bots.model_file as model_file
 
     bomb = rewrite_zip(tiny_model_zip(), {"data": b"{" + b" " * 3_000_000 + b"}"})  # a few KB compressed
     monkeypatch.setattr(model_file, "MAX_MEMBER_BYTES", 1_000_000)

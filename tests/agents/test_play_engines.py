@@ -3,9 +3,9 @@
 import pytest
 
 from agents import RandomAgent, match
-from agents.evaluate import play_game
-from agents.heuristic import HeuristicAgent
-from agents.ppo import PPOAgent
+from agents.bots.heuristic import HeuristicAgent
+from agents.bots.ppo import PPOAgent
+from agents.evaluate.matches import play_game
 
 pytest.importorskip("numba")
 
@@ -34,7 +34,7 @@ def test_rule_options_and_truncation_reach_the_compiled_engine():
 
 
 def test_match_results_do_not_depend_on_the_engine(monkeypatch):
-    import agents.evaluate as evaluate
+    import agents.evaluate.matches as evaluate
 
     on_fast = match(HeuristicAgent(0), RandomAgent(1), num_players=3, games=12, seed=5)
     monkeypatch.setattr(evaluate, "_fast_table", lambda required, **options: None)  # as without numba

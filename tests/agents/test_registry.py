@@ -1,18 +1,18 @@
 import pytest
 
-from agents.registry import AgentSpecError, make_agent
+from agents.bots.registry import AgentSpecError, make_agent
 
 
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
         ("os:system", "could not be built: TypeError"),
-        ("agents.base:Agent", "could not be built: TypeError"),
-        ("builtins:int", "not an agents.base.Agent"),
+        ("agents.bots.base:Agent", "could not be built: TypeError"),
+        ("builtins:int", "not an agents.bots.base.Agent"),
         ("builtins:len", "could not be built: TypeError"),
         ("no_such_module_xyz:Agent", "cannot import"),
-        ("agents.base:NoSuchName", "has no 'NoSuchName'"),
-        ("agents.base:__doc__", "not a class or factory"),
+        ("agents.bots.base:NoSuchName", "has no 'NoSuchName'"),
+        ("agents.bots.base:__doc__", "not a class or factory"),
         ("", "non-empty string"),
         ("nonsense", "unknown agent"),
         ("ppo-9p", "unknown shipped model"),

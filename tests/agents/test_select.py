@@ -1,10 +1,10 @@
-"""Choosing a run's best checkpoint (agents/select.py)."""
+"""Choosing a run's best checkpoint (agents/evaluate/select.py)."""
 
 from pathlib import Path
 
 import pytest
 
-from agents.select import Candidate, candidates, evaluate_candidates, main
+from agents.evaluate.select import Candidate, candidates, evaluate_candidates, main
 
 
 @pytest.fixture(scope="module")
@@ -12,7 +12,7 @@ def run_dir(tmp_path_factory) -> Path:
     """A run folder with four small untrained snapshots and a final model."""
     from sb3_contrib import MaskablePPO
 
-    from gubs_env.wrappers import SelfPlayEnv
+    from gubs_env.envs.selfplay import SelfPlayEnv
 
     root = tmp_path_factory.mktemp("run")
     (root / "snapshots").mkdir()
@@ -53,8 +53,8 @@ def test_every_candidate_plays_the_same_deals_and_workers_change_nothing(run_dir
 
 
 def test_command_line_marks_the_best_and_exports_it(run_dir, tmp_path, capsys):
-    from agents.model_file import load_policy
-    from agents.registry import make_agent
+    from agents.bots.model_file import load_policy
+    from agents.bots.registry import make_agent
 
     target = tmp_path / "best.npz"
     assert main([str(run_dir), "--from", "300", "--games", "4", "--opponent", "random", "--export", str(target)]) == 0

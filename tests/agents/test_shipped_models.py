@@ -3,8 +3,8 @@
 import pytest
 
 from agents import RandomAgent, play_game
-from agents.heuristic import HeuristicAgent
-from agents.ppo import PRETRAINED, PPOAgent
+from agents.bots.heuristic import HeuristicAgent
+from agents.bots.ppo import PRETRAINED, PPOAgent
 
 
 @pytest.mark.parametrize(("name", "num_players"), [("2p", 2), ("4p", 4)])
@@ -18,7 +18,7 @@ def test_shipped_model_plays_full_games(name, num_players):
 
 
 def test_every_shipped_name_has_its_file():
-    from agents.ppo import MODELS_DIR
+    from agents.bots.ppo import MODELS_DIR
 
     assert sorted(PRETRAINED) == ["2p", "4p"]
     assert all((MODELS_DIR / file).is_file() for file in PRETRAINED.values())
@@ -34,8 +34,8 @@ def test_export_writes_the_actor_only_and_it_loads_safely(tmp_path):
     import numpy as np
     from sb3_contrib import MaskablePPO
 
-    from agents.model_file import load_policy
-    from gubs_env.wrappers import SelfPlayEnv
+    from agents.bots.model_file import load_policy
+    from gubs_env.envs.selfplay import SelfPlayEnv
 
     model = MaskablePPO("MlpPolicy", SelfPlayEnv(2), n_steps=64, batch_size=32, seed=0)
     model.learn(64)  # one update, so the optimizer holds state
@@ -68,8 +68,8 @@ def test_shipped_models_play_exactly_as_the_full_load_did(name, num_players):
     import numpy as np
     from sb3_contrib import MaskablePPO
 
-    from agents.model_file import load_policy
-    from agents.ppo import MODELS_DIR
+    from agents.bots.model_file import load_policy
+    from agents.bots.ppo import MODELS_DIR
 
     path = MODELS_DIR / PRETRAINED[name]
     full = MaskablePPO.load(path, device="cpu")

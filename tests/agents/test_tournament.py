@@ -6,10 +6,11 @@ from collections import Counter, defaultdict
 
 import pytest
 
-import agents.tournament as tournament
-from agents.evaluate import main, wilson_interval
-from agents.tournament import GameOutcome, PairingResult, run_tournament
-from gubs_env.record import GameRecord, replay
+import agents.evaluate.tournament as tournament
+from agents.evaluate.command import main
+from agents.evaluate.matches import wilson_interval
+from agents.evaluate.tournament import GameOutcome, PairingResult, run_tournament
+from gubs_env.records.record import GameRecord, replay
 
 SAMPLE = "tests.agents.sample_agent:FirstLegalAgent"
 THREE = ["random", "heuristic", SAMPLE]

@@ -5,9 +5,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from agents.ppo import MODELS_DIR
-from agents.random_agent import RandomAgent
-from agents.training import OpponentPool, PoolConfig, PoolSelfPlayEnv
+from agents.bots.ppo import MODELS_DIR
+from agents.bots.random_agent import RandomAgent
+from agents.training.pool import OpponentPool, PoolConfig, PoolSelfPlayEnv
 
 
 def test_pool_without_snapshots_shares_seats_between_random_and_heuristic():
@@ -64,8 +64,8 @@ def test_snapshot_models_are_loaded_once_per_process_and_shared_between_pools(tm
     import os
     import shutil
 
-    from agents.ppo import MODELS_DIR, PPOAgent
-    from agents.training import SnapshotModels
+    from agents.bots.ppo import MODELS_DIR, PPOAgent
+    from agents.training.pool import SnapshotModels
 
     paths = [str(tmp_path / f"step_{i}.zip") for i in range(3)]
     for path in paths:
@@ -92,7 +92,7 @@ def test_snapshot_models_are_loaded_once_per_process_and_shared_between_pools(tm
 def test_timed_vec_env_counts_steps_resets_and_mask_calls():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.training import TimedVecEnv
+    from agents.training.pool import TimedVecEnv
 
     venv = TimedVecEnv(DummyVecEnv([lambda: PoolSelfPlayEnv(2, PoolConfig(p_random=1.0, p_heuristic=0.0))]))
     venv.reset()
@@ -117,7 +117,7 @@ def test_a_checkpoint_is_committed_by_run_json_and_older_ones_go(tmp_path):
     import hashlib
     import json
 
-    from agents.training import RunState, commit_checkpoint, read_checkpoint
+    from agents.training.runs import RunState, commit_checkpoint, read_checkpoint
 
     first = commit_checkpoint(tmp_path, FakeModel(b"first"), RunState(timesteps=100))
     assert first.checkpoint == "checkpoint-000000100.zip"
@@ -131,7 +131,7 @@ def test_a_checkpoint_is_committed_by_run_json_and_older_ones_go(tmp_path):
 
 
 def test_a_swapped_or_unverifiable_checkpoint_is_never_read_as_trusted(tmp_path):
-    from agents.training import RunFileError, RunState, commit_checkpoint, read_checkpoint
+    from agents.training.runs import RunFileError, RunState, commit_checkpoint, read_checkpoint
 
     state = commit_checkpoint(tmp_path, FakeModel(b"ours"), RunState(timesteps=5))
     (tmp_path / state.checkpoint).write_bytes(b"someone else's")
@@ -164,7 +164,7 @@ def test_a_swapped_or_unverifiable_checkpoint_is_never_read_as_trusted(tmp_path)
     ],
 )
 def test_run_json_with_unknown_keys_or_wrong_kinds_is_a_one_line_error(tmp_path, content, message):
-    from agents.training import RunFileError, RunState
+    from agents.training.runs import RunFileError, RunState
 
     (tmp_path / "run.json").write_text(content)
     with pytest.raises(RunFileError, match=message) as error:
@@ -175,7 +175,7 @@ def test_run_json_with_unknown_keys_or_wrong_kinds_is_a_one_line_error(tmp_path,
 def test_snapshot_entries_stay_inside_the_runs_snapshots_folder(tmp_path):
     import shutil
 
-    from agents.training import RunFileError, snapshot_file
+    from agents.training.runs import RunFileError, snapshot_file
 
     run, outside = tmp_path / "run", tmp_path / "outside"
     (run / "snapshots").mkdir(parents=True)
@@ -201,7 +201,7 @@ def test_snapshot_entries_stay_inside_the_runs_snapshots_folder(tmp_path):
 def test_resuming_discards_what_was_written_after_the_commit(tmp_path):
     import csv
 
-    from agents.training import RunState, append_csv, commit_checkpoint, discard_uncommitted
+    from agents.training.runs import RunState, append_csv, commit_checkpoint, discard_uncommitted
 
     state = commit_checkpoint(tmp_path, FakeModel(b"at 200"), RunState(timesteps=200))
     (tmp_path / "checkpoint-000000300.zip").write_bytes(b"written, never committed")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gubs_env.engine import Game
-from gubs_env.record import GameRecord
+from gubs_env.records.record import GameRecord
 from gubs_env.viz.replay_html import write_replay_html
 
 SEED = 11

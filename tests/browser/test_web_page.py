@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gubs_env.record import GameRecord, replay
-from gubs_env.web.server import MAX_BODY
+from agents.play.web.server import MAX_BODY
+from gubs_env.records.record import GameRecord, replay
 from tests.web_helpers import WINDOW_PLAYERS, WINDOWS, served, web_game, window_seed
 
 WINDOW_WORDS = ("Cancel it, or pass?", "flop it back into the deck, or pass?", "keep your hand, or pass?")
-"""How the page words the decision in each interrupt window (gubs_env.play.decision_text)."""
+"""How the page words the decision in each interrupt window (agents.play.terminal.decision_text)."""
 
 FETCH = """async ([path, method, body, type]) => {
   const headers = type ? {"Content-Type": type} : {};

@@ -28,8 +28,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import CARDS, Game, InvalidStateError, Op, Part, Step, Use
-from gubs_env.envs.observation import OBS_SIZE, encode
 from tests.engine.test_invariants import check_invariants
 
 FUZZ_EXAMPLES = 60

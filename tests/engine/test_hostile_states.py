@@ -19,7 +19,7 @@ import pytest
 
 from gubs_env.engine import Game, GameState, InvalidStateError, make
 from gubs_env.engine.actions import Op
-from gubs_env.engine.serialize import state_to_dict
+from gubs_env.engine.positions.serialize import state_to_dict
 from tests.helpers import act, table
 
 MAX_MESSAGE = 400

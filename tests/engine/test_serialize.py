@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from gubs_env.engine import Action, Game, IllegalActionError, InvalidStateError, Op, Part, Use, action_from_dict
 from gubs_env.engine.cards import Kind
 from gubs_env.engine.positions import position
-from gubs_env.engine.serialize import action_to_dict, brief
+from gubs_env.engine.positions.serialize import action_to_dict, brief
 
 
 def mid_game(num_players=3, seed=5, steps=60) -> Game:

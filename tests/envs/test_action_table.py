@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gubs_env.engine import Game
-from gubs_env.envs.action_table import (
+from gubs_env.encoding.action_table import (
     NUM_ACTIONS,
     TEMPLATES,
     ActionCodec,
@@ -17,10 +16,11 @@ from gubs_env.envs.action_table import (
     encode,
     markdown_table,
 )
+from gubs_env.engine import Game
 
 PLAYER_COUNTS = range(2, 7)
 DOC = Path(__file__).resolve().parents[2] / "docs" / "action_table.md"
-REGENERATE = "python -m gubs_env.envs.action_table > docs/action_table.md"
+REGENERATE = "python -m gubs_env.encoding.action_table > docs/action_table.md"
 
 
 def aims_beyond_table(action_id: int, num_players: int) -> bool:
@@ -110,6 +110,6 @@ def test_markdown_table_lists_every_id_once():
 def test_the_regenerate_command_prints_the_table():
     root = DOC.parents[1]
     out = subprocess.run(
-        [sys.executable, "-m", "gubs_env.envs.action_table"], cwd=root, capture_output=True, text=True, check=True
+        [sys.executable, "-m", "gubs_env.encoding.action_table"], cwd=root, capture_output=True, text=True, check=True
     )
     assert out.stdout == markdown_table()

@@ -8,11 +8,11 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import gubs_env
 from gubs_env import IllegalActionError
+from gubs_env.encoding.action_table import NUM_ACTIONS, TEMPLATES, decode, encode
+from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.actions import Op
 from gubs_env.engine.state import Step
-from gubs_env.envs.action_table import NUM_ACTIONS, TEMPLATES, decode, encode
 from gubs_env.envs.gubs_aec import raw_env
-from gubs_env.envs.observation import OBS_SIZE
 from tests.helpers import table
 
 PLAYER_COUNTS = range(2, 7)

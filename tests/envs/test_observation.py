@@ -10,16 +10,16 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+from gubs_env.encoding.observation import FIELDS, LAYOUT, OBS_SIZE, SCOUT_DEPTH, encode, markdown_table, unpack
 from gubs_env.engine import Game, Kind
 from gubs_env.engine.actions import Use
 from gubs_env.engine.cards import COPIES, EVENTS, MAX_PLAYERS, NUM_KINDS
 from gubs_env.engine.state import Step
-from gubs_env.envs.observation import FIELDS, LAYOUT, OBS_SIZE, SCOUT_DEPTH, encode, markdown_table, unpack
 from tests.helpers import act, table
 
 PLAYER_COUNTS = range(2, 7)
 DOC = Path(__file__).resolve().parents[2] / "docs" / "observation.md"
-REGENERATE = "python -m gubs_env.envs.observation > docs/observation.md"
+REGENERATE = "python -m gubs_env.encoding.observation > docs/observation.md"
 
 
 def per_kind(counts: dict[Kind, int]) -> np.ndarray:
@@ -89,7 +89,7 @@ def test_markdown_table_matches_the_committed_docs():
 
 def test_the_regenerate_command_prints_the_table():
     out = subprocess.run(
-        [sys.executable, "-m", "gubs_env.envs.observation"],
+        [sys.executable, "-m", "gubs_env.encoding.observation"],
         cwd=DOC.parents[1],
         capture_output=True,
         text=True,

@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
+from gubs_env.encoding.action_table import ActionCodec
+from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
 from gubs_env.engine.actions import Op
 from gubs_env.engine.cards import EVENTS, Kind
 from gubs_env.engine.state import Step
-from gubs_env.envs.action_table import ActionCodec
-from gubs_env.envs.observation import encode
 from gubs_env.fast import FastGames
 from gubs_env.fast import layout as L
 from gubs_env.fast.convert import canonical_row, state_to_row

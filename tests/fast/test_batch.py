@@ -7,11 +7,11 @@ import copy
 import numpy as np
 import pytest
 
+from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
+from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game, IllegalActionError, InvalidStateError
 from gubs_env.engine.positions import position
 from gubs_env.engine.state import Step
-from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
-from gubs_env.envs.observation import encode
 from gubs_env.fast import FastGames, max_threads, random_games, sample_legal
 from gubs_env.fast import layout as L
 from gubs_env.fast.rules import legal_mask

@@ -48,7 +48,7 @@ def test_large_seeds_agree() -> None:
 
 
 def test_heuristic_games_agree() -> None:
-    from agents.heuristic import HeuristicAgent
+    from agents.bots.heuristic import HeuristicAgent
 
     def seats(seed: int) -> list:
         return [HeuristicAgent(seed=seed * 10 + s) for s in range(3)]
@@ -59,8 +59,8 @@ def test_heuristic_games_agree() -> None:
 
 def test_shipped_model_games_agree() -> None:
     pytest.importorskip("torch")
-    from agents.heuristic import HeuristicAgent
-    from agents.ppo import PPOAgent
+    from agents.bots.heuristic import HeuristicAgent
+    from agents.bots.ppo import PPOAgent
 
     model = PPOAgent.pretrained("2p")
     play_compared(2, list(range(40)), lambda seed: [model, HeuristicAgent(seed=seed)])

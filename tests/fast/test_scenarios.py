@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from gubs_env.encoding.action_table import ActionCodec, encode
 from gubs_env.engine import Action, Game, IllegalActionError, InvalidStateError, Kind, Op, Part, Use
-from gubs_env.envs.action_table import ActionCodec, encode
 from gubs_env.fast import FastGames
 from tests.fast.harness import assert_same, assert_view
 

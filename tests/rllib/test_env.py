@@ -14,8 +14,8 @@ from agents.rllib.env import (
     agent_id,
     parse_agent_id,
 )
-from gubs_env.envs.action_table import NUM_ACTIONS, ActionCodec
-from gubs_env.envs.observation import encode
+from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
+from gubs_env.encoding.observation import encode
 
 
 def play_random(env: GubsMultiAgentEnv, seed: int) -> tuple[dict[str, float], dict]:

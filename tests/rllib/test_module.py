@@ -12,8 +12,8 @@ from gymnasium import spaces
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-from agents.model_file import load_policy, save_policy
-from agents.ppo import PPOAgent
+from agents.bots.model_file import load_policy, save_policy
+from agents.bots.ppo import PPOAgent
 from agents.rllib.env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv, agent_id, observation_space
 from agents.rllib.module import FixedAgentModule, MaskedPPOModule, actor_layers
 from agents.rllib.selfplay import (
@@ -27,7 +27,7 @@ from agents.rllib.selfplay import (
     next_slot,
 )
 from agents.rllib.train import main_spec
-from gubs_env.envs.action_table import NUM_ACTIONS
+from gubs_env.encoding.action_table import NUM_ACTIONS
 
 
 def real_batch(count: int = 64, players: int = 3, seed: int = 0) -> dict[str, np.ndarray]:
@@ -124,7 +124,7 @@ def test_fixed_agent_modules_play_legal_ids(name):
     assert batch[MASK_KEY][np.arange(len(picked)), picked].all()
 
 
-@pytest.mark.parametrize("name", ["", "agents.heuristic:HeuristicAgent", "ppo-2p", None])
+@pytest.mark.parametrize("name", ["", "agents.bots.heuristic:HeuristicAgent", "ppo-2p", None])
 def test_fixed_agent_module_refuses_other_agents(name):
     spec = RLModuleSpec(
         module_class=FixedAgentModule,

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from agents.registry import make_agent
+from agents.bots.registry import make_agent
 from agents.rllib.callbacks import EVAL_KEY, SelfPlayCallback
 from agents.rllib.env import MASK_KEY, parse_agent_id
 from agents.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, PoolSettings, push_snapshots
@@ -126,8 +126,8 @@ def test_command_line_trains_exports_and_resumes(ray_cluster, tmp_path, capsys):
     assert state["iterations"] == 2 and len(state["snapshots"]) == 0  # snapshots every 10 iterations by default
     assert "resuming" in capsys.readouterr().out
     agent = make_agent(str(tmp_path / "run" / "policy.npz"))
-    from agents.evaluate import match
-    from agents.random_agent import RandomAgent
+    from agents.bots.random_agent import RandomAgent
+    from agents.evaluate.matches import match
 
     assert match(agent, RandomAgent(), 2, games=4).games == 4
 
@@ -208,7 +208,7 @@ def test_resume_without_a_checkpoint_and_a_taken_folder_are_refused(tmp_path, ca
 
 
 def test_train_py_hands_rllib_arguments_to_this_backend(capsys):
-    import train
+    import train  # the entry point script at the repository root
 
     with pytest.raises(SystemExit) as exit_info:
         train.main(["--players", "9", "--backend", "rllib"])

@@ -1,0 +1,166 @@
+"""The heuristic's decision, compiled: one game or a whole batch, ties split by the player's own generator.
+
+A tie (scores within ``TIE_TOLERANCE`` of the best) is split by ``Generator.integers`` on the player's PCG64
+state, which :mod:`gubs_env.fast.rng` reproduces bit for bit, so a seeded bot decides the same way alone or in a
+batch.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from agents.bots.heuristic.scoring import _score_step
+from agents.bots.heuristic.tables import (
+    COUNT_ROWS,
+    FLOAT_SLOTS,
+    NUM_ACTIONS,
+    NUM_KINDS,
+    OBS_SIZE,
+    TABLES,
+    TIE_TOLERANCE,
+    HeuristicTables,
+)
+from agents.bots.heuristic.view import _read_view
+from gubs_env.fast.rng import RNG_WORDS, integers, state_from_numpy, state_to_numpy
+
+
+@nb.njit(cache=True)
+def _decide(
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rows: np.ndarray,
+    rng_rows: np.ndarray,
+    rng_states: np.ndarray,
+    out: np.ndarray,
+    ti: np.ndarray,
+    tf: np.ndarray,
+) -> None:
+    """The decision for each game in ``rows``, ties drawn from generator ``rng_states[rng_rows[k]]``."""
+    games, actions = mask.shape
+    raw = np.zeros(obs.shape[1], dtype=np.int64)
+    c = np.zeros((COUNT_ROWS, NUM_KINDS), dtype=np.int64)
+    f = np.zeros(FLOAT_SLOTS, dtype=np.float64)
+    ids = np.zeros(actions, dtype=np.int64)
+    scores = np.zeros(actions, dtype=np.float64)
+    for k in range(rows.shape[0]):  # checked before any decision, so a bad call changes nothing
+        if rows[k] < 0 or rows[k] >= games or rng_rows[k] < 0 or rng_rows[k] >= rng_states.shape[0]:
+            raise ValueError("a row or generator row is out of range")
+    for k in range(rows.shape[0]):
+        g = rows[k]
+        count = 0
+        for a in range(actions):
+            if mask[g, a] != 0:
+                ids[count] = a
+                count += 1
+        if count == 0:
+            raise ValueError("the action mask allows no action: this agent is not the one to act")
+        if count == 1:
+            out[g] = ids[0]
+            continue
+        _read_view(obs[g], ti, tf, raw, c, f)
+        best = -math.inf
+        for j in range(count):
+            scores[j] = _score_step(ti, tf, c, f, ids[j])
+            if j == 0 or scores[j] > best:
+                best = scores[j]
+        top = 0
+        for j in range(count):
+            if scores[j] >= best - TIE_TOLERANCE:
+                ids[top] = ids[j]
+                top += 1
+        out[g] = ids[0] if top == 1 else ids[integers(rng_states[rng_rows[k]], top)]
+
+
+def heuristic_actions(
+    observations: np.ndarray,
+    masks: np.ndarray,
+    rows: np.ndarray,
+    rng_rows: np.ndarray,
+    rng_states: np.ndarray,
+    out: np.ndarray,
+    tables: HeuristicTables = TABLES,
+) -> None:
+    """The heuristic's decision for the games ``rows`` of a batch, in one compiled call; the ids go to ``out[rows]``.
+
+    Args:
+        observations: ``(G, 512)`` float32, each game's observation of the player to act.
+        masks: ``(G, 356)`` int8, that player's legal ids (non-zero).
+        rows: int64, the games to decide.
+        rng_rows: int64, one per entry of ``rows``: the row of ``rng_states`` its player draws ties from.
+        rng_states: ``(R, 6)`` uint64 PCG64 states (:mod:`gubs_env.fast.rng`), advanced in place exactly as
+            the agent's ``Generator`` would be.
+        out: ``(G,)`` int64, receives the chosen ids at ``rows`` (other entries are left alone).
+        tables: the heuristic's numbers (:data:`TABLES`).
+
+    Raises:
+        ValueError: a shape or dtype other than the above, a row out of range, or a mask with no legal id.
+    """
+    _check_batch(observations, masks, rows, rng_rows, rng_states, out)
+    if rows.shape[0]:
+        _decide(observations, masks, rows, rng_rows, rng_states, out, tables.ints, tables.floats)
+
+
+def _check_batch(
+    observations: np.ndarray,
+    masks: np.ndarray,
+    rows: np.ndarray,
+    rng_rows: np.ndarray,
+    rng_states: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    arrays = {"observations": observations, "masks": masks, "rows": rows, "rng_rows": rng_rows}
+    arrays |= {"rng_states": rng_states, "out": out}
+    for name, array in arrays.items():
+        if not isinstance(array, np.ndarray):
+            raise ValueError(f"{name} must be a numpy array, not {type(array).__name__}")
+    games = observations.shape[0] if observations.ndim == 2 else -1
+    expected = {
+        "observations": ((games, OBS_SIZE), np.float32),
+        "masks": ((games, NUM_ACTIONS), np.int8),
+        "rows": ((rows.shape[0],), np.int64),
+        "rng_rows": ((rows.shape[0],), np.int64),
+        "rng_states": ((rng_states.shape[0], RNG_WORDS), np.uint64),
+        "out": ((games,), np.int64),
+    }
+    for name, (shape, dtype) in expected.items():
+        array = arrays[name]
+        if array.shape != shape or array.dtype != dtype:
+            raise ValueError(
+                f"{name} must be a {np.dtype(dtype).name} array of shape {shape}, "
+                f"not {array.dtype.name} of shape {array.shape}"
+            )
+    if not out.flags.writeable or not rng_states.flags.writeable:
+        raise ValueError("out and rng_states must be writeable")
+
+
+def heuristic_action(observation: np.ndarray, mask: np.ndarray, generator_state: np.ndarray) -> int:
+    """One decision, drawing ties from ``generator_state`` (advanced in place).
+
+    Raises:
+        ValueError: as :func:`heuristic_actions`.
+    """
+    out = np.zeros(1, dtype=np.int64)
+    heuristic_actions(
+        np.asarray(observation, dtype=np.float32).reshape(1, -1),
+        np.asarray(mask).astype(np.int8).reshape(1, -1),
+        np.zeros(1, dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+        generator_state.reshape(1, -1),
+        out,
+    )
+    return int(out[0])
+
+
+def rng_state(generator: np.random.Generator) -> np.ndarray:
+    """A numpy PCG64 generator's state as the uint64 row the compiled heuristic advances."""
+    row = np.zeros(RNG_WORDS, dtype=np.uint64)
+    state_from_numpy(generator.bit_generator.state, row)
+    return row
+
+
+def set_rng_state(generator: np.random.Generator, row: np.ndarray) -> None:
+    """Put a row's state back into a numpy PCG64 generator."""
+    generator.bit_generator.state = state_to_numpy(row)

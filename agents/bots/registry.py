@@ -1,0 +1,111 @@
+"""Agents by name, so commands and worker processes can build them from plain strings.
+
+A spec is one of:
+
+- ``random`` or ``heuristic``: the baseline agents;
+- ``ppo-2p`` or ``ppo-4p``: the shipped models (``ppo-2p:sample`` samples from the policy instead of
+  taking its most likely action);
+- a path to a model file: a ``MaskablePPO.save`` archive (``runs/gubs/model.zip``) or a weights-only ``.npz``
+  (``:sample`` allowed too), read by :func:`agents.bots.model_file.load_policy`, which runs nothing the file holds;
+- ``package.module:ClassName``: any importable :class:`~agents.bots.base.Agent` subclass (or factory), called
+  with ``seed=`` when it accepts one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+
+from agents.bots.base import Agent
+
+BUILTIN = ("random", "heuristic", "ppo-2p", "ppo-4p")
+SAMPLE_SUFFIX = ":sample"
+MODEL_SUFFIXES = (".zip", ".npz")
+"""Specs ending so are model file paths."""
+
+
+class AgentSpecError(ValueError):
+    """A spec that names no agent."""
+
+
+def make_agent(spec: str, seed: int = 0) -> Agent:
+    """Build the agent ``spec`` names (see the module docstring), seeded with ``seed``.
+
+    Raises:
+        AgentSpecError: the spec names nothing that can be built (with the reason).
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError(f"an agent spec is a non-empty string, not {spec!r}")
+    spec = spec.strip()
+    if spec == "random":
+        from agents.bots.random_agent import RandomAgent
+
+        return RandomAgent(seed)
+    if spec == "heuristic":
+        from agents.bots.heuristic import HeuristicAgent
+
+        return HeuristicAgent(seed)
+    sample = spec.endswith(SAMPLE_SUFFIX)
+    base = spec.removesuffix(SAMPLE_SUFFIX)
+    if base.startswith("ppo-") or base.endswith(MODEL_SUFFIXES):
+        return _ppo(base, sample, seed, spec)
+    if ":" in spec:
+        return _imported(spec, seed)
+    raise AgentSpecError(
+        f"unknown agent {spec!r}: use {', '.join(BUILTIN)}, a path to a .zip or .npz model or an importable "
+        "module:Class"
+    )
+
+
+def _ppo(base: str, sample: bool, seed: int, spec: str) -> Agent:
+    from agents.bots.model_file import ModelFileError
+    from agents.bots.ppo import PRETRAINED, PPOAgent
+
+    if base.startswith("ppo-") and not base.endswith(MODEL_SUFFIXES):
+        name = base.removeprefix("ppo-")
+        if name not in PRETRAINED:
+            shipped = ", ".join(f"ppo-{n}" for n in PRETRAINED)
+            raise AgentSpecError(f"unknown shipped model {base!r}; shipped: {shipped}")
+        agent = PPOAgent.pretrained(name, deterministic=not sample)
+    else:
+        if not Path(base).exists():
+            raise AgentSpecError(f"no model file at {base}")
+        try:
+            agent = PPOAgent.load(base, deterministic=not sample, name=Path(base).stem)
+        except (ModelFileError, OSError) as err:  # a file that cannot be read safely is a spec naming no agent
+            raise AgentSpecError(str(err)) from None
+    agent.name = spec
+    agent.reset(seed)
+    return agent
+
+
+def _imported(spec: str, seed: int) -> Agent:
+    module_name, _, attr = spec.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), attr)
+    except ImportError as err:
+        raise AgentSpecError(f"cannot import {module_name!r} for agent {spec!r}: {err}") from None
+    except AttributeError:
+        raise AgentSpecError(f"module {module_name!r} has no {attr!r} (agent {spec!r})") from None
+    if not callable(factory):
+        raise AgentSpecError(f"{spec!r} is not a class or factory")
+    try:
+        accepts_seed = "seed" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        accepts_seed = False
+    try:
+        agent = factory(seed=seed) if accepts_seed else factory()
+    except Exception as err:  # the user's own code: report it in one line, whatever it raised
+        raise AgentSpecError(f"{spec!r} could not be built: {type(err).__name__}: {_first_line(err)}") from None
+    if not isinstance(agent, Agent):
+        raise AgentSpecError(f"{spec!r} made a {type(agent).__name__}, not an agents.bots.base.Agent")
+    if agent.name == Agent.name:
+        agent.name = attr
+    return agent
+
+
+def _first_line(err: BaseException, limit: int = 200) -> str:
+    """An exception's message on one bounded line, for a command's one-line error."""
+    text = str(err).strip().splitlines()
+    return text[0][:limit] if text else ""

@@ -1,0 +1,144 @@
+"""Picking a training run's best checkpoint: every candidate against the same opponents on the same deals.
+
+A run's evaluations (``eval.csv``) use a few hundred games each, too few to tell apart checkpoints a point
+or two apart. ``python -m agents.evaluate.select RUN_DIR`` plays each chosen snapshot (``snapshots/step_*.zip``)
+and the final ``model.zip`` seat-rotated against one opponent kind, on validation deals that start at
+``--seed`` (1,000,000 by default: apart from the deals the README's tournaments use, so that the chosen
+checkpoint's reported figure is not the one it was chosen by), prints each win rate with its 95% Wilson
+interval, and can export the best one (``--export``: its actor only, in the weights-only format of
+agents/bots/model_file.py). Every checkpoint is read through :func:`agents.bots.model_file.load_policy`, which runs
+nothing a file holds; one that cannot be read safely is a command-line error before any game is played.
+
+    python -m agents.evaluate.select runs/ship_2p --players 2 --from 12000000 --every 250000 --games 2000
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agents.bots.registry import make_agent
+from agents.evaluate.matches import MatchResult, match
+
+VALIDATION_SEED = 1_000_000
+_SNAPSHOT = re.compile(r"step_(\d+)\.zip")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A checkpoint of a run: its path and the learner timesteps it was saved at (None: unknown)."""
+
+    path: Path
+    timesteps: int | None
+    label: str
+
+
+def candidates(run_dir: str | Path, first: int = 0, every: int = 1, final: bool = True) -> list[Candidate]:
+    """The run's snapshots at ``first`` timesteps or later and on a multiple of ``every``, then ``model.zip``.
+
+    Raises:
+        FileNotFoundError: ``run_dir`` is not a folder.
+        ValueError: ``every`` is below 1, or no checkpoint qualifies.
+    """
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise FileNotFoundError(f"no run folder at {run_dir}")
+    if every < 1:
+        raise ValueError(f"every must be at least 1, not {every}")
+    found = []
+    for path in (run_dir / "snapshots").glob("step_*.zip"):
+        matched = _SNAPSHOT.fullmatch(path.name)
+        if matched and int(matched[1]) >= first and int(matched[1]) % every == 0:
+            found.append(Candidate(path, int(matched[1]), f"step {int(matched[1]):,}"))
+    found.sort(key=lambda c: c.timesteps or 0)  # snapshots only here: each has its timesteps
+    if final and (run_dir / "model.zip").is_file():
+        found.append(Candidate(run_dir / "model.zip", None, "final model.zip"))
+    if not found:
+        raise ValueError(f"no checkpoint in {run_dir} from {first:,} timesteps on every {every:,}")
+    return found
+
+
+def evaluate_candidates(
+    found: list[Candidate],
+    num_players: int,
+    opponent: str = "heuristic",
+    games: int = 2000,
+    seed: int = VALIDATION_SEED,
+    jobs: int = 1,
+) -> list[MatchResult]:
+    """Each candidate's match against ``opponent`` at every other seat (same deals for all), in order."""
+    tasks = [(str(c.path), c.label, opponent, num_players, games, seed) for c in found]
+    if jobs <= 1:
+        return [_evaluate(*task) for task in tasks]
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")  # see agents.evaluate.tournament: forking torch can deadlock
+    with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:
+        return list(pool.map(_evaluate_in_worker, *zip(*tasks, strict=True)))
+
+
+def _evaluate(path: str, label: str, opponent: str, num_players: int, games: int, seed: int) -> MatchResult:
+    agent = make_agent(path)
+    agent.name = label
+    others = [make_agent(opponent, seed=seed + seat) for seat in range(num_players - 1)]
+    return match(agent, others, num_players, games, seed)
+
+
+def _evaluate_in_worker(*task: Any) -> MatchResult:
+    import torch
+
+    torch.set_num_threads(1)  # the workers already use every core
+    return _evaluate(*task)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.evaluate.select RUN_DIR``: the run's checkpoints against one opponent; the best is marked."""
+    from agents.bots.registry import AgentSpecError
+    from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int, unwritable_file
+
+    parser = CommandParser(prog="python -m agents.evaluate.select", description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a train.py output folder")
+    parser.add_argument("--players", type=player_count, default=2, help="seats per game (default 2)")
+    parser.add_argument("--opponent", default="heuristic", help="the agent at every other seat (default heuristic)")
+    parser.add_argument("--from", dest="first", type=non_negative_int, default=0, help="first snapshot's timesteps")
+    parser.add_argument("--every", type=positive_int, default=1, help="only snapshots on multiples of this")
+    parser.add_argument("--games", type=positive_int, default=2000, help="games per checkpoint (default 2000)")
+    parser.add_argument("--seed", type=non_negative_int, default=VALIDATION_SEED, help="first validation deal")
+    parser.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
+    parser.add_argument(
+        "--export", type=Path, metavar="FILE", help="save the best checkpoint's actor here (weights only, .npz)"
+    )
+    args = parser.parse_args(argv)
+    problem = args.export is not None and unwritable_file(args.export)
+    if problem:
+        parser.error(f"--export: {problem}")  # now, rather than after every checkpoint was played
+    try:
+        found = candidates(args.run_dir, args.first, args.every)
+        make_agent(args.opponent)
+        for candidate in found:  # every file read safely before any game is played
+            make_agent(str(candidate.path))
+    except (OSError, ValueError, AgentSpecError) as err:
+        parser.error(str(err))
+    try:
+        results = evaluate_candidates(found, args.players, args.opponent, args.games, args.seed, args.jobs)
+    except AgentSpecError as err:  # a checkpoint that cannot be loaded: an unusable input file
+        parser.error(str(err))
+    best = max(range(len(found)), key=lambda i: results[i].win_rate)
+    for i, result in enumerate(results):
+        print(("* " if i == best else "  ") + str(result))
+    print(f"best: {found[best].path}")
+    if args.export is not None:
+        from agents.bots.ppo import PPOAgent
+
+        print(f"exported to {PPOAgent.export(found[best].path, args.export)}")
+    return 0
+
+
+if __name__ == "__main__":
+    from gubs_env.support.cli import run_command
+
+    sys.exit(run_command(main))

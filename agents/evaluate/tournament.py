@@ -1,0 +1,650 @@
+"""Round-robin tournaments between agents: a payoff matrix with Wilson intervals and OpenSkill ratings.
+
+Every ordered pair of distinct agents (A, B) is a *pairing*: A takes one seat and B fills every other seat,
+so ``M[A][B]`` is A's win rate against a field of B. Each pairing plays the same seeded deals, and each
+deal once with A at every seat, so the luck of the cards and of the seating cancels out (see
+``docs/evaluation.md``). Games run in worker processes and are aggregated in a fixed order, so the results
+do not depend on how many processes played them.
+
+>>> result = run_tournament(["random", "heuristic"], num_players=2, deals=5, jobs=1)
+>>> [(p.agent, p.opponent, p.games) for p in result.pairings]
+[('random', 'heuristic', 10), ('heuristic', 'random', 10)]
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import math
+import os
+import re
+import signal
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from agents.bots.base import Agent
+from agents.bots.registry import SAMPLE_SUFFIX, make_agent
+from agents.evaluate.matches import MatchResult, play_game
+from gubs_env.encoding.action_table import ActionCodec
+from gubs_env.engine import Game
+from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from gubs_env.records.record import GameRecord
+
+CSV_NAME, JSON_NAME, PNG_NAME = "tournament.csv", "tournament.json", "tournament.png"
+"""The files :meth:`TournamentResult.save` writes."""
+
+RATING_MODEL = "openskill.models.PlackettLuce (defaults: mu 25, sigma 25/3, tau 25/300)"
+
+_MAX_CHUNK = 64
+"""Games per worker task at most: small enough for a smooth progress bar and an even load."""
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """The result of one tournament game, as the workers send it back."""
+
+    pairing: int
+    """Index into :attr:`TournamentResult.played`: which agent (A) played which field (B)."""
+    deal: int
+    """Deal index: the game was dealt with seed ``seed + deal``."""
+    seat: int
+    """A's seat; B filled every other seat."""
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    truncated: bool
+
+
+@dataclass
+class PairingResult(MatchResult):
+    """How ``agent`` fared in one seat against ``opponent`` in every other seat."""
+
+    opponent: str = ""
+    players: int = 2
+    mean_score: float = 0.0
+    """The agent's mean final score."""
+    mean_margin: float = 0.0
+    """Mean of the agent's score minus the best score among the other seats."""
+
+    def summary(self) -> str:
+        """One line: ``2 players, A against B at every other seat: A: 49.0% wins [46.9%, 51.2%] over 2000 games``."""
+        return f"{self.players} players, {self.agent} against {self.opponent} at every other seat: {self}"
+
+    def to_row(self) -> dict[str, Any]:
+        """The pairing as a flat CSV/JSON row."""
+        low, high = self.interval
+        return {
+            "agent": self.agent,
+            "opponent": self.opponent,
+            "players": self.players,
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": round(self.win_rate, 6),
+            "ci_low": round(low, 6),
+            "ci_high": round(high, 6),
+            "mean_score": round(self.mean_score, 6),
+            "mean_margin": round(self.mean_margin, 6),
+            "truncated": self.truncated,
+        }
+
+
+@dataclass(frozen=True)
+class AgentRating:
+    """An agent's OpenSkill rating after every game of the tournament."""
+
+    agent: str
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        """The conservative estimate ``mu - 3 * sigma`` that ranks the agents."""
+        return self.mu - 3 * self.sigma
+
+
+@dataclass
+class TournamentResult:
+    """Everything a tournament measured; ``str()`` gives the plain-text report."""
+
+    agents: list[str]
+    num_players: int
+    deals: int
+    seed: int
+    rule_options: dict[str, Any]
+    played: list[tuple[int, int]]
+    """The pairings that were played, as (A, B) indices into :attr:`agents`; at 2 players only A < B."""
+    games: list[GameOutcome]
+    """Every game in the fixed order (pairing, deal, seat) that ratings and statistics use."""
+    pairings: list[PairingResult]
+    """One row per ordered pair of distinct agents, ordered by agent then opponent."""
+    ratings: list[AgentRating] = field(default_factory=list)
+    """Best first (highest ordinal)."""
+
+    @property
+    def games_per_pairing(self) -> int:
+        """``deals * num_players``: every deal once with the agent at each seat."""
+        return self.deals * self.num_players
+
+    def matrix(self) -> list[list[float | None]]:
+        """``matrix()[i][j]``: the win rate of ``agents[i]`` against a field of ``agents[j]`` (None when i == j)."""
+        rates = {(p.agent, p.opponent): p.win_rate for p in self.pairings}
+        return [[rates.get((a, b)) for b in self.agents] for a in self.agents]
+
+    def table(self) -> str:
+        """The plain-text report: pairings with intervals, the payoff matrix and the ratings."""
+        header = (
+            f"{len(self.agents)} agents, {self.num_players} players, seed {self.seed}: {self.deals} deals per pairing, "
+            f"each played with the agent at every seat ({self.games_per_pairing} games per pairing, "
+            f"{len(self.games)} games in all)"
+        )
+        return "\n\n".join([header, self._pairing_table(), self._matrix_table(), self._rating_table()])
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def __repr__(self) -> str:
+        best = f", best {self.ratings[0].agent} (ordinal {self.ratings[0].ordinal:.2f})" if self.ratings else ""
+        return (
+            f"<TournamentResult {len(self.agents)} agents, {self.num_players} players, {len(self.games)} games{best}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the payoff matrix (coloured by win rate) and the ratings as HTML tables."""
+        return _html_report(self)
+
+    def _pairing_table(self) -> str:
+        rows = [_pairing_cells(p) for p in self.pairings]
+        headers = ["agent", "opponent", "games", "win rate", "95% interval", "mean score", "mean margin", "truncated"]
+        return "Pairings (the agent in one seat, the opponent in every other seat):\n" + _columns(headers, rows)
+
+    def _matrix_table(self) -> str:
+        cells = [["—" if v is None else f"{v:.1%}" for v in row] for row in self.matrix()]
+        rows = [[agent, *row] for agent, row in zip(self.agents, cells, strict=True)]
+        title = (
+            f"Payoff matrix (row agent's win rate against a field of the column agent; "
+            f"chance is {1 / self.num_players:.1%}):\n"
+        )
+        return title + _columns(["", *self.agents], rows)
+
+    def _rating_table(self) -> str:
+        rows = [
+            [str(i), r.agent, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.ordinal:.2f}"]
+            for i, r in enumerate(self.ratings, start=1)
+        ]
+        title = "Ratings (OpenSkill Plackett-Luce over every game; ordinal = mu - 3 sigma):\n"
+        return title + _columns(["rank", "agent", "mu", "sigma", "ordinal"], rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Config, agents, pairings, payoff matrix and ratings as JSON-ready data."""
+        return {
+            "config": {
+                "agents": self.agents,
+                "num_players": self.num_players,
+                "deals": self.deals,
+                "deal_seeds": [self.seed, self.seed + self.deals - 1],
+                "games_per_pairing": self.games_per_pairing,
+                "games_played": len(self.games),
+                "seed": self.seed,
+                "rule_options": self.rule_options,
+                "rating_model": RATING_MODEL,
+            },
+            "agents": self.agents,
+            "pairings": [p.to_row() for p in self.pairings],
+            "matrix": self.matrix(),
+            "ratings": [{**asdict(r), "ordinal": r.ordinal} for r in self.ratings],
+        }
+
+    def to_csv(self, path: str | Path) -> Path:
+        """Write one row per pairing (columns of :meth:`PairingResult.to_row`)."""
+        path = Path(path)
+        rows = [p.to_row() for p in self.pairings]
+        with path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        return path
+
+    def to_json(self, path: str | Path) -> Path:
+        """Write :meth:`to_dict` as JSON."""
+        path = Path(path)
+        path.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        return path
+
+    def plot(self, path: str | Path) -> Path:
+        """Draw the payoff heatmap (annotated with percentages) and the ratings (mu ± sigma) to a PNG.
+
+        Long specs (``package.module:Class``, model paths) are labelled by their last part when that stays
+        unambiguous.
+        """
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        k = len(self.agents)
+        labels = _plot_labels(self.agents)
+        fig = Figure(figsize=(7 + 1.5 * k, 2.5 + 0.8 * k), layout="constrained")
+        FigureCanvasAgg(fig)  # the Agg canvas renders without a display and leaves pyplot's backend alone
+        heat, bars = fig.subplots(1, 2, width_ratios=[k + 1.5, 4])
+        self._draw_matrix(fig, heat, labels)
+        self._draw_ratings(bars, labels)
+        fig.savefig(path, dpi=120)
+        return Path(path)
+
+    def _draw_matrix(self, fig: Any, ax: Any, labels: dict[str, str]) -> None:
+        values = [[math.nan if v is None else v for v in row] for row in self.matrix()]
+        image = ax.imshow(values, cmap="RdYlGn", vmin=0, vmax=1)
+        for i, row in enumerate(values):
+            for j, value in enumerate(row):
+                text, colour = ("—", "grey") if math.isnan(value) else (f"{value:.1%}", "black")
+                if abs(value - 0.5) > 0.3:
+                    colour = "white"  # readable on the dark ends of the colour map
+                ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=9)
+        names = [labels[a] for a in self.agents]
+        ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+        ax.set_yticks(range(len(names)), names)
+        ax.set_xlabel("field (every other seat)")
+        ax.set_ylabel("agent (one seat)")
+        ax.set_title(f"win rate, {self.num_players} players, {self.games_per_pairing} games per cell")
+        fig.colorbar(image, ax=ax, shrink=0.8)
+
+    def _draw_ratings(self, ax: Any, labels: dict[str, str]) -> None:
+        names = [labels[r.agent] for r in self.ratings]
+        ax.barh(names, [r.mu for r in self.ratings], xerr=[r.sigma for r in self.ratings], capsize=4, color="tab:blue")
+        ax.invert_yaxis()  # best first, at the top
+        ax.set_xlabel("OpenSkill mu (error bars: ± sigma)")
+        ax.set_title("ratings, best first")
+        ax.grid(axis="x", alpha=0.3)
+
+    def save(self, out_dir: str | Path) -> list[Path]:
+        """Write tournament.csv, tournament.json and tournament.png into ``out_dir`` (created if needed)."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        return [self.to_csv(out / CSV_NAME), self.to_json(out / JSON_NAME), self.plot(out / PNG_NAME)]
+
+
+def run_tournament(
+    agents: Sequence[str],
+    num_players: int = 2,
+    deals: int = 1000,
+    seed: int = 0,
+    jobs: int | None = None,
+    progress: bool = False,
+    records_dir: str | Path | None = None,
+    **rule_options: Any,
+) -> TournamentResult:
+    """Play every agent against a field of every other agent and rate them all.
+
+    Each pairing (A, B) plays deals ``seed, seed + 1, …, seed + deals - 1``, each deal once with A at every
+    seat, so a pairing is ``deals * num_players`` games and every pairing sees the same deals. At 2 players
+    the pairings (A, B) and (B, A) are the same games: they are played once and give both rows. Agents are
+    reset before each game with a seed derived from the deal and their seat, and every seat gets its own
+    agent instance, so a game depends only on (pairing, deal, seat).
+
+    Ratings use OpenSkill's Plackett-Luce model, updated game by game in the fixed order (pairing, deal,
+    seat). Every seat is its own one-player team; seats are ranked by result, winners first (a shared win
+    is a tie), then by final score (equal scores tie; a truncated game has no winners, so only scores
+    count). When one agent fills several seats, each copy is rated from the agent's current rating and the
+    agent's new mu and sigma are the averages over its copies. The ratings are reported best first by
+    ordinal, ``mu - 3 * sigma``.
+
+    Args:
+        agents: two or more distinct agent specs (see :func:`agents.bots.registry.make_agent`).
+        num_players: seats per game.
+        deals: seeded deals per pairing.
+        seed: the first deal's seed.
+        jobs: worker processes (None: one per core; 1: play in this process). Results do not depend on it.
+        progress: show a tqdm bar over games.
+        records_dir: save every game there as a JSON :class:`~gubs_env.records.record.GameRecord` (slower: the game
+            keeps its log).
+        **rule_options: rule options for every game (see :class:`gubs_env.engine.options.RuleOptions`).
+
+    Returns:
+        The pairings, payoff matrix and ratings.
+
+    Raises:
+        ValueError: fewer than two agents, duplicates, or a bad count, seed or rule option.
+        agents.bots.registry.AgentSpecError: a spec that names no agent (raised before any game is played).
+    """
+    specs = _check_config(agents, num_players, deals, seed, jobs, rule_options)
+    runner = _GameRunner(specs, num_players, rule_options, records_dir)
+    for spec in specs:
+        runner.agent(spec, 0)  # builds each agent once here, so a bad spec fails before any game or file
+    played = _played_pairings(len(specs), num_players)
+    tasks = [(p, d, s) for p in range(len(played)) for d in range(deals) for s in range(num_players)]
+    if records_dir is not None:
+        Path(records_dir).mkdir(parents=True, exist_ok=True)
+    outcomes = _play_all(runner, played, tasks, seed, jobs, progress)
+    return TournamentResult(
+        agents=specs,
+        num_players=num_players,
+        deals=deals,
+        seed=seed,
+        rule_options=dict(rule_options),
+        played=played,
+        games=outcomes,
+        pairings=_pairing_results(specs, num_players, played, outcomes),
+        ratings=_ratings(specs, num_players, played, outcomes),
+    )
+
+
+def _check_config(
+    agents: Sequence[str], num_players: int, deals: int, seed: int, jobs: int | None, rule_options: dict[str, Any]
+) -> list[str]:
+    if isinstance(agents, str):
+        raise ValueError("agents is a list of specs, not one string")
+    specs = [a.strip() if isinstance(a, str) else a for a in agents]
+    if len(specs) < 2:
+        raise ValueError(f"a tournament needs at least two agents, got {len(specs)}")
+    duplicates = sorted({s for s in specs if specs.count(s) > 1})
+    if duplicates:
+        raise ValueError(f"each agent may appear once; repeated: {', '.join(map(str, duplicates))}")
+    checks = [
+        (num_players, MIN_PLAYERS, MAX_PLAYERS, "num_players"),
+        (deals, 1, math.inf, "deals"),
+        (seed, 0, math.inf, "seed"),
+        (1 if jobs is None else jobs, 1, math.inf, "jobs"),
+    ]
+    for value, low, high, name in checks:
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            span = f"at least {low}" if high == math.inf else f"from {low} to {high}"
+            raise ValueError(f"{name} must be a whole number {span}, not {value!r}")
+    Game(num_players, seed=0, record_log=False, **rule_options)  # rejects bad rule options before any work
+    return specs
+
+
+def _played_pairings(k: int, num_players: int) -> list[tuple[int, int]]:
+    """Ordered pairs of distinct agents; at 2 players (A, B) and (B, A) seat the same two, so only A < B."""
+    return [(a, b) for a in range(k) for b in range(k) if a != b and (num_players > 2 or a < b)]
+
+
+class _GameRunner:
+    """Plays tournament games: the agents (one instance per spec and seat) and the table's settings.
+
+    Separate instances per seat keep an agent's generator and any per-game memory to one seat, so a game is
+    the same whichever process plays it and whatever that process played before.
+    """
+
+    def __init__(
+        self,
+        specs: list[str],
+        num_players: int,
+        rule_options: dict[str, Any],
+        records_dir: str | Path | None,
+    ) -> None:
+        self.specs = specs
+        self.num_players = num_players
+        self.rule_options = rule_options
+        self.records_dir = None if records_dir is None else Path(records_dir)
+        self.codec = ActionCodec(num_players)
+        self._agents: dict[tuple[str, int], Agent] = {}
+
+    def agent(self, spec: str, seat: int) -> Agent:
+        """The instance of ``spec`` that plays ``seat`` (built on first use)."""
+        if (spec, seat) not in self._agents:
+            self._agents[spec, seat] = make_agent(spec, seed=seat)
+        return self._agents[spec, seat]
+
+    def build_all(self) -> None:
+        """Build every agent for every seat now (worker start-up), rather than during the first games."""
+        for spec in self.specs:
+            for seat in range(self.num_players):
+                self.agent(spec, seat)
+
+    def play(self, played: list[tuple[int, int]], pairing: int, deal: int, seat: int, seed: int) -> GameOutcome:
+        """Play one game: agent A of ``played[pairing]`` at ``seat``, B everywhere else, dealt with ``seed + deal``."""
+        specs = _table_specs(self.specs, self.num_players, played[pairing], seat)
+        table = [self.agent(spec, s) for s, spec in enumerate(specs)]
+        game = play_game(table, seed + deal, self.codec, record_log=self.records_dir is not None, **self.rule_options)
+        if self.records_dir is not None:
+            name = _record_name(played, pairing, self.specs, deal, seat)
+            GameRecord.from_game(game, seed + deal, specs).save(self.records_dir / name)
+        return GameOutcome(pairing, deal, seat, tuple(game.scores()), tuple(game.winners()), game.truncated)
+
+
+def _table_specs(specs: list[str], num_players: int, pair: tuple[int, int], seat: int) -> list[str]:
+    table = [specs[pair[1]]] * num_players
+    table[seat] = specs[pair[0]]
+    return table
+
+
+def _record_name(played: list[tuple[int, int]], pairing: int, specs: list[str], deal: int, seat: int) -> str:
+    """``p00-random-vs-heuristic-deal0003-seat1.json``: the pairing index keeps sanitised names apart."""
+    a, b = (re.sub(r"[^A-Za-z0-9._-]+", "-", specs[i]).strip("-.") for i in played[pairing])
+    return f"p{pairing:02d}-{a}-vs-{b}-deal{deal:04d}-seat{seat}.json"
+
+
+# --- playing: in this process or in workers ------------------------------------------------------------
+
+_worker: _GameRunner | None = None
+"""The worker process's runner, set by :func:`_init_worker`."""
+
+
+def _play_all(
+    runner: _GameRunner,
+    played: list[tuple[int, int]],
+    tasks: list[tuple[int, int, int]],
+    seed: int,
+    jobs: int | None,
+    progress: bool,
+) -> list[GameOutcome]:
+    jobs = jobs or _cpu_count()
+    size = max(1, min(_MAX_CHUNK, math.ceil(len(tasks) / (4 * jobs))))
+    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+    with tqdm(total=len(tasks), desc="tournament", unit="game", disable=not progress) as bar:
+        if jobs == 1 or len(chunks) == 1:
+            results = []
+            for chunk in chunks:
+                results.append([runner.play(played, *task, seed) for task in chunk])
+                bar.update(len(chunk))
+        else:
+            results = _play_in_workers(runner, played, chunks, seed, min(jobs, len(chunks)), bar)
+    return [outcome for chunk in results for outcome in chunk]
+
+
+def _play_in_workers(
+    runner: _GameRunner,
+    played: list[tuple[int, int]],
+    chunks: list[list[tuple[int, int, int]]],
+    seed: int,
+    jobs: int,
+    bar: tqdm,
+) -> list[list[GameOutcome]]:
+    """Chunks in worker processes; the results come back in the chunks' order whatever order they finish in."""
+    import multiprocessing
+
+    # spawn, not fork: forking a process whose torch (or other) threads are running can deadlock the children
+    context = multiprocessing.get_context("spawn")
+    init_args = (runner.specs, runner.num_players, runner.rule_options, runner.records_dir)
+    executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=init_args)
+    try:
+        futures = [executor.submit(_play_chunk, played, chunk, seed) for chunk in chunks]
+        for future in as_completed(futures):
+            bar.update(len(future.result()))
+        return [future.result() for future in futures]
+    finally:
+        executor.shutdown(cancel_futures=True)
+
+
+def _init_worker(specs: list[str], num_players: int, rule_options: dict[str, Any], records_dir: Path | None) -> None:
+    global _worker
+    # Ctrl-C reaches the whole process group: the parent stops the pool; a worker would only print a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker = _GameRunner(specs, num_players, rule_options, records_dir)
+    _worker.build_all()
+    _limit_torch_threads()
+
+
+def _play_chunk(played: list[tuple[int, int]], chunk: list[tuple[int, int, int]], seed: int) -> list[GameOutcome]:
+    assert _worker is not None, "the worker initializer did not run"
+    _limit_torch_threads()  # again, for agents that import torch only when they first act
+    return [_worker.play(played, *task, seed) for task in chunk]
+
+
+def _limit_torch_threads() -> None:
+    """One torch thread per worker: the workers already use every core, more threads only contend.
+
+    Only once torch is loaded: importing it just to set this would cost every worker seconds for agents
+    that never touch it.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
+
+
+def _cpu_count() -> int:
+    counter = getattr(os, "process_cpu_count", os.cpu_count)  # Python 3.13+ respects CPU affinity
+    return counter() or 1
+
+
+# --- statistics and ratings --------------------------------------------------------------------------------
+
+
+def _pairing_results(
+    specs: list[str], num_players: int, played: list[tuple[int, int]], outcomes: list[GameOutcome]
+) -> list[PairingResult]:
+    """One row per ordered pair; at 2 players the games of (A, B) also give (B, A), from B's seat."""
+    by_pairing: dict[int, list[GameOutcome]] = {p: [] for p in range(len(played))}
+    for outcome in outcomes:
+        by_pairing[outcome.pairing].append(outcome)
+    rows = {}
+    for p, (a, b) in enumerate(played):
+        games = by_pairing[p]
+        rows[a, b] = _pairing_stats(specs[a], specs[b], num_players, [(g, g.seat) for g in games])
+        if num_players == 2:
+            rows[b, a] = _pairing_stats(specs[b], specs[a], num_players, [(g, 1 - g.seat) for g in games])
+    return [rows[key] for key in sorted(rows)]
+
+
+def _pairing_stats(agent: str, opponent: str, num_players: int, seats: list[tuple[GameOutcome, int]]) -> PairingResult:
+    scores = [g.scores[s] for g, s in seats]
+    margins = [g.scores[s] - max(v for i, v in enumerate(g.scores) if i != s) for g, s in seats]
+    return PairingResult(
+        agent=agent,
+        games=len(seats),
+        wins=sum(s in g.winners for g, s in seats),
+        truncated=sum(g.truncated for g, _ in seats),
+        opponent=opponent,
+        players=num_players,
+        mean_score=sum(scores) / len(seats),
+        mean_margin=sum(margins) / len(seats),
+    )
+
+
+def _ratings(
+    specs: list[str], num_players: int, played: list[tuple[int, int]], outcomes: list[GameOutcome]
+) -> list[AgentRating]:
+    """OpenSkill Plackett-Luce ratings over every game in order (see :func:`run_tournament`)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    current = {spec: (model.rating().mu, model.rating().sigma) for spec in specs}
+    for game in outcomes:
+        table = _table_specs(specs, num_players, played[game.pairing], game.seat)
+        # a fresh rating object per seat: openskill conflates the same object given at two seats
+        teams = [[model.rating(mu=current[s][0], sigma=current[s][1], name=s)] for s in table]
+        updated = model.rate(teams, ranks=[float(rank) for rank in _ranks(game)])  # openskill types ranks as floats
+        for spec in set(table):
+            copies = [team[0] for team, s in zip(updated, table, strict=True) if s == spec]
+            current[spec] = (_mean(c.mu for c in copies), _mean(c.sigma for c in copies))
+    ratings = [AgentRating(spec, mu, sigma) for spec, (mu, sigma) in current.items()]
+    return sorted(ratings, key=lambda r: -r.ordinal)
+
+
+def _ranks(game: GameOutcome) -> list[int]:
+    """Dense ranks, 0 best: winners first, then by score; equal results share a rank."""
+    keys = [(seat not in game.winners, -score) for seat, score in enumerate(game.scores)]
+    order = sorted(set(keys))
+    return [order.index(key) for key in keys]
+
+
+def _mean(values: Any) -> float:
+    values = list(values)
+    return sum(values) / len(values)
+
+
+def _pairing_cells(p: PairingResult) -> list[str]:
+    low, high = p.interval
+    return [
+        p.agent,
+        p.opponent,
+        str(p.games),
+        f"{p.win_rate:.1%}",
+        f"[{low:.1%}, {high:.1%}]",
+        f"{p.mean_score:.2f}",
+        f"{p.mean_margin:+.2f}",
+        str(p.truncated),
+    ]
+
+
+def _plot_labels(specs: list[str]) -> dict[str, str]:
+    """Each spec's :func:`_short_label`, or the specs themselves when two short labels would clash."""
+    short = {spec: _short_label(spec) for spec in specs}
+    return short if len(set(short.values())) == len(specs) else {spec: spec for spec in specs}
+
+
+def _short_label(spec: str) -> str:
+    """``pkg.module:Class`` → ``Class``; ``runs/x/model.zip:sample`` → ``model.zip:sample``; others unchanged."""
+    base = spec.removesuffix(SAMPLE_SUFFIX)
+    if base.endswith(".zip"):
+        return Path(base).name + spec[len(base) :]
+    return base.rsplit(":", 1)[1] if ":" in base else spec
+
+
+def _columns(headers: list[str], rows: list[list[str]]) -> str:
+    """Left-aligned text columns two spaces apart."""
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
+    lines = [
+        "  ".join(str(cell).ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip()
+        for line in [headers, *rows]
+    ]
+    return "\n".join(lines)
+
+
+_CELL = "padding:3px 8px;border:1px solid #ddd;text-align:right"
+
+
+def _html_row(cells: list[str], tag: str = "td", style: str = "") -> str:
+    return "<tr>" + "".join(f'<{tag} style="{_CELL}{style}">{c}</{tag}>' for c in cells) + "</tr>"
+
+
+def _html_report(result: TournamentResult) -> str:
+    """The payoff matrix and the ratings as two small HTML tables (agent names escaped)."""
+    labels = _plot_labels(result.agents)
+    names = [html.escape(labels[a]) for a in result.agents]
+    matrix = [_html_row(["", *names], "th")]
+    for name, values in zip(names, result.matrix(), strict=True):
+        cells = "".join(
+            f'<td style="{_CELL};color:#999">—</td>'
+            if v is None
+            else f'<td style="{_CELL};background:{_rate_colour(v)}">{v:.1%}</td>'
+            for v in values
+        )
+        matrix.append(f'<tr><th style="{_CELL}">{name}</th>{cells}</tr>')
+    ratings = [_html_row(["rank", "agent", "mu", "sigma", "ordinal"], "th")] + [
+        _html_row([str(i), html.escape(labels[r.agent]), f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.ordinal:.2f}"])
+        for i, r in enumerate(result.ratings, start=1)
+    ]
+    caption = (
+        f"{len(result.agents)} agents, {result.num_players} players, {result.games_per_pairing} games per pairing "
+        f"({len(result.games)} in all); chance is {1 / result.num_players:.1%}"
+    )
+    table = '<table style="border-collapse:collapse">{}</table>'
+    return (
+        f"<div><p>{html.escape(caption)}</p>"
+        "<p><b>Win rate</b> of the row agent in one seat against a field of the column agent:</p>"
+        + table.format("".join(matrix))
+        + "<p><b>Ratings</b> (OpenSkill, best first; ordinal = mu - 3 sigma):</p>"
+        + table.format("".join(ratings))
+        + "</div>"
+    )
+
+
+def _rate_colour(rate: float) -> str:
+    """A pale red (0%) to pale green (100%) background for a win rate."""
+    red, green = round(255 - 90 * rate), round(165 + 90 * rate)
+    return f"rgb({red},{green},170)"

@@ -1,0 +1,307 @@
+"""The browser game's HTTP server: one page and a small JSON API over a :class:`~agents.play.web.session.WebGame`.
+
+Routes (anything else is 404; methods other than GET and POST are 405)::
+
+    GET  /             the page
+    GET  /api/state    the game as the human sees it (bots make the moves that are due first)
+    GET  /api/record   the game so far as a JSON record, to download
+    POST /api/action   {"token": <int>, "choice": <int>}: take one of the legal actions shown with that token
+    POST /api/save     {}: write the record to the --record file
+
+Every request is checked before it reaches the game: the Host header must name this server when it listens on
+the loopback address (so another site cannot reach it through DNS rebinding), a POST must come from this page's
+origin when the browser says where it comes from, carry ``Content-Type: application/json`` and a
+``Content-Length`` of at most :data:`MAX_BODY` bytes, and its body must be strict JSON (no NaN, no repeated
+keys) with exactly the expected keys. A refusal is a JSON ``{"error": ...}`` with a 4xx status, and changes
+nothing. No file is served from disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import socket
+import sys
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, TextIO
+
+from agents.play.table import DEFAULT_DELAY, set_table
+from agents.play.web.options import DEFAULT_HOST, DEFAULT_PORT, is_loopback
+from agents.play.web.page import page_html
+from agents.play.web.session import RequestError, WebGame
+from gubs_env.support.cli import EXIT_FAILURE
+
+MAX_BODY = 1024
+"""The largest request body accepted, in bytes (an action needs about 30)."""
+REQUEST_TIMEOUT_S = 10
+"""A client that stalls mid-request this long is dropped, so it cannot hold a thread."""
+JSON_TYPE = "application/json"
+
+
+class GameServer(ThreadingHTTPServer):
+    """A threaded HTTP server holding one :class:`WebGame`.
+
+    Args:
+        address: ``(host, port)`` to listen on; port 0 picks a free port (see :attr:`url`).
+        game: the game to serve.
+        quiet: do not log each request to stderr.
+    """
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], game: WebGame, *, quiet: bool = True) -> None:
+        host = address[0]
+        if ":" in host:  # an IPv6 address
+            self.address_family = socket.AF_INET6
+        super().__init__(address, GameHandler)
+        self.game = game
+        self.quiet = quiet
+        port = self.server_address[1]
+        in_url = f"[{host}]" if ":" in host else host
+        self.allowed_hosts: frozenset[str] | None = None
+        """The Host headers accepted, or ``None`` for any (when listening beyond this machine)."""
+        if is_loopback(host):
+            names = {in_url, "localhost", "127.0.0.1", "[::1]"}
+            self.allowed_hosts = frozenset(f"{name}:{port}" for name in names)
+        local = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, in_url)  # every address: this machine's works
+        self.url = f"http://{local}:{port}/"
+
+
+class GameHandler(BaseHTTPRequestHandler):
+    """Answers one request (see the module docstring for the routes and the checks)."""
+
+    server: GameServer
+    server_version = "gubs-web"
+    default_request_version = "HTTP/1.0"  # so even a garbled request line gets a status line and headers
+    timeout = REQUEST_TIMEOUT_S
+
+    # --- routing ------------------------------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        """Serve the page, the state or the record."""
+        if not self._host_ok():
+            return
+        path = self.path.split("?", 1)[0]  # a query string is ignored; the path must match exactly
+        try:
+            if path == "/":
+                self._send_page()
+            elif path == "/api/state":
+                self._send_json(self.server.game.state())
+            elif path == "/api/record":
+                self._send_record()
+            else:
+                self._send_json({"error": "there is no such page"}, HTTPStatus.NOT_FOUND)
+        except RequestError as err:
+            self._send_json({"error": str(err)}, err.status)
+
+    def do_POST(self) -> None:
+        """Take an action or save the record."""
+        if not self._host_ok():
+            return
+        path = self.path.split("?", 1)[0]  # a query string is ignored; the path must match exactly
+        try:
+            if path == "/api/action":
+                request = self._read_json({"token", "choice"})
+                self._send_json(self.server.game.act(request["token"], request["choice"]))
+            elif path == "/api/save":
+                self._read_json(set())
+                self._send_json({"saved": self.server.game.save()})
+            else:
+                self._send_json({"error": "there is no such page"}, HTTPStatus.NOT_FOUND)
+        except RequestError as err:
+            self._send_json({"error": str(err)}, err.status)
+
+    def _refuse_method(self) -> None:
+        self._send_json(
+            {"error": f"method {self.command} is not allowed: use GET or POST"},
+            HTTPStatus.METHOD_NOT_ALLOWED,
+            {"Allow": "GET, POST"},
+        )
+
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = do_HEAD = _refuse_method
+
+    # --- checks -------------------------------------------------------------------------------------------
+
+    def _host_ok(self) -> bool:
+        """Refuse a Host header naming another server, and a POST from another origin; False when refused."""
+        host = self.headers.get("Host", "")
+        allowed = self.server.allowed_hosts
+        if allowed is not None and host not in allowed:
+            self._send_json({"error": "this server answers only for its own address"}, HTTPStatus.FORBIDDEN)
+            return False
+        origin = self.headers.get("Origin")
+        if self.command == "POST" and origin is not None and origin != f"http://{host}":
+            self._send_json({"error": "requests from other sites are refused"}, HTTPStatus.FORBIDDEN)
+            return False
+        return True
+
+    def _read_json(self, keys: set[str]) -> dict[str, Any]:
+        """The request body: a strict JSON object with exactly ``keys``.
+
+        Raises:
+            RequestError: wrong content type, no or bad length, too big, not JSON, or not the expected keys.
+        """
+        kind = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if kind != JSON_TYPE:
+            raise RequestError(f"send the request as {JSON_TYPE}", HTTPStatus.UNSUPPORTED_MEDIA_TYPE)
+        if self.headers.get("Transfer-Encoding") is not None:
+            raise RequestError("send the body with a Content-Length, not in chunks", HTTPStatus.LENGTH_REQUIRED)
+        length_text = self.headers.get("Content-Length")
+        if length_text is None:
+            raise RequestError("a Content-Length is required", HTTPStatus.LENGTH_REQUIRED)
+        if not length_text.isdigit() or len(length_text) > 9:
+            raise RequestError("the Content-Length must be a whole number of bytes")
+        length = int(length_text)
+        if length > MAX_BODY:
+            self.close_connection = True  # the unread body must not be taken for the next request
+            raise RequestError(f"the body is {length} bytes; at most {MAX_BODY} are accepted", 413)
+        try:
+            body = self.rfile.read(length)
+        except TimeoutError:
+            self.close_connection = True
+            raise RequestError("the body did not arrive in time", HTTPStatus.REQUEST_TIMEOUT) from None
+        if len(body) != length:
+            self.close_connection = True
+            raise RequestError("the body is shorter than its Content-Length")
+        return parse_request(body, keys)
+
+    # --- answers ------------------------------------------------------------------------------------------
+
+    def _send_page(self) -> None:
+        nonce = secrets.token_urlsafe(18)
+        policy = (
+            f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; img-src data:; "
+            "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        )
+        headers = {"Content-Security-Policy": policy}
+        self._send(page_html(nonce).encode(), "text/html; charset=utf-8", HTTPStatus.OK, headers)
+
+    def _send_record(self) -> None:
+        record = self.server.game.record()
+        name = f"gubs-seed-{record.seed}.json"
+        body = (json.dumps(record.to_dict(), indent=1) + "\n").encode()
+        self._send(body, "application/json", HTTPStatus.OK, {"Content-Disposition": f'attachment; filename="{name}"'})
+
+    def _send_json(
+        self, data: dict[str, Any], status: int = HTTPStatus.OK, headers: dict[str, str] | None = None
+    ) -> None:
+        self._send(json.dumps(data).encode(), "application/json; charset=utf-8", status, headers or {})
+
+    def _send(self, body: bytes, kind: str, status: int, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Referrer-Policy", "no-referrer")
+        if "Content-Security-Policy" not in headers:  # a JSON answer opened as a page runs and loads nothing
+            self.send_header("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Answer the base class's own refusals (bad request line, unknown method, ...) in JSON, never as HTML.
+
+        Its message is left out: it quotes the request, and nothing a client sends is echoed back.
+        """
+        self.close_connection = True
+        try:
+            phrase = HTTPStatus(code).phrase
+        except ValueError:
+            phrase = "error"
+        self._send_json({"error": f"{phrase} (a malformed or unsupported request)"}, code)
+
+    def version_string(self) -> str:
+        """The Server header: the name only, no Python version."""
+        return self.server_version
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Log a request to stderr, unless the server is quiet."""
+        if not self.server.quiet:
+            super().log_message(format, *args)
+
+
+def parse_request(body: bytes, keys: set[str]) -> dict[str, Any]:
+    """A request body as a JSON object with exactly ``keys``.
+
+    Strict: UTF-8 only; no NaN or Infinity; no key given twice; nothing before or after the object.
+
+    Raises:
+        RequestError: the body is anything else (the message says what is wrong).
+    """
+    try:
+        data = json.loads(body.decode("utf-8"), parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        raise RequestError(f"the body is not valid JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise RequestError(f"the body must be a JSON object, not {type(data).__name__}")
+    if set(data) != keys:
+        expected = ", ".join(sorted(keys)) or "no keys"
+        raise RequestError(f"the body must have exactly these keys: {expected}")
+    return data
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise ValueError(f"the key {key!r} is given twice")
+        data[key] = value
+    return data
+
+
+def run_web(parser: argparse.ArgumentParser, args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Serve the game the play command's ``args`` describe until Ctrl-C; returns the exit status.
+
+    Bad bot specs and seats are parser errors (exit status 2), as in the terminal game; a port that cannot be
+    opened is exit status 1.
+    """
+    out = out or sys.stdout
+    specs, seed, bots, game = set_table(parser, args)
+    human = specs.index(None)
+    delay = args.delay if args.delay is not None else DEFAULT_DELAY
+    web_game = WebGame(game, human, bots, specs, seed=seed, delay=delay, record_path=args.record)
+    host = args.host if args.host is not None else DEFAULT_HOST
+    port = args.port if args.port is not None else DEFAULT_PORT
+    try:
+        server = GameServer((host, port), web_game)
+    except OSError as err:
+        print(f"{parser.prog}: error: cannot listen on {host} port {port}: {err.strerror or err}", file=sys.stderr)
+        return EXIT_FAILURE
+    if not is_loopback(host):
+        print(f"warning: listening on {host}: anyone who can reach this address can play your seat", file=out)
+    print(f"Gubs, {args.players} players, seed {seed}, you at seat {human}.", file=out)
+    print(f"Open {server.url} in a browser to play; Ctrl-C stops the server.", file=out, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nServer stopped.", file=out)
+    finally:
+        server.server_close()
+    return _closing_words(web_game, seed, out)
+
+
+def _closing_words(web_game: WebGame, seed: int, out: TextIO) -> int:
+    """Print how the game stands and save the record if asked (once more when the game was left early)."""
+    game = web_game.game
+    print("The game is over." if game.is_over else f"The game was left on turn {game.state.turn}.", file=out)
+    print(f"Seed: {seed} (play this deal again with --seed {seed})", file=out)
+    if web_game.record_path is None:
+        return 0
+    try:
+        print(web_game.save(), file=out)
+    except RequestError as err:
+        print(str(err), file=out)
+        return 1
+    return 0

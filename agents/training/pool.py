@@ -1,0 +1,211 @@
+"""The opponent pool of self-play training (sb3 backend).
+
+Which agent sits at each opponent seat, frozen snapshots of the
+learner, and the environments that play them (sb3 backend).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnvWrapper
+
+from agents.bots.base import Agent
+from agents.bots.model_file import ModelFileError, PolicyWeights, load_policy
+from agents.bots.random_agent import RandomAgent
+from gubs_env.envs.selfplay import SelfPlayEnv
+
+RUN_FILE = "run.json"
+SNAPSHOT_DIR = "snapshots"
+SNAPSHOT_NAME = re.compile(r"step_(\d{9})\.zip")
+CHECKPOINT_NAME = re.compile(r"checkpoint-(\d{9})\.zip")
+LEGACY_CHECKPOINT = "checkpoint.zip"
+"""The single checkpoint of runs written before checkpoints carried a digest: never loaded (see docs/security.md)."""
+MAX_CHECKPOINT_BYTES = 2**31
+MAX_RUN_FILE_BYTES = 2**20
+CRASH_ENV = "GUBS_TRAIN_CRASH_AT"
+"""Testing hook: ``POINT`` or ``POINT@TIMESTEPS`` ends the process abruptly (exit status :data:`CRASH_STATUS`, no
+clean-up, as a kill would) the first time training reaches that point at that many timesteps or more. Points:
+``snapshot`` (a snapshot written), ``eval`` (eval.csv written), ``checkpoint-file`` (a checkpoint written, run.json
+not yet), ``run-json`` (run.json committed, older checkpoints not yet deleted)."""
+CRASH_STATUS = 86
+
+
+@dataclass
+class PoolConfig:
+    """How opponents are drawn for each seat of each training episode."""
+
+    p_random: float = 0.1
+    p_heuristic: float = 0.4
+    """The rest of the time a frozen snapshot of the learner plays, the newest ones more often."""
+    snapshots: list[str] = field(default_factory=list)
+
+
+class OpponentPool:
+    """Random and heuristic agents plus frozen snapshots of the learner, sampled per seat and episode."""
+
+    def __init__(self, config: PoolConfig, seed: int | None = None) -> None:
+        self.config = config
+        self.rng = np.random.default_rng(seed)
+        self._loaded: dict[str, Agent] = {}
+        self._random = RandomAgent()
+        self._heuristic: Agent | None = None
+
+    def set_snapshots(self, paths: Sequence[str]) -> None:
+        """Replace the snapshot list; snapshots no longer listed are forgotten."""
+        self.config.snapshots = list(paths)
+        self._loaded = {p: a for p, a in self._loaded.items() if p in self.config.snapshots}
+
+    def sample(self) -> Agent:
+        """One opponent."""
+        p_random, p_heuristic = self.config.p_random, self.config.p_heuristic
+        snapshots = self.config.snapshots
+        if not snapshots:  # before the first snapshot the fixed agents share every seat, in proportion
+            total = p_random + p_heuristic
+            p_random, p_heuristic = (p_random / total, p_heuristic / total) if total else (1.0, 0.0)
+        u = self.rng.random()
+        if u < p_random:
+            return self._random
+        if u < p_random + p_heuristic:
+            return self._heuristic_agent()
+        weights = np.arange(1, len(snapshots) + 1, dtype=float)  # newer snapshots weigh more
+        return self._snapshot(snapshots[self.rng.choice(len(snapshots), p=weights / weights.sum())])
+
+    def _heuristic_agent(self) -> Agent:
+        if self._heuristic is None:
+            from agents.bots.heuristic import HeuristicAgent
+
+            self._heuristic = HeuristicAgent()
+        return self._heuristic
+
+    def _snapshot(self, path: str) -> Agent:
+        if path not in self._loaded:
+            from agents.bots.ppo import PPOAgent
+
+            weights = SNAPSHOT_MODELS.get(path)
+            self._loaded[path] = PPOAgent(weights, deterministic=False, name=Path(path).stem, frozen=True)
+        return self._loaded[path]
+
+
+class SnapshotModels:
+    """Snapshot weights read once per process (through :func:`agents.bots.model_file.load_policy`) and shared.
+
+    Every pool (every env) in a process plays the same :class:`~agents.bots.model_file.PolicyWeights` for a file.
+    Entries are keyed by path and modification time, so a file written again is read again; the least recently
+    used ones are dropped beyond ``capacity``.
+    """
+
+    def __init__(self, capacity: int = 16) -> None:
+        self.capacity = capacity
+        self._weights: OrderedDict[tuple[str, int], PolicyWeights] = OrderedDict()
+
+    def get(self, path: str) -> PolicyWeights:
+        """The actor saved at ``path``.
+
+        Raises:
+            agents.bots.model_file.ModelFileError: the file is missing or not a model that can be read safely.
+        """
+        try:
+            key = (path, os.stat(path).st_mtime_ns)
+        except OSError as err:
+            raise ModelFileError(f"{path}: cannot read: {err.strerror or err}") from None
+        if key in self._weights:
+            self._weights.move_to_end(key)
+            return self._weights[key]
+        weights = self._weights[key] = load_policy(path)
+        while len(self._weights) > self.capacity:
+            self._weights.popitem(last=False)
+        return weights
+
+
+SNAPSHOT_MODELS = SnapshotModels()
+
+
+class PoolSelfPlayEnv(SelfPlayEnv):
+    """A :class:`SelfPlayEnv` whose opponents are drawn from an :class:`OpponentPool` at every reset.
+
+    ``shaping`` adds a potential-based term to the reward: ``shaping * (phi(after) - phi(before))`` with
+    ``phi`` the learner's score minus the best opponent score, and ``phi = 0`` once the game is over. It gives
+    credit for gaining ground during the game without changing which policy is best; the win/loss reward
+    at the end is unchanged.
+    """
+
+    def __init__(self, num_players: int, pool: PoolConfig, seed: int = 0, shaping: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(num_players=num_players, **kwargs)
+        self.pool = OpponentPool(PoolConfig(**asdict(pool)), seed)
+        self.shaping = shaping
+        self._potential = 0.0
+
+    def set_snapshots(self, paths: Sequence[str]) -> None:
+        """Called from the trainer (through ``VecEnv.env_method``) when the snapshot list changes."""
+        self.pool.set_snapshots(paths)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Draw this episode's opponents, then deal; a seed fixes both."""
+        if seed is not None:
+            self.pool.rng = np.random.default_rng([seed, 1])  # a stream apart from the env's own
+        opponents = [self.pool.sample() for _ in range(self.num_players - 1)]
+        for opponent in opponents:
+            opponent.reset(int(self.pool.rng.integers(2**31)))
+        self.set_opponents(opponents)
+        observation, info = super().reset(seed=seed, options=options)
+        self._potential = self._margin()
+        return observation, info
+
+    def step(self, action: int):
+        """The env's step, with the shaping term added to the reward."""
+        observation, reward, terminated, truncated, info = super().step(action)
+        if not self.shaping:  # the scores cost time at every step
+            return observation, reward, terminated, truncated, info
+        potential = 0.0 if terminated or truncated else self._margin()
+        reward += self.shaping * (potential - self._potential)
+        self._potential = potential
+        return observation, reward, terminated, truncated, info
+
+    def _margin(self) -> float:
+        scores = self._started().scores()
+        me = scores[self.learner]
+        return float(me - max(s for seat, s in enumerate(scores) if seat != self.learner))
+
+
+class TimedVecEnv(VecEnvWrapper):
+    """Counts the wall time spent inside the environments (stepping, resetting, action masks)."""
+
+    def __init__(self, venv) -> None:
+        super().__init__(venv)
+        self.env_seconds = 0.0
+
+    def reset(self):
+        """Reset every env, timed."""
+        start = time.perf_counter()
+        obs = self.venv.reset()
+        self.env_seconds += time.perf_counter() - start
+        return obs
+
+    def step_wait(self):
+        """Wait for the step results, timed."""
+        start = time.perf_counter()
+        result = self.venv.step_wait()
+        self.env_seconds += time.perf_counter() - start
+        return result
+
+    def step_async(self, actions) -> None:
+        """Send the actions, timed."""
+        start = time.perf_counter()
+        self.venv.step_async(actions)
+        self.env_seconds += time.perf_counter() - start
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        """Call a method of the envs, timed: MaskablePPO gets the action masks this way at every step."""
+        start = time.perf_counter()
+        result = self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
+        self.env_seconds += time.perf_counter() - start
+        return result

@@ -1,0 +1,9 @@
+"""Game records and what is made from them.
+
+Exact replay (:mod:`~gubs_env.records.record`), the log as text per
+viewer (:mod:`~gubs_env.records.transcript`) and the replay command (``python -m gubs_env.replay``).
+"""
+
+from gubs_env.records.record import GameRecord, RecordError, replay
+
+__all__ = ["GameRecord", "RecordError", "replay"]

@@ -1,0 +1,193 @@
+"""What the project's command-line tools share: exit statuses, a parser with one-line errors, argument types.
+
+Every command (``python -m agents.play``, ``gubs_env.replay``, ``gubs_env.demo``, ``gubs_env.bench``,
+``agents.evaluate``, ``agents.evaluate.select``, ``train.py``, the table printers in ``gubs_env.envs``) follows
+one convention, documented in docs/security.md:
+
+====  =====================================================================================================
+code  meaning
+====  =====================================================================================================
+0     done (for the terminal game: it ended, or the player typed ``q``)
+1     a failure while running: a record that cannot be read or does not replay, an output that cannot be
+      written after all, the input of the terminal game ending (end of file) before the game
+2     a bad command line or an unusable input file (a model file that cannot be loaded), always before any
+      work is done; one ``PROG: error: ...`` line on stderr
+130   interrupted (Ctrl-C)
+141   standard output was closed early (``... | head``): the command stops quietly
+====  =====================================================================================================
+
+None of them prints a traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+
+EXIT_OK = 0
+"""The command did what was asked."""
+EXIT_FAILURE = 1
+"""A failure while running (a bad record, an output that could not be written, the input ending early)."""
+EXIT_USAGE = 2
+"""A bad command line or unusable input file, reported before any work is done."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (128 + SIGINT, as a shell reports it)."""
+EXIT_CLOSED_STDOUT = 141
+"""Standard output was closed by its reader (128 + SIGPIPE, as a shell reports a command killed by it)."""
+EXIT_CODES = (EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_CLOSED_STDOUT)
+"""Every status a command of the project exits with."""
+
+MAX_PAUSE_SECONDS = 60.0
+"""The longest pause between moves that ``--delay`` accepts."""
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An :class:`argparse.ArgumentParser` whose errors are a single ``PROG: error: ...`` line and status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one line on stderr (with a pointer to ``--help``) and exit with status 2."""
+        one_line = " ".join(str(message).split())  # an OSError or a library message may span lines
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line} (see --help)\n")
+
+
+def run_command(main: Callable[[], int]) -> int:
+    """Run a command's ``main`` and return its exit status, turning Ctrl-C and a closed stdout into statuses.
+
+    ``SystemExit`` (from the parser) passes through. A reader that closes standard output early (``| head``)
+    gets no traceback: the rest of the output is discarded and the status is :data:`EXIT_CLOSED_STDOUT`. A
+    character that the output's encoding cannot show (``PYTHONIOENCODING=ascii``) is written as an escape.
+    """
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="backslashreplace")  # the game's texts use arrows and dashes
+    try:
+        code = main()
+        sys.stdout.flush()  # inside the try: a closed pipe must be met here, not while the interpreter exits
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_CLOSED_STDOUT
+    return code
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device, so that the interpreter's last flush cannot fail again."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor behind stdout (a test's capture): nothing to flush
+        pass
+
+
+def unwritable_folder(folder: Path) -> str | None:
+    """Why ``folder`` cannot be created or written to, or None; nothing is left behind by the check.
+
+    The check writes a nameless temporary file into the folder, or into its nearest existing parent, rather
+    than trusting permission bits (which say nothing for root, or on a read-only file system).
+    """
+    existing = folder
+    try:
+        if folder.exists() and not folder.is_dir():
+            return f"{folder} exists and is not a folder"
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir():
+            return f"cannot create {folder}: {existing} is not a folder"
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except ValueError as err:  # a NUL byte or an unencodable character in the path
+        return f"{folder!s:.200} is not a usable path: {err}"
+    except OSError as err:
+        return f"cannot write to {existing}: {err.strerror or err}"
+    return None
+
+
+def unwritable_file(path: Path) -> str | None:
+    """Why a file cannot be written at ``path`` (its folders created as needed), or None; nothing is written."""
+    try:
+        if path.is_dir():
+            return f"{path} is a folder"
+        if path.exists() and not os.access(path, os.W_OK):
+            return f"cannot write to {path}"
+    except ValueError as err:
+        return f"{path!s:.200} is not a usable path: {err}"
+    return unwritable_folder(path.parent)
+
+
+# --- argument types --------------------------------------------------------------------------------
+
+
+def _number(convert: Callable[[str], float], what: str, text: str) -> float:
+    try:
+        value = convert(text)
+    except ValueError:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise argparse.ArgumentTypeError(f"{shown!r} is not {what}") from None
+    if isinstance(value, float) and not math.isfinite(value):  # nan fails every comparison, inf passes any floor
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """A whole number of at least 1."""
+    value = int(_number(int, "a whole number", text))
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """A whole number of at least 0 (seeds)."""
+    value = int(_number(int, "a whole number", text))
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number above 0."""
+    value = _number(float, "a number", text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, not {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number of at least 0."""
+    value = _number(float, "a number", text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+    return value
+
+
+def pause_seconds(text: str) -> float:
+    """A pause in seconds, from 0 to :data:`MAX_PAUSE_SECONDS`."""
+    value = _number(float, "a number of seconds", text)
+    if not 0 <= value <= MAX_PAUSE_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_PAUSE_SECONDS:g} seconds, not {value}")
+    return value
+
+
+def probability(text: str) -> float:
+    """A number from 0 to 1."""
+    value = _number(float, "a number", text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, not {value}")
+    return value
+
+
+def player_count(text: str) -> int:
+    """A table size the game allows."""
+    value = int(_number(int, "a whole number", text))
+    if not MIN_PLAYERS <= value <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(f"player counts go from {MIN_PLAYERS} to {MAX_PLAYERS}, not {value}")
+    return value

@@ -1,0 +1,161 @@
+"""The folder tree is the architecture: imports point one way, between rooms and between modules.
+
+Read from the source with :mod:`ast` (every import, also those inside functions and ``TYPE_CHECKING`` blocks), so
+a lazy import that closes a cycle fails too. docs/architecture.md draws the same rooms.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("gubs_env", "agents")
+
+LIBRARY = {"gubs_env.engine", "gubs_env.support", "gubs_env.encoding", "gubs_env.fast", "gubs_env.records"}
+ALLOWED: dict[str, set[str]] = {
+    "gubs_env.engine": set(),
+    "gubs_env.support": {"gubs_env.engine"},
+    "gubs_env.encoding": {"gubs_env.engine", "gubs_env.support"},
+    "gubs_env.fast": {"gubs_env.engine", "gubs_env.encoding", "gubs_env.support"},
+    "gubs_env.records": {"gubs_env.engine", "gubs_env.support"},
+    "gubs_env.viz": {"gubs_env.engine", "gubs_env.records", "gubs_env.support"},
+    "gubs_env.envs": {"gubs_env.engine", "gubs_env.encoding", "gubs_env.fast", "gubs_env.support"},
+    "gubs_env": LIBRARY | {"gubs_env.viz", "gubs_env.envs"},
+    "agents.bots": LIBRARY,
+    "agents.evaluate": LIBRARY | {"agents.bots"},
+    "agents.training": LIBRARY | {"gubs_env.envs", "agents.bots", "agents.evaluate"},
+    "agents.rllib": LIBRARY | {"gubs_env", "agents", "agents.bots", "agents.evaluate", "agents.training"},
+    "agents.play": LIBRARY | {"gubs_env.viz", "agents.bots", "agents.evaluate"},
+    "agents": {"agents.bots", "agents.evaluate"},
+}
+"""Which rooms each room may import, besides itself. A room is a package's folder; the modules directly in
+``gubs_env/`` and ``agents/`` (their public names and commands) form the rooms ``gubs_env`` and ``agents``."""
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """The project modules that ``name`` imports (``from a import b`` counts as ``a.b`` when that is a module)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, module] if module else base)
+            for alias in node.names:
+                full = f"{module}.{alias.name}"
+                found.add(full if full in MODULES else module)
+    return {m for m in found if m.split(".")[0] in (*PACKAGES, "train")}
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) > 1 and (ROOT / parts[0] / parts[1]).is_dir():
+        return ".".join(parts[:2])
+    return parts[0]
+
+
+def test_every_room_is_known() -> None:
+    assert {_room(m) for m in MODULES} == set(ALLOWED)
+
+
+@pytest.mark.parametrize("room", sorted(ALLOWED))
+def test_a_room_imports_only_the_rooms_below_it(room: str) -> None:
+    wrong = sorted(
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        if _room(module) == room
+        for target in targets
+        if _room(target) != room and _room(target) not in ALLOWED[room]
+    )
+    assert not wrong
+
+
+def test_the_library_never_imports_the_bots_or_the_training_script() -> None:
+    wrong = sorted(
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        for target in targets
+        if target.split(".")[0] == "train" or (module.startswith("gubs_env") and target.startswith("agents"))
+    )
+    assert not wrong
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        components.append(sorted(component))
+            elif child not in graph:
+                continue
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(graph[child]))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return components
+
+
+def test_no_import_cycle_between_modules() -> None:
+    assert _cycles(GRAPH) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_room_rules_catch_an_upward_import() -> None:
+    assert "agents.bots" not in ALLOWED["gubs_env.engine"] | ALLOWED["gubs_env"]
+    assert _room("gubs_env.engine.cards.effects") == "gubs_env.engine"
+    assert _room("gubs_env.bench") == "gubs_env"
