@@ -355,7 +355,7 @@ def test_the_table_printers_print_the_docs_and_refuse_arguments(module, doc: str
     with pytest.raises(SystemExit) as stop:
         module.main(["--players", "3"])
     assert stop.value.code == cli.EXIT_USAGE
-    _one_error_line(capsys.readouterr().err, f"python -m gubs_env.envs.{module.__name__.rsplit('.', 1)[1]}")
+    _one_error_line(capsys.readouterr().err, f"python -m {module.__name__}")
 
 
 def test_the_exit_statuses_are_documented() -> None:

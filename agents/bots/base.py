@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from gubs_env.encoding.action_table import ActionCodec
+    from gubs_env.engine import Game
 
 
 class Agent(ABC):
@@ -26,6 +31,24 @@ class Agent(ABC):
     @abstractmethod
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Choose a legal action id (``action_mask[id] == 1``)."""
+
+    def act_in_game(self, game: Game, codec: ActionCodec) -> int:
+        """The id to play at ``game``'s current decision, for its current player.
+
+        By default :meth:`act` on what the environments would show that player. Agents that search the game
+        override it, and must use only what the player may know (:meth:`Game.resample`,
+        :meth:`Game.information_state`); matches, tournaments and play ask every agent through this method.
+        """
+        from gubs_env.encoding.observation import encode
+
+        seat = game.current_player
+        if seat is None:
+            raise ValueError("the game is over: nobody is asked for an action")
+        return int(self.act(encode(game.state, seat), codec.mask(game.legal_actions(), seat)))
+
+    needs_game: bool = False
+    """True for agents that decide from the game itself (:meth:`act_in_game`), not from an observation alone;
+    games with such an agent at the table run on the reference engine."""
 
     def reset(self, seed: int | None = None) -> None:
         """Called before each game: reseeds the agent's generator (``None`` keeps its current stream)."""

@@ -7,6 +7,9 @@ A spec is one of:
   taking its most likely action);
 - a path to a model file: a ``MaskablePPO.save`` archive (``runs/gubs/model.zip``) or a weights-only ``.npz``
   (``:sample`` allowed too), read by :func:`agents.bots.model_file.load_policy`, which runs nothing the file holds;
+- ``search`` or ``search:worlds=64,top=4,z=1``: the search bot with its settings
+  (:class:`~agents.bots.search.SearchSettings`); ``search-all-seeing:...`` is the same search on the true position,
+  built only where the caller allows it (measurements, never play against people);
 - ``package.module:ClassName``: any importable :class:`~agents.bots.base.Agent` subclass (or factory), called
   with ``seed=`` when it accepts one.
 """
@@ -19,7 +22,9 @@ from pathlib import Path
 
 from agents.bots.base import Agent
 
-BUILTIN = ("random", "heuristic", "ppo-2p", "ppo-4p")
+BUILTIN = ("random", "heuristic", "ppo-2p", "ppo-4p", "search")
+SEARCH = "search"
+ALL_SEEING = "search-all-seeing"
 SAMPLE_SUFFIX = ":sample"
 MODEL_SUFFIXES = (".zip", ".npz")
 """Specs ending so are model file paths."""
@@ -29,8 +34,10 @@ class AgentSpecError(ValueError):
     """A spec that names no agent."""
 
 
-def make_agent(spec: str, seed: int = 0) -> Agent:
+def make_agent(spec: str, seed: int = 0, *, allow_all_seeing: bool = False) -> Agent:
     """Build the agent ``spec`` names (see the module docstring), seeded with ``seed``.
+
+    ``allow_all_seeing`` admits the all-seeing search, which reads every hidden card: only measurements set it.
 
     Raises:
         AgentSpecError: the spec names nothing that can be built (with the reason).
@@ -46,6 +53,9 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         from agents.bots.heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
+    name, _, settings = spec.partition(":")
+    if name in (SEARCH, ALL_SEEING):
+        return _search(name, settings, seed, allow_all_seeing, spec)
     sample = spec.endswith(SAMPLE_SUFFIX)
     base = spec.removesuffix(SAMPLE_SUFFIX)
     if base.startswith("ppo-") or base.endswith(MODEL_SUFFIXES):
@@ -56,6 +66,23 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         f"unknown agent {spec!r}: use {', '.join(BUILTIN)}, a path to a .zip or .npz model or an importable "
         "module:Class"
     )
+
+
+def _search(name: str, settings: str, seed: int, allow_all_seeing: bool, spec: str) -> Agent:
+    from agents.bots.search import AllSeeingSearchAgent, SearchAgent, SearchSettings
+
+    if name == ALL_SEEING and not allow_all_seeing:
+        raise AgentSpecError(
+            f"{ALL_SEEING} reads every hidden card: it is for measurements (python -m agents.evaluate.ladder), "
+            "not for play"
+        )
+    try:
+        parsed = SearchSettings.parse(settings) if settings else SearchSettings()
+    except ValueError as err:
+        raise AgentSpecError(f"{spec[:60]!r}: {err}") from None
+    agent = (AllSeeingSearchAgent if name == ALL_SEEING else SearchAgent)(seed, parsed)
+    agent.name = spec
+    return agent
 
 
 def _ppo(base: str, sample: bool, seed: int, spec: str) -> Agent:

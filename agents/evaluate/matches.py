@@ -77,22 +77,27 @@ def play_game(
     """One game dealt with ``seed``, ``table[seat]`` playing each seat; returns the finished game.
 
     Each agent is reset with ``seed * 101 + seat`` first, so the game depends only on the deal and the seating.
-    ``record_log`` keeps the game's log (needed for a :class:`~gubs_env.records.record.GameRecord`; slower, and only the
-    reference engine keeps one). ``engine`` is one of :data:`ENGINES`; the compiled engine plays the same game
-    about 1.4 times as fast when a heuristic agent is at the table (the agents' own time is the rest).
+    An agent that decides from the game itself (``needs_game``, the search bots) is asked through
+    :meth:`~agents.bots.base.Agent.act_in_game`, on the reference engine. ``record_log`` keeps the game's log
+    (needed for a :class:`~gubs_env.records.record.GameRecord`; slower, and only the reference engine keeps
+    one). ``engine`` is one of :data:`ENGINES`; the compiled engine plays the same game about 1.4 times as fast
+    when a heuristic agent is at the table (the agents' own time is the rest).
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
     for i, agent in enumerate(table):
         agent.reset(seed * 101 + i)
-    fast = None if record_log or engine == "reference" else _fast_table(engine == "fast", **rule_options)
+    searching = any(agent.needs_game for agent in table)
+    if searching and engine == "fast":
+        raise ValueError("an agent at this table decides from the game itself: it plays on the reference engine")
+    fast = None if record_log or searching or engine == "reference" else _fast_table(engine == "fast", **rule_options)
     if fast is not None:
         return _play_fast(table, seed, fast)
     n = len(table)
     codec = codec or ActionCodec(n)
     game = Game(n, seed=seed, record_log=record_log, **rule_options)
     while (seat := game.current_player) is not None:
-        game.apply(codec.ask(table[seat], game))
+        game.apply(codec.action(table[seat].act_in_game(game, codec), seat))
     return game
 
 

@@ -275,6 +275,7 @@ def run_tournament(
     jobs: int | None = None,
     progress: bool = False,
     records_dir: str | Path | None = None,
+    allow_all_seeing: bool = False,
     **rule_options: Any,
 ) -> TournamentResult:
     """Play every agent against a field of every other agent and rate them all.
@@ -301,6 +302,8 @@ def run_tournament(
         progress: show a tqdm bar over games.
         records_dir: save every game there as a JSON :class:`~gubs_env.records.record.GameRecord` (slower: the game
             keeps its log).
+        allow_all_seeing: admit the all-seeing search (``search-all-seeing``), which reads every hidden card; for
+            measurements such as the ladder only.
         **rule_options: rule options for every game (see :class:`gubs_env.engine.options.RuleOptions`).
 
     Returns:
@@ -311,7 +314,7 @@ def run_tournament(
         agents.bots.registry.AgentSpecError: a spec that names no agent (raised before any game is played).
     """
     specs = _check_config(agents, num_players, deals, seed, jobs, rule_options)
-    runner = _GameRunner(specs, num_players, rule_options, records_dir)
+    runner = _GameRunner(specs, num_players, rule_options, records_dir, allow_all_seeing)
     for spec in specs:
         runner.agent(spec, 0)  # builds each agent once here, so a bad spec fails before any game or file
     played = _played_pairings(len(specs), num_players)
@@ -375,8 +378,10 @@ class _GameRunner:
         num_players: int,
         rule_options: dict[str, Any],
         records_dir: str | Path | None,
+        allow_all_seeing: bool = False,
     ) -> None:
         self.specs = specs
+        self.allow_all_seeing = allow_all_seeing
         self.num_players = num_players
         self.rule_options = rule_options
         self.records_dir = None if records_dir is None else Path(records_dir)
@@ -386,7 +391,7 @@ class _GameRunner:
     def agent(self, spec: str, seat: int) -> Agent:
         """The instance of ``spec`` that plays ``seat`` (built on first use)."""
         if (spec, seat) not in self._agents:
-            self._agents[spec, seat] = make_agent(spec, seed=seat)
+            self._agents[spec, seat] = make_agent(spec, seed=seat, allow_all_seeing=self.allow_all_seeing)
         return self._agents[spec, seat]
 
     def build_all(self) -> None:
@@ -459,7 +464,7 @@ def _play_in_workers(
 
     # spawn, not fork: forking a process whose torch (or other) threads are running can deadlock the children
     context = multiprocessing.get_context("spawn")
-    init_args = (runner.specs, runner.num_players, runner.rule_options, runner.records_dir)
+    init_args = (runner.specs, runner.num_players, runner.rule_options, runner.records_dir, runner.allow_all_seeing)
     executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=init_args)
     try:
         futures = [executor.submit(_play_chunk, played, chunk, seed) for chunk in chunks]
@@ -470,11 +475,17 @@ def _play_in_workers(
         executor.shutdown(cancel_futures=True)
 
 
-def _init_worker(specs: list[str], num_players: int, rule_options: dict[str, Any], records_dir: Path | None) -> None:
+def _init_worker(
+    specs: list[str],
+    num_players: int,
+    rule_options: dict[str, Any],
+    records_dir: Path | None,
+    allow_all_seeing: bool,
+) -> None:
     global _worker
     # Ctrl-C reaches the whole process group: the parent stops the pool; a worker would only print a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker = _GameRunner(specs, num_players, rule_options, records_dir)
+    _worker = _GameRunner(specs, num_players, rule_options, records_dir, allow_all_seeing)
     _worker.build_all()
     _limit_torch_threads()
 

@@ -58,7 +58,8 @@ class BotPlayer:
 
     def choose(self, game: Game) -> Action:
         """The agent's choice for the current player."""
-        return self._codec.ask(self.agent, game)
+        action_id = self.agent.act_in_game(game, self._codec)  # raises once the game is over
+        return self._codec.action(action_id, game.current_player or 0)
 
 
 def decision_text(game: Game, names: Sequence[str]) -> str:

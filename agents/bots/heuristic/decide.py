@@ -28,6 +28,52 @@ from gubs_env.fast.rng import RNG_WORDS, integers, state_from_numpy, state_to_nu
 
 
 @nb.njit(cache=True)
+def new_scratch() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Fresh work arrays for :func:`choose_among`: (raw, counts, floats, ids, scores)."""
+    return (
+        np.zeros(OBS_SIZE, dtype=np.int64),
+        np.zeros((COUNT_ROWS, NUM_KINDS), dtype=np.int64),
+        np.zeros(FLOAT_SLOTS, dtype=np.float64),
+        np.zeros(NUM_ACTIONS, dtype=np.int64),
+        np.zeros(NUM_ACTIONS, dtype=np.float64),
+    )
+
+
+@nb.njit(cache=True)
+def choose_among(
+    obs: np.ndarray,
+    ids: np.ndarray,
+    count: int,
+    rng_state: np.ndarray,
+    ti: np.ndarray,
+    tf: np.ndarray,
+    raw: np.ndarray,
+    c: np.ndarray,
+    f: np.ndarray,
+    scores: np.ndarray,
+) -> int:
+    """The heuristic's choice among the legal ids ``ids[:count]`` (at least one), from observation ``obs``.
+
+    Ties are split by ``rng_state`` (a PCG64 row, advanced only when there is a tie). ``ids`` is reordered.
+    The search bot's rollouts call this inside their own compiled loops.
+    """
+    if count == 1:
+        return ids[0]
+    _read_view(obs, ti, tf, raw, c, f)
+    best = -math.inf
+    for j in range(count):
+        scores[j] = _score_step(ti, tf, c, f, ids[j])
+        if j == 0 or scores[j] > best:
+            best = scores[j]
+    top = 0
+    for j in range(count):
+        if scores[j] >= best - TIE_TOLERANCE:
+            ids[top] = ids[j]
+            top += 1
+    return ids[0] if top == 1 else ids[integers(rng_state, top)]
+
+
+@nb.njit(cache=True)
 def _decide(
     obs: np.ndarray,
     mask: np.ndarray,
@@ -40,11 +86,7 @@ def _decide(
 ) -> None:
     """The decision for each game in ``rows``, ties drawn from generator ``rng_states[rng_rows[k]]``."""
     games, actions = mask.shape
-    raw = np.zeros(obs.shape[1], dtype=np.int64)
-    c = np.zeros((COUNT_ROWS, NUM_KINDS), dtype=np.int64)
-    f = np.zeros(FLOAT_SLOTS, dtype=np.float64)
-    ids = np.zeros(actions, dtype=np.int64)
-    scores = np.zeros(actions, dtype=np.float64)
+    raw, c, f, ids, scores = new_scratch()
     for k in range(rows.shape[0]):  # checked before any decision, so a bad call changes nothing
         if rows[k] < 0 or rows[k] >= games or rng_rows[k] < 0 or rng_rows[k] >= rng_states.shape[0]:
             raise ValueError("a row or generator row is out of range")
@@ -57,21 +99,7 @@ def _decide(
                 count += 1
         if count == 0:
             raise ValueError("the action mask allows no action: this agent is not the one to act")
-        if count == 1:
-            out[g] = ids[0]
-            continue
-        _read_view(obs[g], ti, tf, raw, c, f)
-        best = -math.inf
-        for j in range(count):
-            scores[j] = _score_step(ti, tf, c, f, ids[j])
-            if j == 0 or scores[j] > best:
-                best = scores[j]
-        top = 0
-        for j in range(count):
-            if scores[j] >= best - TIE_TOLERANCE:
-                ids[top] = ids[j]
-                top += 1
-        out[g] = ids[0] if top == 1 else ids[integers(rng_states[rng_rows[k]], top)]
+        out[g] = choose_among(obs[g], ids, count, rng_states[rng_rows[k]], ti, tf, raw, c, f, scores)
 
 
 def heuristic_actions(
@@ -164,3 +192,27 @@ def rng_state(generator: np.random.Generator) -> np.ndarray:
 def set_rng_state(generator: np.random.Generator, row: np.ndarray) -> None:
     """Put a row's state back into a numpy PCG64 generator."""
     generator.bit_generator.state = state_to_numpy(row)
+
+
+@nb.njit(cache=True)
+def _scores_of(obs: np.ndarray, ids: np.ndarray, ti: np.ndarray, tf: np.ndarray, out: np.ndarray) -> None:
+    raw, c, f, _, _ = new_scratch()
+    _read_view(obs, ti, tf, raw, c, f)
+    for j in range(ids.shape[0]):
+        out[j] = _score_step(ti, tf, c, f, ids[j])
+
+
+def heuristic_scores(observation: np.ndarray, ids: np.ndarray, tables: HeuristicTables = TABLES) -> np.ndarray:
+    """The heuristic's score of each of ``ids`` (legal ids of the observation's decision): higher is better.
+
+    The search bot ranks candidates by these before it spends playouts on them.
+    """
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    if ids.ndim != 1 or (ids.size and (ids.min() < 0 or ids.max() >= NUM_ACTIONS)):
+        raise ValueError(f"ids must be a 1-d array of action ids from 0 to {NUM_ACTIONS - 1}")
+    out = np.zeros(ids.size, dtype=np.float64)
+    obs = np.ascontiguousarray(observation, dtype=np.float32)
+    if obs.shape != (OBS_SIZE,):
+        raise ValueError(f"the observation must have shape ({OBS_SIZE},), not {obs.shape}")
+    _scores_of(obs, ids, tables.ints, tables.floats, out)
+    return out

@@ -1,0 +1,209 @@
+"""``python -m agents.evaluate.ladder``: every shipped bot and search setting, ranked at each table size.
+
+For each table size it runs one seat-rotated round robin (:func:`~agents.evaluate.tournament.run_tournament`:
+the same deals for every pairing, 95% Wilson intervals, OpenSkill ratings), on every core, then times each
+search setting over whole games. It writes, into ``--out``:
+
+- ``ladder.md``: per agent and table size, the win rate against a field of heuristics (with its interval) and the
+  OpenSkill ordinal, and the search settings' decision times (median and 99th percentile);
+- ``ladder.csv`` and ``ladder.json``: the same figures as data;
+- ``ladder.png``: the win rate against heuristics by table size, and the search's strength against its time;
+- ``<N>p/``: each table size's full tournament (tournament.csv, .json, .png).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from gubs_env.support.cli import (
+    EXIT_OK,
+    CommandParser,
+    non_negative_int,
+    player_count,
+    positive_int,
+    run_command,
+    unwritable_folder,
+)
+
+PROG = "python -m agents.evaluate.ladder"
+DEFAULT_AGENTS = (
+    "random",
+    "heuristic",
+    "ppo-2p",
+    "ppo-4p",
+    "search",
+    "search:worlds=96,top=5,z=1",
+    "search-all-seeing",
+)
+BASELINE = "heuristic"
+TIMING_GAMES = 2
+"""Whole games per table size over which each search setting's decision time is measured."""
+
+
+@dataclass
+class LadderRow:
+    """One agent at one table size."""
+
+    agent: str
+    players: int
+    win_rate_vs_baseline: float | None
+    low: float | None
+    high: float | None
+    ordinal: float
+    median_ms: float | None = None
+    p99_ms: float | None = None
+
+
+def run_ladder(
+    agents: list[str],
+    players: list[int],
+    deals: int,
+    seed: int = 0,
+    jobs: int | None = None,
+    out: Path | None = None,
+    progress: bool = True,
+) -> list[LadderRow]:
+    """Play the ladder (see the module docstring) and return its rows; ``out`` also gets the files."""
+    from agents.evaluate.tournament import run_tournament
+
+    rows: list[LadderRow] = []
+    for n in players:
+        result = run_tournament(
+            agents, num_players=n, deals=deals, seed=seed, jobs=jobs, progress=progress, allow_all_seeing=True
+        )
+        if out is not None:
+            result.save(out / f"{n}p")
+        ordinals = {r.agent: r.ordinal for r in result.ratings}
+        versus = {p.agent: p for p in result.pairings if p.opponent == BASELINE}
+        for agent in agents:
+            pairing = versus.get(agent)
+            low, high = pairing.interval if pairing else (None, None)
+            rows.append(LadderRow(agent, n, pairing.win_rate if pairing else None, low, high, ordinals[agent]))
+    _time_searches(rows, agents, players, seed, progress)
+    if out is not None:
+        _save(rows, players, out)
+    return rows
+
+
+def _time_searches(rows: list[LadderRow], agents: list[str], players: list[int], seed: int, progress: bool) -> None:
+    """Median and 99th percentile of each search setting's decision time over whole games, one core."""
+    from agents.bots.registry import make_agent
+    from agents.evaluate.matches import play_game
+
+    searches = [a for a in agents if a.split(":")[0].startswith("search")]
+    jobs = [(a, n, g) for a in searches for n in players for g in range(TIMING_GAMES)]
+    times: dict[tuple[str, int], list[float]] = {}
+    for agent, n, game in tqdm(jobs, desc="timing searches", unit="game", disable=not progress):
+        searcher = make_agent(agent, seed=game, allow_all_seeing=True)
+        table = [searcher] + [make_agent(BASELINE, seed=s) for s in range(1, n)]
+        play_game(table, seed + 10_000 + game)
+        times.setdefault((agent, n), []).extend(getattr(searcher, "decision_seconds", []))
+    for row in rows:
+        measured = times.get((row.agent, row.players))
+        if measured:
+            row.median_ms = 1000 * float(np.median(measured))
+            row.p99_ms = 1000 * float(np.percentile(measured, 99))
+
+
+def _cell(row: LadderRow) -> str:
+    if row.win_rate_vs_baseline is None:
+        return "—"
+    return f"{row.win_rate_vs_baseline:.1%} [{row.low:.1%}, {row.high:.1%}]"
+
+
+def markdown(rows: list[LadderRow], players: list[int]) -> str:
+    """The ladder as a Markdown table: win rate against a field of heuristics, OpenSkill ordinal, search time."""
+    agents = list(dict.fromkeys(r.agent for r in rows))
+    at = {(r.agent, r.players): r for r in rows}
+    head = ["agent"] + [f"{n}p vs heuristic (ordinal)" for n in players] + ["decision ms, median / p99"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for agent in agents:
+        cells = [f"{_cell(at[agent, n])} ({at[agent, n].ordinal:.1f})" for n in players]
+        timed = [
+            f"{n}p {at[agent, n].median_ms:.0f} / {at[agent, n].p99_ms:.0f}"
+            for n in players
+            if at[agent, n].median_ms is not None
+        ]
+        lines.append("| " + " | ".join([agent, *cells, "; ".join(timed) or "—"]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _save(rows: list[LadderRow], players: list[int], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "ladder.md").write_text(markdown(rows, players), encoding="utf-8")
+    with open(out / "ladder.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(asdict(rows[0])))
+        writer.writeheader()
+        writer.writerows(asdict(r) for r in rows)
+    (out / "ladder.json").write_text(json.dumps([asdict(r) for r in rows], indent=1) + "\n", encoding="utf-8")
+    _plot(rows, players, out / "ladder.png")
+
+
+def _plot(rows: list[LadderRow], players: list[int], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (by_size, by_time) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for agent in dict.fromkeys(r.agent for r in rows):
+        mine = [r for r in rows if r.agent == agent and r.win_rate_vs_baseline is not None]
+        if mine:
+            by_size.plot([r.players for r in mine], [r.win_rate_vs_baseline for r in mine], marker="o", label=agent)
+    by_size.plot(players, [1 / n for n in players], "k:", label="chance (1/N)")
+    by_size.set(xlabel="players", ylabel="win rate vs a field of heuristics", xticks=players)
+    by_size.legend(fontsize=7)
+    timed = [r for r in rows if r.median_ms is not None and r.win_rate_vs_baseline is not None]
+    for n in players:
+        mine = [r for r in timed if r.players == n]
+        by_time.scatter([r.median_ms for r in mine], [r.win_rate_vs_baseline for r in mine], label=f"{n}p")
+        for r in mine:
+            by_time.annotate(r.agent.removeprefix("search"), (r.median_ms, r.win_rate_vs_baseline), fontsize=6)
+    by_time.set(xlabel="median decision time (ms, one core)", ylabel="win rate vs heuristics", xscale="log")
+    by_time.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; see the module docstring."""
+    parser = CommandParser(prog=PROG, description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--players", type=player_count, nargs="+", default=[2, 3, 4, 5, 6], help="table sizes")
+    parser.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), metavar="SPEC", help="agent specs")
+    parser.add_argument("--deals", type=positive_int, default=50, help="deals per pairing (default 50)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="first deal's seed (default 0)")
+    parser.add_argument("--jobs", type=positive_int, default=None, help="worker processes (default: every core)")
+    parser.add_argument("--out", type=Path, default=Path("results/ladder"), help="folder for the files")
+    args: argparse.Namespace = parser.parse_args(argv)
+    if BASELINE not in args.agents:
+        parser.error(f"the ladder ranks against {BASELINE}: include it in --agents")
+    problem = unwritable_folder(args.out)
+    if problem:
+        parser.error(f"--out: {problem}")
+    from agents.bots.registry import AgentSpecError, make_agent
+
+    for spec in args.agents:
+        try:
+            make_agent(spec, allow_all_seeing=True)
+        except AgentSpecError as err:
+            parser.error(str(err))
+    start = time.time()
+    rows = run_ladder(args.agents, args.players, args.deals, args.seed, args.jobs, args.out, sys.stderr.isatty())
+    print(markdown(rows, args.players))
+    print(f"wrote {args.out / 'ladder.md'}, ladder.csv, ladder.json, ladder.png ({math.ceil(time.time() - start)} s)")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(run_command(main))

@@ -1,0 +1,46 @@
+"""The ladder: round robins at each table size, search timings, and the table and chart it writes."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from agents.evaluate import ladder
+
+
+def test_a_tiny_ladder_writes_its_table_data_and_chart(tmp_path):
+    agents = ["random", "heuristic", "search-all-seeing:worlds=2,top=2"]
+    rows = ladder.run_ladder(agents, [2, 3], deals=1, jobs=1, out=tmp_path, progress=False)
+    assert [(r.agent, r.players) for r in rows] == [(a, n) for n in (2, 3) for a in agents]
+    by_key = {(r.agent, r.players): r for r in rows}
+    assert by_key["heuristic", 2].win_rate_vs_baseline is None  # no pairing against itself
+    assert by_key["random", 3].win_rate_vs_baseline is not None
+    searched = by_key["search-all-seeing:worlds=2,top=2", 2]
+    assert searched.median_ms is not None and searched.p99_ms >= searched.median_ms > 0
+    assert by_key["random", 2].median_ms is None  # only search settings are timed
+    table = (tmp_path / "ladder.md").read_text()
+    assert table.count("\n") == 2 + len(agents) and "2p vs heuristic" in table
+    assert len(list(csv.DictReader(open(tmp_path / "ladder.csv")))) == len(rows)
+    assert len(json.loads((tmp_path / "ladder.json").read_text())) == len(rows)
+    assert (tmp_path / "ladder.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "2p" / "tournament.csv").exists() and (tmp_path / "3p" / "tournament.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--agents", "random", "search"], "include it in --agents"),
+        (["--agents", "heuristic", "search:worlds=0"], "worlds must be int"),
+        (["--players", "7"], "players"),
+        (["--deals", "0"], "deals"),
+    ],
+)
+def test_bad_command_lines_stop_before_any_game(argv, words, capsys, tmp_path):
+    with pytest.raises(SystemExit) as stop:
+        ladder.main([*argv, "--out", str(tmp_path / "out")])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
+    assert not (tmp_path / "out").exists()

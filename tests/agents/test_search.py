@@ -1,0 +1,223 @@
+"""The search bot: its settings, its compiled playouts, what it may see, and that it plays every decision."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents.bots.heuristic.decide import heuristic_action, heuristic_scores, rng_state
+from agents.bots.heuristic.tables import TABLES
+from agents.bots.registry import AgentSpecError, make_agent
+from agents.bots.search import AllSeeingSearchAgent, SearchAgent, SearchSettings
+from agents.bots.search.agent import _pick
+from agents.bots.search.rollout import MARGIN_WEIGHT, candidate_values
+from agents.evaluate.matches import play_game
+from gubs_env.encoding.action_table import ActionCodec
+from gubs_env.encoding.observation import encode
+from gubs_env.engine import Game, Step
+from gubs_env.fast import layout as L
+from gubs_env.fast.convert import state_to_row
+from gubs_env.fast.rng import seed_pcg64
+from tests.helpers import table
+
+TINY = "worlds=3,top=3,z=0"
+
+
+# --- settings ------------------------------------------------------------------------------------------
+
+
+def test_settings_parse_any_subset_in_any_order():
+    assert SearchSettings.parse("top=2,worlds=8") == SearchSettings(worlds=8, top=2)
+    assert SearchSettings.parse("z=0.5") == SearchSettings(z=0.5)
+    assert SearchSettings.parse(SearchSettings(7, 3, 2.5).spec().partition(":")[2]) == SearchSettings(7, 3, 2.5)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("worlds=0", "worlds must be int from 1"),
+        ("worlds=5000", "worlds must be int from 1"),
+        ("worlds=2.5", "whole number"),
+        ("top=-1", "top must be int"),
+        ("z=11", "z must be float"),
+        ("z=nan", "z must be float"),
+        ("depth=3", "unknown search setting 'depth=3'"),
+        ("worlds", "unknown search setting"),
+        ("worlds=8,worlds=9", "given twice"),
+        ("worlds=eight", "must be a number"),
+        ("worlds=" + "9" * 1000, "worlds must be int"),
+    ],
+)
+def test_bad_settings_are_refused_with_the_reason(text, words):
+    with pytest.raises(AgentSpecError, match=words) as caught:
+        make_agent(f"search:{text}")
+    assert len(str(caught.value)) < 300  # a huge token is cut short, not echoed whole
+
+
+def test_the_all_seeing_search_is_built_only_where_allowed():
+    with pytest.raises(AgentSpecError, match="for measurements"):
+        make_agent("search-all-seeing")
+    assert isinstance(make_agent("search-all-seeing", allow_all_seeing=True), AllSeeingSearchAgent)
+    assert type(make_agent("search")) is SearchAgent
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-m", "agents.evaluate", "search:worlds=0", "random", "--games", "2"],
+        ["-m", "agents.play", "--watch", "--bots", "search-all-seeing", "--delay", "0"],
+        ["-m", "agents.play", "--watch", "--bots", "search:top=x", "--delay", "0"],
+    ],
+)
+def test_commands_refuse_bad_search_specs_in_one_line(argv):
+    done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "error:" in done.stderr
+
+
+def test_it_needs_the_game_not_an_observation():
+    with pytest.raises(TypeError, match="act_in_game"):
+        SearchAgent(0).act(np.zeros(512, dtype=np.float32), np.ones(356, dtype=np.int8))
+
+
+# --- choosing among candidates -------------------------------------------------------------------------
+
+
+def test_it_keeps_the_heuristic_choice_unless_a_gain_is_clear():
+    noisy = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])  # no gain on average
+    assert _pick(noisy, 1.0) == 0
+    clear = np.array([[0.0, 1.0, 0.2], [0.0, 1.0, 0.1], [0.0, 0.9, 0.0], [0.1, 1.0, 0.3]])
+    assert _pick(clear, 1.0) == 1
+    slight = np.array([[0.0, 0.1], [0.0, -0.1], [0.0, 0.2], [0.0, -0.1]])  # a mean gain within its noise
+    assert _pick(slight, 1.0) == 0 and _pick(slight, 0.0) == 1
+
+
+# --- compiled playouts ---------------------------------------------------------------------------------
+
+
+def _reference_playout(game: Game, first: int, tie_seed: int) -> Game:
+    """The playout candidate_values plays, step by step on the reference engine: same ids, same tie draws."""
+    codec = ActionCodec(game.num_players)
+    tie = np.empty(6, dtype=np.uint64)
+    seed_pcg64(tie, np.uint64(tie_seed))
+    game.apply(codec.action(first, game.current_player))
+    while (seat := game.current_player) is not None:
+        mask = codec.mask(game.legal_actions(), seat)
+        game.apply(codec.action(heuristic_action(encode(game.state, seat), mask, tie), seat))
+    return game
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_playouts_are_the_heuristic_playing_the_real_rules(players):
+    for seed in range(3):
+        game = Game(players, seed=seed, record_log=False)
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(5, 60))):  # somewhere into the game
+            game.apply(game.legal_actions()[int(rng.integers(len(game.legal_actions())))])
+            if game.is_over:
+                break
+        if game.is_over:
+            continue
+        seat = game.current_player
+        codec = ActionCodec(players)
+        ids = np.array(codec.ids(game.legal_actions(), seat), dtype=np.int64)
+        world = np.empty((1, L.ROW), dtype=np.int32)
+        world_rng = np.empty((1, 6), dtype=np.uint64)
+        state_to_row(game.state, world[0], world_rng[0])
+        values = np.empty((1, ids.size))
+        candidate_values(world, world_rng, ids, seat, np.uint64(99), TABLES.ints, TABLES.floats, values)
+        for k, first in enumerate(ids.tolist()):
+            final = _reference_playout(game.clone(), first, 99)
+            won = final.winners()
+            share = (1 / len(won) if seat in won else 0.0) if not final.truncated else 0.0
+            margin = final.scores()[seat] - max(s for i, s in enumerate(final.scores()) if i != seat)
+            assert values[0, k] == pytest.approx(share + MARGIN_WEIGHT * margin)
+
+
+def test_candidates_in_one_world_share_its_luck():
+    game = Game(3, seed=4, record_log=False)
+    seat = game.current_player
+    ids = np.array(ActionCodec(3).ids(game.legal_actions(), seat), dtype=np.int64)
+    doubled = np.array([ids[0], ids[0]], dtype=np.int64)
+    world = np.empty((2, L.ROW), dtype=np.int32)
+    world_rng = np.empty((2, 6), dtype=np.uint64)
+    for w in range(2):
+        state_to_row(game.state, world[w], world_rng[w])
+    values = np.empty((2, 2))
+    candidate_values(world, world_rng, doubled, seat, np.uint64(5), TABLES.ints, TABLES.floats, values)
+    assert values[0, 0] == values[0, 1] and values[1, 0] == values[1, 1]  # the same choice, the same outcome
+
+
+def test_heuristic_scores_rank_its_own_choice_first():
+    game = Game(2, seed=11, record_log=False)
+    codec = ActionCodec(2)
+    agent = make_agent("heuristic", seed=3)
+    for _ in range(80):
+        seat = game.current_player
+        ids = np.array(codec.ids(game.legal_actions(), seat), dtype=np.int64)
+        observation, mask = encode(game.state, seat), codec.mask(game.legal_actions(), seat)
+        scores = heuristic_scores(observation, ids)
+        choice = heuristic_action(observation, mask, rng_state(np.random.default_rng(0)))
+        assert scores[list(ids).index(choice)] >= scores.max() - 1e-9
+        game.apply(codec.action(agent.act(observation, mask), seat))
+
+
+# --- whole games ---------------------------------------------------------------------------------------
+
+
+class _StepRecorder(AllSeeingSearchAgent):
+    """The all-seeing search, keeping the step of every decision it searched."""
+
+    def __init__(self, seed: int, settings: SearchSettings) -> None:
+        super().__init__(seed, settings)
+        self.steps: set[Step] = set()
+
+    def _search(self, game: Game, seat: int, candidates: np.ndarray) -> int:
+        self.steps.add(game.pending.step)
+        return super()._search(game, seat, candidates)
+
+
+def test_the_all_seeing_search_plays_legal_games_at_every_table_size():
+    steps: set[Step] = set()
+    for players in range(2, 7):
+        for seed in range(2):
+            searcher = _StepRecorder(seed, SearchSettings.parse(TINY))
+            table = [searcher] + [make_agent("heuristic", seed=s) for s in range(1, players)]
+            game = play_game(table, seed)  # an illegal id would raise here
+            assert game.is_over
+            steps |= searcher.steps
+    assert {Step.DRAW, Step.PLAY, Step.CANCEL} <= steps, steps  # its turns and a window out of turn
+
+
+@pytest.mark.parametrize(
+    ("setup", "step"),
+    [
+        (lambda: _played(table(num_players=3, hands=[{"Double Ring": 1}, {}, {}], sides=[{}, {"free": 2}, {"free": 1}]),
+                         "Double Ring: trap Free Gubs"), Step.RING),
+        (lambda: _played(table(hands=[{"Feather": 2, "Lure": 3, "Mushroom": 5}, {}]), "Go (end turn)"),
+         Step.DISCARD),
+    ],
+)
+def test_ring_picks_and_discards_are_searched(setup, step):
+    game = setup()
+    assert game.pending.step is step and game.current_player == 0
+    searcher = _StepRecorder(0, SearchSettings.parse(TINY))
+    choice = searcher.act_in_game(game, ActionCodec(game.num_players))
+    assert searcher.steps == {step}
+    game.apply(ActionCodec(game.num_players).action(choice, 0))  # legal
+
+
+def _played(game: Game, text: str) -> Game:
+    game.apply(text)
+    return game
+
+
+def test_the_same_seed_plays_the_same_game():
+    def finished(seed: int) -> dict:
+        table = [make_agent(f"search-all-seeing:{TINY}", seed=0, allow_all_seeing=True), make_agent("heuristic")]
+        return play_game(table, seed).to_dict()
+
+    assert finished(5) == finished(5)
