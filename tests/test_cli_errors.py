@@ -428,7 +428,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
     "replay": ("gubs_env.replay", PATHS, {"--view": [*NUMBERS, "all"], "--quiet": SWITCH, "--html": PATHS}),
     "demo": ("gubs_env.demo", [], {"--players": NUMBERS, "--seed": NUMBERS, "--view": NUMBERS}),
     "evaluate": (
-        "agents.evaluate",
+        "agents.evaluate.command",
         SPECS,
         {
             "--players": NUMBERS,
@@ -468,7 +468,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         },
     ),
     "train": (
-        "train",
+        "agents.training.main",
         [],
         {
             "--minutes": NUMBERS,
