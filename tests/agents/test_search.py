@@ -221,3 +221,54 @@ def test_the_same_seed_plays_the_same_game():
         return play_game(table, seed).to_dict()
 
     assert finished(5) == finished(5)
+
+
+# --- what it may see -----------------------------------------------------------------------------------
+
+
+def test_its_worlds_are_the_engine_resampled_worlds():
+    game = Game(4, seed=8, record_log=False)
+    for _ in range(30):
+        game.apply(game.legal_actions()[-1])
+    seat = game.current_player
+    searcher = SearchAgent(0, SearchSettings(worlds=3))
+    mine = [world.copy() for world in searcher._worlds(game, seat, 1234)]
+    assert [Game.from_state(w).to_dict() for w in mine] == [game.resample(seat, 1234 + w).to_dict() for w in range(3)]
+
+
+def _hidden_swapped(game: Game, viewer: int) -> Game:
+    """The same game with two other seats' hands traded when they hold equally many cards (else the deck cut)."""
+    other = game.clone()
+    st = other.state
+    seats = [s for s in range(game.num_players) if s != viewer]
+    a, b = seats[0], seats[-1]
+    if sum(st.hands[a]) == sum(st.hands[b]) and st.hands[a] != st.hands[b]:
+        st.hands[a], st.hands[b] = st.hands[b], st.hands[a]
+    else:
+        st.deck = st.deck[len(st.deck) // 2 :] + st.deck[: len(st.deck) // 2]
+    return other
+
+
+def test_its_choice_depends_only_on_what_its_seat_knows():
+    codec = ActionCodec(3)
+    checked = peeked = 0
+    for seed in range(12):
+        game = Game(3, seed=seed, record_log=False)
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(1, 40))):
+            game.apply(game.legal_actions()[int(rng.integers(len(game.legal_actions())))])
+            if game.is_over:
+                break
+        if game.is_over or len(game.legal_actions()) < 2:
+            continue
+        seat = game.current_player
+        other = _hidden_swapped(game, seat)
+        if other.to_dict() == game.to_dict() or other.information_state(seat) != game.information_state(seat):
+            continue
+        choices = [SearchAgent(seed, SearchSettings.parse(TINY)).act_in_game(g, codec) for g in (game, other)]
+        assert choices[0] == choices[1]
+        seeing = [AllSeeingSearchAgent(seed, SearchSettings.parse(TINY)).act_in_game(g, codec) for g in (game, other)]
+        peeked += seeing[0] != seeing[1]
+        checked += 1
+    assert checked >= 5
+    assert peeked >= 1  # the same check catches a search that reads the hidden cards

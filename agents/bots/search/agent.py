@@ -20,6 +20,7 @@ true position, for measurement only.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -31,6 +32,7 @@ from agents.bots.search.rollout import candidate_values
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
+from gubs_env.engine.determinize import knowledge, sample_world
 from gubs_env.engine.state import GameState
 from gubs_env.fast import layout as L
 from gubs_env.fast.convert import state_to_row
@@ -131,15 +133,20 @@ class SearchAgent(Agent):
         seed = int(self.rng.integers(2**62))
         worlds = np.empty((self.settings.worlds, L.ROW), dtype=np.int32)
         world_rngs = np.empty((self.settings.worlds, 6), dtype=np.uint64)
-        for w in range(self.settings.worlds):
-            state_to_row(self._world(game, seat, seed + w), worlds[w], world_rngs[w])
+        for w, world in enumerate(self._worlds(game, seat, seed)):
+            state_to_row(world, worlds[w], world_rngs[w])
         values = np.empty((self.settings.worlds, candidates.size), dtype=np.float64)
         candidate_values(worlds, world_rngs, candidates, seat, np.uint64(seed), TABLES.ints, TABLES.floats, values)
         return int(candidates[_pick(values, self.settings.z)])
 
-    def _world(self, game: Game, seat: int, seed: int) -> GameState:
-        """A position ``seat`` cannot tell from the real one, with its own future."""
-        return game.resample(seat, seed=seed).state
+    def _worlds(self, game: Game, seat: int, seed: int) -> Iterator[GameState]:
+        """``worlds`` positions ``seat`` cannot tell from the real one, each with its own future.
+
+        Equal to ``game.resample(seat, seed + w).state`` for each ``w``; the seat's knowledge is read once.
+        """
+        known = knowledge(game.state, seat)
+        for w in range(self.settings.worlds):
+            yield sample_world(known, seed + w)
 
 
 class AllSeeingSearchAgent(SearchAgent):
@@ -152,10 +159,11 @@ class AllSeeingSearchAgent(SearchAgent):
 
     name = "search-all-seeing"
 
-    def _world(self, game: Game, seat: int, seed: int) -> GameState:
-        world = game.state.copy()
-        world.rng = np.random.default_rng(seed)  # the true position, but not the true future shuffles
-        return world
+    def _worlds(self, game: Game, seat: int, seed: int) -> Iterator[GameState]:
+        for w in range(self.settings.worlds):
+            world = game.state.copy()
+            world.rng = np.random.default_rng(seed + w)  # the true position, but not the true future draws
+            yield world
 
 
 def _pick(values: np.ndarray, z: float) -> int:
