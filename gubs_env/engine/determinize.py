@@ -27,6 +27,7 @@ from gubs_env.engine.actions import BLINDFOLDABLE, Action
 from gubs_env.engine.cards import COPIES, EVENTS, LETTERS, NUM_KINDS, Kind
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.serialize import SCOUT_DEPTH, action_to_dict
+from gubs_env.engine.setup import CARDS_DEALT
 from gubs_env.engine.state import GameState, Pending, Side, Step
 
 KEY_VERSION = 1
@@ -45,6 +46,7 @@ _EVENT_KINDS = tuple(sorted(int(k) for k in EVENTS))
 _OTHER_EVENTS = tuple(sorted(int(k) for k in EVENTS if k not in LETTERS))
 
 T = TypeVar("T")
+W = TypeVar("W", int, float)
 SideTuple = tuple[int, int, tuple[int, ...], int, tuple[int, ...]]
 
 
@@ -254,9 +256,9 @@ def letter_slots(
         rnd: the sampler's generator.
 
     Returns:
-        ``missing`` distinct indices below ``hidden``, drawn from the exact posterior of the prior
-        given that the deck is the dealt deck less its top cards (see docs/engine.md); the uniform
-        posterior where that model can't explain the position.
+        ``missing`` distinct indices below ``hidden``, drawn from the exact posterior of the
+        placement prior and the deal under the model of docs/engine.md ("Determinization"); the
+        uniform posterior where that model can't explain the position.
     """
     if missing == 0:
         return []
@@ -270,38 +272,54 @@ def letter_slots(
 def _thirds_slots(
     num_players: int, deck_size: int, hidden: int, known_letters: list[int], missing: int, rnd: random.Random
 ) -> list[int] | None:
-    """The thirds posterior; ``None`` when no choice of the three thirds fits the position."""
+    """The thirds posterior; ``None`` when no choice of the three thirds fits the position.
+
+    Each third's Letter either kept its slot (the deal did not reach it) or was dealt and put back
+    at a uniform place of the deck (P5). A kept Letter is now drawn (its slot is above the deck),
+    known (the viewer knows the card there) or hidden in its slot; one put back is drawn, known, or
+    hidden anywhere, each of the ``after_deal`` places alike. The thirds are independent a priori;
+    the Letters put back must not share a place with each other or with a kept one.
+    """
     ranges = thirds_ranges(num_players)
-    if deck_size > ranges[-1].stop:  # cards were put back: the deck is no longer a cut of the dealt one
+    after_deal = ranges[-1].stop - CARDS_DEALT * num_players
+    if deck_size > after_deal:  # cards were put back since the deal: no longer a cut of the dealt deck
         return None
-    # Each third's Letter is drawn already (above the deck), known (among the viewer's known cards),
-    # or hidden below ``hidden``; the thirds are independent, each uniform over its own range.
-    choices: list[list[tuple[str, int]]] = []
+    per_third: list[list[tuple[float, str, int]]] = []
     for span in ranges:
-        known = [x for x in known_letters if x in span]
-        if len(known) > 1:
-            return None
-        if known:
-            choices.append([("known", 1)])
+        kept = range(span.start, min(span.stop, after_deal))
+        options = [(1.0, "known", x) for x in known_letters if x in kept]
+        drawn = max(0, kept.stop - max(kept.start, deck_size))
+        below = max(0, min(kept.stop, hidden) - kept.start)
+        options += [(float(w), tag, -1) for w, tag in ((drawn, "drawn"), (below, "slot")) if w]
+        dealt = len(span) - len(kept)
+        if dealt > 0:
+            share = dealt / after_deal
+            options += [(share, "known", x) for x in known_letters]
+            options += [(share * w, tag, -1) for w, tag in ((after_deal - deck_size, "drawn"), (1, "loose")) if w]
+        per_third.append(options)
+    combos: list[tuple[float, tuple[tuple[float, str, int], ...]]] = []
+    for combo in product(*per_third):
+        tags = [tag for _, tag, _ in combo]
+        if sorted(x for _, tag, x in combo if tag == "known") != sorted(known_letters):
             continue
-        drawn = max(0, span.stop - max(span.start, deck_size))
-        below = max(0, min(span.stop, hidden) - span.start)
-        choices.append([(tag, w) for tag, w in (("drawn", drawn), ("hidden", below)) if w])
-    combos = []
-    for combo in product(*choices):
-        if sum(tag == "hidden" for tag, _ in combo) == missing:
-            weight = 1
-            for _, w in combo:
-                weight *= w
+        if tags.count("slot") + tags.count("loose") != missing:
+            continue
+        weight = float(_fall(hidden - tags.count("slot"), tags.count("loose")))
+        for w, _, _ in combo:
+            weight *= w
+        if weight > 0:
             combos.append((weight, combo))
     if not combos:
         return None
     combo = _weighted(rnd, combos)
-    return [
-        rnd.randrange(span.start, min(span.stop, hidden))
-        for span, (tag, _) in zip(ranges, combo, strict=True)
-        if tag == "hidden"
+    slots = [
+        rnd.randrange(span.start, min(span.stop, hidden, after_deal))
+        for span, (_, tag, _) in zip(ranges, combo, strict=True)
+        if tag == "slot"
     ]
+    loose = sum(tag == "loose" for _, tag, _ in combo)
+    taken = set(slots)
+    return slots + rnd.sample([x for x in range(hidden) if x not in taken], loose)
 
 
 # --- the sampler ---------------------------------------------------------------------------------
@@ -356,14 +374,15 @@ def _compositions(caps: list[int], total: int) -> Iterator[tuple[int, ...]]:
             yield (x, *rest)
 
 
-def _weighted(rnd: random.Random, items: list[tuple[int, T]]) -> T:
-    """One item drawn with probability proportional to its integer weight."""
-    pick = rnd.randrange(sum(w for w, _ in items))
+def _weighted(rnd: random.Random, items: list[tuple[W, T]]) -> T:
+    """One item drawn with probability proportional to its weight (exactly so for integer weights)."""
+    total = sum(w for w, _ in items)
+    pick = rnd.randrange(total) if isinstance(total, int) else rnd.random() * total
     for weight, item in items:
         if pick < weight:
             return item
         pick -= weight
-    raise AssertionError("unreachable: the pick is below the total weight")
+    return items[-1][1]  # only reached through float rounding
 
 
 def _expand(counts: list[int], kinds: tuple[int, ...] | range) -> list[int]:

@@ -575,29 +575,41 @@ def letter_outcome(deck_bottom_first: list[int]) -> tuple[int, int]:
 
 
 def exact_letter_posterior(placement: str, num_players: int, deck_size: int, known: set[int]) -> dict[Any, float]:
-    """The deal's Letter placement enumerated outcome by outcome, kept where it agrees with the table.
+    """The Letter placement enumerated outcome by outcome, kept where it agrees with the table.
 
-    The table: Letter U was drawn (it lies above ``deck_size``), G and B were not, and the indices in
-    ``known`` hold known cards that are not Letters.
+    Thirds: each third's Letter at each place of its range, and where the deal reached that place,
+    put back at each place of the dealt deck instead (the model of docs/engine.md). Uniform: the three
+    insertions of the set-up, each at each slot of the growing deck. The table: Letter U was drawn (it
+    lies above ``deck_size``), G and B were not, and the indices in ``known`` hold known non-Letters.
     """
     rest = 70 - 3 - num_players
-    weights: Counter[frozenset[int]] = Counter()
+    weights: Counter[tuple[int, ...]] = Counter()
     if placement == "thirds":
+        after_deal = rest + 3 - 3 * num_players
         bounds = [round(rest * i / 3) for i in range(4)]
-        parts = [range(bounds[t] + t, bounds[t + 1] + t + 1) for t in range(3)]
-        for spots in itertools.product(*parts):
-            weights[frozenset(spots)] += 1
+        places = []
+        for t in range(3):
+            span = range(bounds[t] + t, bounds[t + 1] + t + 1)
+            places.append([(x, after_deal) for x in span if x < after_deal])
+            places[-1] += [(y, 1) for x in span if x >= after_deal for y in range(after_deal)]
+        for (a, wa), (b, wb) in itertools.product(places[0], places[1]):
+            for c, wc in places[2]:
+                if c != a and c != b:
+                    weights[(a, b, c)] += wa * wb * wc
     else:  # three insertions, each at a uniform slot of the growing deck, as the deal makes them
         for i1 in range(rest + 1):
             for i2 in range(rest + 2):
                 q1 = i1 + (i2 <= i1)
                 for i3 in range(rest + 3):
-                    weights[frozenset((q1 + (i3 <= q1), i2 + (i3 <= i2), i3))] += 1
+                    weights[(q1 + (i3 <= q1), i2 + (i3 <= i2), i3)] += 1
     counts: Counter[tuple[int, int]] = Counter()
     for spots, w in weights.items():
-        for g, u, b in itertools.permutations(sorted(spots)):
-            if u >= deck_size and g < deck_size and b < deck_size and not {g, b} & known:
-                counts[(g // BIN, b // BIN)] += w
+        above = [x for x in spots if x >= deck_size]
+        below = [x for x in spots if x < deck_size]
+        if len(above) == 1 and not set(below) & known:
+            g, b = below
+            counts[(g // BIN, b // BIN)] += w
+            counts[(b // BIN, g // BIN)] += w
     total = sum(counts.values())
     return {o: n / total for o, n in counts.items()}
 
@@ -618,18 +630,24 @@ def test_letters_follow_the_placement_prior(placement, monkeypatch):
 
 
 def test_thirds_posterior_by_hand():
-    # 68-card deck (2 players): thirds 0..22, 23..44, 45..67. Deck of 40, the top 3 known, U drawn:
-    # third 2's Letter (always above 40) is U, so G and B sit one in 0..22 and one in 23..36.
+    # 68-card deck (2 players): thirds 0..22, 23..44, 45..67; the deal reaches 62..67. Deck of 40, its
+    # top 3 known, U drawn. Either third 2's Letter (above 40 unless dealt and put back) is U and G, B
+    # sit one in 0..22, one in 23..36: weight 23 * 14 * (17 + 22 * 6/62); or third 1's Letter (40..44)
+    # is U and third 2's was put back into the deck: weight 23 * 5 * 6/62 * 36.
     ranges = det.thirds_ranges(2)
     assert [(r.start, r.stop - 1) for r in ranges] == [(0, 22), (23, 44), (45, 67)]
+    kept_slots = 23 * 14 * (17 + 22 * 6 / 62)
+    put_back = 23 * 5 * 6 / 62 * 36
     rnd = random.Random(0)
-    seen = set()
-    for _ in range(500):
+    outside = 0
+    runs = 4000
+    for _ in range(runs):
         slots = det.letter_slots("thirds", 2, 40, 37, [], 2, rnd)
-        assert sorted(s in ranges[0] for s in slots) == [False, True]
-        assert all(s < 37 for s in slots)
-        seen.update(slots)
-    assert seen == set(range(37))
+        assert len(set(slots)) == 2 and all(0 <= s < 37 for s in slots)
+        assert any(s in ranges[0] for s in slots)
+        outside += not any(23 <= s < 37 for s in slots)
+    expected = put_back / (kept_slots + put_back) * 22 / 36  # the put-back one misses 23..36
+    assert abs(outside / runs - expected) < 4 * math.sqrt(expected / runs)
     # A deck grown past the dealt size (cards put back) falls back to the uniform posterior.
     assert len(det.letter_slots("thirds", 2, 69, 69, [], 3, rnd)) == 3
 
