@@ -26,6 +26,7 @@ import numpy as np
 from gubs_env.engine.actions import BLINDFOLDABLE, Action
 from gubs_env.engine.cards import COPIES, EVENTS, LETTERS, NUM_KINDS, Kind
 from gubs_env.engine.options import RuleOptions
+from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers
 from gubs_env.engine.serialize import SCOUT_DEPTH, action_to_dict
 from gubs_env.engine.setup import CARDS_DEALT
 from gubs_env.engine.state import GameState, Pending, Side, Step
@@ -39,8 +40,8 @@ _WINDOW_KINDS: dict[Step, tuple[Kind, ...]] = {
     Step.FLOP: (Kind.FLOP_BOAT, Kind.CRICKET_SONG),
     Step.CURE: (Kind.AGE_OLD_CURE, Kind.CRICKET_SONG),
 }
-_WINDOW_FIRST = {Step.CANCEL: 1, Step.FLOP: 0, Step.CURE: 0}
-"""Clockwise offset from ``pending.by`` of the first seat a window may ask (RULES.md §5)."""
+_WINDOWS = frozenset({Step.CANCEL, Step.FLOP, Step.CURE})
+"""The interrupt windows (RULES.md §5)."""
 _LETTER_SET = frozenset(int(k) for k in LETTERS)
 _EVENT_KINDS = tuple(sorted(int(k) for k in EVENTS))
 _OTHER_EVENTS = tuple(sorted(int(k) for k in EVENTS if k not in LETTERS))
@@ -78,7 +79,6 @@ class Knowledge:
         by: who played the card or drew the Event it is about.
         play: the card use being resolved (public: it was played face up).
         event: the drawn Event being resolved (public).
-        queue: seats still to be asked in the open window or round.
         picks: RING seats picked or RETREAT parts taken.
         marks: CURE saves (public); KEEP: the viewer's own kept kind, ``None`` for another seat's
             hidden choice, ``-1`` for a seat not asked (or never to be asked).
@@ -109,7 +109,6 @@ class Knowledge:
     by: int
     play: Action | None
     event: int | None
-    queue: tuple[int, ...]
     picks: tuple[int, ...]
     marks: tuple[int | None, ...]
     scout_cards: tuple[int, ...] | None
@@ -140,7 +139,6 @@ class Knowledge:
                 "by": self.by,
                 "play": None if self.play is None else action_to_dict(self.play),
                 "event": self.event,
-                "queue": list(self.queue),
                 "picks": list(self.picks),
                 "marks": list(self.marks),
                 "scout_cards": None if self.scout_cards is None else list(self.scout_cards),
@@ -199,7 +197,6 @@ def knowledge(st: GameState, viewer: int) -> Knowledge:
         by=pend.by,
         play=pend.play,
         event=None if pend.event is None else int(pend.event),
-        queue=tuple(pend.queue),
         picks=tuple(pend.picks),
         marks=marks,
         scout_cards=tuple(pend.cards) if own_scout else None,
@@ -347,20 +344,13 @@ def _answer_kinds(k: Knowledge) -> tuple[Kind, ...]:
 def window_demands(k: Knowledge) -> dict[int, bool]:
     """Per seat the open window constrains: True must hold an answer, False must hold none.
 
-    The asked seat and the queue hold an answer; every later seat left out of the queue holds none
-    (that is how the engine builds the queue, and a valid position must agree). Seats before the
-    asked one are not constrained: the state does not record whether they were asked.
+    Only the seat being asked now is constrained (it holds an answer: the table sees it asked). The
+    seats still queued are not: nobody has seen them asked yet, so the queue is rebuilt from the
+    sampled hands. Seats asked earlier in the window are not either: the state does not record them.
     """
-    first = _WINDOW_FIRST.get(k.step)
-    if first is None:
+    if k.step not in _WINDOWS:
         return {}
-    n = k.num_players
-    start = (k.actor - k.by) % n
-    demands = {k.actor: True}
-    for offset in range(start + 1, n):
-        seat = (k.by + offset) % n
-        demands[seat] = seat in k.queue
-    return demands
+    return {k.actor: True}
 
 
 def _compositions(caps: list[int], total: int) -> Iterator[tuple[int, ...]]:
@@ -520,10 +510,30 @@ def _place_answers(
     return answers[len(targets) :]
 
 
+def _queue(k: Knowledge, st: GameState) -> list[int]:
+    """The seats after the asked one that the world's hands let answer, in order (as the engine asks)."""
+    play = k.play
+
+    def can(hand: list[int]) -> bool:
+        if k.step is Step.KEEP:
+            return sum(hand) >= 2  # R19: only a hand of two or more chooses
+        if k.step is Step.CANCEL:
+            assert play is not None  # a cancel window is always about a play
+            return bool(cancel_answers(hand, play))
+        return bool(flop_answers(hand) if k.step is Step.FLOP else cure_answers(hand))
+
+    if k.step not in _WINDOWS and k.step is not Step.KEEP:
+        return []
+    n = k.num_players
+    later = range((k.actor - k.by) % n + 1, n)
+    return [seat for seat in ((k.by + i) % n for i in later) if can(st.hands[seat])]
+
+
 def _pending(k: Knowledge, st: GameState, rnd: random.Random) -> Pending:
     """The pending decision of the world: public fields as known, hidden ones drawn from the world."""
     pend = Pending(k.step, k.actor, k.by, k.play, None if k.event is None else Kind(k.event))
-    pend.queue, pend.picks = list(k.queue), list(k.picks)
+    pend.picks = list(k.picks)
+    pend.queue = _queue(k, st)
     marks = list(k.marks)
     for seat, mark in enumerate(marks):
         if mark is None:  # another seat's hidden keep: one of its cards, each card alike
