@@ -7,6 +7,7 @@ shows that a deliberately wrong sampler fails the same test.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
@@ -22,6 +23,7 @@ from hypothesis import strategies as hst
 from gubs_env.engine import Game, Kind, Step
 from gubs_env.engine import determinize as det
 from gubs_env.engine.cards import CARDS, COPIES, EVENTS, LETTERS
+from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.positions import position
 from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers
 from gubs_env.engine.serialize import state_from_dict, state_to_dict
@@ -395,6 +397,40 @@ def test_what_the_viewer_sees_changes_the_key():
     assert changed(lambda s: s.seen_top.__setitem__(2, s.deck[-1:-2:-1])) == changed(
         lambda s: s.seen_top.__setitem__(2, [int(Kind.ELDER)])
     )
+
+
+def test_every_fact_of_the_record_is_in_the_key():
+    # The world is built from the record alone, so a key that dropped a field of the record would let
+    # two different records (two different world distributions) share one information state.
+    game = play_random(Game(3, seed=2), random.Random(2), 25)
+    k = det.knowledge(game.state, 1)
+    lure = next(a for a in Game.from_dict(position(hands=[{"Lure": 1}, {}], sides=[{}, {"free": 1}])).legal_actions())
+
+    special = {
+        "sides": ((k.sides[0][0] + 1, *k.sides[0][1:]), *k.sides[1:]),
+        "seen_hand": (0, (1,) * 32) if k.seen_hand is None else (k.seen_hand[0], (9,) * 32),
+        "play": lure if k.play is None else None,
+        "event": int(Kind.LETTER_G) if k.event is None else None,
+        "scout_cards": (0,) if k.scout_cards is None else None,
+        "scout_placed": (0,) if k.scout_placed is None else None,
+    }
+
+    def other(value: Any) -> Any:
+        if isinstance(value, bool):
+            return not value
+        if isinstance(value, Step):
+            return Step((value + 1) % len(Step))
+        if isinstance(value, int):
+            return value + 1
+        if isinstance(value, RuleOptions):
+            return RuleOptions("uniform" if value.letter_placement == "thirds" else "thirds", value.max_turns)
+        assert isinstance(value, tuple)
+        return (*value, 0)
+
+    for f in dataclasses.fields(det.Knowledge):
+        value = special[f.name] if f.name in special else other(getattr(k, f.name))
+        changed = dataclasses.replace(k, **{f.name: value})
+        assert changed.key() != k.key(), f.name
 
 
 # --- exact distributions -------------------------------------------------------------------------
