@@ -711,6 +711,31 @@ def test_thirds_posterior_by_hand():
     assert len(det.letter_slots("thirds", 2, 69, 69, [], 3, rnd)) == 3
 
 
+def _letters_by_sixth(worlds: Iterator[GameState]) -> list[float]:
+    """Letters per game in each sixth of the deck, bottom first."""
+    counts, games = [0] * 6, 0
+    for st in worlds:
+        games += 1
+        for i, kind in enumerate(st.deck):
+            if kind in LETTERS:
+                counts[i * 6 // len(st.deck)] += 1
+    return [c / games for c in counts]
+
+
+def test_letter_model_matches_real_deals(monkeypatch):
+    # Right after the deal at 6 players, the real Letters are spread about evenly (the deal put most
+    # of the top third's Letter back at random); the sampler's must be too.
+    games = [Game(6, seed=s, record_log=False) for s in range(1200)]
+    real = _letters_by_sixth(g.state for g in games)
+    model = _letters_by_sixth(g.resample(1, seed=s).state for s, g in enumerate(games))
+    assert max(abs(a - b) for a, b in zip(real, model, strict=True)) < 0.12, (real, model)
+
+    # Forgetting the deal pins the top third's Letter to the 3 places its third keeps.
+    monkeypatch.setattr(det, "CARDS_DEALT", 0)
+    wrong = _letters_by_sixth(g.resample(1, seed=s).state for s, g in enumerate(games))
+    assert max(abs(a - b) for a, b in zip(real, wrong, strict=True)) > 0.3, (real, wrong)
+
+
 # --- property test -------------------------------------------------------------------------------
 
 
