@@ -149,6 +149,23 @@ def built_positions() -> Iterator[Game]:
     assert game.pending.step is Step.CANCEL and game.pending.queue == [3]
     yield game
 
+    # A second look at the deck (Cricket Song as Scout) while the first one's knowledge still holds.
+    game = Game.from_dict(
+        position(
+            3,
+            hands=[{"Scout": 1, "Cricket Song": 1}, {"Gub": 1}, {"Gub": 1}],
+            deck_top=["Lure", "Letter G", "Feather", "Spear"],
+        )
+    )
+    game.apply("Scout: look at the deck")
+    game.apply("Scout: put Feather next")
+    game.apply("Scout: put Lure next")
+    game.apply("Cricket Song as Scout: look at the deck")
+    assert game.pending.step is Step.SCOUT and game.state.seen_top[0]
+    yield game.clone()
+    game.apply(game.legal_actions()[-1])
+    yield game
+
 
 # --- sampled worlds look the same to the viewer ------------------------------------------------
 
