@@ -355,6 +355,7 @@ def test_what_the_viewer_cannot_see_does_not_reach_the_world(num_players):
 
 
 def test_hidden_keep_choice_and_other_scout_do_not_reach_the_world():
+    tried = 0
     for game in built_positions():
         pend = game.pending
         if pend.step is Step.KEEP and pend.marks[0] >= 0:
@@ -366,6 +367,23 @@ def test_hidden_keep_choice_and_other_scout_do_not_reach_the_world():
                 assert other.information_state(viewer) == game.information_state(viewer)
                 assert other.resample(viewer, seed=3).to_dict() == game.resample(viewer, seed=3).to_dict()
             assert other.information_state(0) != game.information_state(0)
+            tried += 1
+        if pend.step is Step.SCOUT and pend.by == 0:
+            # The scouting seat's block in another order, with another card of it placed first.
+            other_state = game.clone().state
+            block = other_state.deck[-3:]
+            other_state.deck[-3:] = block[::-1]
+            other_state.pending.cards = sorted(other_state.pending.cards + other_state.pending.placed)
+            other_state.pending.placed = [other_state.pending.cards.pop()] if pend.placed else []
+            variant = _valid(other_state)
+            if variant is None:
+                continue
+            other = Game.from_state(variant)
+            for viewer in (1, 2):
+                assert other.information_state(viewer) == game.information_state(viewer)
+                assert other.resample(viewer, seed=3).to_dict() == game.resample(viewer, seed=3).to_dict()
+            tried += 1
+    assert tried >= 3
 
 
 def test_what_the_viewer_sees_changes_the_key():
