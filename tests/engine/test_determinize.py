@@ -7,6 +7,7 @@ shows that a deliberately wrong sampler fails the same test.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
@@ -19,14 +20,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
-from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game, Kind, Step
 from gubs_env.engine import determinize as det
 from gubs_env.engine.cards import CARDS, COPIES, EVENTS, LETTERS
+from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.positions import position
+from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers
 from gubs_env.engine.positions.serialize import state_from_dict, state_to_dict
-from gubs_env.engine.rules import cancel_answers, flop_answers
 from gubs_env.engine.state import GameState
+from gubs_env.encoding.observation import encode
 
 PLAYER_COUNTS = range(2, 7)
 NAME = {spec.kind: spec.name for spec in CARDS}
@@ -147,6 +149,23 @@ def built_positions() -> Iterator[Game]:
     assert game.pending.step is Step.CANCEL and game.pending.queue == [3]
     yield game
 
+    # A second look at the deck (Cricket Song as Scout) while the first one's knowledge still holds.
+    game = Game.from_dict(
+        position(
+            3,
+            hands=[{"Scout": 1, "Cricket Song": 1}, {"Gub": 1}, {"Gub": 1}],
+            deck_top=["Lure", "Letter G", "Feather", "Spear"],
+        )
+    )
+    game.apply("Scout: look at the deck")
+    game.apply("Scout: put Feather next")
+    game.apply("Scout: put Lure next")
+    game.apply("Cricket Song as Scout: look at the deck")
+    assert game.pending.step is Step.SCOUT and game.state.seen_top[0]
+    yield game.clone()
+    game.apply(game.legal_actions()[-1])
+    yield game
+
 
 # --- sampled worlds look the same to the viewer ------------------------------------------------
 
@@ -177,7 +196,12 @@ def test_every_kind_of_decision_is_sampled():
                 check_world(game, viewer, seed=31 * i + viewer, play_out=i < 2 and viewer == 0)
 
 
+def _answers(hand: list[int], play: Any) -> bool:
+    return bool(cancel_answers(hand, play) if play is not None else flop_answers(hand))
+
+
 def test_window_seats_hold_their_answers():
+    queues = set()
     for game in built_positions():
         pend = game.pending
         if pend.step not in (Step.CANCEL, Step.FLOP):
@@ -185,9 +209,11 @@ def test_window_seats_hold_their_answers():
         for viewer in range(game.num_players):
             for seed in range(40):
                 world = game.resample(viewer, seed=seed).state
-                for seat in [pend.actor, *pend.queue]:
-                    hand = world.hands[seat]
-                    assert cancel_answers(hand, pend.play) if pend.play else flop_answers(hand), (seat, viewer)
+                assert world.pending.actor == pend.actor
+                for seat in [pend.actor, *world.pending.queue]:
+                    assert _answers(world.hands[seat], pend.play), (seat, viewer)
+                queues.add(tuple(world.pending.queue))
+    assert len(queues) > 1  # the queue is rebuilt from each world's hands, not copied
 
 
 def test_own_scout_and_keep_stay_as_they_are():
@@ -250,6 +276,22 @@ def _valid(st: GameState) -> GameState | None:
         return None
 
 
+def requeue(st: GameState) -> GameState:
+    """Rebuild the queue of an open window or keep round from the hands, as the engine builds it."""
+    pend = st.pending
+    n = st.num_players
+    tests = {
+        Step.CANCEL: lambda h: cancel_answers(h, pend.play),
+        Step.FLOP: flop_answers,
+        Step.CURE: cure_answers,
+        Step.KEEP: lambda h: sum(h) >= 2,
+    }
+    if pend.step in tests:
+        later = ((pend.by + i) % n for i in range((pend.actor - pend.by) % n + 1, n))
+        pend.queue = [seat for seat in later if tests[pend.step](st.hands[seat])]
+    return st
+
+
 def hidden_variants(game: Game, viewer: int, rnd: random.Random) -> Iterator[GameState]:
     """Valid states that differ from ``game`` only in what ``viewer`` can't see."""
     st = game.state
@@ -276,7 +318,7 @@ def hidden_variants(game: Game, viewer: int, rnd: random.Random) -> Iterator[Gam
         for seen in other.seen_hand:
             if seen is not None and seen[0] != viewer and other.seen_hand[viewer] is not seen:
                 seen[1][:] = other.hands[seen[0]]
-        valid = _valid(other)
+        valid = _valid(requeue(other))
         if valid is not None:
             yield valid
     if any(bottom) and any(st.hands[s] for s in seats):
@@ -289,7 +331,7 @@ def hidden_variants(game: Game, viewer: int, rnd: random.Random) -> Iterator[Gam
                 other.hands[s][k] -= 1
                 other.hands[s][d] += 1
                 other.deck[i] = k
-                valid = _valid(other)
+                valid = _valid(requeue(other))
                 if valid is not None:
                     yield valid
                 break
@@ -313,6 +355,7 @@ def test_what_the_viewer_cannot_see_does_not_reach_the_world(num_players):
 
 
 def test_hidden_keep_choice_and_other_scout_do_not_reach_the_world():
+    tried = 0
     for game in built_positions():
         pend = game.pending
         if pend.step is Step.KEEP and pend.marks[0] >= 0:
@@ -324,6 +367,23 @@ def test_hidden_keep_choice_and_other_scout_do_not_reach_the_world():
                 assert other.information_state(viewer) == game.information_state(viewer)
                 assert other.resample(viewer, seed=3).to_dict() == game.resample(viewer, seed=3).to_dict()
             assert other.information_state(0) != game.information_state(0)
+            tried += 1
+        if pend.step is Step.SCOUT and pend.by == 0:
+            # The scouting seat's block in another order, with another card of it placed first.
+            other_state = game.clone().state
+            block = other_state.deck[-3:]
+            other_state.deck[-3:] = block[::-1]
+            other_state.pending.cards = sorted(other_state.pending.cards + other_state.pending.placed)
+            other_state.pending.placed = [other_state.pending.cards.pop()] if pend.placed else []
+            variant = _valid(other_state)
+            if variant is None:
+                continue
+            other = Game.from_state(variant)
+            for viewer in (1, 2):
+                assert other.information_state(viewer) == game.information_state(viewer)
+                assert other.resample(viewer, seed=3).to_dict() == game.resample(viewer, seed=3).to_dict()
+            tried += 1
+    assert tried >= 3
 
 
 def test_what_the_viewer_sees_changes_the_key():
@@ -372,6 +432,40 @@ def test_what_the_viewer_sees_changes_the_key():
     assert changed(lambda s: s.seen_top.__setitem__(2, s.deck[-1:-2:-1])) == changed(
         lambda s: s.seen_top.__setitem__(2, [int(Kind.ELDER)])
     )
+
+
+def test_every_fact_of_the_record_is_in_the_key():
+    # The world is built from the record alone, so a key that dropped a field of the record would let
+    # two different records (two different world distributions) share one information state.
+    game = play_random(Game(3, seed=2), random.Random(2), 25)
+    k = det.knowledge(game.state, 1)
+    lure = next(a for a in Game.from_dict(position(hands=[{"Lure": 1}, {}], sides=[{}, {"free": 1}])).legal_actions())
+
+    special = {
+        "sides": ((k.sides[0][0] + 1, *k.sides[0][1:]), *k.sides[1:]),
+        "seen_hand": (0, (1,) * 32) if k.seen_hand is None else (k.seen_hand[0], (9,) * 32),
+        "play": lure if k.play is None else None,
+        "event": int(Kind.LETTER_G) if k.event is None else None,
+        "scout_cards": (0,) if k.scout_cards is None else None,
+        "scout_placed": (0,) if k.scout_placed is None else None,
+    }
+
+    def other(value: Any) -> Any:
+        if isinstance(value, bool):
+            return not value
+        if isinstance(value, Step):
+            return Step((value + 1) % len(Step))
+        if isinstance(value, int):
+            return value + 1
+        if isinstance(value, RuleOptions):
+            return RuleOptions("uniform" if value.letter_placement == "thirds" else "thirds", value.max_turns)
+        assert isinstance(value, tuple)
+        return (*value, 0)
+
+    for f in dataclasses.fields(det.Knowledge):
+        value = special[f.name] if f.name in special else other(getattr(k, f.name))
+        changed = dataclasses.replace(k, **{f.name: value})
+        assert changed.key() != k.key(), f.name
 
 
 # --- exact distributions -------------------------------------------------------------------------
@@ -503,19 +597,19 @@ def _holds_answer(zone: list[str]) -> bool:
 
 def test_window_table_is_sampled_exactly(monkeypatch):
     game = _lure_window()
-    exact = exact_worlds(game, 0, lambda zones: all(_holds_answer(z) for z in zones))
-    # Half the worlds put a Gub in the deck: 2/5 of the unconditioned ones, all of them allowed,
-    # against 3/5 with an answer in the deck, of which 2/3 leave both hands an answer.
-    assert math.isclose(sum(p for o, p in exact.items() if "Gub" in o[2]), 0.5)
+    exact = exact_worlds(game, 0, lambda zones: _holds_answer(zones[0]))
+    # Seat 1 is asked, so it holds an answer; seat 2 is only queued, which seat 0 can't see. Of seat 1's
+    # two cards from 3 answers and 2 Gubs, both are answers 3 times in 10 unconditioned, 3 in 9 given one.
+    assert math.isclose(sum(p for o, p in exact.items() if all(_holds_answer([c]) for c in o[0])), 1 / 3)
     assert chi2_fits(sampled(game, 0, 2500), exact)
 
-    # A sampler that ignores the window lets a seat go without an answer.
+    # A sampler that ignores the window lets the asked seat go without an answer.
     with monkeypatch.context() as m:
         m.setattr(det, "window_demands", lambda k: {})
         assert not chi2_fits(sampled(game, 0, 2500), exact)
 
-    # A plausible shortcut: give each asked seat one answer first, then deal the rest uniformly.
-    # Every world it makes is valid, but it puts a Gub in the deck 2/3 of the time, not 1/2.
+    # A plausible shortcut: give the asked seat one answer first, then deal the rest uniformly. Every
+    # world it makes is valid, but seat 1 holds two answers half the time, not a third of it.
     def one_answer_first(k, unknown, room, free_deck, events, hands, rnd):
         kinds = [int(x) for x in det._answer_kinds(k)]
         for seat, needs in det.window_demands(k).items():
@@ -528,23 +622,23 @@ def test_window_table_is_sampled_exactly(monkeypatch):
 
     monkeypatch.setattr(det, "_place_answers", one_answer_first)
     biased = sampled(game, 0, 2500)
-    assert all(_holds_answer(list(o[0])) and _holds_answer(list(o[1])) for o in biased)
+    assert all(_holds_answer(list(o[0])) for o in biased)
     assert not chi2_fits(biased, exact)
 
 
-def test_seats_after_the_asked_one_without_an_answer_get_none():
-    game = Game.from_dict(
-        tiny_table(
-            3,
-            hands=[{"Lure": 1}, {"Feather": 1, "Gub": 1}, {"Gub": 2}],
-            deck_top=["Feather", "Letter B", "Flash Flood"],
-            letters=["Letter G", "Letter U"],
-        )
-    )
-    game.apply("Lure → seat 1")
-    assert game.pending.queue == []
-    exact = exact_worlds(game, 0, lambda zones: _holds_answer(zones[0]) and not _holds_answer(zones[1]))
-    assert chi2_fits(sampled(game, 0, 3000), exact)
+def test_the_queue_of_a_window_is_not_leaked():
+    game = _lure_window()
+    assert game.pending.queue == [2]
+    other = game.clone().state  # seat 2's Cricket Song swapped for seat 1's Gub: seat 2 can't answer
+    other.hands[2][Kind.CRICKET_SONG] -= 1
+    other.hands[1][Kind.CRICKET_SONG] += 1
+    other.hands[1][Kind.GUB] -= 1
+    other.hands[2][Kind.GUB] += 1
+    other.pending.queue = []
+    variant = Game.from_state(other)
+    assert variant.information_state(0) == game.information_state(0)
+    assert variant.resample(0, seed=4).to_dict() == game.resample(0, seed=4).to_dict()
+    assert variant.information_state(1) != game.information_state(1)
 
 
 # --- the Letter prior ----------------------------------------------------------------------------
@@ -575,29 +669,41 @@ def letter_outcome(deck_bottom_first: list[int]) -> tuple[int, int]:
 
 
 def exact_letter_posterior(placement: str, num_players: int, deck_size: int, known: set[int]) -> dict[Any, float]:
-    """The deal's Letter placement enumerated outcome by outcome, kept where it agrees with the table.
+    """The Letter placement enumerated outcome by outcome, kept where it agrees with the table.
 
-    The table: Letter U was drawn (it lies above ``deck_size``), G and B were not, and the indices in
-    ``known`` hold known cards that are not Letters.
+    Thirds: each third's Letter at each place of its range, and where the deal reached that place,
+    put back at each place of the dealt deck instead (the model of docs/engine.md). Uniform: the three
+    insertions of the set-up, each at each slot of the growing deck. The table: Letter U was drawn (it
+    lies above ``deck_size``), G and B were not, and the indices in ``known`` hold known non-Letters.
     """
     rest = 70 - 3 - num_players
-    weights: Counter[frozenset[int]] = Counter()
+    weights: Counter[tuple[int, ...]] = Counter()
     if placement == "thirds":
+        after_deal = rest + 3 - 3 * num_players
         bounds = [round(rest * i / 3) for i in range(4)]
-        parts = [range(bounds[t] + t, bounds[t + 1] + t + 1) for t in range(3)]
-        for spots in itertools.product(*parts):
-            weights[frozenset(spots)] += 1
+        places = []
+        for t in range(3):
+            span = range(bounds[t] + t, bounds[t + 1] + t + 1)
+            places.append([(x, after_deal) for x in span if x < after_deal])
+            places[-1] += [(y, 1) for x in span if x >= after_deal for y in range(after_deal)]
+        for (a, wa), (b, wb) in itertools.product(places[0], places[1]):
+            for c, wc in places[2]:
+                if c != a and c != b:
+                    weights[(a, b, c)] += wa * wb * wc
     else:  # three insertions, each at a uniform slot of the growing deck, as the deal makes them
         for i1 in range(rest + 1):
             for i2 in range(rest + 2):
                 q1 = i1 + (i2 <= i1)
                 for i3 in range(rest + 3):
-                    weights[frozenset((q1 + (i3 <= q1), i2 + (i3 <= i2), i3))] += 1
+                    weights[(q1 + (i3 <= q1), i2 + (i3 <= i2), i3)] += 1
     counts: Counter[tuple[int, int]] = Counter()
     for spots, w in weights.items():
-        for g, u, b in itertools.permutations(sorted(spots)):
-            if u >= deck_size and g < deck_size and b < deck_size and not {g, b} & known:
-                counts[(g // BIN, b // BIN)] += w
+        above = [x for x in spots if x >= deck_size]
+        below = [x for x in spots if x < deck_size]
+        if len(above) == 1 and not set(below) & known:
+            g, b = below
+            counts[(g // BIN, b // BIN)] += w
+            counts[(b // BIN, g // BIN)] += w
     total = sum(counts.values())
     return {o: n / total for o, n in counts.items()}
 
@@ -618,20 +724,51 @@ def test_letters_follow_the_placement_prior(placement, monkeypatch):
 
 
 def test_thirds_posterior_by_hand():
-    # 68-card deck (2 players): thirds 0..22, 23..44, 45..67. Deck of 40, the top 3 known, U drawn:
-    # third 2's Letter (always above 40) is U, so G and B sit one in 0..22 and one in 23..36.
+    # 68-card deck (2 players): thirds 0..22, 23..44, 45..67; the deal reaches 62..67. Deck of 40, its
+    # top 3 known, U drawn. Either third 2's Letter (above 40 unless dealt and put back) is U and G, B
+    # sit one in 0..22, one in 23..36: weight 23 * 14 * (17 + 22 * 6/62); or third 1's Letter (40..44)
+    # is U and third 2's was put back into the deck: weight 23 * 5 * 6/62 * 36.
     ranges = det.thirds_ranges(2)
     assert [(r.start, r.stop - 1) for r in ranges] == [(0, 22), (23, 44), (45, 67)]
+    kept_slots = 23 * 14 * (17 + 22 * 6 / 62)
+    put_back = 23 * 5 * 6 / 62 * 36
     rnd = random.Random(0)
-    seen = set()
-    for _ in range(500):
+    outside = 0
+    runs = 4000
+    for _ in range(runs):
         slots = det.letter_slots("thirds", 2, 40, 37, [], 2, rnd)
-        assert sorted(s in ranges[0] for s in slots) == [False, True]
-        assert all(s < 37 for s in slots)
-        seen.update(slots)
-    assert seen == set(range(37))
+        assert len(set(slots)) == 2 and all(0 <= s < 37 for s in slots)
+        assert any(s in ranges[0] for s in slots)
+        outside += not any(23 <= s < 37 for s in slots)
+    expected = put_back / (kept_slots + put_back) * 22 / 36  # the put-back one misses 23..36
+    assert abs(outside / runs - expected) < 4 * math.sqrt(expected / runs)
     # A deck grown past the dealt size (cards put back) falls back to the uniform posterior.
     assert len(det.letter_slots("thirds", 2, 69, 69, [], 3, rnd)) == 3
+
+
+def _letters_by_sixth(worlds: Iterator[GameState]) -> list[float]:
+    """Letters per game in each sixth of the deck, bottom first."""
+    counts, games = [0] * 6, 0
+    for st in worlds:
+        games += 1
+        for i, kind in enumerate(st.deck):
+            if kind in LETTERS:
+                counts[i * 6 // len(st.deck)] += 1
+    return [c / games for c in counts]
+
+
+def test_letter_model_matches_real_deals(monkeypatch):
+    # Right after the deal at 6 players, the real Letters are spread about evenly (the deal put most
+    # of the top third's Letter back at random); the sampler's must be too.
+    games = [Game(6, seed=s, record_log=False) for s in range(1200)]
+    real = _letters_by_sixth(g.state for g in games)
+    model = _letters_by_sixth(g.resample(1, seed=s).state for s, g in enumerate(games))
+    assert max(abs(a - b) for a, b in zip(real, model, strict=True)) < 0.12, (real, model)
+
+    # Forgetting the deal pins the top third's Letter to the 3 places its third keeps.
+    monkeypatch.setattr(det, "CARDS_DEALT", 0)
+    wrong = _letters_by_sixth(g.resample(1, seed=s).state for s, g in enumerate(games))
+    assert max(abs(a - b) for a, b in zip(real, wrong, strict=True)) > 0.3, (real, wrong)
 
 
 # --- property test -------------------------------------------------------------------------------
