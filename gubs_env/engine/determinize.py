@@ -26,8 +26,8 @@ import numpy as np
 from gubs_env.engine.actions import BLINDFOLDABLE, Action
 from gubs_env.engine.cards import COPIES, EVENTS, LETTERS, NUM_KINDS, Kind
 from gubs_env.engine.options import RuleOptions
-from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers
 from gubs_env.engine.positions.serialize import SCOUT_DEPTH, action_to_dict
+from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers
 from gubs_env.engine.setup import CARDS_DEALT
 from gubs_env.engine.state import GameState, Pending, Side, Step
 

@@ -1,7 +1,7 @@
 """Game records and what is made from them.
 
 Exact replay (:mod:`~gubs_env.records.record`), the log as text per
-viewer (:mod:`~gubs_env.records.transcript`) and the replay command (``python -m gubs_env.replay``).
+viewer (:mod:`~gubs_env.records.transcript`); ``python -m gubs_env.replay`` replays a record.
 """
 
 from gubs_env.records.record import GameRecord, RecordError, replay
