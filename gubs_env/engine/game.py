@@ -259,7 +259,7 @@ class Game:
         Raises:
             ValueError: ``viewer`` is not a seat of this game.
         """
-        from gubs_env.engine.determinize import information_state
+        from gubs_env.engine.positions.determinize import information_state
 
         return information_state(self.state, self._check_viewer(viewer))
 
@@ -273,7 +273,7 @@ class Game:
         Raises:
             ValueError: ``viewer`` is not a seat of this game, or ``seed`` is not None or an int >= 0.
         """
-        from gubs_env.engine.determinize import resample
+        from gubs_env.engine.positions.determinize import resample
 
         world = Game.__new__(Game)
         world._attach(resample(self.state, self._check_viewer(viewer), _check_seed(seed)), [], self.record_log)

@@ -22,9 +22,9 @@ from hypothesis import strategies as hst
 
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game, Kind, Step
-from gubs_env.engine import determinize as det
 from gubs_env.engine.cards import CARDS, COPIES, EVENTS, LETTERS
 from gubs_env.engine.options import RuleOptions
+from gubs_env.engine.positions import determinize as det
 from gubs_env.engine.positions import position
 from gubs_env.engine.positions.serialize import state_from_dict, state_to_dict
 from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers

@@ -32,7 +32,7 @@ from agents.bots.search.rollout import candidate_values
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
-from gubs_env.engine.determinize import knowledge, sample_world
+from gubs_env.engine.positions.determinize import knowledge, sample_world
 from gubs_env.engine.state import GameState
 from gubs_env.fast import layout as L
 from gubs_env.fast.convert import state_to_row
