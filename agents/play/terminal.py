@@ -41,6 +41,7 @@ from agents.play.table import (
     DEFAULT_DELAY,
     HUMAN,
     YOU,
+    BotError,
     BotPlayer,
     Player,
     build_parser,
@@ -282,6 +283,9 @@ class Session:
         except KeyboardInterrupt:
             self._say("\nInterrupted: leaving the game.")
             return EXIT_INTERRUPTED
+        except BotError as err:  # the game stands as it was before the bot's turn: it ends there, as if left
+            print(f"python -m agents.play: error: {err}", file=sys.stderr)
+            return EXIT_STOPPED
         return EXIT_OK
 
     def finish(self, code: int, record: str | None) -> int:
