@@ -476,6 +476,38 @@ def test_a_bad_command_line_from_a_real_shell_is_one_line_and_status_2(argv: lis
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
+FAILING_BOTS = """
+import numpy as np
+from agents.bots.base import Agent
+
+class Raises(Agent):
+    def act(self, observation, action_mask):
+        raise KeyError("no card\\nsecond line")
+
+class Illegal(Agent):
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask == 0)[0])
+"""
+
+
+@pytest.mark.parametrize(("bot", "said"), [("Raises", "failed to choose: KeyError"), ("Illegal", "not legal now")])
+def test_a_bot_that_fails_in_the_terminal_game_is_one_line_and_status_1(
+    bot: str, said: str, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from gubs_env.records.record import GameRecord
+
+    (tmp_path / "failing_bots.py").write_text(FAILING_BOTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    record = tmp_path / "game.json"
+    argv = ["--bots", f"failing_bots:{bot}", "--seed", "1", "--record", str(record)]
+    code = play.main(argv, stdin=io.StringIO("1\n" * 200), stdout=io.StringIO())
+    assert code == cli.EXIT_FAILURE
+    err = capsys.readouterr().err
+    _one_error_line(err.replace(" (see --help)", ""), "python -m agents.play")
+    assert said in err
+    assert GameRecord.load(record).players == ["human", f"failing_bots:{bot}"]  # the game as it stood
+
+
 # --- train.py's output folder ------------------------------------------------------------------------
 
 

@@ -64,18 +64,27 @@ class GameServer(ThreadingHTTPServer):
         address: ``(host, port)`` to listen on; port 0 picks a free port (see :attr:`url`).
         game: the game to serve.
         quiet: do not log each request to stderr.
+        deadline_s: seconds a connection may stay open (:data:`CONNECTION_DEADLINE_S`).
+        max_connections: connections served at once (:data:`MAX_CONNECTIONS`).
     """
 
     daemon_threads = True
     allow_reuse_address = True
-    connection_deadline_s = CONNECTION_DEADLINE_S
-    """Seconds a connection may stay open (tests shorten it)."""
 
-    def __init__(self, address: tuple[str, int], game: WebGame, *, quiet: bool = True) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        game: WebGame,
+        *,
+        quiet: bool = True,
+        deadline_s: float = CONNECTION_DEADLINE_S,
+        max_connections: int = MAX_CONNECTIONS,
+    ) -> None:
         host = address[0]
         if ":" in host:  # an IPv6 address
             self.address_family = socket.AF_INET6
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.connection_deadline_s = deadline_s
+        self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__(address, GameHandler)
         self.game = game
         self.quiet = quiet
