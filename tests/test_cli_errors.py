@@ -443,6 +443,32 @@ def test_the_turn_limit_is_the_engines_bound(text: str, accepted: bool) -> None:
             cli.turn_limit(text)
 
 
+def test_whole_numbers_stop_at_64_bits() -> None:
+    """A count or seed past int64 broke a length (tqdm), a float division or the engines' 64-bit seeds."""
+    assert cli.non_negative_int(str(cli.MAX_WHOLE_NUMBER)) == cli.MAX_WHOLE_NUMBER
+    for kind in (cli.positive_int, cli.non_negative_int):
+        with pytest.raises(Exception, match="must be at most 9223372036854775807"):
+            kind(str(cli.MAX_WHOLE_NUMBER + 1))
+
+
+@pytest.mark.parametrize("argv", [["--seed", str(10**26)], ["--games", "9" * 46], ["--jobs", str(2**64)]])
+def test_evaluate_refuses_counts_and_seeds_past_64_bits(argv: list[str], tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["random", "heuristic", *argv])
+    assert stop.value.code == cli.EXIT_USAGE
+    _one_error_line(capsys.readouterr().err, "python -m agents.evaluate")
+
+
+def test_a_failure_while_running_echoes_a_long_path_cut_short(capsys) -> None:
+    from gubs_env import replay
+
+    assert replay.main(["x" * 1000]) == cli.EXIT_FAILURE
+    err = capsys.readouterr().err
+    assert err.startswith("python -m gubs_env.replay: error: cannot read ") and err.count("\n") == 1
+    assert "x" * 41 not in err and "Traceback" not in err
+
+
 def _shell(*argv: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
@@ -733,6 +759,16 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         {"--positions": NUMBERS, "--seed": NUMBERS, "--repeats": NUMBERS},
     ),
     "rllib_bench": ("agents.rllib.bench", [], {"--minutes": NUMBERS, "--env-runners": NUMBERS}),
+    "train_bench": (
+        "agents.training.bench",
+        [],
+        {
+            "--players": NUMBERS,
+            "--timesteps": [*NUMBERS, "4096", "8192"],
+            "--rounds": NUMBERS,
+            "--fast-flags": ["", "--envs 128", "--bogus", "--seed -1", "--out /proc/x", "--resume"],
+        },
+    ),
     "viz": (
         "gubs_env.viz.svg",
         [],
@@ -767,6 +803,8 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "benchmark", lambda *args: _raise(_Started()))
     if name == "rllib_bench":
         monkeypatch.setattr(module, "runs", lambda *args: _raise(_Started()))
+    if name == "train_bench":
+        monkeypatch.setattr(module, "run", lambda *args: _raise(_Started()))
     if name == "bench":
         return module.parse_args  # argument checking only: its main runs for minutes
     return module.main

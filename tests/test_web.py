@@ -761,3 +761,17 @@ def test_the_web_command_keeps_a_quiet_terminal_whatever_clients_and_bots_do(tmp
     assert server.returncode == 0, err
     assert err == "", err[:2000]  # not a traceback, not a line
     assert "The game was left on turn" in out
+
+
+@pytest.mark.parametrize(("host", "warned"), [("127.1", False), ("2130706433", False), ("0.0.0.0", True)])
+def test_the_warning_about_other_machines_follows_the_bound_address(
+    host: str, warned: bool, monkeypatch, capsys
+) -> None:
+    def stop_at_once(self: GameServer, poll_interval: float = 0.5) -> None:
+        raise KeyboardInterrupt  # as Ctrl-C would, once the server listens
+
+    monkeypatch.setattr(GameServer, "serve_forever", stop_at_once)
+    code = play_main(["--web", "--host", host, "--port", "0", "--bots", "random", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert ("warning: listening on" in out) is warned, out

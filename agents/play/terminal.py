@@ -33,6 +33,7 @@ from gubs_env.support.cli import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    failure,
 )
 
 if TYPE_CHECKING:
@@ -284,8 +285,7 @@ class Session:
             self._say("\nInterrupted: leaving the game.")
             return EXIT_INTERRUPTED
         except BotError as err:  # the game stands as it was before the bot's turn: it ends there, as if left
-            print(f"python -m agents.play: error: {err}", file=sys.stderr)
-            return EXIT_STOPPED
+            return failure("python -m agents.play", err)
         return EXIT_OK
 
     def finish(self, code: int, record: str | None) -> int:

@@ -47,6 +47,9 @@ EXIT_CLOSED_STDOUT = 141
 EXIT_CODES = (EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_CLOSED_STDOUT)
 """Every status a command of the project exits with."""
 
+MAX_WHOLE_NUMBER = 2**63 - 1
+"""The largest count or seed a command accepts: what numpy's int64 and a length hold, so a count or a seed plus
+a count of games stays within the engines' 64-bit seeds."""
 MAX_TRAINING_SEED = 2**32 // 1000 - 1
 """The largest seed of a training run: numpy seeds (below 2**32) are drawn as ``seed * 1000 + env``."""
 MAX_PAUSE_SECONDS = 60.0
@@ -65,7 +68,7 @@ def shown(token: str) -> str:
     return token if len(token) <= SHOWN_TOKEN_CHARS else token[:SHOWN_TOKEN_CHARS] + "…"
 
 
-def error_line(prog: str, message: object, tokens: Iterable[str] = ()) -> str:
+def error_line(prog: str, message: object, tokens: Iterable[str] = (), *, usage: bool = True) -> str:
     """The one line (no newline) that reports ``message`` for command ``prog``.
 
     Args:
@@ -73,6 +76,7 @@ def error_line(prog: str, message: object, tokens: Iterable[str] = ()) -> str:
         message: what is wrong; an OSError or a library's message may span lines, and is joined into one.
         tokens: the command line's tokens; each long one that the message echoes (as typed, or quoted as
             argparse quotes it) is cut short with :func:`shown`.
+        usage: end with a pointer to ``--help`` (a bad command line), or not (a failure while running).
     """
     text = str(message)
     candidates = set()
@@ -85,7 +89,7 @@ def error_line(prog: str, message: object, tokens: Iterable[str] = ()) -> str:
     # a part of a token echoed on its own (the module of a module:Class spec) is no token: any word this long
     # is cut too, long enough that the paths a message names come through whole
     words = [word if len(word) <= LONG_WORD_CHARS else shown(word) for word in text.split()]
-    return f"{prog}: error: {' '.join(words)} (see --help)"
+    return f"{prog}: error: {' '.join(words)}" + (" (see --help)" if usage else "")
 
 
 def usage_error(prog: str, message: object, tokens: Iterable[str] | None = None) -> int:
@@ -98,6 +102,19 @@ def usage_error(prog: str, message: object, tokens: Iterable[str] | None = None)
     """
     print(error_line(prog, message, sys.argv[1:] if tokens is None else tokens), file=sys.stderr)
     return EXIT_USAGE
+
+
+def failure(prog: str, message: object, tokens: Iterable[str] | None = None) -> int:
+    """Report a failure while running (a record that does not replay) in one line; returns 1.
+
+    Args:
+        prog: the command.
+        message: what went wrong.
+        tokens: the command line (default: ``sys.argv[1:]``), for cutting long echoed tokens short.
+    """
+    line = error_line(prog, message, sys.argv[1:] if tokens is None else tokens, usage=False)
+    print(line, file=sys.stderr)
+    return EXIT_FAILURE
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -206,18 +223,24 @@ def _number(convert: Callable[[str], float], what: str, text: str) -> float:
 
 
 def positive_int(text: str) -> int:
-    """A whole number of at least 1."""
+    """A whole number from 1 to :data:`MAX_WHOLE_NUMBER`."""
     value = int(_number(int, "a whole number", text))
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {shown(text)}")
-    return value
+    return _at_most_max(value, text)
 
 
 def non_negative_int(text: str) -> int:
-    """A whole number of at least 0 (seeds)."""
+    """A whole number from 0 to :data:`MAX_WHOLE_NUMBER` (seeds)."""
     value = int(_number(int, "a whole number", text))
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be at least 0, not {shown(text)}")
+    return _at_most_max(value, text)
+
+
+def _at_most_max(value: int, text: str) -> int:
+    if value > MAX_WHOLE_NUMBER:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_WHOLE_NUMBER}, not {shown(text)}")
     return value
 
 

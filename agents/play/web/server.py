@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import re
 import secrets
@@ -138,9 +139,17 @@ class GameServer(ThreadingHTTPServer):
         (ConnectionResetError, BrokenPipeError) is no error of theirs.
         """
         error = sys.exc_info()[1]
-        if error is None or isinstance(error, OSError):  # the connection failed: the client left or stalled
+        if error is None or client_gone(error):
             return
         report(error)
+
+
+def client_gone(error: BaseException) -> bool:
+    """Whether ``error`` is the connection failing (the client hung up or stalled), not the server."""
+    if isinstance(error, ConnectionError | TimeoutError):  # reset, broken pipe, aborted; a read timed out
+        return True
+    # a socket shut at its deadline, or closed under a read or write
+    return isinstance(error, OSError) and error.errno in (errno.ENOTCONN, errno.EBADF, errno.ESHUTDOWN)
 
 
 def report(error: BaseException) -> None:
@@ -221,9 +230,9 @@ class GameHandler(BaseHTTPRequestHandler):
                 route()
         except RequestError as err:
             self._send_json({"error": str(err)}, err.status)
-        except OSError:
-            raise  # the connection failed: the server drops it without a word (GameServer.handle_error)
         except Exception as err:  # a bug: the page is told, the terminal gets one line, the server goes on
+            if client_gone(err):
+                raise  # the server drops the connection without a word (GameServer.handle_error)
             report(err)
             self.close_connection = True
             self._send_json({"error": "the server failed to answer (its terminal says why)"}, 500)
