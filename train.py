@@ -6,10 +6,9 @@ The sb3 trainer is :mod:`agents.training.main`; ``--backend rllib`` hands the ot
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from gubs_env.support.cli import run_command
+from gubs_env.support.cli import CommandParser, run_command
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,8 +24,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _backend(argv: list[str]) -> tuple[str, list[str]]:
-    """``--backend`` (sb3, the default, or rllib) and the rest of the arguments."""
-    parser = argparse.ArgumentParser(prog="python train.py", add_help=False)
+    """``--backend`` (sb3, the default, or rllib) and the rest of the arguments.
+
+    A bad value is the project's one-line error (status 2). Abbreviations are off: ``--ba`` or ``--b`` must
+    reach the backend's own parser (``--batch-size``), not be taken for ``--backend`` here.
+    """
+    parser = CommandParser(prog="python train.py", add_help=False, allow_abbrev=False)
     parser.add_argument("--backend", choices=("sb3", "rllib"), default="sb3")
     known, rest = parser.parse_known_args(argv)
     return known.backend, rest

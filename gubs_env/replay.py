@@ -15,7 +15,7 @@ import sys
 from gubs_env.engine import Game
 from gubs_env.records.record import GameRecord, RecordError, replay
 from gubs_env.records.transcript import transcript
-from gubs_env.support.cli import EXIT_FAILURE, EXIT_OK, CommandParser, run_command
+from gubs_env.support.cli import EXIT_OK, CommandParser, failure, run_command
 from gubs_env.viz.replay_html import ALL_SEEING, view_choice, write_replay_html
 
 PROG = "python -m gubs_env.replay"
@@ -39,21 +39,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         record = GameRecord.load(args.file)
     except RecordError as err:
-        print(f"{PROG}: error: {err}", file=sys.stderr)
-        return EXIT_FAILURE
+        return failure(PROG, err, argv)
     if isinstance(args.view, int) and args.view >= record.num_players:
         parser.error(f"--view must be a seat from 0 to {record.num_players - 1}, not {args.view}")
     try:
         game = replay(record)
     except RecordError as err:
-        print(f"{PROG}: error: {err}", file=sys.stderr)
-        return EXIT_FAILURE
+        return failure(PROG, err, argv)
     if args.html is not None:
         try:
             page = write_replay_html(record, args.html, ALL_SEEING if args.view is None else args.view)
         except (OSError, ValueError) as err:  # ValueError: a path the system cannot take
-            print(f"{PROG}: error: cannot write the page {args.html}: {err}", file=sys.stderr)
-            return EXIT_FAILURE
+            return failure(PROG, f"cannot write the page {args.html}: {err}", argv)
         print(f"Replay page written to {page}")
     elif not args.quiet:
         _print_game(record, game, args.view)

@@ -358,6 +358,271 @@ def test_the_table_printers_print_the_docs_and_refuse_arguments(module, doc: str
     _one_error_line(capsys.readouterr().err, f"python -m {module.__name__}")
 
 
+# --- one form for every parser's errors, and long tokens cut short -----------------------------------
+
+
+def test_every_command_line_parser_is_a_command_parser() -> None:
+    """A plain argparse parser prints its usage block and echoes tokens whole: none may be left in the code."""
+    sources = [ROOT / "train.py", *(ROOT / "agents").rglob("*.py"), *(ROOT / "gubs_env").rglob("*.py")]
+    plain = [str(path.relative_to(ROOT)) for path in sources if "argparse.ArgumentParser(" in path.read_text()]
+    assert plain == [], plain
+
+
+LONG = "9" * 1000
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--players", LONG],
+        ["--max-turns", LONG],
+        ["--seed", "9" * 5000],  # past int()'s own digit limit
+        ["--delay", "1" + "0" * 1000, "--watch"],
+        ["--letter-placement", "x" * 1000],
+        ["--record", "x" * 1000],  # a name too long for the file system
+        ["--record", "/proc/" + "x" * 1000],
+        ["--bots", "m" * 1000 + ":A"],
+        ["x" * 1000],  # an unrecognized argument
+        ["--" + "x" * 1000],  # an unrecognized option
+        [f"--players={LONG}"],
+    ],
+)
+def test_an_error_echoes_a_long_token_cut_short(argv: list[str], capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        play.main(argv, stdin=io.StringIO(), stdout=io.StringIO())
+    assert stop.value.code == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    _one_error_line(err, "python -m agents.play")
+    assert len(err) < 300, err
+    for token in (token for token in argv if len(token) > 41):  # echoed cut short, or not at all
+        assert token[-41:] not in err, err
+
+
+def test_shown_cuts_a_token_at_its_fortieth_character() -> None:
+    assert cli.shown("a" * 40) == "a" * 40
+    assert cli.shown("a" * 41) == "a" * 40 + "…"
+    line = cli.error_line("prog", f"bad {'b' * 100!r} and {'b' * 100}", ["--x=" + "b" * 100])
+    assert line == f"prog: error: bad {'b' * 40 + '…'!r} and {'b' * 40}… (see --help)"
+    part = "c" * 500  # echoed as a part of a token (module:Class), not the token itself
+    assert cli.error_line("prog", f"no module {part!r}\non two lines", [part + ":A"]).endswith(
+        f"no module {chr(39) + 'c' * 39}… on two lines (see --help)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [
+        (cli.positive_int, "-" + "9" * 1000),
+        (cli.non_negative_int, "-" + "9" * 1000),
+        (cli.player_count, "9" * 1000),
+        (cli.turn_limit, "9" * 1000),
+        (cli.training_seed, "9" * 1000),
+        (cli.probability, "9" * 1000),
+        (cli.pause_seconds, "9" * 1000),
+        (cli.positive_float, "-" + "9" * 1000),
+    ],
+)
+def test_the_argument_types_echo_a_long_number_cut_short(kind: Callable[[str], object], text: str) -> None:
+    with pytest.raises(Exception, match="…") as refused:
+        kind(text)
+    assert refused.type.__name__ == "ArgumentTypeError"
+    assert len(str(refused.value)) < 100
+
+
+@pytest.mark.parametrize(
+    ("text", "accepted"),
+    [("1", True), ("2147483646", True), ("2147483647", False), ("0", False), ("-1", False)],
+)
+def test_the_turn_limit_is_the_engines_bound(text: str, accepted: bool) -> None:
+    from gubs_env.engine.options import MAX_TURNS_LIMIT, RuleOptions
+
+    if accepted:
+        assert RuleOptions(max_turns=cli.turn_limit(text)).max_turns <= MAX_TURNS_LIMIT
+    else:
+        with pytest.raises(Exception, match="must be from 1 to"):
+            cli.turn_limit(text)
+
+
+def test_whole_numbers_stop_at_64_bits() -> None:
+    """A count or seed past int64 broke a length (tqdm), a float division or the engines' 64-bit seeds."""
+    assert cli.non_negative_int(str(cli.MAX_WHOLE_NUMBER)) == cli.MAX_WHOLE_NUMBER
+    for kind in (cli.positive_int, cli.non_negative_int):
+        with pytest.raises(Exception, match="must be at most 9223372036854775807"):
+            kind(str(cli.MAX_WHOLE_NUMBER + 1))
+
+
+@pytest.mark.parametrize("argv", [["--seed", str(10**26)], ["--games", "9" * 46], ["--jobs", str(2**64)]])
+def test_evaluate_refuses_counts_and_seeds_past_64_bits(argv: list[str], tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["random", "heuristic", *argv])
+    assert stop.value.code == cli.EXIT_USAGE
+    _one_error_line(capsys.readouterr().err, "python -m agents.evaluate")
+
+
+def test_a_failure_while_running_echoes_a_long_path_cut_short(capsys) -> None:
+    from gubs_env import replay
+
+    assert replay.main(["x" * 1000]) == cli.EXIT_FAILURE
+    err = capsys.readouterr().err
+    assert err.startswith("python -m gubs_env.replay: error: cannot read ") and err.count("\n") == 1
+    assert "x" * 41 not in err and "Traceback" not in err
+
+
+def _shell(*argv: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, *argv], capture_output=True, text=True, timeout=timeout, cwd=cwd or ROOT, env=env
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "prog"),
+    [
+        (["train.py", "--backend", "x"], "python train.py"),
+        (["train.py", "--backend"], "python train.py"),
+        (["train.py", "--backend=" + "x" * 1000], "python train.py"),
+        (["-m", "agents.rllib.train", "--minutes", "0"], "python -m agents.rllib.train"),
+        (["-m", "agents.rllib.train", "--bogus"], "python -m agents.rllib.train"),
+        (["-m", "agents.rllib.bench", "--env-runners", "-1"], "python -m agents.rllib.bench"),
+        (["-m", "agents.rllib.bench", "--minutes"], "python -m agents.rllib.bench"),
+        (["-m", "agents.bots.heuristic", "--positions", "0"], "python -m agents.bots.heuristic"),
+        (["-m", "gubs_env.viz", "--players", "9", "--out", "x.svg"], "python -m gubs_env.viz"),
+        (["-m", "gubs_env.viz", "--out", "/proc/x/y.svg"], "python -m gubs_env.viz"),
+        (["-m", "agents.play", "--max-turns", "2147483647"], "python -m agents.play"),
+    ],
+)
+def test_a_bad_command_line_from_a_real_shell_is_one_line_and_status_2(argv: list[str], prog: str, tmp_path) -> None:
+    if argv[0] == "train.py":
+        argv = [str(ROOT / "train.py"), *argv[1:]]
+    done = _shell(*argv, cwd=tmp_path)
+    assert done.returncode == cli.EXIT_USAGE, done.stderr
+    _one_error_line(done.stderr, prog)
+    assert len(done.stderr) < 400
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+FAILING_BOTS = """
+import numpy as np
+from agents.bots.base import Agent
+
+class Raises(Agent):
+    def act(self, observation, action_mask):
+        raise KeyError("no card\\nsecond line")
+
+class Illegal(Agent):
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask == 0)[0])
+"""
+
+
+@pytest.mark.parametrize(("bot", "said"), [("Raises", "failed to choose: KeyError"), ("Illegal", "not legal now")])
+def test_a_bot_that_fails_in_the_terminal_game_is_one_line_and_status_1(
+    bot: str, said: str, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from gubs_env.records.record import GameRecord
+
+    (tmp_path / "failing_bots.py").write_text(FAILING_BOTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    record = tmp_path / "game.json"
+    argv = ["--bots", f"failing_bots:{bot}", "--seed", "1", "--record", str(record)]
+    code = play.main(argv, stdin=io.StringIO("1\n" * 200), stdout=io.StringIO())
+    assert code == cli.EXIT_FAILURE
+    err = capsys.readouterr().err
+    _one_error_line(err.replace(" (see --help)", ""), "python -m agents.play")
+    assert said in err
+    assert GameRecord.load(record).players == ["human", f"failing_bots:{bot}"]  # the game as it stood
+
+
+# --- train.py's output folder ------------------------------------------------------------------------
+
+
+def _train_argv_error(argv: list[str], capsys) -> str:
+    from agents.training import main as sb3
+
+    with pytest.raises(SystemExit) as stop:
+        sb3.parse_args(argv)
+    assert stop.value.code == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    _one_error_line(err, "python train.py")
+    return err
+
+
+def test_train_refuses_an_output_it_cannot_write_before_any_set_up(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "file").write_text("kept")
+    assert "cannot create /proc/x" in _train_argv_error(["--out", "/proc/x", "--steps", "1"], capsys)
+    assert "file exists and is not a folder" in _train_argv_error(["--out", "file", "--steps", "1"], capsys)
+    assert "is not a folder" in _train_argv_error(["--out", "file/run"], capsys)
+    assert "not a usable path" in _train_argv_error(["--out", "a\0b"], capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"] and (tmp_path / "file").read_text() == "kept"
+
+
+def test_train_numbers_a_new_default_folder_and_refuses_an_explicit_one_that_holds_a_run(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from agents.training import main as sb3
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "runs" / "gubs"
+    run.mkdir(parents=True)
+    (run / "run.json").write_text("{}")
+    assert sb3.parse_args(["--steps", "1"]).out == Path("runs/gubs-2")
+    err = _train_argv_error(["--out", "runs/gubs"], capsys)
+    assert "already holds a run: pass --resume" in err
+    assert (run / "run.json").read_text() == "{}"
+
+
+def test_train_resume_without_out_takes_the_run_saved_last(tmp_path: Path, monkeypatch, capsys) -> None:
+    from agents.training import main as sb3
+    from tests.test_train import committed_run
+
+    monkeypatch.chdir(tmp_path)
+    assert "pass --out DIR" in _train_argv_error(["--resume"], capsys)  # no runs/ at all
+    (tmp_path / "runs" / "gubs-empty").mkdir(parents=True)  # a folder without run.json is no run
+    assert "no runs/gubs* folder holds a run.json" in _train_argv_error(["--resume"], capsys)
+    for name, stamp in (("gubs", 3_000), ("gubs-2", 1_000), ("gubs-mix", 2_000)):
+        committed_run(tmp_path / "runs" / name, timesteps=10)
+        os.utime(tmp_path / "runs" / name / "run.json", (stamp, stamp))
+    assert sb3.parse_args(["--resume"]).out == Path("runs/gubs")
+    os.utime(tmp_path / "runs" / "gubs-mix" / "run.json", (4_000, 4_000))
+    args = sb3.parse_args(["--resume"])
+    assert args.out == Path("runs/gubs-mix") and "saved last" in args.out_note
+
+
+def test_train_says_which_folder_it_uses_first(tmp_path: Path, monkeypatch, capsys) -> None:
+    from agents.training import main as sb3
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sb3, "train", lambda args: _raise(_Started()))
+    with pytest.raises(_Started):
+        sb3.main(["--steps", "1"])
+    assert capsys.readouterr().out.splitlines() == ["new run in runs/gubs (the first free default folder)"]
+
+
+def test_a_checkpoint_that_matches_its_digest_but_cannot_be_loaded_is_status_2(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from agents.training import main as sb3
+    from tests.test_train import committed_run
+
+    class NoEnvs:
+        def close(self) -> None:
+            pass
+
+    committed_run(tmp_path, timesteps=10)  # the checkpoint's bytes are b"a checkpoint", with their digest
+    (tmp_path / "checkpoint-000000020.zip").write_text("written after the commit")  # resuming would delete it
+    (tmp_path / "snapshots").mkdir()
+    before = {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
+    monkeypatch.setattr(sb3, "make_envs", lambda args: NoEnvs())  # the set-up is not what is tested
+    code = sb3.main(["--resume", "--out", str(tmp_path), "--steps", "20", "--no-progress"])
+    assert code == cli.EXIT_USAGE
+    captured = capsys.readouterr()
+    _one_error_line(captured.err, "python train.py")
+    assert "matches its digest but cannot be loaded" in captured.err
+    assert {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()} == before
+
+
 def test_the_exit_statuses_are_documented() -> None:
     page = (ROOT / "docs" / "security.md").read_text()
     section = page[page.index("## Game records and command lines") :]
@@ -399,6 +664,8 @@ NUMBERS = [
     "",
     " ",
     "9" * 30,
+    "2147483647",
+    "9" * 1000,
 ]
 PATHS = ["good.json", "bad.json", "/dev/null", "missing.json", "bad.zip", "missing.zip", "run", "badrun", "file"]
 PATHS += ["file/x", "out", "/proc/out", "page.html"]
@@ -471,8 +738,10 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         "agents.training.main",
         [],
         {
+            "--backend": ["sb3", "rllib", "ray", ""],
             "--minutes": NUMBERS,
             "--steps": NUMBERS,
+            "--iterations": NUMBERS,
             "--players": NUMBERS,
             "--envs": NUMBERS,
             "--seed": NUMBERS,
@@ -480,7 +749,30 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--resume": SWITCH,
             "--p-random": NUMBERS,
             "--learning-rate": NUMBERS,
+            "--batch-size": NUMBERS,
+            "--ba": NUMBERS,
         },
+    ),
+    "heuristic": (
+        "agents.bots.heuristic.__main__",
+        [],
+        {"--positions": NUMBERS, "--seed": NUMBERS, "--repeats": NUMBERS},
+    ),
+    "rllib_bench": ("agents.rllib.bench", [], {"--minutes": NUMBERS, "--env-runners": NUMBERS}),
+    "train_bench": (
+        "agents.training.bench",
+        [],
+        {
+            "--players": NUMBERS,
+            "--timesteps": [*NUMBERS, "4096", "8192"],
+            "--rounds": NUMBERS,
+            "--fast-flags": ["", "--envs 128", "--bogus", "--seed -1", "--out /proc/x", "--resume"],
+        },
+    ),
+    "viz": (
+        "gubs_env.viz.svg",
+        [],
+        {"--seed": NUMBERS, "--players": NUMBERS, "--steps": NUMBERS, "--view": NUMBERS, "--out": PATHS},
     ),
     "action_table": ("gubs_env.encoding.action_table", [], {"--players": NUMBERS}),
     "observation": ("gubs_env.encoding.observation", [], {"--players": NUMBERS}),
@@ -501,8 +793,20 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(agents.evaluate.tournament, "run_tournament", _build_then_start)
     if name == "select":
         monkeypatch.setattr(module, "evaluate_candidates", lambda *args, **kwargs: _raise(_Started()))
-    if name in ("bench", "train"):
-        return module.parse_args  # argument checking only: their main runs for minutes
+    if name == "train":  # both backends parse their arguments; their training is replaced
+        import agents.rllib.train
+        import agents.training.main
+
+        monkeypatch.setattr(agents.training.main, "train", lambda args: _raise(_Started()))
+        monkeypatch.setattr(agents.rllib.train, "train", lambda args: _raise(_Started()))
+    if name == "heuristic":
+        monkeypatch.setattr(module, "benchmark", lambda *args: _raise(_Started()))
+    if name == "rllib_bench":
+        monkeypatch.setattr(module, "runs", lambda *args: _raise(_Started()))
+    if name == "train_bench":
+        monkeypatch.setattr(module, "run", lambda *args: _raise(_Started()))
+    if name == "bench":
+        return module.parse_args  # argument checking only: its main runs for minutes
     return module.main
 
 
@@ -578,5 +882,7 @@ def test_random_command_lines_exit_with_a_documented_status(name: str, cli_works
         assert code in cli.EXIT_CODES, (argv, code)
         if code == cli.EXIT_USAGE:
             assert err.getvalue().count("\n") == 1 and ": error: " in err.getvalue(), (argv, err.getvalue())
+            assert len(err.getvalue()) < 600, (argv, err.getvalue())  # long tokens come back cut short
+        assert "Traceback" not in err.getvalue(), (argv, err.getvalue())
 
     check()

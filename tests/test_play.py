@@ -215,7 +215,13 @@ def test_rule_options_reach_the_game(tmp_path: Path) -> None:
         (["--watch", "--delay", "nan"], "'nan' is not a finite number"),
         (["--watch", "--delay", "61"], "must be from 0 to 60 seconds"),
         (["--watch", "--delay", "1e400"], "is not a finite number"),
-        (["--max-turns", "0"], "must be at least 1"),
+        (["--max-turns", "0"], "must be from 1 to 2147483646, not 0"),
+        (["--max-turns", "2147483647"], "must be from 1 to 2147483646, not 2147483647"),  # past the engines' bound
+        (["--max-turns", "9" * 1000], "not " + "9" * 40 + "…"),  # echoed cut short
+        (["--seed", "9" * 5000], "'" + "9" * 40 + "…' is not a whole number"),
+        (["--bots", "sys:exit"], "is not a subclass of agents.bots.base.Agent"),
+        (["--bots", "os:abort"], "is not a subclass of agents.bots.base.Agent"),
+        (["--bots", ":Agent"], "cannot import ''"),
         (["--letter-placement", "diagonal"], "invalid choice"),
         (["--bots", "no/such/model.zip"], "no model file"),
     ],
@@ -274,8 +280,10 @@ def test_follow_up_decisions_say_where_they_stand() -> None:
     assert "you must draw now" in decision_text(game, ["you", "b"])
 
 
-def test_the_module_runs_and_imports_no_torch_until_needed() -> None:
-    code = "import sys, agents.play.terminal; assert 'torch' not in sys.modules, sorted(sys.modules)"
+def test_the_module_runs_and_imports_no_agents_until_needed() -> None:
+    # the agents package holds only the Agent interface and the random bot: the heavy bots wait for a spec
+    heavy = "{'torch', 'agents.bots.registry', 'agents.bots.ppo', 'agents.bots.heuristic'}"
+    code = f"import sys, agents.play.terminal; assert not {heavy} & set(sys.modules), sorted(sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)
     done = subprocess.run(
         [sys.executable, "-m", "agents.play", "--watch", "--delay", "0", "--bots", "random", "--seed", "8"],

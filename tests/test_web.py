@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.client
 import json
+import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+from agents.bots.base import Agent
+from agents.play.table import BotPlayer
 from agents.play.terminal import main as play_main
 from agents.play.web.options import is_loopback
 from agents.play.web.page import page_html
 from agents.play.web.server import MAX_BODY, GameServer, parse_request
-from agents.play.web.session import RequestError
-from gubs_env.engine import Step
+from agents.play.web.session import RequestError, WebGame
+from gubs_env.engine import Game, Step
 from gubs_env.records.record import GameRecord, replay
 from tests.web_helpers import WINDOW_PLAYERS, WINDOWS, served, web_game, window_seed
 
@@ -429,3 +437,341 @@ def test_web_game_refuses_seats_bots_and_delays_that_do_not_fit() -> None:
         WebGame(Game(2, seed=1), 0, {1: bot}, [None, "random"], seed=1, delay=-1.0)
     with pytest.raises(ValueError, match="record_log"):
         WebGame(Game(2, seed=1, record_log=False), 0, {1: bot}, [None, "random"], seed=1)
+
+
+# --- hostile clients and failing bots: the server keeps serving, its terminal shows no traceback -----------
+
+
+def _length_request(client: Client, length_line: bytes) -> bytes:
+    return client.raw(
+        f"POST /api/action HTTP/1.1\r\nHost: {client.host}:{client.port}\r\nContent-Type: application/json\r\n".encode()
+        + length_line
+        + b'\r\n\r\n{"token": 0, "choice": 0}'
+    )
+
+
+@pytest.mark.parametrize(
+    "length_line",
+    [
+        b"Content-Length: \xb2",  # a superscript two: isdigit() says yes, int() says no
+        b"Content-Length: \xb9\xb3",
+        b"Content-Length: 2\xb2",
+        b"Content-Length: \xd9\xa3",  # an Arabic-Indic three, sent as UTF-8 (read as two Latin-1 characters)
+        b"Content-Length: +25",
+        b"Content-Length: 0x19",
+        b"Content-Length: 25 25",
+        b"Content-Length: 2_5",
+        b"Content-Length: 1234567890",
+        b"Content-Length: 25\r\nContent-Length: 25",  # two lengths: refused, whatever they say
+        b"Content-Length: 25\r\nContent-Length: 3",
+    ],
+)
+def test_a_length_that_is_not_ascii_digits_or_not_one_is_refused(
+    client: Client, game, length_line: bytes, capsys
+) -> None:
+    before = game_snapshot(game)
+    answer = _length_request(client, length_line)
+    assert answer.startswith((b"HTTP/1.0 400", b"HTTP/1.0 413")), answer[:80]
+    assert b"application/json" in answer
+    assert game_snapshot(game) == before
+    assert client.state()["token"] == before[0]  # and the server goes on
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_content_length_reads_one_length_of_ascii_digits() -> None:
+    from email.message import Message
+
+    from agents.play.web.server import content_length
+
+    def headers(*lengths: str) -> Message:
+        message = Message()
+        for length in lengths:
+            message["Content-Length"] = length
+        return message
+
+    assert content_length(headers("25")) == 25 and content_length(headers("0")) == 0
+    for bad in [("²",), ("٣",), ("-1",), ("",), ("1" * 10,), ("1", "1")]:
+        with pytest.raises(RequestError):
+            content_length(headers(*bad))
+
+
+def _hang_up_abruptly(client: Client, data: bytes) -> None:
+    """Send ``data``, then close with a reset (SO_LINGER 0), as a closed tab or a killed browser does."""
+    sock = socket.create_connection((client.host, client.port), timeout=5)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    if data:
+        sock.sendall(data)
+    sock.close()
+
+
+def _hang_ups(client: Client, count: int) -> None:
+    host = f"Host: {client.host}:{client.port}\r\n"
+    requests = [
+        f"GET /api/state HTTP/1.1\r\n{host}\r\n".encode(),  # the answer is written to a reset connection
+        b"GET /api/sta",  # the request line cut short
+        f"POST /api/action HTTP/1.1\r\n{host}Content-Type: application/json\r\nContent-Length: 25\r\n\r\n{{".encode(),
+        f"GET / HTTP/1.1\r\n{host}\r\n".encode(),  # the page: the largest answer
+        b"",
+    ]
+    for i in range(count):
+        _hang_up_abruptly(client, requests[i % len(requests)])
+
+
+def _wait_for_threads(baseline: int, seconds: float = 10.0) -> None:
+    """Wait (bounded) until the server's request threads have ended."""
+    end = time.monotonic() + seconds
+    while threading.active_count() > baseline and time.monotonic() < end:
+        time.sleep(0.05)
+
+
+def test_clients_that_hang_up_mid_request_are_dropped_without_a_word(capsys) -> None:
+    game = web_game(SEED)
+    baseline = threading.active_count()
+    with served(game) as server:
+        client = Client(server)
+        before = game_snapshot(game)
+        _hang_ups(client, 60)
+        _wait_for_threads(baseline + 1)  # the serving thread stays
+        assert client.state()["token"] == before[0]
+    assert game_snapshot(game) == before
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "Error" not in err, err[:500]
+
+
+def test_a_slow_client_is_dropped_at_the_connection_deadline(capsys) -> None:
+    with served(web_game(SEED), deadline_s=1.0) as server:
+        client = Client(server)
+        sock = socket.create_connection((client.host, client.port), timeout=0.2)
+        start, closed_after = time.monotonic(), None
+        try:
+            for byte in b"GET /api/state HTTP/1.1\r\nHost: x" * 4:  # one byte at a time, each in time
+                if time.monotonic() - start > 6:
+                    break
+                try:
+                    sock.send(bytes([byte]))
+                    if sock.recv(1024) == b"":
+                        closed_after = time.monotonic() - start
+                        break
+                except TimeoutError:
+                    continue
+                except OSError:  # reset: closed
+                    closed_after = time.monotonic() - start
+                    break
+        finally:
+            sock.close()
+        assert closed_after is not None and closed_after < 3.0, closed_after
+        assert client.state()["token"] == 0  # the server goes on
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_connections_beyond_the_cap_are_closed_unanswered() -> None:
+    with served(web_game(SEED), max_connections=2, deadline_s=5.0) as server:
+        client = Client(server)
+        idle = [socket.create_connection((client.host, client.port), timeout=5) for _ in range(2)]
+        try:
+            time.sleep(0.2)  # both accepted, each holding its thread
+            with socket.create_connection((client.host, client.port), timeout=3) as extra:
+                extra.sendall(f"GET /api/state HTTP/1.1\r\nHost: {client.host}:{client.port}\r\n\r\n".encode())
+                with contextlib.suppress(ConnectionResetError):  # closed without an answer, or reset
+                    assert extra.recv(1024) == b""
+        finally:
+            for sock in idle:
+                sock.close()
+        end = time.monotonic() + 5
+        while True:  # the slots are free again once the idle connections' threads have ended
+            try:
+                assert client.state()["token"] == 0
+                break
+            except (AssertionError, OSError, http.client.HTTPException):
+                if time.monotonic() > end:
+                    raise
+                time.sleep(0.1)
+
+
+@pytest.mark.parametrize("host", ["127.1", "2130706433", "0x7f.1", "::ffff:127.0.0.1", "localhost", "localhost."])
+def test_every_spelling_of_loopback_keeps_the_host_check(host: str, capsys) -> None:
+    assert is_loopback(host) or host == "localhost."  # localhost. resolves only where there is a resolver
+    try:
+        server_cm = served(web_game(SEED), host=host)
+        server = server_cm.__enter__()
+    except OSError:
+        pytest.skip(f"{host} cannot be bound here")
+    try:
+        assert server.loopback
+        client = Client(server)
+        port = server.port
+        assert client.request("GET", "/api/state", headers={"Host": f"127.0.0.1:{port}"})[0] == 200
+        assert client.request("GET", "/api/state", headers={"Host": f"localhost:{port}"})[0] == 200
+        assert client.request("GET", "/api/state", headers={"Host": f"{host}:{port}"})[0] == 200
+        for foreign in [f"evil.example:{port}", "evil.example", f"127.0.0.1:{port + 1}", f"[::1:{port}", ""]:
+            status, _, data = client.request("GET", "/api/state", headers={"Host": foreign})
+            assert status == 403 and data["error"], foreign
+    finally:
+        server_cm.__exit__(None, None, None)
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_server_decides_loopback_from_the_address_it_is_bound_to() -> None:
+    from agents.play.web.options import address_is_loopback
+
+    assert address_is_loopback("127.0.0.1") and address_is_loopback("::1") and address_is_loopback("::ffff:127.0.0.9")
+    assert not address_is_loopback("0.0.0.0") and not address_is_loopback("::ffff:10.0.0.1")
+    assert not address_is_loopback("localhost") and not address_is_loopback("")  # numeric only
+    assert not is_loopback("::") and not is_loopback("no-such-host.invalid") and not is_loopback("10.0.0.1")
+    with served(web_game(SEED), host="0.0.0.0") as server:
+        assert not server.loopback and server.host_allowed("evil.example:80")  # beyond this machine: any host
+
+
+def test_two_host_headers_are_refused(client: Client, game) -> None:
+    host = f"{client.host}:{client.port}"
+    answer = client.raw(f"GET /api/state HTTP/1.1\r\nHost: {host}\r\nHost: evil.example\r\n\r\n".encode())
+    assert answer.startswith(b"HTTP/1.0 403")
+
+
+class _Raises(Agent):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise RuntimeError("lost my cards\nand a second line")
+
+
+class _Illegal(Agent):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(np.flatnonzero(action_mask == 0)[0])  # an id the mask forbids
+
+
+class _OutOfRange(Agent):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return 10**12
+
+
+class _NotANumber(Agent):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return None  # type: ignore[return-value]
+
+
+class _Exits(Agent):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        sys.exit(0)
+
+
+def _game_with_bot(agent: Agent) -> WebGame:
+    bots = {1: BotPlayer(agent, 2)}
+    return WebGame(Game(2, seed=SEED), 0, bots, [None, "broken"], seed=SEED, delay=0.0)
+
+
+def _act_until_the_bot_is_asked(client: Client) -> dict[str, Any]:
+    for _ in range(200):  # bounded: the human's turn ends within a few choices
+        state = client.state()
+        if state["bot_error"] or not state["your_turn"]:
+            return state
+        status, state = client.act(state["token"], len(state["choices"]) - 1)  # the last choice: often Go
+        assert status == 200, state
+    raise AssertionError("the bot was never asked")
+
+
+@pytest.mark.parametrize(
+    ("agent", "said"),
+    [
+        (_Raises(), "failed to choose: RuntimeError: lost my cards"),
+        (_Illegal(), "chose an action that is not legal now"),
+        (_OutOfRange(), "failed to choose: ValueError: action id 1000000000000 is outside"),
+        (_NotANumber(), "failed to choose: TypeError"),
+        (_Exits(), "failed to choose: SystemExit"),
+    ],
+)
+def test_a_bot_that_fails_stops_the_game_with_the_reason_on_the_page(agent: Agent, said: str, capsys) -> None:
+    game = _game_with_bot(agent)
+    with served(game) as server:
+        client = Client(server)
+        state = _act_until_the_bot_is_asked(client)
+        assert said in state["bot_error"] and "\n" not in state["bot_error"], state["bot_error"]
+        assert not state["your_turn"] and state["choices"] == [] and "stopped" in state["decision"]
+        before = game_snapshot(game)
+        for _ in range(5):  # every later poll answers, the same, and asks the bot no more
+            assert client.state()["bot_error"] == state["bot_error"]
+        status, data = client.act(state["token"], 0)
+        assert status == 409 and "the game is stopped" in data["error"]
+        status, _, record = client.request("GET", "/api/record")
+        assert status == 200 and record["players"] == ["human", "broken"]
+        assert game_snapshot(game) == before
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_page_shows_a_bot_error_and_stops_polling() -> None:
+    page = page_html("n0nce")
+    assert 'id="bot-error"' in page and "state.bot_error" in page
+    assert "!state.bot_error) pollTimer" in page
+
+
+def test_a_failure_while_answering_is_a_500_and_one_line(client: Client, game, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(game, "state", lambda: _raise(RuntimeError("a bug\nover two lines")))
+    status, _, data = client.request("GET", "/api/state")
+    assert status == 500 and data["error"]
+    assert "bug" not in data["error"]  # nothing of the server's insides goes to the page
+    monkeypatch.undo()
+    assert client.state()["token"] == 0  # the server goes on
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1 and "RuntimeError: a bug" in err
+
+
+def _raise(error: Exception) -> None:
+    raise error
+
+
+BOT_MODULE = """
+import numpy as np
+from agents.bots.base import Agent
+
+class FailsSoon(Agent):
+    def act(self, observation, action_mask):
+        raise RuntimeError("this bot gives up")
+"""
+
+
+def test_the_web_command_keeps_a_quiet_terminal_whatever_clients_and_bots_do(tmp_path: Path) -> None:
+    (tmp_path / "failing_bot.py").write_text(BOT_MODULE)
+    argv = ["--web", "--port", "0", "--bots", "failing_bot:FailsSoon", "--seed", "5", "--delay", "0"]
+    restore_ctrl_c = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{Path(__file__).resolve().parents[1]}"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "agents.play", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=restore_ctrl_c,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert server.stdout is not None
+    try:
+        lines = [server.stdout.readline(), server.stdout.readline()]
+        url = re.search(r"http://127\.0\.0\.1:(\d+)/", lines[1])
+        assert url, lines
+        client = Client.__new__(Client)
+        client.host, client.port = "127.0.0.1", int(url.group(1))
+        _hang_ups(client, 60)
+        state = _act_until_the_bot_is_asked(client)
+        assert "this bot gives up" in state["bot_error"]
+        _hang_ups(client, 10)
+        assert client.state()["bot_error"] == state["bot_error"]
+        for garbage in [b"\x00\x01garbage\r\n\r\n", b"POST /api/action HTTP/1.1\r\nContent-Length: \xb2\r\n\r\n"]:
+            client.raw(garbage)
+    finally:
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=30)
+    assert server.returncode == 0, err
+    assert err == "", err[:2000]  # not a traceback, not a line
+    assert "The game was left on turn" in out
+
+
+@pytest.mark.parametrize(("host", "warned"), [("127.1", False), ("2130706433", False), ("0.0.0.0", True)])
+def test_the_warning_about_other_machines_follows_the_bound_address(
+    host: str, warned: bool, monkeypatch, capsys
+) -> None:
+    def stop_at_once(self: GameServer, poll_interval: float = 0.5) -> None:
+        raise KeyboardInterrupt  # as Ctrl-C would, once the server listens
+
+    monkeypatch.setattr(GameServer, "serve_forever", stop_at_once)
+    code = play_main(["--web", "--host", host, "--port", "0", "--bots", "random", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert ("warning: listening on" in out) is warned, out

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from agents.bots.registry import make_agent
 from agents.play.table import BotPlayer
@@ -48,9 +49,12 @@ def window_seed() -> int:
 
 
 @contextmanager
-def served(game: WebGame, port: int = 0) -> Iterator[GameServer]:
-    """``game`` served on a loopback port (default: a free one) for the duration of the block."""
-    server = GameServer(("127.0.0.1", port), game)
+def served(game: WebGame, port: int = 0, host: str = "127.0.0.1", **options: Any) -> Iterator[GameServer]:
+    """``game`` served on a loopback port (default: a free one) for the duration of the block.
+
+    ``options`` go to :class:`GameServer` (``deadline_s``, ``max_connections``).
+    """
+    server = GameServer((host, port), game, **options)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:

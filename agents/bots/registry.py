@@ -10,8 +10,9 @@ A spec is one of:
 - ``search`` or ``search:worlds=64,top=4,z=1``: the search bot with its settings
   (:class:`~agents.bots.search.SearchSettings`); ``search-all-seeing:...`` is the same search on the true position,
   built only where the caller allows it (measurements, never play against people);
-- ``package.module:ClassName``: any importable :class:`~agents.bots.base.Agent` subclass (or factory), called
-  with ``seed=`` when it accepts one.
+- ``package.module:ClassName``: any importable :class:`~agents.bots.base.Agent` subclass, called with
+  ``seed=`` when it accepts one. Anything else the name finds (a function such as ``sys:exit``, a module, a
+  class of another kind) is refused before it is called.
 """
 
 from __future__ import annotations
@@ -110,22 +111,32 @@ def _ppo(base: str, sample: bool, seed: int, spec: str) -> Agent:
 def _imported(spec: str, seed: int) -> Agent:
     module_name, _, attr = spec.partition(":")
     try:
-        factory = getattr(importlib.import_module(module_name), attr)
+        module = importlib.import_module(module_name)
     except ImportError as err:
-        raise AgentSpecError(f"cannot import {module_name!r} for agent {spec!r}: {err}") from None
+        raise AgentSpecError(f"cannot import {module_name!r} for agent {spec!r}: {_first_line(err)}") from None
+    except (Exception, SystemExit) as err:  # an empty or relative name, or a module failing as it is imported
+        raise AgentSpecError(
+            f"cannot import {module_name!r} for agent {spec!r}: {type(err).__name__}: {_first_line(err)}"
+        ) from None
+    try:
+        factory = getattr(module, attr)
     except AttributeError:
         raise AgentSpecError(f"module {module_name!r} has no {attr!r} (agent {spec!r})") from None
-    if not callable(factory):
-        raise AgentSpecError(f"{spec!r} is not a class or factory")
+    # only an Agent subclass is called: calling whatever the name finds could do anything (sys:exit ends the
+    # command with status 0, os:abort kills it)
+    if not (inspect.isclass(factory) and issubclass(factory, Agent)):
+        raise AgentSpecError(f"{spec!r} is not a subclass of agents.bots.base.Agent")
+    if inspect.isabstract(factory):
+        raise AgentSpecError(f"{spec!r} is an abstract class: it does not define act()")
     try:
         accepts_seed = "seed" in inspect.signature(factory).parameters
     except (TypeError, ValueError):
         accepts_seed = False
     try:
         agent = factory(seed=seed) if accepts_seed else factory()
-    except Exception as err:  # the user's own code: report it in one line, whatever it raised
+    except (Exception, SystemExit) as err:  # the user's own code: report it in one line, whatever it raised
         raise AgentSpecError(f"{spec!r} could not be built: {type(err).__name__}: {_first_line(err)}") from None
-    if not isinstance(agent, Agent):
+    if not isinstance(agent, Agent):  # a __new__ that returns something else
         raise AgentSpecError(f"{spec!r} made a {type(agent).__name__}, not an agents.bots.base.Agent")
     if agent.name == Agent.name:
         agent.name = attr

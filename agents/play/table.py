@@ -23,7 +23,7 @@ from gubs_env.support.cli import (
     non_negative_int,
     pause_seconds,
     player_count,
-    positive_int,
+    turn_limit,
     unwritable_file,
 )
 
@@ -46,6 +46,13 @@ class Player(Protocol):
         ...
 
 
+class BotError(RuntimeError):
+    """A bot that did not choose a legal action: it raised, or answered an id that is not legal now.
+
+    The game is left as it was; the message says which bot did what, in one line.
+    """
+
+
 class BotPlayer:
     """An agent at a seat, shown the observation and action mask that the environments would give it."""
 
@@ -57,9 +64,26 @@ class BotPlayer:
         self._codec = ActionCodec(num_players)
 
     def choose(self, game: Game) -> Action:
-        """The agent's choice for the current player."""
-        action_id = self.agent.act_in_game(game, self._codec)  # raises once the game is over
-        return self._codec.action(action_id, game.current_player or 0)
+        """The agent's choice for the current player, checked against the legal actions.
+
+        Raises:
+            BotError: the agent raised (anything but Ctrl-C), or chose an id outside the legal actions.
+        """
+        name = getattr(self.agent, "name", type(self.agent).__name__)
+        try:
+            action_id = self.agent.act_in_game(game, self._codec)
+            action = self._codec.action(action_id, game.current_player or 0)
+        except (Exception, SystemExit) as err:  # a module:Class bot is anyone's code: it may raise anything
+            raise BotError(f"the bot {name} failed to choose: {type(err).__name__}: {_first_line(err)}") from err
+        if action not in game.legal_actions():
+            raise BotError(f"the bot {name} chose an action that is not legal now: {action}")
+        return action
+
+
+def _first_line(err: BaseException, limit: int = 200) -> str:
+    """An exception's message on one bounded line."""
+    lines = str(err).strip().splitlines()
+    return lines[0][:limit] if lines else ""
 
 
 def decision_text(game: Game, names: Sequence[str]) -> str:
@@ -179,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the Letters go in the deck (default: %(default)s; docs/rules.md R2)",
     )
     parser.add_argument(
-        "--max-turns", type=positive_int, default=RuleOptions.max_turns, help="turn limit (default: %(default)s)"
+        "--max-turns", type=turn_limit, default=RuleOptions.max_turns, help="turn limit (default: %(default)s)"
     )
     add_web_arguments(parser)
     return parser

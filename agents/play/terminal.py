@@ -33,6 +33,7 @@ from gubs_env.support.cli import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    failure,
 )
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ from agents.play.table import (
     DEFAULT_DELAY,
     HUMAN,
     YOU,
+    BotError,
     BotPlayer,
     Player,
     build_parser,
@@ -282,6 +284,8 @@ class Session:
         except KeyboardInterrupt:
             self._say("\nInterrupted: leaving the game.")
             return EXIT_INTERRUPTED
+        except BotError as err:  # the game stands as it was before the bot's turn: it ends there, as if left
+            return failure("python -m agents.play", err)
         return EXIT_OK
 
     def finish(self, code: int, record: str | None) -> int:

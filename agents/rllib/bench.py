@@ -9,7 +9,6 @@ time only: start-up and evaluations excluded) and the peak resident memory of th
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gubs_env.support.cli import non_negative_int, positive_float
+from gubs_env.support.cli import CommandParser, non_negative_int, positive_float, run_command
 
 _RLLIB_RATE = re.compile(r"([\d,]+) learner steps/s, ([\d,]+) env steps/s")
 _SB3_RATE = re.compile(r"trained [\d,]+ timesteps in [\d.]+ min \(([\d,]+) steps/s\)")
@@ -143,7 +142,7 @@ def report(measured: list[Run]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Measure and print the table."""
-    parser = argparse.ArgumentParser(prog="python -m agents.rllib.bench", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="python -m agents.rllib.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=positive_float, default=1.5, help="training budget of each run")
     parser.add_argument("--env-runners", type=non_negative_int, nargs="+", default=[0, 1, 2])
     args = parser.parse_args(argv)
@@ -157,4 +156,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))

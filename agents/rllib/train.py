@@ -23,15 +23,20 @@ from pathlib import Path
 from typing import Any
 
 from gubs_env.support.cli import (
+    CommandParser,
     non_negative_float,
     non_negative_int,
     player_count,
     positive_float,
     positive_int,
     probability,
+    training_seed,
+    unwritable_folder,
 )
-from gubs_env.support.files import first_free_folder
+from gubs_env.support.files import first_free_folder, latest_folder
 
+DEFAULT_OUT = Path("runs/rllib")
+"""The default output folder; new runs number the next free one (runs/rllib-2, ...)."""
 CHECKPOINT = "checkpoint"
 RUN_FILE = "run.json"
 POLICY_FILE = "policy.npz"
@@ -96,8 +101,8 @@ class RunState:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line; errors exit with argparse's message (status 2), never a traceback."""
-    parser = argparse.ArgumentParser(prog="python -m agents.rllib.train", description=__doc__.split("\n")[0])
+    """The command line; errors are one line and exit status 2 (:class:`CommandParser`), never a traceback."""
+    parser = CommandParser(prog="python -m agents.rllib.train", description=__doc__.split("\n")[0])
     budget = parser.add_argument_group("budget (training stops at whichever comes first)")
     budget.add_argument("--minutes", type=positive_float, default=None, help="wall-clock minutes (default: 10)")
     budget.add_argument("--iterations", type=positive_int, default=None, help="total training iterations")
@@ -118,7 +123,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="with --address: the cluster's nodes have gubs_env installed; do not ship this checkout's code",
     )
     parser.add_argument("--players", type=player_count, nargs="+", default=None, help="table sizes (default: 2)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default: 0)")
+    parser.add_argument("--seed", type=training_seed, default=0, help="random seed (default: 0)")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: runs/rllib, -2, -3, ...)")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
     parser.add_argument("--batch-size", type=positive_int, default=4000, help="env steps per iteration")
@@ -139,10 +144,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.minutes = 10.0
     if args.address is not None and not args.address.strip():
         parser.error("--address is 'auto' or HOST:PORT, not empty")
-    if args.out is None:
-        if args.resume:
-            parser.error("--resume needs --out: the folder of the run to continue")
-        args.out = first_free_folder(Path("runs/rllib"), _holds_run)
+    if args.out is None and args.resume:
+        # the run saved last: its checkpoint's run.json (a kill mid-swap leaves only checkpoint.old's)
+        latest = latest_folder(DEFAULT_OUT, lambda folder: _checkpoint_dir_or_current(folder) / RUN_FILE)
+        if latest is None:
+            parser.error(
+                f"--resume: no run to continue under {DEFAULT_OUT.parent}/ (no {DEFAULT_OUT}* folder holds a "
+                "checkpoint): pass --out DIR, the folder of the run"
+            )
+        args.out = latest
+    elif args.out is None:
+        args.out = first_free_folder(DEFAULT_OUT, _holds_run)
+    problem = unwritable_folder(args.out)  # before Ray starts, not after a minute of set-up
+    if problem:
+        parser.error(f"--out: {problem}")
     stored: dict[str, Any] = {}
     if args.resume:
         try:
@@ -192,6 +207,14 @@ def _positive_int(value: Any) -> bool:
 def _holds_run(out: Path) -> bool:
     """Whether ``out`` holds a run's checkpoint (the current one or, after a kill mid-swap, the previous one)."""
     return (out / CHECKPOINT).exists() or (out / f"{CHECKPOINT}.old").exists()
+
+
+def _checkpoint_dir_or_current(out: Path) -> Path:
+    """:func:`_checkpoint_dir`, or the current checkpoint's path when there is none (for looking only)."""
+    try:
+        return _checkpoint_dir(out)
+    except FileNotFoundError:
+        return out / CHECKPOINT
 
 
 def _checkpoint_dir(out: Path) -> Path:
@@ -455,8 +478,10 @@ def _train_loop(algorithm: Any, args: argparse.Namespace, state: RunState) -> Pa
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse, train, report."""
-    train(parse_args(argv))
+    """Parse, say which folder the run uses, train, report."""
+    args = parse_args(argv)
+    print(f"{'resuming the run in' if args.resume else 'new run in'} {args.out}", flush=True)
+    train(args)
     return 0
 
 

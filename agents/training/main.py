@@ -34,9 +34,15 @@ from gubs_env.support.cli import (
     positive_float,
     positive_int,
     probability,
+    training_seed,
+    unwritable_folder,
+    usage_error,
 )
-from gubs_env.support.files import first_free_folder
+from gubs_env.support.files import first_free_folder, latest_folder
 
+PROG = "python train.py"
+DEFAULT_OUT = Path("runs/gubs")
+"""The default output folder; new runs number the next free one (runs/gubs-2, ...)."""
 DEFAULT_LEARNING_RATE = 3e-4
 DEFAULT_ENT_COEF = 0.01
 
@@ -124,6 +130,30 @@ def _holds_run(folder: Path) -> bool:
     return (folder / "run.json").exists() or (folder / "checkpoint.zip").exists()
 
 
+def _choose_out(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """Set ``args.out`` when it was not given, check that it can be written; returns how it was chosen.
+
+    Without ``--out`` a new run takes the first free folder of ``runs/gubs``, ``runs/gubs-2``, ...; ``--resume``
+    takes the run under ``runs/`` whose run.json was written last. Checked here, before anything slow, so that
+    an output that cannot be written fails at once rather than after the set-up.
+    """
+    note = "as given"
+    if args.out is None and args.resume:
+        latest = latest_folder(DEFAULT_OUT, lambda folder: folder / "run.json")
+        if latest is None:
+            parser.error(
+                f"--resume: no run to continue under {DEFAULT_OUT.parent}/ (no {DEFAULT_OUT}* folder holds a "
+                "run.json): pass --out DIR, the folder of the run"
+            )
+        args.out, note = latest, f"the run under {DEFAULT_OUT.parent}/ saved last"
+    elif args.out is None:
+        args.out, note = first_free_folder(DEFAULT_OUT, _holds_run), "the first free default folder"
+    problem = unwritable_folder(args.out)
+    if problem:
+        parser.error(f"--out: {problem}")
+    return note
+
+
 def _fresh_log_dir(logs: Path, timesteps: int) -> Path:
     """``logs/from_<timesteps>``, or ``-2``, ``-3``, ... when an earlier invocation resumed from there too."""
     base = logs / f"from_{timesteps:09d}"
@@ -136,7 +166,7 @@ def _fresh_log_dir(logs: Path, timesteps: int) -> Path:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
-    parser = CommandParser(prog="python train.py", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog=PROG, description=__doc__.split("\n")[0])
     budget = parser.add_argument_group("budget (training stops at whichever comes first)")
     budget.add_argument(
         "--minutes",
@@ -179,9 +209,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="worker processes for --vec-env subproc, each stepping a share of the envs "
         "(default: one per CPU core, at most --envs)",
     )
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default: 0)")
+    parser.add_argument("--seed", type=training_seed, default=0, help="random seed (default: 0)")
     parser.add_argument(
-        "--out", type=Path, default=None, help="output directory (default: runs/gubs, or runs/gubs-2, -3, ... if taken)"
+        "--out",
+        type=Path,
+        default=None,
+        help="output directory; one that holds a run is refused without --resume (default: runs/gubs, or the "
+        "first free of runs/gubs-2, -3, ...; with --resume: the run under runs/ that was saved last)",
     )
     parser.add_argument("--resume", action="store_true", help="continue from --out's last checkpoint")
     parser.add_argument(
@@ -259,10 +293,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.minutes is None and args.steps is None:
         args.minutes = 10.0
-    if args.out is None:
-        if args.resume:
-            parser.error("--resume needs --out: the directory of the run to continue")
-        args.out = first_free_folder(Path("runs/gubs"), _holds_run)
+    args.out_note = _choose_out(parser, args)
     for name, value in ENGINE_PRESETS[args.engine].items():
         if getattr(args, name, None) is None:
             setattr(args, name, min(value, os.cpu_count() or 1) if name == "threads" else value)
@@ -412,13 +443,21 @@ def _train(args: argparse.Namespace) -> Path:
     last_eval = -1
     if args.resume:
         run = args.run_state
-        last_eval = discard_uncommitted(args.out, run)  # what a killed invocation wrote after its last commit
         overrides = {"learning_rate": args.learning_rate, "ent_coef": args.ent_coef}
         overrides = {name: value for name, value in overrides.items() if value is not None}
-        # the checkpoint's bytes matched run.json's digest in parse_args: they, not the file again, are loaded
-        model = MaskablePPO.load(io.BytesIO(args.checkpoint_data), env=envs, device="cpu", **overrides)
+        # the checkpoint's bytes matched run.json's digest in parse_args: they, not the file again, are loaded;
+        # loaded before anything in the folder is discarded, so a checkpoint that fails leaves the run as it was
+        try:
+            model = MaskablePPO.load(io.BytesIO(args.checkpoint_data), env=envs, device="cpu", **overrides)
+        except Exception as error:  # a library's loader fails in many ways (zip, pickle, torch, spaces)
+            envs.close()
+            raise CheckpointLoadError(
+                f"--resume: the checkpoint {args.out / run.checkpoint} matches its digest but cannot be loaded: "
+                f"{type(error).__name__}: {_first_line(error)}"
+            ) from None
+        last_eval = discard_uncommitted(args.out, run)  # what a killed invocation wrote after its last commit
         run.settings = settings
-        print(f"resuming {args.out} at {model.num_timesteps:,} timesteps")
+        print(f"resuming at {model.num_timesteps:,} timesteps")
     else:
         model = new_model(args, envs)
         if args.imitate_games:
@@ -464,7 +503,30 @@ def _train(args: argparse.Namespace) -> Path:
     return final
 
 
+class CheckpointLoadError(ValueError):
+    """A run's checkpoint that passed every check of the command line but that the learner cannot load."""
+
+
+def _first_line(error: BaseException, limit: int = 200) -> str:
+    """An exception's message on one bounded line, for a one-line error."""
+    lines = str(error).strip().splitlines()
+    return lines[0][:limit] if lines else ""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Parse, train with the sb3 backend, report."""
-    train(parse_args(argv))
+    """Parse, say which folder the run uses, train with the sb3 backend, report.
+
+    Returns:
+        0 when done; 2 (one line on stderr) when the checkpoint to resume cannot be loaded, with the run folder
+        left as it was.
+    """
+    args = parse_args(argv)
+    if args.resume:
+        print(f"resuming the run in {args.out} ({args.out_note})", flush=True)
+    else:
+        print(f"new run in {args.out} ({args.out_note})", flush=True)
+    try:
+        train(args)
+    except CheckpointLoadError as error:
+        return usage_error(PROG, error, argv)
     return 0

@@ -27,11 +27,12 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from gubs_env.engine.options import MAX_TURNS_LIMIT
 
 EXIT_OK = 0
 """The command did what was asked."""
@@ -46,17 +47,97 @@ EXIT_CLOSED_STDOUT = 141
 EXIT_CODES = (EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_CLOSED_STDOUT)
 """Every status a command of the project exits with."""
 
+MAX_WHOLE_NUMBER = 2**63 - 1
+"""The largest count or seed a command accepts: what numpy's int64 and a length hold, so a count or a seed plus
+a count of games stays within the engines' 64-bit seeds."""
+MAX_TRAINING_SEED = 2**32 // 1000 - 1
+"""The largest seed of a training run: numpy seeds (below 2**32) are drawn as ``seed * 1000 + env``."""
 MAX_PAUSE_SECONDS = 60.0
 """The longest pause between moves that ``--delay`` accepts."""
+SHOWN_TOKEN_CHARS = 40
+"""An error message echoes at most this many characters of a token of the command line."""
+LONG_WORD_CHARS = 160
+"""A word of an error message longer than this is cut as a token is (a path is rarely so long)."""
+
+
+def shown(token: str) -> str:
+    """``token`` as an error message echoes it: its first :data:`SHOWN_TOKEN_CHARS` characters, then "…".
+
+    The one rule for echoing what a user typed: a 1,000-digit number or a pasted file must not come back whole.
+    """
+    return token if len(token) <= SHOWN_TOKEN_CHARS else token[:SHOWN_TOKEN_CHARS] + "…"
+
+
+def error_line(prog: str, message: object, tokens: Iterable[str] = (), *, usage: bool = True) -> str:
+    """The one line (no newline) that reports ``message`` for command ``prog``.
+
+    Args:
+        prog: the command, as its parser names it (``python -m agents.play``).
+        message: what is wrong; an OSError or a library's message may span lines, and is joined into one.
+        tokens: the command line's tokens; each long one that the message echoes (as typed, or quoted as
+            argparse quotes it) is cut short with :func:`shown`.
+        usage: end with a pointer to ``--help`` (a bad command line), or not (a failure while running).
+    """
+    text = str(message)
+    candidates = set()
+    for token in tokens:
+        candidates.add(token)
+        if token.startswith("-") and "=" in token:  # --out=VALUE: the value is echoed on its own
+            candidates.add(token.partition("=")[2])
+    for token in sorted((t for t in candidates if len(t) > SHOWN_TOKEN_CHARS), key=len, reverse=True):
+        text = text.replace(repr(token), repr(shown(token))).replace(token, shown(token))
+    # a part of a token echoed on its own (the module of a module:Class spec) is no token: any word this long
+    # is cut too, long enough that the paths a message names come through whole
+    words = [word if len(word) <= LONG_WORD_CHARS else shown(word) for word in text.split()]
+    return f"{prog}: error: {' '.join(words)}" + (" (see --help)" if usage else "")
+
+
+def usage_error(prog: str, message: object, tokens: Iterable[str] | None = None) -> int:
+    """Report a bad input found after parsing (an unloadable checkpoint) as a parser would; returns 2.
+
+    Args:
+        prog: the command.
+        message: what is wrong.
+        tokens: the command line (default: ``sys.argv[1:]``), for cutting long echoed tokens short.
+    """
+    print(error_line(prog, message, sys.argv[1:] if tokens is None else tokens), file=sys.stderr)
+    return EXIT_USAGE
+
+
+def failure(prog: str, message: object, tokens: Iterable[str] | None = None) -> int:
+    """Report a failure while running (a record that does not replay) in one line; returns 1.
+
+    Args:
+        prog: the command.
+        message: what went wrong.
+        tokens: the command line (default: ``sys.argv[1:]``), for cutting long echoed tokens short.
+    """
+    line = error_line(prog, message, sys.argv[1:] if tokens is None else tokens, usage=False)
+    print(line, file=sys.stderr)
+    return EXIT_FAILURE
 
 
 class CommandParser(argparse.ArgumentParser):
-    """An :class:`argparse.ArgumentParser` whose errors are a single ``PROG: error: ...`` line and status 2."""
+    """An :class:`argparse.ArgumentParser` whose errors are a single ``PROG: error: ...`` line and status 2.
+
+    Every parser of the project is one of these (train.py's ``--backend`` pre-parser included), so every
+    command's errors have the same form, and echo long tokens cut short (:func:`error_line`).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._tokens: list[str] = []
+
+    def parse_known_args(  # type: ignore[override]  # one signature for typeshed's overloads
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """As argparse's, keeping the tokens so that :meth:`error` can cut the long ones it echoes."""
+        self._tokens = [str(token) for token in (sys.argv[1:] if args is None else args)]
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
         """Print ``message`` as one line on stderr (with a pointer to ``--help``) and exit with status 2."""
-        one_line = " ".join(str(message).split())  # an OSError or a library message may span lines
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line} (see --help)\n")
+        self.exit(EXIT_USAGE, error_line(self.prog, message, self._tokens) + "\n")
 
 
 def run_command(main: Callable[[], int]) -> int:
@@ -96,6 +177,8 @@ def unwritable_folder(folder: Path) -> str | None:
     """
     existing = folder
     try:
+        if b"\0" in os.fsencode(folder):  # exists() says False for such a name, and mkdir would then fail
+            return f"{shown(str(folder))!r} is not a usable path: it holds a NUL character"
         if folder.exists() and not folder.is_dir():
             return f"{folder} exists and is not a folder"
         while not existing.exists() and existing != existing.parent:
@@ -107,7 +190,8 @@ def unwritable_folder(folder: Path) -> str | None:
     except ValueError as err:  # a NUL byte or an unencodable character in the path
         return f"{folder!s:.200} is not a usable path: {err}"
     except OSError as err:
-        return f"cannot write to {existing}: {err.strerror or err}"
+        where = "" if existing == folder else f"cannot create {folder}: "
+        return f"{where}cannot write to {existing}: {err.strerror or err}"
     return None
 
 
@@ -120,6 +204,8 @@ def unwritable_file(path: Path) -> str | None:
             return f"cannot write to {path}"
     except ValueError as err:
         return f"{path!s:.200} is not a usable path: {err}"
+    except OSError as err:  # a name too long, a loop of links: is_dir and exists raise those
+        return f"{path} is not a usable path: {err.strerror or err}"
     return unwritable_folder(path.parent)
 
 
@@ -129,27 +215,32 @@ def unwritable_file(path: Path) -> str | None:
 def _number(convert: Callable[[str], float], what: str, text: str) -> float:
     try:
         value = convert(text)
-    except ValueError:
-        shown = text if len(text) <= 40 else text[:40] + "..."
-        raise argparse.ArgumentTypeError(f"{shown!r} is not {what}") from None
+    except ValueError:  # int() also refuses a number of more than 4,300 digits with a ValueError
+        raise argparse.ArgumentTypeError(f"{shown(text)!r} is not {what}") from None
     if isinstance(value, float) and not math.isfinite(value):  # nan fails every comparison, inf passes any floor
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        raise argparse.ArgumentTypeError(f"{shown(text)!r} is not a finite number")
     return value
 
 
 def positive_int(text: str) -> int:
-    """A whole number of at least 1."""
+    """A whole number from 1 to :data:`MAX_WHOLE_NUMBER`."""
     value = int(_number(int, "a whole number", text))
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {shown(text)}")
+    return _at_most_max(value, text)
 
 
 def non_negative_int(text: str) -> int:
-    """A whole number of at least 0 (seeds)."""
+    """A whole number from 0 to :data:`MAX_WHOLE_NUMBER` (seeds)."""
     value = int(_number(int, "a whole number", text))
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {shown(text)}")
+    return _at_most_max(value, text)
+
+
+def _at_most_max(value: int, text: str) -> int:
+    if value > MAX_WHOLE_NUMBER:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_WHOLE_NUMBER}, not {shown(text)}")
     return value
 
 
@@ -157,7 +248,7 @@ def positive_float(text: str) -> float:
     """A finite number above 0."""
     value = _number(float, "a number", text)
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0, not {value}")
+        raise argparse.ArgumentTypeError(f"must be above 0, not {shown(text)}")
     return value
 
 
@@ -165,7 +256,7 @@ def non_negative_float(text: str) -> float:
     """A finite number of at least 0."""
     value = _number(float, "a number", text)
     if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {shown(text)}")
     return value
 
 
@@ -173,7 +264,7 @@ def pause_seconds(text: str) -> float:
     """A pause in seconds, from 0 to :data:`MAX_PAUSE_SECONDS`."""
     value = _number(float, "a number of seconds", text)
     if not 0 <= value <= MAX_PAUSE_SECONDS:
-        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_PAUSE_SECONDS:g} seconds, not {value}")
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_PAUSE_SECONDS:g} seconds, not {shown(text)}")
     return value
 
 
@@ -181,7 +272,7 @@ def probability(text: str) -> float:
     """A number from 0 to 1."""
     value = _number(float, "a number", text)
     if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1, not {value}")
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, not {shown(text)}")
     return value
 
 
@@ -189,5 +280,21 @@ def player_count(text: str) -> int:
     """A table size the game allows."""
     value = int(_number(int, "a whole number", text))
     if not MIN_PLAYERS <= value <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"player counts go from {MIN_PLAYERS} to {MAX_PLAYERS}, not {value}")
+        raise argparse.ArgumentTypeError(f"player counts go from {MIN_PLAYERS} to {MAX_PLAYERS}, not {shown(text)}")
+    return value
+
+
+def turn_limit(text: str) -> int:
+    """A turn limit the engines accept: a whole number from 1 to the engine's bound (R23)."""
+    value = int(_number(int, "a whole number", text))
+    if not 1 <= value <= MAX_TURNS_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_TURNS_LIMIT}, not {shown(text)}")
+    return value
+
+
+def training_seed(text: str) -> int:
+    """A training run's seed: a whole number from 0 to :data:`MAX_TRAINING_SEED`."""
+    value = int(_number(int, "a whole number", text))
+    if not 0 <= value <= MAX_TRAINING_SEED:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_TRAINING_SEED}, not {shown(text)}")
     return value

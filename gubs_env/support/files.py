@@ -49,3 +49,30 @@ def first_free_folder(base: Path, taken: Callable[[Path], bool]) -> Path:
         n += 1
         candidate = base.with_name(f"{base.name}-{n}")
     return candidate
+
+
+def latest_folder(base: Path, commit_file: Callable[[Path], Path]) -> Path | None:
+    """The run folder named like ``base`` (``base``, ``base-2``, ``base-big``, ...) committed last, or None.
+
+    Args:
+        base: the default output folder (``runs/gubs``); every folder beside it whose name starts with its
+            name is a candidate.
+        commit_file: the file whose presence makes a candidate a run (its ``run.json``); its modification
+            time says which run was written last (a folder's own time changes with any file in it).
+    """
+    newest: tuple[int, str] | None = None
+    found: Path | None = None
+    try:
+        candidates = sorted(base.parent.glob(f"{base.name}*"))
+    except OSError:  # no readable parent folder: no run to find
+        return None
+    for folder in candidates:
+        try:
+            if not folder.is_dir() or not commit_file(folder).exists():
+                continue
+            key = (commit_file(folder).stat().st_mtime_ns, folder.name)
+        except OSError:  # a folder that cannot be read is no run to resume
+            continue
+        if newest is None or key > newest:
+            newest, found = key, folder
+    return found

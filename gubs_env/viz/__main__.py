@@ -2,6 +2,7 @@
 
 import sys
 
+from gubs_env.support.cli import run_command
 from gubs_env.viz.svg import main
 
-sys.exit(main())
+sys.exit(run_command(main))

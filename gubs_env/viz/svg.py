@@ -19,7 +19,6 @@ Command line (writes the picture after ``--steps`` random legal actions)::
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
 import sys
@@ -687,20 +686,35 @@ def _random_game(seed: int, players: int, steps: int) -> Game:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: draw the table after some random legal actions and write it to a file."""
-    parser = argparse.ArgumentParser(prog="python -m gubs_env.viz", description=main.__doc__)
-    parser.add_argument("--seed", type=int, default=7, help="deal and random-play seed (default 7)")
-    parser.add_argument("--players", type=int, default=3, help=f"{MIN_PLAYERS} to {MAX_PLAYERS} (default 3)")
-    parser.add_argument("--steps", type=int, default=40, help="random legal actions to play first (default 40)")
-    parser.add_argument("--view", type=int, default=None, help="seat whose view is drawn (default: all-seeing)")
+    from gubs_env.support.cli import (
+        EXIT_FAILURE,
+        CommandParser,
+        non_negative_int,
+        player_count,
+        unwritable_file,
+    )
+
+    parser = CommandParser(prog="python -m gubs_env.viz", description=main.__doc__)
+    parser.add_argument("--seed", type=non_negative_int, default=7, help="deal and random-play seed (default 7)")
+    parser.add_argument("--players", type=player_count, default=3, help=f"{MIN_PLAYERS} to {MAX_PLAYERS} (default 3)")
+    parser.add_argument(
+        "--steps", type=non_negative_int, default=40, help="random legal actions to play first (default 40)"
+    )
+    parser.add_argument(
+        "--view", type=non_negative_int, default=None, help="seat whose view is drawn (default: all-seeing)"
+    )
     parser.add_argument("--out", type=Path, required=True, help="the .svg file to write")
     args = parser.parse_args(argv)
-    if args.steps < 0 or args.seed < 0:
-        parser.error("--steps and --seed must be >= 0")
+    if args.view is not None and args.view >= args.players:
+        parser.error(f"--view must be a seat from 0 to {args.players - 1}, not {args.view}")
+    problem = unwritable_file(args.out)
+    if problem:
+        parser.error(f"--out: {problem}")
+    game = _random_game(args.seed, args.players, args.steps)  # a game ends by the turn limit: --steps is bounded
     try:
-        game = _random_game(args.seed, args.players, args.steps)
         path = save_svg(game, args.out, args.view)
-    except (ValueError, OSError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    except OSError as err:  # checked above; the disk may still fill up or change
+        print(f"python -m gubs_env.viz: error: cannot write {args.out}: {err.strerror or err}", file=sys.stderr)
+        return EXIT_FAILURE
     print(f"wrote {path} (turn {game.state.turn}, {'over' if game.is_over else 'in progress'})")
     return 0

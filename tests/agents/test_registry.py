@@ -6,13 +6,19 @@ from agents.bots.registry import AgentSpecError, make_agent
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("os:system", "could not be built: TypeError"),
-        ("agents.bots.base:Agent", "could not be built: TypeError"),
-        ("builtins:int", "not an agents.bots.base.Agent"),
-        ("builtins:len", "could not be built: TypeError"),
+        ("os:system", "not a subclass of agents.bots.base.Agent"),
+        ("os:abort", "not a subclass"),  # refused before it is called: calling it would kill the command
+        ("sys:exit", "not a subclass"),  # refused before it is called: it would end the command with status 0
+        ("agents.bots.base:Agent", "abstract class"),
+        ("builtins:int", "not a subclass"),
+        ("builtins:len", "not a subclass"),
+        ("builtins:ValueError", "not a subclass"),
+        ("agents.bots:base", "not a subclass"),  # a module
         ("no_such_module_xyz:Agent", "cannot import"),
+        (":Agent", "cannot import ''"),  # an empty module name
+        (".relative:Agent", "cannot import '.relative'"),  # a relative one
         ("agents.bots.base:NoSuchName", "has no 'NoSuchName'"),
-        ("agents.bots.base:__doc__", "not a class or factory"),
+        ("agents.bots.base:__doc__", "not a subclass"),
         ("", "non-empty string"),
         ("nonsense", "unknown agent"),
         ("ppo-9p", "unknown shipped model"),
@@ -24,8 +30,34 @@ def test_a_spec_that_builds_no_agent_is_one_clear_error(spec, message):
     assert "\n" not in str(info.value)
 
 
-def test_a_factory_that_raises_is_reported_with_its_first_line(tmp_path, monkeypatch):
-    (tmp_path / "broken_agent.py").write_text("def make(seed):\n    raise RuntimeError('line one\\nline two')\n")
+def test_an_agent_whose_constructor_fails_is_reported_with_its_first_line(tmp_path, monkeypatch):
+    (tmp_path / "broken_agent.py").write_text(
+        "import sys\n"
+        "from agents.bots.random_agent import RandomAgent\n"
+        "class Raises(RandomAgent):\n"
+        "    def __init__(self, seed=None):\n"
+        "        raise RuntimeError('line one\\nline two')\n"
+        "class Exits(RandomAgent):\n"
+        "    def __init__(self, seed=None):\n"
+        "        sys.exit(0)\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(AgentSpecError, match=r"RuntimeError: line one$"):
-        make_agent("broken_agent:make")
+        make_agent("broken_agent:Raises")
+    with pytest.raises(AgentSpecError, match=r"could not be built: SystemExit"):
+        make_agent("broken_agent:Exits")
+
+
+def test_a_module_that_fails_as_it_is_imported_is_one_clear_error(tmp_path, monkeypatch):
+    (tmp_path / "fails_on_import.py").write_text("raise ValueError('not today')\n")
+    (tmp_path / "exits_on_import.py").write_text("import sys\nsys.exit(3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(AgentSpecError, match=r"cannot import 'fails_on_import'.*ValueError: not today"):
+        make_agent("fails_on_import:Agent")
+    with pytest.raises(AgentSpecError, match=r"cannot import 'exits_on_import'.*SystemExit: 3"):
+        make_agent("exits_on_import:Agent")
+
+
+def test_a_subclass_by_spec_is_built_and_named() -> None:
+    agent = make_agent("agents.bots.random_agent:RandomAgent", seed=4)
+    assert agent.name in ("RandomAgent", "random")

@@ -138,14 +138,15 @@ def test_command_line_trains_exports_and_resumes(ray_cluster, tmp_path, capsys):
         (["--players", "7"], "player counts"),
         (["--env-runners", "-1"], "env-runners"),
         (["--address", " "], "--address"),
-        (["--resume"], "--resume needs --out"),
+        (["--resume"], "--resume: no run to continue under runs/"),
         (["--p-random", "0.7", "--p-heuristic", "0.7"], "add up"),
         (["--batch-size", "10", "--minibatch-size", "20"], "minibatch"),
         (["--iterations", "0"], "iterations"),
         (["--hidden", "0"], "hidden"),
     ],
 )
-def test_command_line_garbage_exits_with_status_2(argv, message, capsys):
+def test_command_line_garbage_exits_with_status_2(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no runs/ folder: --resume alone has no run to continue
     with pytest.raises(SystemExit) as exit_info:
         parse_args(argv)
     assert exit_info.value.code == 2

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import socket
 
 from gubs_env.support.cli import non_negative_int
 
@@ -32,13 +33,34 @@ def host_name(text: str) -> str:
 
 
 def is_loopback(host: str) -> bool:
-    """Whether ``host`` names this machine only (127.0.0.0/8, ::1 or ``localhost``)."""
-    if host == "localhost":
-        return True
+    """Whether the server, told to listen on ``host``, listens on this machine only.
+
+    ``host`` is resolved as the server's bind resolves it (IPv6 when it holds a colon, IPv4 otherwise), so a
+    shorthand or a name counts by the address it leads to: ``127.1``, ``2130706433``, ``localhost.`` and
+    ``::ffff:127.0.0.1`` are loopback, ``0.0.0.0`` and a name that does not resolve are not. The server itself
+    decides from the address it is bound to (:func:`address_is_loopback`); this is for before it starts.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
-        return ipaddress.ip_address(host).is_loopback
+        found = socket.getaddrinfo(host, None, family, socket.SOCK_STREAM)
+    except (OSError, UnicodeError, ValueError):  # no such name, or one the resolver refuses
+        return False
+    return bool(found) and all(address_is_loopback(str(info[4][0])) for info in found)
+
+
+def address_is_loopback(address: str) -> bool:
+    """Whether the numeric ``address`` is a loopback address (127.0.0.0/8 or ::1).
+
+    An IPv4-mapped IPv6 address (``::ffff:127.0.0.1``) counts by its IPv4 address: that is where its packets go.
+    Anything that is not a numeric address is not loopback.
+    """
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 scope (fe80::1%eth0) is no part of it
     except ValueError:
         return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped.is_loopback
+    return ip.is_loopback
 
 
 def add_web_arguments(parser: argparse.ArgumentParser) -> None:

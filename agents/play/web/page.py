@@ -27,7 +27,7 @@ main { display: flex; flex-wrap: wrap; gap: 1em; padding: 1em; }
 #decision { font-size: 1.15em; }
 #choices { display: flex; flex-wrap: wrap; gap: 0.4em; margin-bottom: 1em; }
 #choices button { font-size: 1em; padding: 0.4em 0.8em; cursor: pointer; }
-#error { background: #fbe3e0; border: 1px solid #c0392b; padding: 0.5em; }
+#error, #bot-error { background: #fbe3e0; border: 1px solid #c0392b; padding: 0.5em; }
 #result { background: #e3f1e0; border: 1px solid #35503a; padding: 0.5em; font-weight: bold; }
 ol { padding-left: 1.6em; font-size: 0.9em; }
 #news li, #log li { margin: 0.15em 0; }
@@ -39,6 +39,7 @@ ol { padding-left: 1.6em; font-size: 0.9em; }
 <section id="table" aria-label="The table as you see it"></section>
 <section id="side">
 <p id="error" role="alert" hidden></p>
+<p id="bot-error" role="alert" hidden></p>
 <div id="result" hidden></div>
 <p id="decision" aria-live="polite"></p>
 <div id="choices"></div>
@@ -97,8 +98,11 @@ function show(state) {
   if (state.over && state.saved) byId("saved").textContent = state.saved;
   byId("download").hidden = !state.recordable;
   byId("save").hidden = !(state.recordable && state.record_file);
+  // a bot that failed stops the game for good: say what it did, and stop asking for moves that will not come
+  byId("bot-error").hidden = !state.bot_error;
+  byId("bot-error").textContent = state.bot_error ? "The game is stopped. " + state.bot_error : "";
   clearTimeout(pollTimer);
-  if (!state.over && !state.your_turn) pollTimer = setTimeout(refresh, state.poll_s * 1000);
+  if (!state.over && !state.your_turn && !state.bot_error) pollTimer = setTimeout(refresh, state.poll_s * 1000);
 }
 
 async function call(path, options) {

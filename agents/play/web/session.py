@@ -5,6 +5,10 @@ and finds the game where it was. The bots move only when the state is asked for 
 waits), at most one move per ``delay`` seconds, so their moves can be followed on the page; with a delay of 0
 they all move at once, right after the human's action.
 
+A bot that fails (it raises, or chooses an action that is not legal) stops the game where it stands: the state
+then carries ``bot_error``, what the bot did wrong in words, for the page to show; the bot is not asked again,
+and the game so far can still be downloaded or saved.
+
 Every change goes through :meth:`WebGame.act`, which takes the index of one of the current legal actions and
 the state token the page was shown (the number of actions applied so far). A token that is not the current
 one (a stale page, a click sent twice) or an index outside the legal list is refused with a
@@ -19,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from agents.play.table import HUMAN, YOU, decision_text, result_text, scores_text
+from agents.play.table import HUMAN, YOU, BotError, decision_text, result_text, scores_text
 from gubs_env.engine import Action, Game
 from gubs_env.records.record import GameRecord, RecordError
 from gubs_env.records.transcript import seat_name, transcript
@@ -42,7 +46,7 @@ class Bot(Protocol):
     """A bot at a seat: picks one of the legal actions whenever the game asks that seat."""
 
     def choose(self, game: Game) -> Action:
-        """One of ``game.legal_actions()``."""
+        """One of ``game.legal_actions()``; a :class:`~agents.play.table.BotError` when it cannot choose one."""
         ...
 
 
@@ -113,6 +117,8 @@ class WebGame:
         """The first log entry that is news to the human: the one their last decision made."""
         self.saved_at_end: str | None = None
         """What saving the record at the end of the game said (``None`` until then)."""
+        self.bot_error: str | None = None
+        """What the bot that stopped the game did wrong (``None`` while the bots play by the rules)."""
 
     # --- the two requests that read or change the game -----------------------------------------------
 
@@ -144,6 +150,8 @@ class WebGame:
         # bool is an int to Python, but true is no number in JSON
         if type(token) is not int or type(choice) is not int:
             raise RequestError("'token' and 'choice' must both be whole numbers")
+        if self.bot_error is not None:
+            raise RequestError(f"the game is stopped: {self.bot_error}", 409)
         if token != self.token:
             raise RequestError(
                 f"this choice was made on an older page (state {token}, now {self.token}): it was not taken", 409
@@ -160,13 +168,18 @@ class WebGame:
     def _move_bots(self) -> None:
         """Apply the bot moves that are due now; the last one ending the game saves the record."""
         game = self.game
-        while not game.is_over and game.current_player != self.human:
+        while self.bot_error is None and not game.is_over and game.current_player != self.human:
             now = self._clock()
             if now < self._next_bot_at:
                 return
             seat = game.current_player
             assert seat is not None  # the game is not over
-            game.apply(self.bots[seat].choose(game))
+            try:
+                action = self.bots[seat].choose(game)
+            except BotError as err:  # checked before anything is applied: the game stays as it was
+                self.bot_error = f"{seat_name(seat, self.names)}: {err}"
+                return
+            game.apply(action)
             self._next_bot_at = now + self.delay
         if game.is_over and self.saved_at_end is None and self.record_path is not None:
             self.saved_at_end = self._save_to(self.record_path)
@@ -184,8 +197,9 @@ class WebGame:
         Every text is plain text for the page to show as text, never markup; ``svg`` is the table picture.
         """
         game, human = self.game, self.human
-        yours = not game.is_over and game.current_player == human
-        waiting = None if game.is_over or yours else game.current_player
+        stopped = self.bot_error is not None
+        yours = not stopped and not game.is_over and game.current_player == human
+        waiting = None if game.is_over or yours or stopped else game.current_player
         state: dict[str, Any] = {
             "token": self.token,
             "seat": human,
@@ -200,6 +214,7 @@ class WebGame:
             "poll_s": max(MIN_POLL_S, min(self.delay, IDLE_POLL_S)) if self.delay else MIN_POLL_S,
             "over": game.is_over,
             "scores": game.scores(),
+            "bot_error": self.bot_error,
             "recordable": self.seed is not None,
             "record_file": str(self.record_path) if self.record_path is not None else None,
         }
@@ -210,6 +225,8 @@ class WebGame:
         return state
 
     def _waiting_text(self, seat: int | None) -> str:
+        if self.bot_error is not None:
+            return "The game is stopped: a bot broke the rules or failed (see above)."
         if seat is None:
             return "The game is over."
         return f"Waiting for {seat_name(seat, self.names)} to decide..."
