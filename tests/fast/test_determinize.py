@@ -21,7 +21,7 @@ from hypothesis import strategies as hst
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game, Kind, Step
-from gubs_env.engine.cards import COPIES, EVENTS, NUM_KINDS
+from gubs_env.engine.cards import CARDS, COPIES, EVENTS, NUM_KINDS
 from gubs_env.engine.determinize import Knowledge, knowledge
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.positions import position
@@ -35,6 +35,7 @@ from tests.engine import test_determinize as ref
 
 PLAYER_COUNTS = range(2, 7)
 NO_IDS = np.zeros(0, dtype=np.int64)
+KIND = {spec.name: int(spec.kind) for spec in CARDS}
 
 
 def rows_for(k: Knowledge, seed: int, worlds: int) -> tuple[np.ndarray, np.ndarray]:
@@ -61,6 +62,13 @@ def check_rows(real: Game, viewer: int, seed: int, worlds: int = 3, play_out: bo
             assert world.legal_actions() == real.legal_actions()
         for hand in st.hands:
             assert not any(hand[k] for k in EVENTS)
+        # What another seat's Scout showed it is read off the world (as the reference sampler does); the
+        # viewer's own is what it saw.
+        for seat, seen in enumerate(st.seen_hand):
+            if seat == viewer:
+                assert seen == real.state.seen_hand[viewer]
+            elif seen is not None:
+                assert seen[0] == real.state.seen_hand[seat][0] and seen[1] == st.hands[seen[0]]
         assert world.to_dict()["rng"] != real_rng  # a fresh future, not the real one
         # The row is exactly what the reference writes for that world, so the fast engine reads it as such:
         # its own observation and legal ids on the row are the viewer's real ones.
@@ -280,6 +288,47 @@ def test_seats_after_the_asked_one_without_an_answer_get_none():
     assert ref.chi2_fits(ref.sampled(game, 0, 3000), exact)
 
 
+def test_hidden_keep_is_one_of_the_seats_cards_each_alike():
+    # Seat 0 drew Traveling Merchant; seats 0 and 1 kept a card (the viewer, seat 2, does not know which)
+    # and seat 2 is to choose. Each hidden keep is one of its seat's cards, every card alike.
+    game = Game.from_dict(
+        ref.tiny_table(
+            3,
+            hands=[{"Lure": 1, "Spear": 1}, {"Gub": 2, "Spear": 1}, {"Mushroom": 1, "Gub": 1}],
+            deck_top=["Traveling Merchant", "Feather", "Letter B"],
+            letters=["Letter G", "Letter U"],
+            step="draw",
+        )
+    )
+    game.apply("Draw")
+    game.apply(game.legal_actions()[0])
+    game.apply(game.legal_actions()[0])
+    assert game.pending.step is Step.KEEP and game.pending.actor == 2
+    worlds = ref.exact_worlds(game, 2, lambda zones: True)
+    exact: Counter[Any] = Counter()
+    for world, p in worlds.items():
+        for a in world[0]:
+            for b in world[1]:
+                exact[(world, KIND[a], KIND[b])] += p / (len(world[0]) * len(world[1]))
+
+    def outcome(row: np.ndarray) -> tuple[Any, ...]:
+        return (row_outcome(row, 2), int(row[L.MARKS]), int(row[L.MARKS + 1]))
+
+    rows, _ = rows_for(knowledge(game.state, 2), 0, 3000)
+    assert ref.chi2_fits(Counter(outcome(row) for row in rows), exact)
+    reference: Counter[Any] = Counter()
+    for i in range(3000):
+        w = game.resample(2, seed=i)
+        reference[(ref.world_outcome(w, 2), *w.state.pending.marks[:2])] += 1
+    assert ref.chi2_fits(reference, exact)
+
+    # Wrong: the keep drawn over the kinds in the hand, each kind alike.
+    pick = np.random.default_rng(0)
+    for row in rows:
+        row[L.MARKS + 1] = pick.choice(np.flatnonzero(row[L.HANDS + L.KINDS : L.HANDS + 2 * L.KINDS]))
+    assert not ref.chi2_fits(Counter(outcome(row) for row in rows), exact)
+
+
 # --- the Letter prior -----------------------------------------------------------------------------------------
 
 
@@ -350,3 +399,17 @@ def test_sample_rows_property(num_players, game_seed, depth, viewer, seed, place
     rows, rngs = rows_for(k, seed, 3)
     first, first_rngs = rows_for(k, seed, 1)
     assert np.array_equal(first[0], rows[0]) and np.array_equal(first_rngs[0], rngs[0])
+
+
+# --- the benchmark command ------------------------------------------------------------------------------------
+
+
+def test_benchmark_command_runs_and_refuses_bad_arguments(capsys):
+    assert fd.main(["--players", "3", "--worlds", "2", "--positions", "1", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "sample_world+state_to_row" in out and len(out.strip().splitlines()) == 4
+    for bad in (["--players", "9"], ["--worlds", "0"], ["--rounds", "x"]):
+        with pytest.raises(SystemExit) as exit_info:
+            fd.main(bad)
+        assert exit_info.value.code == 2
+        assert capsys.readouterr().err.count("\n") == 1
