@@ -23,6 +23,7 @@ from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game, Kind, Step
 from gubs_env.engine.cards import CARDS, COPIES, EVENTS, NUM_KINDS
 from gubs_env.engine.determinize import Knowledge, knowledge
+from gubs_env.engine.determinize import _answer_kinds as det_answer_kinds
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.positions import position
 from gubs_env.engine.rules import cancel_answers, flop_answers
@@ -327,6 +328,72 @@ def test_hidden_keep_is_one_of_the_seats_cards_each_alike():
     for row in rows:
         row[L.MARKS + 1] = pick.choice(np.flatnonzero(row[L.HANDS + L.KINDS : L.HANDS + 2 * L.KINDS]))
     assert not ref.chi2_fits(Counter(outcome(row) for row in rows), exact)
+
+
+def homogeneous(a: Counter[Any], b: Counter[Any]) -> bool:
+    """Whether two samples of equal size may come from one distribution (chi-square at the 0.1% level).
+
+    Outcomes seen fewer than 10 times in both samples together are pooled into one cell.
+    """
+    assert sum(a.values()) == sum(b.values())
+    cells = [(a[o], b[o]) for o in set(a) | set(b) if a[o] + b[o] >= 10]
+    rare = (sum(a.values()) - sum(x for x, _ in cells), sum(b.values()) - sum(y for _, y in cells))
+    if sum(rare):
+        cells.append(rare)
+    stat = sum((x - y) ** 2 / (x + y) for x, y in cells)
+    return stat < ref.chi2_critical(len(cells) - 1)
+
+
+def window_positions(num_players: int, seeds: range) -> list[Game]:
+    """The first open window with someone still queued in each of some random games."""
+    found = []
+    for seed in seeds:
+        for game in ref.random_positions(num_players, range(seed, seed + 1), every=10**9):
+            if game.pending.step in (Step.CANCEL, Step.FLOP, Step.CURE) and game.pending.queue:
+                found.append(game)
+                break
+    return found
+
+
+def test_full_tables_agree_with_the_reference_sampler(monkeypatch):
+    # Real mid-game windows at 4 and 5 players, seen by the seat whose play or draw opened them: the two
+    # samplers must agree on how many answer cards each other seat holds and where the Letters lie.
+    games = [*window_positions(4, range(300, 306))[:2], *window_positions(5, range(300, 306))[:1]]
+    assert len(games) == 3
+    count = 1500
+
+    def stat(hands: list[list[int]], deck: list[int], viewer: int, kinds: list[int]) -> tuple[Any, ...]:
+        answers = tuple(min(2, sum(hand[k] for k in kinds)) for s, hand in enumerate(hands) if s != viewer)
+        letters = sum(1 for kind in deck[: len(deck) // 2] if kind in (Kind.LETTER_G, Kind.LETTER_U, Kind.LETTER_B))
+        return (*answers, letters)
+
+    def compiled(game: Game, kinds: list[int]) -> Counter[Any]:
+        viewer = game.pending.by
+        rows, _ = rows_for(knowledge(game.state, viewer), 7, count)
+        out: Counter[Any] = Counter()
+        for row in rows:
+            n = int(row[L.NUM_PLAYERS])
+            hands = [[int(x) for x in row[L.HANDS + s * L.KINDS : L.HANDS + (s + 1) * L.KINDS]] for s in range(n)]
+            out[stat(hands, [int(x) for x in row[L.DECK : L.DECK + int(row[L.DECK_LEN])]], viewer, kinds)] += 1
+        return out
+
+    for game in games:
+        viewer = game.pending.by
+        kinds = [int(k) for k in det_answer_kinds(knowledge(game.state, viewer))]
+        reference: Counter[Any] = Counter()
+        for i in range(count):
+            st = game.resample(viewer, seed=i).state
+            reference[stat(st.hands, st.deck, viewer, kinds)] += 1
+        assert homogeneous(compiled(game, kinds), reference), game.pending
+    # A compiled sampler that ignores the windows differs from the reference.
+    monkeypatch.setattr(fd, "window_demands", lambda k: {})
+    game = games[0]
+    kinds = [int(k) for k in det_answer_kinds(knowledge(game.state, game.pending.by))]
+    reference = Counter()
+    for i in range(count):
+        st = game.resample(game.pending.by, seed=i).state
+        reference[stat(st.hands, st.deck, game.pending.by, kinds)] += 1
+    assert not homogeneous(compiled(game, kinds), reference)
 
 
 # --- the Letter prior -----------------------------------------------------------------------------------------
