@@ -28,6 +28,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import product
 
 import numba as nb
 import numpy as np
@@ -152,20 +153,11 @@ def _letter_choices(k: Knowledge, hidden: int, missing: int) -> tuple[list[int],
         per_third.append([o for o in options if o[1]])
     weights: list[int] = []
     ways: list[list[tuple[int, int]]] = []
-    for combo in _product(per_third):
+    for combo in product(*per_third):
         if sum(tag == "hidden" for tag, _, _ in combo) == missing:
             weights.append(math.prod(w for _, w, _ in combo))
             ways.append([cells if tag == "hidden" else (0, 0) for tag, _, cells in combo])
     return weights, ways
-
-
-def _product(parts: list[list[tuple[str, int, tuple[int, int]]]]) -> Iterator[list[tuple[str, int, tuple[int, int]]]]:
-    if not parts:
-        yield []
-        return
-    for first in parts[0]:
-        for rest in _product(parts[1:]):
-            yield [first, *rest]
 
 
 def _compositions(caps: list[int], total: int) -> Iterator[tuple[int, ...]]:
