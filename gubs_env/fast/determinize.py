@@ -1,0 +1,651 @@
+"""Determinization in batch: many worlds drawn from one seat's knowledge, written straight into game rows.
+
+:func:`gubs_env.engine.determinize.sample_world` draws one full position from a seat's
+:class:`~gubs_env.engine.determinize.Knowledge`; a search bot that wants W of them, as rows of the compiled
+engine, pays for W Python samples and W conversions. Here the knowledge is read once, in Python, into a
+:class:`WorldPlan`: a *template row* holding everything the seat knows (its hand, the public zones, the
+known deck top, the pending decision), and the lists of cards whose place it does not know, with the
+weights of every choice the reference sampler makes by weight (where the Letters lie, how the open window's
+answer cards split between the asked seats, the other hands and the deck). One compiled call then writes W
+worlds: each copies the template and redistributes the unknown cards with the same steps as the reference
+sampler, drawing from its own PCG64 stream seeded from ``(seed, w)``.
+
+The worlds are not the reference sampler's worlds for the same seed (that one draws from
+:class:`random.Random`), but they follow the same distribution: every random step below mirrors one of
+:mod:`gubs_env.engine.determinize` (named in its comment), and tests/fast/test_determinize.py checks both
+samplers against exact distributions. A plan is a function of the knowledge alone, so nothing the seat
+cannot see reaches a world.
+
+``python -m gubs_env.fast.determinize`` times both ways (docs/fast.md, "Determinization in batch").
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import product
+
+import numba as nb
+import numpy as np
+
+from gubs_env.engine import Game
+from gubs_env.engine.cards import EVENTS, LETTERS, NUM_KINDS
+from gubs_env.engine.determinize import (
+    Knowledge,
+    _answer_kinds,  # one definition of which kinds answer the open window, shared with the reference sampler
+    knowledge,
+    sample_world,
+    thirds_ranges,
+    unknown_counts,
+    window_demands,
+)
+from gubs_env.engine.options import LETTER_PLACEMENTS
+from gubs_env.engine.state import Step
+from gubs_env.fast import layout as L
+from gubs_env.fast.convert import state_to_row
+from gubs_env.fast.rng import RNG_WORDS, next_uint64, random_interval, seed_pcg64
+from gubs_env.support.cli import CommandParser, player_count, positive_int, run_command
+
+_LETTER_SET = frozenset(int(k) for k in LETTERS)
+_OTHER_EVENTS = tuple(sorted(int(k) for k in EVENTS if k not in LETTERS))
+_EVENT_SET = frozenset(int(k) for k in EVENTS)
+_MAX_WEIGHT = 1 << 62
+"""Choice weights are integers below this; larger totals are scaled down (a relative error under 2**-60)."""
+_SAMPLER_STREAM = 1
+_WORLD_STREAM = 2
+"""Which of a world's two generators a seed is derived for: the sampler's draws, or the world's own future."""
+
+# The header of a plan: the scalars the kernel reads, by index.
+H_VIEWER, H_PLAYERS, H_HIDDEN, H_SCOUT, H_SCOUT_CARDS = range(5)
+_HEADER = 5
+
+
+@dataclass(frozen=True, slots=True)
+class WorldPlan:
+    """One seat's knowledge as the compiled sampler reads it (built by :func:`plan_worlds`).
+
+    Attributes:
+        header: int64 scalars: the viewer, the player count, the hidden deck cells (the bottom ones, whose
+            cards the viewer does not know), whether another seat's Scout is open and how many cards it holds.
+        template: the int32 row of every world before its unknown cards are placed.
+        letters: the Letters still in the hidden deck.
+        letter_weights: thirds placement: the weight of each way the three thirds' Letters can be drawn,
+            known or hidden (empty: the hidden Letters lie uniformly in the hidden deck).
+        letter_ranges: per such way and third, the deck cells ``[lo, hi)`` its Letter lies in uniformly
+            (``lo == hi``: that third's Letter is not among the hidden ones).
+        events: the other Events in the hidden deck.
+        answers: the open window's answer cards whose place is unknown (empty when no seat is constrained).
+        split_weights: the weight of each split of ``answers`` (as many arrangements as it allows).
+        split_counts: per split, the answers for each seat of ``demand_seats``, then for the other hands
+            together, then for the deck.
+        demand_seats: the seats the window constrains, ascending.
+        other_seats: the seats with unknown hand cards that the window does not constrain.
+        rest: every other card whose place is unknown.
+        room: per seat, the hand cards whose kind the viewer does not know.
+        hidden_marks: per seat, 1 where the pending Traveling Merchant keep is another seat's secret.
+    """
+
+    header: np.ndarray
+    template: np.ndarray
+    letters: np.ndarray
+    letter_weights: np.ndarray
+    letter_ranges: np.ndarray
+    events: np.ndarray
+    answers: np.ndarray
+    split_weights: np.ndarray
+    split_counts: np.ndarray
+    demand_seats: np.ndarray
+    other_seats: np.ndarray
+    rest: np.ndarray
+    room: np.ndarray
+    hidden_marks: np.ndarray
+
+
+# --- the plan: knowledge read once, in Python ----------------------------------------------------------------
+
+
+def _int32(values: Sequence[int]) -> np.ndarray:
+    return np.array(values, dtype=np.int32)
+
+
+def _expand(counts: Sequence[int], kinds: Sequence[int]) -> list[int]:
+    return [kind for kind in kinds for _ in range(counts[kind])]
+
+
+def _scaled(weights: list[int]) -> np.ndarray:
+    """The weights as int64 the kernel can sum: exact unless their total reaches 2**62, then scaled to it."""
+    total = sum(weights)
+    if total >= _MAX_WEIGHT:
+        # Scaled to a total near 2**61, rounded down but never to zero: a possible choice stays possible.
+        weights = [max(1, w * (_MAX_WEIGHT // 2) // total) for w in weights]
+    return np.array(weights, dtype=np.int64)
+
+
+def _letter_choices(k: Knowledge, hidden: int, missing: int) -> tuple[list[int], list[list[tuple[int, int]]]]:
+    """The thirds posterior as weighted ways, mirroring ``determinize._thirds_slots`` (empty: uniform).
+
+    Each third's Letter was drawn already, is among the viewer's known cards, or is hidden; the thirds are
+    independent and uniform over their deck ranges, so each way weighs the product of its range sizes.
+    """
+    if missing == 0 or k.options.letter_placement != "thirds":
+        return [], []
+    ranges = thirds_ranges(k.num_players)
+    if k.deck_size > ranges[-1].stop:  # cards were put back: the deck is no longer a cut of the dealt one
+        return [], []
+    top = k.known_top()[::-1]  # bottom first, as deck cells count
+    known_letters = [hidden + i for i, kind in enumerate(top) if kind in _LETTER_SET]
+    per_third: list[list[tuple[str, int, tuple[int, int]]]] = []
+    for span in ranges:
+        known = [x for x in known_letters if x in span]
+        if len(known) > 1:
+            return [], []
+        if known:
+            per_third.append([("known", 1, (0, 0))])
+            continue
+        drawn = max(0, span.stop - max(span.start, k.deck_size))
+        below = max(0, min(span.stop, hidden) - span.start)
+        options = [("drawn", drawn, (0, 0)), ("hidden", below, (span.start, span.start + below))]
+        per_third.append([o for o in options if o[1]])
+    weights: list[int] = []
+    ways: list[list[tuple[int, int]]] = []
+    for combo in product(*per_third):
+        if sum(tag == "hidden" for tag, _, _ in combo) == missing:
+            weights.append(math.prod(w for _, w, _ in combo))
+            ways.append([cells if tag == "hidden" else (0, 0) for tag, _, cells in combo])
+    return weights, ways
+
+
+def _compositions(caps: list[int], total: int) -> Iterator[tuple[int, ...]]:
+    """Every way to write ``total`` as a sum of parts ``0 <= x[i] <= caps[i]``."""
+    if len(caps) == 1:
+        if total <= caps[0]:
+            yield (total,)
+        return
+    for x in range(min(total, caps[0]) + 1):
+        for rest in _compositions(caps[1:], total - x):
+            yield (x, *rest)
+
+
+def _template(k: Knowledge, hidden: int, top_bottom_first: list[int]) -> np.ndarray:
+    """The row every world starts from: what the viewer knows, in the cells ``convert.state_to_row`` writes."""
+    n, viewer = k.num_players, k.viewer
+    cells = [0] * L.ROW  # filled as a list and copied once, as convert.state_to_row does
+    cells[L.NUM_PLAYERS] = n
+    cells[L.MAX_TURNS] = k.options.max_turns
+    cells[L.UNIFORM] = LETTER_PLACEMENTS.index(k.options.letter_placement)
+    cells[L.TURN_PLAYER], cells[L.TURN], cells[L.TRUNCATED] = k.turn_player, k.turn, int(k.truncated)
+    cells[L.DECLINED : L.DECLINED + n] = [int(d) for d in k.declined]
+    cells[L.DECK_LEN] = k.deck_size
+    cells[L.DECK + hidden : L.DECK + k.deck_size] = top_bottom_first
+    cells[L.DISCARD : L.DISCARD + L.KINDS] = k.discard
+    cells[L.LETTERS : L.LETTERS + len(k.letters)] = k.letters
+    cells[L.LETTERS_LEN] = len(k.letters)
+    cells[L.HANDS + viewer * L.KINDS : L.HANDS + (viewer + 1) * L.KINDS] = k.hand
+    for s, (free, elder, protected, spouted, rings) in enumerate(k.sides):
+        cells[L.FREE + s], cells[L.ELDER + s], cells[L.SPOUTED + s] = free, elder, spouted
+        cells[L.PROTECTED + s * 3 : L.PROTECTED + s * 3 + 3] = protected
+        cells[L.RINGS + s * 3 : L.RINGS + s * 3 + 3] = rings
+    cells[L.SEEN_SEAT : L.SEEN_SEAT + L.SEATS] = [-1] * L.SEATS
+    for s in range(n):
+        seat = k.seen_hand_seats[s]
+        cells[L.SEEN_SEAT + s] = -1 if seat is None else seat
+        cells[L.SEEN_TOP_LEN + s] = k.seen_top_sizes[s]
+    # The viewer's own Scout knowledge is known in full; the others' is filled from each world.
+    base = L.SEEN_TOP + viewer * L.SCOUT_DEPTH
+    cells[base : base + len(k.seen_top)] = k.seen_top
+    if k.seen_hand is not None:
+        cells[L.SEEN_HAND + viewer * L.KINDS : L.SEEN_HAND + (viewer + 1) * L.KINDS] = k.seen_hand[1]
+
+    cells[L.STEP], cells[L.ACTOR], cells[L.BY] = int(k.step), k.actor, k.by
+    play = k.play
+    fields = (L.PLAY_CARD, L.PLAY_AS, L.PLAY_USE, L.PLAY_SEAT, L.PLAY_PART, L.PLAY_DETAIL)
+    values = (None,) * 6 if play is None else (play.card, play.as_kind, play.use, play.seat, play.part, play.detail)
+    for at, value in zip(fields, values, strict=True):
+        cells[at] = -1 if value is None else int(value)
+    cells[L.EVENT] = -1 if k.event is None else k.event
+    cells[L.QUEUE : L.QUEUE + len(k.queue)] = k.queue
+    cells[L.QUEUE_LEN] = len(k.queue)
+    cells[L.PICKS : L.PICKS + len(k.picks)] = k.picks
+    cells[L.PICKS_LEN] = len(k.picks)
+    cells[L.MARKS : L.MARKS + len(k.marks)] = [-1 if m is None else m for m in k.marks]  # a hidden keep: drawn
+    cells[L.MARKS_LEN] = len(k.marks)
+    if k.step is Step.SCOUT:
+        if k.scout_cards is not None and k.scout_placed is not None:
+            cells[L.CARDS : L.CARDS + len(k.scout_cards)] = k.scout_cards
+            cells[L.PLACED : L.PLACED + len(k.scout_placed)] = k.scout_placed
+        cells[L.CARDS_LEN], cells[L.PLACED_LEN] = k.scout_sizes
+    if len(cells) != L.ROW:
+        raise ValueError("a list of the knowledge is longer than the row has room for")
+    return np.array(cells, dtype=np.int32)
+
+
+def plan_worlds(k: Knowledge) -> WorldPlan:
+    """Read a seat's knowledge into the arrays the compiled sampler draws worlds from.
+
+    Raises:
+        ValueError: the knowledge admits no world (it was not read off a valid position).
+    """
+    n, viewer = k.num_players, k.viewer
+    unknown = unknown_counts(k)
+    if min(unknown) < 0:
+        raise ValueError("the knowledge places more cards of a kind than the game has")
+    top = k.known_top()
+    hidden = k.deck_size - len(top)
+    # sample_world: Letters and the other Events never sit in a hand; they go to the hidden deck.
+    letters = _expand(unknown, [int(x) for x in LETTERS])
+    events = _expand(unknown, _OTHER_EVENTS)
+    for kind in _EVENT_SET:
+        unknown[kind] = 0
+    letter_weights, ways = _letter_choices(k, hidden, len(letters))
+    if len(letters) > hidden:
+        raise ValueError("more Letters are unknown than the hidden deck holds")
+    free_deck = hidden - len(letters)
+    room = [0 if seat == viewer else k.hand_sizes[seat] for seat in range(n)]
+
+    # _place_answers: the answer cards split between the constrained seats, the other hands and the deck,
+    # each split weighing the number of full arrangements it allows.
+    demands = {seat: need for seat, need in window_demands(k).items() if seat != viewer}
+    answers: list[int] = []
+    split_weights: list[int] = []
+    splits: list[tuple[int, ...]] = []
+    seats = sorted(demands)
+    others: list[int] = []
+    if demands:
+        kinds = tuple(int(x) for x in _answer_kinds(k))
+        answers = _expand(unknown, kinds)
+        for kind in kinds:
+            unknown[kind] = 0
+        others = [s for s in range(n) if s not in demands and room[s]]
+        pool = sum(room[s] for s in others)
+        caps = [room[s] if demands[s] else 0 for s in seats] + [pool, free_deck]
+        for split in _compositions(caps, len(answers)):
+            if any(demands[s] and x == 0 for s, x in zip(seats, split, strict=False)):
+                continue
+            weight = math.perm(free_deck - split[-1], len(events)) if free_deck >= split[-1] else 0
+            for slots, x in zip([room[s] for s in seats] + [pool, free_deck], split, strict=True):
+                weight *= math.comb(slots, x)
+            if weight:
+                split_weights.append(weight)
+                splits.append(split)
+        if not splits:
+            raise ValueError("no world gives every asked seat an answer card")
+    rest = _expand(unknown, range(NUM_KINDS))
+    if len(rest) + len(answers) + len(events) != free_deck + sum(room):
+        raise ValueError("the unknown cards do not fill the hidden deck and the other hands")
+
+    own_scout = k.scout_cards is not None
+    header = np.zeros(_HEADER, dtype=np.int64)
+    header[H_VIEWER], header[H_PLAYERS], header[H_HIDDEN] = viewer, n, hidden
+    header[H_SCOUT] = int(k.step is Step.SCOUT and not own_scout)
+    header[H_SCOUT_CARDS] = sum(k.scout_sizes)
+    return WorldPlan(
+        header=header,
+        template=_template(k, hidden, top[::-1]),
+        letters=_int32(letters),
+        letter_weights=_scaled(letter_weights),
+        letter_ranges=np.array(ways, dtype=np.int32).reshape(len(ways), 3, 2),
+        events=_int32(events),
+        answers=_int32(answers),
+        split_weights=_scaled(split_weights),
+        split_counts=np.array(splits, dtype=np.int32).reshape(len(splits), len(seats) + 2),
+        demand_seats=_int32(seats),
+        other_seats=_int32(others),
+        rest=_int32(rest),
+        room=_int32(room),
+        hidden_marks=_int32([int(m is None) for m in k.marks] if k.step is Step.KEEP else []),
+    )
+
+
+# --- the compiled sampler ---------------------------------------------------------------------------------------
+
+_U64 = np.uint64
+_GOLDEN = _U64(0x9E3779B97F4A7C15)
+
+
+@nb.njit(cache=True, inline="always")
+def _splitmix(x: np.uint64) -> np.uint64:
+    """SplitMix64's finalizer after one increment: a bijection of 64-bit words that mixes every bit."""
+    z = x + _GOLDEN
+    z = (z ^ (z >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> _U64(27))) * _U64(0x94D049BB133111EB)
+    return z ^ (z >> _U64(31))
+
+
+@nb.njit(cache=True)
+def world_seed(seed: np.uint64, world: int, stream: int) -> np.uint64:
+    """The generator seed of world ``world``'s ``stream`` (sampler or future) for a call's ``seed``.
+
+    Hashing ``(seed, world, stream)`` gives a world the same draws whatever the batch size, and keeps a
+    world's future independent of the draws that built it.
+    """
+    return _splitmix(_splitmix(_splitmix(seed) ^ _U64(stream)) + _U64(world))
+
+
+@nb.njit(cache=True)
+def _below(rng: np.ndarray, bound: int) -> int:
+    """A uniform int in ``[0, bound)``, for bounds up to 2**62 (masked rejection on 64-bit draws)."""
+    if bound <= 1:
+        return 0
+    if bound <= 0xFFFFFFFF:
+        return random_interval(rng, bound - 1)
+    top = _U64(bound - 1)
+    mask = top
+    for shift in (1, 2, 4, 8, 16, 32):
+        mask |= mask >> _U64(shift)
+    value = next_uint64(rng) & mask
+    while value > top:
+        value = next_uint64(rng) & mask
+    return np.int64(value)
+
+
+@nb.njit(cache=True)
+def _weighted(rng: np.ndarray, weights: np.ndarray) -> int:
+    """An index drawn with probability proportional to its weight (``determinize._weighted``)."""
+    total = np.int64(0)
+    for w in weights:
+        total += w
+    pick = _below(rng, total)
+    for i in range(weights.size):
+        if pick < weights[i]:
+            return i
+        pick -= weights[i]
+    return weights.size - 1
+
+
+@nb.njit(cache=True)
+def _shuffle(rng: np.ndarray, values: np.ndarray, length: int) -> None:
+    """Fisher-Yates over ``values[:length]``: every order alike."""
+    for i in range(length - 1, 0, -1):
+        j = random_interval(rng, i)
+        values[i], values[j] = values[j], values[i]
+
+
+@nb.njit(cache=True)
+def _sample_kernel(
+    header: np.ndarray,
+    template: np.ndarray,
+    letters: np.ndarray,
+    letter_weights: np.ndarray,
+    letter_ranges: np.ndarray,
+    events: np.ndarray,
+    answers: np.ndarray,
+    split_weights: np.ndarray,
+    split_counts: np.ndarray,
+    demand_seats: np.ndarray,
+    other_seats: np.ndarray,
+    rest: np.ndarray,
+    room: np.ndarray,
+    hidden_marks: np.ndarray,
+    seed: np.uint64,
+    rows: np.ndarray,
+    rngs: np.ndarray,
+) -> None:
+    """Write one world per row of ``rows`` (and its generator into ``rngs``): the plan's cards redistributed."""
+    viewer, n, hidden = header[H_VIEWER], header[H_PLAYERS], header[H_HIDDEN]
+    deck_len = template[L.DECK_LEN]
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
+    pile = np.zeros(L.DECK_ROOM, dtype=np.int32)
+    dealt = np.zeros(rest.size, dtype=np.int32)
+    ans = np.zeros(answers.size, dtype=np.int32)
+    slots = np.zeros(3, dtype=np.int64)
+    order = np.zeros(3, dtype=np.int32)
+    owners = np.zeros(L.DECK_ROOM, dtype=np.int32)  # one cell per unknown hand card
+    left = np.zeros(L.SEATS, dtype=np.int64)
+    block = np.zeros(L.SCOUT_DEPTH, dtype=np.int32)
+    n_dem = demand_seats.size
+    for w in range(rows.shape[0]):
+        row = rows[w]
+        row[:] = template
+        seed_pcg64(rng, world_seed(seed, w, _SAMPLER_STREAM))
+        for i in range(hidden):
+            row[L.DECK + i] = -1  # a cell still to fill from the pile
+        for s in range(n):
+            left[s] = room[s]
+
+        # letter_slots: where the hidden Letters lie, then which Letter lies where.
+        n_letters = letters.size
+        if n_letters:
+            if letter_weights.size:
+                way = _weighted(rng, letter_weights)
+                j = 0
+                for t in range(3):
+                    lo, hi = letter_ranges[way, t, 0], letter_ranges[way, t, 1]
+                    if hi > lo:
+                        slots[j] = lo + _below(rng, hi - lo)
+                        j += 1
+            else:
+                # Uniform: distinct cells one after another, each uniform over those not yet taken.
+                for j in range(n_letters):
+                    taken = True
+                    while taken:
+                        slots[j] = _below(rng, hidden)
+                        taken = False
+                        for i in range(j):
+                            taken = taken or slots[i] == slots[j]
+            for j in range(n_letters):
+                order[j] = letters[j]
+            _shuffle(rng, order, n_letters)
+            for j in range(n_letters):
+                row[L.DECK + slots[j]] = order[j]
+
+        # _place_answers: a split by its weight, then the shuffled answers dealt by it.
+        n_pile = 0
+        if split_weights.size:
+            split = _weighted(rng, split_weights)
+            for i in range(answers.size):
+                ans[i] = answers[i]
+            _shuffle(rng, ans, answers.size)
+            at = 0
+            for j in range(n_dem):
+                seat = demand_seats[j]
+                for _ in range(split_counts[split, j]):
+                    row[L.HANDS + seat * L.KINDS + ans[at]] += 1
+                    left[seat] -= 1
+                    at += 1
+            # The other hands' share goes to distinct hand slots, each set of slots alike.
+            n_slots = 0
+            for seat in other_seats:
+                for _ in range(room[seat]):
+                    owners[n_slots] = seat
+                    n_slots += 1
+            for i in range(split_counts[split, n_dem]):
+                j = i + random_interval(rng, n_slots - 1 - i)
+                owners[i], owners[j] = owners[j], owners[i]
+                row[L.HANDS + owners[i] * L.KINDS + ans[at]] += 1
+                left[owners[i]] -= 1
+                at += 1
+            while at < answers.size:
+                pile[n_pile] = ans[at]
+                n_pile += 1
+                at += 1
+
+        # sample_world: the other cards shuffled and dealt to the hands in seat order; what is left, the
+        # window's deck share and the Events shuffled into the hidden deck's free cells.
+        for i in range(rest.size):
+            dealt[i] = rest[i]
+        _shuffle(rng, dealt, rest.size)
+        at = 0
+        for seat in range(n):
+            for _ in range(left[seat]):
+                row[L.HANDS + seat * L.KINDS + dealt[at]] += 1
+                at += 1
+        while at < rest.size:
+            pile[n_pile] = dealt[at]
+            n_pile += 1
+            at += 1
+        for i in range(events.size):
+            pile[n_pile] = events[i]
+            n_pile += 1
+        _shuffle(rng, pile, n_pile)
+        at = 0
+        for i in range(hidden):
+            if row[L.DECK + i] < 0:
+                row[L.DECK + i] = pile[at]
+                at += 1
+
+        # What the other seats' Scouts know is read off this world, as sample_world does.
+        for s in range(n):
+            if s == viewer:
+                continue
+            for i in range(row[L.SEEN_TOP_LEN + s]):
+                row[L.SEEN_TOP + s * L.SCOUT_DEPTH + i] = row[L.DECK + deck_len - 1 - i]
+            seen = row[L.SEEN_SEAT + s]
+            if seen >= 0:
+                for kind in range(L.KINDS):
+                    row[L.SEEN_HAND + s * L.KINDS + kind] = row[L.HANDS + seen * L.KINDS + kind]
+
+        # _pending: another seat's hidden keep is one of its cards, each card alike.
+        for s in range(hidden_marks.size):
+            if hidden_marks[s]:
+                size = 0
+                for kind in range(L.KINDS):
+                    size += row[L.HANDS + s * L.KINDS + kind]
+                pick = _below(rng, size)
+                for kind in range(L.KINDS):
+                    pick -= row[L.HANDS + s * L.KINDS + kind]
+                    if pick < 0:
+                        row[L.MARKS + s] = kind
+                        break
+        # _pending: another seat's open Scout saw the deck's top cards, in an order the viewer never saw.
+        if header[H_SCOUT]:
+            size = header[H_SCOUT_CARDS]
+            for i in range(size):
+                block[i] = row[L.DECK + deck_len - 1 - i]
+            _shuffle(rng, block, size)
+            placed = row[L.PLACED_LEN]
+            for i in range(placed):
+                row[L.PLACED + i] = block[i]
+            for i in range(size - placed):
+                row[L.CARDS + i] = block[placed + i]
+
+        seed_pcg64(rngs[w], world_seed(seed, w, _WORLD_STREAM))
+
+
+def sample_rows(k: Knowledge | WorldPlan, seed: int, rows: np.ndarray, rngs: np.ndarray) -> None:
+    """Write ``len(rows)`` worlds drawn from one seat's knowledge into game rows, in one compiled call.
+
+    World ``w`` is a full position the seat cannot tell from the real one, drawn from the same distribution
+    as :func:`gubs_env.engine.determinize.sample_world`, with its own generator (``rngs[w]``) seeded fresh.
+    Both depend on ``(k, seed, w)`` alone: the same seed gives the same worlds, and world ``w`` is the same
+    whatever the number of rows.
+
+    Args:
+        k: the seat's knowledge, or its :func:`plan_worlds` (to draw several batches from one read).
+        seed: an int in ``[0, 2**64)``.
+        rows: int32 ``(W, layout.ROW)``, C-contiguous: overwritten with the worlds.
+        rngs: uint64 ``(W, 6)``, C-contiguous: overwritten with each world's generator.
+
+    Raises:
+        ValueError: a bad seed or array, or knowledge that admits no world.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 1 << 64:
+        raise ValueError(f"seed must be an int in [0, 2**64), not {seed!r}")
+    if rows.ndim != 2 or rows.shape[1] != L.ROW or rows.dtype != np.int32 or not rows.flags.c_contiguous:
+        raise ValueError(f"rows must be a C-contiguous int32 array of shape (W, {L.ROW})")
+    if rngs.shape != (rows.shape[0], RNG_WORDS) or rngs.dtype != np.uint64 or not rngs.flags.c_contiguous:
+        raise ValueError(f"rngs must be a C-contiguous uint64 array of shape ({rows.shape[0]}, {RNG_WORDS})")
+    p = k if isinstance(k, WorldPlan) else plan_worlds(k)
+    _sample_kernel(
+        p.header,
+        p.template,
+        p.letters,
+        p.letter_weights,
+        p.letter_ranges,
+        p.events,
+        p.answers,
+        p.split_weights,
+        p.split_counts,
+        p.demand_seats,
+        p.other_seats,
+        p.rest,
+        p.room,
+        p.hidden_marks,
+        np.uint64(seed),
+        rows,
+        rngs,
+    )
+
+
+def new_rows(worlds: int) -> tuple[np.ndarray, np.ndarray]:
+    """Empty ``(rows, rngs)`` arrays for ``worlds`` worlds, in the shapes :func:`sample_rows` fills."""
+    return np.zeros((worlds, L.ROW), dtype=np.int32), np.zeros((worlds, RNG_WORDS), dtype=np.uint64)
+
+
+# --- the benchmark -------------------------------------------------------------------------------------------------
+
+
+def _positions(num_players: int, count: int, seed: int) -> list[Knowledge]:
+    """Knowledge of the seat to act at ``count`` positions spread over random games (not their first turns)."""
+    rnd = random.Random(seed)
+    found: list[Knowledge] = []
+    game_seed = seed
+    while len(found) < count:
+        game = Game(num_players, seed=game_seed, record_log=False)
+        game_seed += 1
+        steps = 0
+        while not game.is_over and len(found) < count:
+            legal = game.legal_actions()
+            game.apply(legal[rnd.randrange(len(legal))])
+            steps += 1
+            if steps % 17 == 0 and game.current_player is not None:
+                found.append(knowledge(game.state, game.current_player))
+    return found
+
+
+def _cpu_us(run: Callable[[Knowledge], object], positions: list[Knowledge], rounds: int) -> float:
+    """The median over ``rounds`` of the CPU µs ``run(k)`` takes per position.
+
+    CPU time of this process rather than the wall clock: on a shared, busy machine it stays close to what
+    the work costs on an idle core.
+    """
+    times = []
+    for _ in range(rounds):
+        start = time.process_time()
+        for k in positions:
+            run(k)
+        times.append((time.process_time() - start) / len(positions) * 1e6)
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Time the reference sampler (with the conversion to rows) against the compiled batch, per world."""
+    parser = CommandParser(prog="python -m gubs_env.fast.determinize", description=main.__doc__)
+    parser.add_argument("--players", type=player_count, nargs="+", default=[2, 5], help="player counts")
+    parser.add_argument("--worlds", type=positive_int, nargs="+", default=[32, 128], help="worlds per decision")
+    parser.add_argument("--positions", type=positive_int, default=20, help="positions per player count")
+    parser.add_argument("--rounds", type=positive_int, default=5, help="timed rounds (the median is shown)")
+    args = parser.parse_args(argv)
+
+    start = time.perf_counter()
+    sample_rows(_positions(2, 1, 0)[0], 0, *new_rows(1))
+    print(f"compiled sampler loaded in {time.perf_counter() - start:.1f} s")
+    print("CPU µs per world; knowledge() outside both timings, the compiled plan inside (and shown alone):")
+    print("players  worlds  sample_world+state_to_row  compiled batch  speed-up  (plan per decision)")
+    for num_players in args.players:
+        positions = _positions(num_players, args.positions, num_players)
+        plan_us = _cpu_us(plan_worlds, positions, args.rounds)
+        for worlds in args.worlds:
+            rows, rngs = new_rows(worlds)
+
+            def reference(k: Knowledge, rows: np.ndarray = rows, rngs: np.ndarray = rngs) -> None:
+                for w in range(rows.shape[0]):
+                    state_to_row(sample_world(k, w), rows[w], rngs[w])
+
+            def compiled(k: Knowledge, rows: np.ndarray = rows, rngs: np.ndarray = rngs) -> None:
+                sample_rows(k, 0, rows, rngs)
+
+            ref = _cpu_us(reference, positions, max(1, args.rounds // 2)) / worlds
+            fast = _cpu_us(compiled, positions, args.rounds) / worlds
+            print(
+                f"{num_players:>7}  {worlds:>6}  {ref:>25.1f}  {fast:>14.2f}  {ref / fast:>7.0f}x  ({plan_us:.0f} µs)"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_command(main))
