@@ -1,7 +1,7 @@
 """Determinization in batch: many worlds drawn from one seat's knowledge, written straight into game rows.
 
-:func:`gubs_env.engine.determinize.sample_world` draws one full position from a seat's
-:class:`~gubs_env.engine.determinize.Knowledge`; a search bot that wants W of them, as rows of the compiled
+:func:`gubs_env.engine.positions.determinize.sample_world` draws one full position from a seat's
+:class:`~gubs_env.engine.positions.determinize.Knowledge`; a search bot that wants W of them, as rows of the compiled
 engine, pays for W Python samples and W conversions. Here the knowledge is read once, in Python, into a
 :class:`WorldPlan`: a *template row* holding everything the seat knows (its hand, the public zones, the
 known deck top, the pending decision), and the lists of cards whose place it does not know, with the
@@ -12,7 +12,7 @@ sampler, drawing from its own PCG64 stream seeded from ``(seed, w)``.
 
 The worlds are not the reference sampler's worlds for the same seed (that one draws from
 :class:`random.Random`), but they follow the same distribution: every random step below mirrors one of
-:mod:`gubs_env.engine.determinize` (named in its comment), and tests/fast/test_determinize.py checks both
+:mod:`gubs_env.engine.positions.determinize` (named in its comment), and tests/fast/test_determinize.py checks both
 samplers against exact distributions. A plan is a function of the knowledge alone, so nothing the seat
 cannot see reaches a world.
 
@@ -35,7 +35,8 @@ import numpy as np
 
 from gubs_env.engine import Game
 from gubs_env.engine.cards import EVENTS, LETTERS, NUM_KINDS
-from gubs_env.engine.determinize import (
+from gubs_env.engine.options import LETTER_PLACEMENTS
+from gubs_env.engine.positions.determinize import (
     Knowledge,
     _answer_kinds,  # one definition of which kinds answer the open window, shared with the reference sampler
     knowledge,
@@ -44,11 +45,12 @@ from gubs_env.engine.determinize import (
     unknown_counts,
     window_demands,
 )
-from gubs_env.engine.options import LETTER_PLACEMENTS
 from gubs_env.engine.state import Step
 from gubs_env.fast import layout as L
+from gubs_env.fast import tables as T
 from gubs_env.fast.convert import state_to_row
 from gubs_env.fast.rng import RNG_WORDS, next_uint64, random_interval, seed_pcg64
+from gubs_env.fast.rules import _can_cancel, _can_cure, _can_flop, hand_size
 from gubs_env.support.cli import CommandParser, player_count, positive_int, run_command
 
 _LETTER_SET = frozenset(int(k) for k in LETTERS)
@@ -208,8 +210,7 @@ def _template(k: Knowledge, hidden: int, top_bottom_first: list[int]) -> np.ndar
     for at, value in zip(fields, values, strict=True):
         cells[at] = -1 if value is None else int(value)
     cells[L.EVENT] = -1 if k.event is None else k.event
-    cells[L.QUEUE : L.QUEUE + len(k.queue)] = k.queue
-    cells[L.QUEUE_LEN] = len(k.queue)
+    cells[L.QUEUE_LEN] = 0  # the seats still to be asked are not known (P11): each world rebuilds them
     cells[L.PICKS : L.PICKS + len(k.picks)] = k.picks
     cells[L.PICKS_LEN] = len(k.picks)
     cells[L.MARKS : L.MARKS + len(k.marks)] = [-1 if m is None else m for m in k.marks]  # a hidden keep: drawn
@@ -366,6 +367,33 @@ def _shuffle(rng: np.ndarray, values: np.ndarray, length: int) -> None:
 
 
 @nb.njit(cache=True)
+def _can_answer(row: np.ndarray, step: int, seat: int) -> bool:
+    """Whether ``seat``'s hand in this world lets it answer the open window (KEEP: choose among two or more)."""
+    if step == T.S_CANCEL:
+        return _can_cancel(row, seat, row[L.PLAY_AS])
+    if step == T.S_FLOP:
+        return _can_flop(row, seat)
+    if step == T.S_CURE:
+        return _can_cure(row, seat)
+    return hand_size(row, seat) >= 2
+
+
+@nb.njit(cache=True)
+def _rebuild_queue(row: np.ndarray, n: int) -> None:
+    """_queue: the seats after the asked one that this world's hands let answer, in the order they are asked."""
+    step = row[L.STEP]
+    count = 0
+    if step == T.S_CANCEL or step == T.S_FLOP or step == T.S_CURE or step == T.S_KEEP:
+        by, actor = row[L.BY], row[L.ACTOR]
+        for i in range((actor - by) % n + 1, n):
+            seat = (by + i) % n
+            if _can_answer(row, step, seat):
+                row[L.QUEUE + count] = seat
+                count += 1
+    row[L.QUEUE_LEN] = count
+
+
+@nb.njit(cache=True)
 def _sample_kernel(
     header: np.ndarray,
     template: np.ndarray,
@@ -499,6 +527,7 @@ def _sample_kernel(
                 for kind in range(L.KINDS):
                     row[L.SEEN_HAND + s * L.KINDS + kind] = row[L.HANDS + seen * L.KINDS + kind]
 
+        _rebuild_queue(row, n)
         # _pending: another seat's hidden keep is one of its cards, each card alike.
         for s in range(hidden_marks.size):
             if hidden_marks[s]:
@@ -530,7 +559,7 @@ def sample_rows(k: Knowledge | WorldPlan, seed: int, rows: np.ndarray, rngs: np.
     """Write ``len(rows)`` worlds drawn from one seat's knowledge into game rows, in one compiled call.
 
     World ``w`` is a full position the seat cannot tell from the real one, drawn from the same distribution
-    as :func:`gubs_env.engine.determinize.sample_world`, with its own generator (``rngs[w]``) seeded fresh.
+    as :func:`gubs_env.engine.positions.determinize.sample_world`, with its own generator (``rngs[w]``) seeded fresh.
     Both depend on ``(k, seed, w)`` alone: the same seed gives the same worlds, and world ``w`` is the same
     whatever the number of rows.
 

@@ -22,10 +22,10 @@ from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game, Kind, Step
 from gubs_env.engine.cards import CARDS, COPIES, EVENTS, NUM_KINDS
-from gubs_env.engine.determinize import Knowledge, knowledge
-from gubs_env.engine.determinize import _answer_kinds as det_answer_kinds
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.positions import position
+from gubs_env.engine.positions.determinize import Knowledge, knowledge
+from gubs_env.engine.positions.determinize import _answer_kinds as det_answer_kinds
 from gubs_env.engine.rules import cancel_answers, flop_answers
 from gubs_env.fast import determinize as fd
 from gubs_env.fast import layout as L
@@ -127,7 +127,7 @@ def test_window_seats_hold_their_answers_and_hidden_choices_are_drawn():
             for world in check_rows(game, viewer, seed=viewer, worlds=20):
                 wp = world.state.pending
                 if pend.step in (Step.CANCEL, Step.FLOP):
-                    for seat in [pend.actor, *pend.queue]:
+                    for seat in [pend.actor, *wp.queue]:  # the real queue is hidden: each world rebuilds its own
                         hand = world.state.hands[seat]
                         assert cancel_answers(hand, pend.play) if pend.play else flop_answers(hand), (seat, viewer)
                 if pend.step is Step.SCOUT and pend.by == viewer:
