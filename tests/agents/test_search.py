@@ -13,11 +13,13 @@ from agents.bots.heuristic.tables import TABLES
 from agents.bots.registry import AgentSpecError, make_agent
 from agents.bots.search import AllSeeingSearchAgent, SearchAgent, SearchSettings
 from agents.bots.search.agent import _pick
+from agents.bots.search.belief import HOLD_RATIO, reweight_hands
 from agents.bots.search.rollout import MARGIN_WEIGHT, candidate_values
 from agents.evaluate.matches import play_game
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game, Step
+from gubs_env.engine.positions.determinize import knowledge, sample_world
 from gubs_env.fast import layout as L
 from gubs_env.fast.convert import state_to_row
 from gubs_env.fast.rng import seed_pcg64
@@ -272,3 +274,54 @@ def test_its_choice_depends_only_on_what_its_seat_knows():
         checked += 1
     assert checked >= 5
     assert peeked >= 1  # the same check catches a search that reads the hidden cards
+
+
+# --- what it believes about the other hands ------------------------------------------------------------
+
+
+def _positions(count: int) -> list[Game]:
+    found = []
+    for seed in range(count):
+        players = 2 + seed % 4
+        game = Game(players, seed=seed, record_log=False)
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(0, 70))):
+            if game.is_over:
+                break
+            game.apply(game.legal_actions()[int(rng.integers(len(game.legal_actions())))])
+        if not game.is_over:
+            found.append(game)
+    return found
+
+
+def test_reweighted_worlds_are_valid_and_look_the_same_to_the_seat():
+    for i, game in enumerate(_positions(40)):
+        seat = game.current_player
+        known = knowledge(game.state, seat)
+        world = sample_world(known, i)
+        reweight_hands(world, known, 1.0, i)
+        again = Game.from_dict(Game.from_state(world).to_dict())  # valid
+        assert again.information_state(seat) == game.information_state(seat)
+        assert (encode(world, seat) == encode(game.state, seat)).all()
+        assert sum(map(sum, world.hands)) + len(world.deck) == sum(map(sum, game.state.hands)) + len(game.state.deck)
+
+
+def test_the_other_hands_move_toward_what_players_keep():
+    game = Game(2, seed=3, record_log=False)
+    for _ in range(12):
+        game.apply(game.legal_actions()[0])
+    seat = game.current_player
+    known = knowledge(game.state, seat)
+    kept = [int(k) for k, ratio in HOLD_RATIO.items() if ratio > 2.5]
+    spent = [int(k) for k, ratio in HOLD_RATIO.items() if ratio < 0.2]
+
+    def share(strength: float) -> tuple[float, float]:
+        hands = np.zeros(len(known.hand))
+        for w in range(300):
+            world = sample_world(known, w)
+            reweight_hands(world, known, strength, w)
+            hands += world.hands[1 - seat]
+        return hands[kept].sum() / hands.sum(), hands[spent].sum() / hands.sum()
+
+    uniform, believed = share(0.0), share(1.0)
+    assert believed[0] > 1.8 * uniform[0] and believed[1] < 0.5 * uniform[1], (uniform, believed)

@@ -28,6 +28,7 @@ import numpy as np
 from agents.bots.base import Agent
 from agents.bots.heuristic.decide import heuristic_scores
 from agents.bots.heuristic.tables import TABLES
+from agents.bots.search.belief import reweight_hands
 from agents.bots.search.rollout import candidate_values
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
@@ -48,13 +49,17 @@ class SearchSettings:
     """Candidates: the heuristic's best ``top`` legal ids."""
     z: float = 1.0
     """Leave the heuristic's choice only for a candidate whose paired mean gain exceeds ``z`` standard errors."""
+    prior: float = 0.0
+    """How strongly the other hands are drawn toward what players keep (:mod:`~agents.bots.search.belief`);
+    0 deals them uniformly, as :meth:`Game.resample` does."""
 
-    LIMITS = {"worlds": (1, 4096), "top": (1, 64), "z": (0.0, 10.0)}
+    LIMITS = {"worlds": (1, 4096), "top": (1, 64), "z": (0.0, 10.0), "prior": (0.0, 2.0)}
+    FLOATS = ("z", "prior")
 
     def __post_init__(self) -> None:
         for name, (low, high) in self.LIMITS.items():
             value = getattr(self, name)
-            kind = float if name == "z" else int
+            kind = float if name in self.FLOATS else int
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValueError(f"search setting {name} must be {kind.__name__} from {low} to {high}, not {value!r}")
             if kind is int and not float(value).is_integer():
@@ -76,12 +81,12 @@ class SearchSettings:
                 number = float(raw.strip()[:40])
             except ValueError:
                 raise ValueError(f"search setting {name} must be a number, not {raw.strip()[:40]!r}") from None
-            values[name] = number if name == "z" else _whole(name, number)
+            values[name] = number if name in cls.FLOATS else _whole(name, number)
         return cls(**values)  # type: ignore[arg-type]
 
     def spec(self, name: str = "search") -> str:
         """The agent spec that builds these settings."""
-        return f"{name}:worlds={self.worlds},top={self.top},z={self.z:g}"
+        return f"{name}:worlds={self.worlds},top={self.top},z={self.z:g},prior={self.prior:g}"
 
 
 def _whole(name: str, number: float) -> int:
@@ -142,11 +147,14 @@ class SearchAgent(Agent):
     def _worlds(self, game: Game, seat: int, seed: int) -> Iterator[GameState]:
         """``worlds`` positions ``seat`` cannot tell from the real one, each with its own future.
 
-        Equal to ``game.resample(seat, seed + w).state`` for each ``w``; the seat's knowledge is read once.
+        With ``prior`` 0, equal to ``game.resample(seat, seed + w).state`` for each ``w`` (the seat's knowledge is
+        read once); otherwise those worlds with the other hands moved toward what players keep.
         """
         known = knowledge(game.state, seat)
         for w in range(self.settings.worlds):
-            yield sample_world(known, seed + w)
+            world = sample_world(known, seed + w)
+            reweight_hands(world, known, self.settings.prior, seed + w)
+            yield world
 
 
 class AllSeeingSearchAgent(SearchAgent):
