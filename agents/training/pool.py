@@ -7,7 +7,6 @@ learner, and the environments that play them (sb3 backend).
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -22,21 +21,6 @@ from agents.bots.base import Agent
 from agents.bots.model_file import ModelFileError, PolicyWeights, load_policy
 from agents.bots.random_agent import RandomAgent
 from gubs_env.envs.selfplay import SelfPlayEnv
-
-RUN_FILE = "run.json"
-SNAPSHOT_DIR = "snapshots"
-SNAPSHOT_NAME = re.compile(r"step_(\d{9})\.zip")
-CHECKPOINT_NAME = re.compile(r"checkpoint-(\d{9})\.zip")
-LEGACY_CHECKPOINT = "checkpoint.zip"
-"""The single checkpoint of runs written before checkpoints carried a digest: never loaded (see docs/security.md)."""
-MAX_CHECKPOINT_BYTES = 2**31
-MAX_RUN_FILE_BYTES = 2**20
-CRASH_ENV = "GUBS_TRAIN_CRASH_AT"
-"""Testing hook: ``POINT`` or ``POINT@TIMESTEPS`` ends the process abruptly (exit status :data:`CRASH_STATUS`, no
-clean-up, as a kill would) the first time training reaches that point at that many timesteps or more. Points:
-``snapshot`` (a snapshot written), ``eval`` (eval.csv written), ``checkpoint-file`` (a checkpoint written, run.json
-not yet), ``run-json`` (run.json committed, older checkpoints not yet deleted)."""
-CRASH_STATUS = 86
 
 
 @dataclass
