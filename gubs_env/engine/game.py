@@ -241,6 +241,44 @@ class Game:
         other._attach(self.state.copy(), self.log[:], self.record_log)
         return other
 
+    # --- what one seat knows ------------------------------------------------------------------------
+
+    def _check_viewer(self, viewer: Any) -> int:
+        if isinstance(viewer, bool) or not isinstance(viewer, (int, np.integer)):
+            raise ValueError(f"viewer must be a seat number, not {brief(viewer)}")
+        if not 0 <= viewer < self.num_players:
+            raise ValueError(f"viewer must be a seat from 0 to {self.num_players - 1}, not {int(viewer)}")
+        return int(viewer)
+
+    def information_state(self, viewer: int) -> str:
+        """A canonical string, equal for two positions exactly when seat ``viewer`` can't tell them apart.
+
+        It holds the viewer's hand, the public zones and counts, what the viewer's Scout showed and the
+        pending decision as the viewer sees it (docs/engine.md, "Determinization").
+
+        Raises:
+            ValueError: ``viewer`` is not a seat of this game.
+        """
+        from gubs_env.engine.determinize import information_state
+
+        return information_state(self.state, self._check_viewer(viewer))
+
+    def resample(self, viewer: int, seed: int | None = None) -> Game:
+        """A full game drawn at random among those seat ``viewer`` can't tell from this one.
+
+        The hidden cards are spread uniformly over what the viewer's knowledge allows, the Letters by
+        their placement prior; the result depends only on :meth:`information_state` and ``seed``, and
+        its random generator is fresh, so its future is not this game's. The log is not copied.
+
+        Raises:
+            ValueError: ``viewer`` is not a seat of this game, or ``seed`` is not None or an int >= 0.
+        """
+        from gubs_env.engine.determinize import resample
+
+        world = Game.__new__(Game)
+        world._attach(resample(self.state, self._check_viewer(viewer), _check_seed(seed)), [], self.record_log)
+        return world
+
     def to_dict(self) -> dict[str, Any]:
         """The full state as a JSON-serialisable dict (the log is not included)."""
         return state_to_dict(self.state)
