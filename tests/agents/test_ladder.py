@@ -22,7 +22,7 @@ def test_a_tiny_ladder_writes_its_table_data_and_chart(tmp_path):
     assert by_key["random", 2].median_ms is None  # only search settings are timed
     table = (tmp_path / "ladder.md").read_text()
     assert table.count("\n") == 2 + len(agents) and "2p vs heuristic" in table
-    assert len(list(csv.DictReader(open(tmp_path / "ladder.csv")))) == len(rows)
+    assert len(list(csv.DictReader((tmp_path / "ladder.csv").read_text().splitlines()))) == len(rows)
     assert len(json.loads((tmp_path / "ladder.json").read_text())) == len(rows)
     assert (tmp_path / "ladder.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "2p" / "tournament.csv").exists() and (tmp_path / "3p" / "tournament.json").exists()
