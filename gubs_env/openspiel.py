@@ -223,6 +223,7 @@ class GubsState(pyspiel.State):
 
         Raises:
             RuntimeError: the cards are already dealt.
+            ValueError: ``seed`` is not an int >= 0; nothing changes.
         """
         if self._engine.game is not None:
             raise RuntimeError(f"{GAME_NAME}: the cards are already dealt")
@@ -234,8 +235,9 @@ class GubsState(pyspiel.State):
 
     def _dealt(self, seed: int) -> None:
         game: GubsGame = self.get_game()
-        self.deal_seed = seed
+        # build first: a bad seed raises from Game before anything of this state changes
         self._engine = _Engine(Game(game.num_seats, seed=seed, record_log=False, **game.options.to_dict()))
+        self.deal_seed = seed
 
     # --- OpenSpiel's state API ----------------------------------------------------------------------
 

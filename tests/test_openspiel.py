@@ -160,6 +160,9 @@ def test_clone_and_serialize_keep_the_future() -> None:
 
 def test_before_the_deal() -> None:
     state = load(2).new_initial_state()
+    with pytest.raises(ValueError, match="seed"):
+        state.deal(-1)
+    assert state.is_chance_node() and state.history() == [] and state.deal_seed is None
     assert state.is_chance_node() and state.chance_outcomes() == [(DEAL, 1.0)]
     assert state.action_to_string(pyspiel.PlayerId.CHANCE, DEAL) == "Deal"
     assert state.observation_tensor(0) == [0.0] * OBS_SIZE

@@ -27,6 +27,8 @@ from gubs_env.engine.actions import BLINDFOLDABLE, Action
 from gubs_env.engine.cards import COPIES, EVENTS, LETTERS, NUM_KINDS, Kind
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.positions.serialize import SCOUT_DEPTH, action_to_dict
+from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers
+from gubs_env.engine.setup import CARDS_DEALT
 from gubs_env.engine.state import GameState, Pending, Side, Step
 
 KEY_VERSION = 1
@@ -38,13 +40,14 @@ _WINDOW_KINDS: dict[Step, tuple[Kind, ...]] = {
     Step.FLOP: (Kind.FLOP_BOAT, Kind.CRICKET_SONG),
     Step.CURE: (Kind.AGE_OLD_CURE, Kind.CRICKET_SONG),
 }
-_WINDOW_FIRST = {Step.CANCEL: 1, Step.FLOP: 0, Step.CURE: 0}
-"""Clockwise offset from ``pending.by`` of the first seat a window may ask (RULES.md §5)."""
+_WINDOWS = frozenset({Step.CANCEL, Step.FLOP, Step.CURE})
+"""The interrupt windows (RULES.md §5)."""
 _LETTER_SET = frozenset(int(k) for k in LETTERS)
 _EVENT_KINDS = tuple(sorted(int(k) for k in EVENTS))
 _OTHER_EVENTS = tuple(sorted(int(k) for k in EVENTS if k not in LETTERS))
 
 T = TypeVar("T")
+W = TypeVar("W", int, float)
 SideTuple = tuple[int, int, tuple[int, ...], int, tuple[int, ...]]
 
 
@@ -76,7 +79,6 @@ class Knowledge:
         by: who played the card or drew the Event it is about.
         play: the card use being resolved (public: it was played face up).
         event: the drawn Event being resolved (public).
-        queue: seats still to be asked in the open window or round.
         picks: RING seats picked or RETREAT parts taken.
         marks: CURE saves (public); KEEP: the viewer's own kept kind, ``None`` for another seat's
             hidden choice, ``-1`` for a seat not asked (or never to be asked).
@@ -107,7 +109,6 @@ class Knowledge:
     by: int
     play: Action | None
     event: int | None
-    queue: tuple[int, ...]
     picks: tuple[int, ...]
     marks: tuple[int | None, ...]
     scout_cards: tuple[int, ...] | None
@@ -138,7 +139,6 @@ class Knowledge:
                 "by": self.by,
                 "play": None if self.play is None else action_to_dict(self.play),
                 "event": self.event,
-                "queue": list(self.queue),
                 "picks": list(self.picks),
                 "marks": list(self.marks),
                 "scout_cards": None if self.scout_cards is None else list(self.scout_cards),
@@ -197,7 +197,6 @@ def knowledge(st: GameState, viewer: int) -> Knowledge:
         by=pend.by,
         play=pend.play,
         event=None if pend.event is None else int(pend.event),
-        queue=tuple(pend.queue),
         picks=tuple(pend.picks),
         marks=marks,
         scout_cards=tuple(pend.cards) if own_scout else None,
@@ -254,9 +253,9 @@ def letter_slots(
         rnd: the sampler's generator.
 
     Returns:
-        ``missing`` distinct indices below ``hidden``, drawn from the exact posterior of the prior
-        given that the deck is the dealt deck less its top cards (see docs/engine.md); the uniform
-        posterior where that model can't explain the position.
+        ``missing`` distinct indices below ``hidden``, drawn from the exact posterior of the
+        placement prior and the deal under the model of docs/engine.md ("Determinization"); the
+        uniform posterior where that model can't explain the position.
     """
     if missing == 0:
         return []
@@ -270,38 +269,54 @@ def letter_slots(
 def _thirds_slots(
     num_players: int, deck_size: int, hidden: int, known_letters: list[int], missing: int, rnd: random.Random
 ) -> list[int] | None:
-    """The thirds posterior; ``None`` when no choice of the three thirds fits the position."""
+    """The thirds posterior; ``None`` when no choice of the three thirds fits the position.
+
+    Each third's Letter either kept its slot (the deal did not reach it) or was dealt and put back
+    at a uniform place of the deck (P5). A kept Letter is now drawn (its slot is above the deck),
+    known (the viewer knows the card there) or hidden in its slot; one put back is drawn, known, or
+    hidden anywhere, each of the ``after_deal`` places alike. The thirds are independent a priori;
+    the Letters put back must not share a place with each other or with a kept one.
+    """
     ranges = thirds_ranges(num_players)
-    if deck_size > ranges[-1].stop:  # cards were put back: the deck is no longer a cut of the dealt one
+    after_deal = ranges[-1].stop - CARDS_DEALT * num_players
+    if deck_size > after_deal:  # cards were put back since the deal: no longer a cut of the dealt deck
         return None
-    # Each third's Letter is drawn already (above the deck), known (among the viewer's known cards),
-    # or hidden below ``hidden``; the thirds are independent, each uniform over its own range.
-    choices: list[list[tuple[str, int]]] = []
+    per_third: list[list[tuple[float, str, int]]] = []
     for span in ranges:
-        known = [x for x in known_letters if x in span]
-        if len(known) > 1:
-            return None
-        if known:
-            choices.append([("known", 1)])
+        kept = range(span.start, min(span.stop, after_deal))
+        options = [(1.0, "known", x) for x in known_letters if x in kept]
+        drawn = max(0, kept.stop - max(kept.start, deck_size))
+        below = max(0, min(kept.stop, hidden) - kept.start)
+        options += [(float(w), tag, -1) for w, tag in ((drawn, "drawn"), (below, "slot")) if w]
+        dealt = len(span) - len(kept)
+        if dealt > 0:
+            share = dealt / after_deal
+            options += [(share, "known", x) for x in known_letters]
+            options += [(share * w, tag, -1) for w, tag in ((after_deal - deck_size, "drawn"), (1, "loose")) if w]
+        per_third.append(options)
+    combos: list[tuple[float, tuple[tuple[float, str, int], ...]]] = []
+    for combo in product(*per_third):
+        tags = [tag for _, tag, _ in combo]
+        if sorted(x for _, tag, x in combo if tag == "known") != sorted(known_letters):
             continue
-        drawn = max(0, span.stop - max(span.start, deck_size))
-        below = max(0, min(span.stop, hidden) - span.start)
-        choices.append([(tag, w) for tag, w in (("drawn", drawn), ("hidden", below)) if w])
-    combos = []
-    for combo in product(*choices):
-        if sum(tag == "hidden" for tag, _ in combo) == missing:
-            weight = 1
-            for _, w in combo:
-                weight *= w
+        if tags.count("slot") + tags.count("loose") != missing:
+            continue
+        weight = float(_fall(hidden - tags.count("slot"), tags.count("loose")))
+        for w, _, _ in combo:
+            weight *= w
+        if weight > 0:
             combos.append((weight, combo))
     if not combos:
         return None
     combo = _weighted(rnd, combos)
-    return [
-        rnd.randrange(span.start, min(span.stop, hidden))
-        for span, (tag, _) in zip(ranges, combo, strict=True)
-        if tag == "hidden"
+    slots = [
+        rnd.randrange(span.start, min(span.stop, hidden, after_deal))
+        for span, (_, tag, _) in zip(ranges, combo, strict=True)
+        if tag == "slot"
     ]
+    loose = sum(tag == "loose" for _, tag, _ in combo)
+    taken = set(slots)
+    return slots + rnd.sample([x for x in range(hidden) if x not in taken], loose)
 
 
 # --- the sampler ---------------------------------------------------------------------------------
@@ -329,20 +344,13 @@ def _answer_kinds(k: Knowledge) -> tuple[Kind, ...]:
 def window_demands(k: Knowledge) -> dict[int, bool]:
     """Per seat the open window constrains: True must hold an answer, False must hold none.
 
-    The asked seat and the queue hold an answer; every later seat left out of the queue holds none
-    (that is how the engine builds the queue, and a valid position must agree). Seats before the
-    asked one are not constrained: the state does not record whether they were asked.
+    Only the seat being asked now is constrained (it holds an answer: the table sees it asked). The
+    seats still queued are not: nobody has seen them asked yet, so the queue is rebuilt from the
+    sampled hands. Seats asked earlier in the window are not either: the state does not record them.
     """
-    first = _WINDOW_FIRST.get(k.step)
-    if first is None:
+    if k.step not in _WINDOWS:
         return {}
-    n = k.num_players
-    start = (k.actor - k.by) % n
-    demands = {k.actor: True}
-    for offset in range(start + 1, n):
-        seat = (k.by + offset) % n
-        demands[seat] = seat in k.queue
-    return demands
+    return {k.actor: True}
 
 
 def _compositions(caps: list[int], total: int) -> Iterator[tuple[int, ...]]:
@@ -356,14 +364,15 @@ def _compositions(caps: list[int], total: int) -> Iterator[tuple[int, ...]]:
             yield (x, *rest)
 
 
-def _weighted(rnd: random.Random, items: list[tuple[int, T]]) -> T:
-    """One item drawn with probability proportional to its integer weight."""
-    pick = rnd.randrange(sum(w for w, _ in items))
+def _weighted(rnd: random.Random, items: list[tuple[W, T]]) -> T:
+    """One item drawn with probability proportional to its weight (exactly so for integer weights)."""
+    total = sum(w for w, _ in items)
+    pick = rnd.randrange(total) if isinstance(total, int) else rnd.random() * total
     for weight, item in items:
         if pick < weight:
             return item
         pick -= weight
-    raise AssertionError("unreachable: the pick is below the total weight")
+    return items[-1][1]  # only reached through float rounding
 
 
 def _expand(counts: list[int], kinds: tuple[int, ...] | range) -> list[int]:
@@ -501,10 +510,30 @@ def _place_answers(
     return answers[len(targets) :]
 
 
+def _queue(k: Knowledge, st: GameState) -> list[int]:
+    """The seats after the asked one that the world's hands let answer, in order (as the engine asks)."""
+    play = k.play
+
+    def can(hand: list[int]) -> bool:
+        if k.step is Step.KEEP:
+            return sum(hand) >= 2  # R19: only a hand of two or more chooses
+        if k.step is Step.CANCEL:
+            assert play is not None  # a cancel window is always about a play
+            return bool(cancel_answers(hand, play))
+        return bool(flop_answers(hand) if k.step is Step.FLOP else cure_answers(hand))
+
+    if k.step not in _WINDOWS and k.step is not Step.KEEP:
+        return []
+    n = k.num_players
+    later = range((k.actor - k.by) % n + 1, n)
+    return [seat for seat in ((k.by + i) % n for i in later) if can(st.hands[seat])]
+
+
 def _pending(k: Knowledge, st: GameState, rnd: random.Random) -> Pending:
     """The pending decision of the world: public fields as known, hidden ones drawn from the world."""
     pend = Pending(k.step, k.actor, k.by, k.play, None if k.event is None else Kind(k.event))
-    pend.queue, pend.picks = list(k.queue), list(k.picks)
+    pend.picks = list(k.picks)
+    pend.queue = _queue(k, st)
     marks = list(k.marks)
     for seat, mark in enumerate(marks):
         if mark is None:  # another seat's hidden keep: one of its cards, each card alike
