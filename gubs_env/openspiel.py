@@ -55,8 +55,9 @@ DEAL = 0
 DECISIONS_PER_TURN_BOUND = 1000
 """Used for ``max_game_length``: decisions in one turn, everything counted (windows, Ring picks, discards).
 
-Not a proof: random play peaks at 18 in thousands of games at every table size, and a turn's decisions are
-bounded by the cards that can leave hands in it, so this leaves a wide margin.
+Not a proof: random play peaks at 18, and a policy that stretches every turn (never "Go" or "stop" while
+anything else is legal) at 27, in hundreds of games at 2 to 6 players; a turn's decisions are bounded by the
+cards that can leave hands in it, so this leaves a wide margin.
 """
 _MAX_GAME_LENGTH_CAP = 2**31 - 1
 """OpenSpiel stores the length in a C++ int."""
