@@ -59,8 +59,8 @@ Not a proof: random play peaks at 18, and a policy that stretches every turn (ne
 anything else is legal) at 27, in hundreds of games at 2 to 6 players; a turn's decisions are bounded by the
 cards that can leave hands in it, so this leaves a wide margin.
 """
-_MAX_GAME_LENGTH_CAP = 2**31 - 1
-"""OpenSpiel stores the length in a C++ int."""
+_MAX_GAME_LENGTH_CAP = 2**31 - 2
+"""OpenSpiel stores lengths in a C++ int, and adds the one chance node to the game length for the history's."""
 _DEFAULTS = RuleOptions()
 
 _GAME_TYPE = pyspiel.GameType(
@@ -171,6 +171,10 @@ class GubsGame(pyspiel.Game):
     def new_initial_state(self) -> GubsState:
         """The state before the deal: a chance node whose one outcome deals from this game's generator."""
         return GubsState(self)
+
+    def max_chance_nodes_in_history(self) -> int:
+        """One: the deal (OpenSpiel would otherwise assume as many as the game has decisions)."""
+        return 1
 
     def next_deal_seed(self) -> int:
         """The engine seed of the next deal, drawn from the generator that ``rng_seed`` fixes."""

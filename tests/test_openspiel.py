@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import random
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -45,6 +48,9 @@ def test_game_description() -> None:
     assert game.max_chance_outcomes() == 1
     assert game.observation_tensor_shape() == [OBS_SIZE]
     assert (game.min_utility(), game.max_utility()) == (-1.0, 1.0)
+    assert game.max_game_length() == 2000 * 1000
+    assert game.max_history_length() == game.max_game_length() + 1  # the deal is the one chance node
+    assert load(2, max_turns=2**31 - 2).max_history_length() == 2**31 - 1  # still a C++ int
     kind = game.get_type()
     assert kind.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
     assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
@@ -261,3 +267,26 @@ def test_rl_environment_plays_an_episode() -> None:
         seat = step.observations["current_player"]
         step = env.step([int(rng.choice(step.observations["legal_actions"][seat]))])
     assert sorted(step.rewards) in ([-1.0, -1.0, 1.0], [-1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [0.0, 0.0, 0.0])
+
+
+def test_the_docs_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "openspiel.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    first, example = blocks[0], text.split("### Example: ISMCTS against random play", 1)[1]
+    exec(compile(first, "docs/openspiel.md", "exec"), {})
+    returns = ast.literal_eval(capsys.readouterr().out)
+    assert len(returns) == 4 and set(returns) <= {-1.0, 0.0, 1.0}
+    # the ISMCTS example as written, with a budget small enough for the test suite
+    block = re.findall(r"```python\n(.*?)```", example, flags=re.S)[0]
+    assert "max_simulations=50" in block and "n_rollouts=2" in block
+    cheap = block.replace("max_simulations=50", "max_simulations=2").replace("n_rollouts=2", "n_rollouts=1")
+    exec(compile(cheap, "docs/openspiel.md", "exec"), {})
+    assert re.fullmatch(r"ISMCTS won [0-2] of 2 games against random play\n", capsys.readouterr().out)
+
+
+def test_the_readme_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = re.findall(r"```python\n(.*?)```", text.split("### OpenSpiel", 1)[1], flags=re.S)[0]
+    assert len(block.splitlines()) == 3
+    exec(compile(block, "README.md", "exec"), {})
+    assert capsys.readouterr().out.startswith("[0, 1] {")  # draw or decline, then seat 0's information state
