@@ -402,7 +402,8 @@ class GubsObserver:
     def __init__(self, iig_obs_type: pyspiel.IIGObservationType) -> None:
         if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
             raise ValueError(
-                f"{GAME_NAME} observes one player's private and the public information only, not {iig_obs_type}"
+                f"{GAME_NAME} observes one player's private and the public information only, not "
+                f"private_info={iig_obs_type.private_info.name}, public_info={iig_obs_type.public_info}"
             )
         self.info_state = bool(iig_obs_type.perfect_recall)
         self.tensor: np.ndarray | None

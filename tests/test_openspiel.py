@@ -176,6 +176,25 @@ def test_before_the_deal() -> None:
         _ = state.engine
 
 
+def test_observers() -> None:
+    from open_spiel.python.observation import make_observation
+
+    game = load(3)
+    state = dealt(game, 2)
+    seen = make_observation(game)
+    seen.set_from(state, 1)
+    assert np.array_equal(seen.tensor, encode(state.engine.state, 1))
+    assert list(seen.dict)[:2] == ["hand", "hand_sizes"]  # the observation's named fields
+    assert seen.string_from(state, 1) == state.engine.render(1)
+    recall = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    assert recall.tensor is None and recall.string_from(state, 1) == state.engine.information_state(1)
+    public_only = pyspiel.IIGObservationType(
+        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+    )
+    with pytest.raises(ValueError, match="private_info=NONE"):
+        make_observation(game, public_only)
+
+
 @pytest.mark.parametrize("players", PLAYERS)
 def test_resample_from_infostate(players: int) -> None:
     rng = random.Random(players)
