@@ -12,10 +12,11 @@ The game wraps the reference engine (:class:`gubs_env.engine.Game`) without chan
 
 - **Chance.** The game is ``SAMPLED_STOCHASTIC``. The first state is a chance node with one outcome, "Deal",
   whose application draws an engine seed from the game's own generator (parameter ``rng_seed``, -1 for fresh
-  entropy) and deals from it. Every later random event (a draw, a card put back into the deck at random) happens
-  inside the player action that causes it, drawn from the engine's generator, which a state's clone carries: a
-  state and its clone have the same future, while :meth:`GubsState.resample_from_infostate` gives a world with a
-  fresh generator, so a search never sees the real future.
+  entropy) and deals from it. The deal orders the whole deck; the only later random events, cards put back into
+  the deck at a random place (R15, R20), happen inside the action that causes them, drawn from the engine's
+  generator. A clone carries the deck and the generator, so a state and its clone have the same future, while
+  :meth:`GubsState.resample_from_infostate` redraws the hidden cards and gives the world a fresh generator, so a
+  search never sees the real future.
 - **Actions.** The project's 356 ids (:mod:`gubs_env.encoding.action_table`), targets relative to the actor.
 - **Who acts.** The engine's pending decision: during an interrupt window it is the seat being asked.
 - **Returns.** The environments' convention (docs/environment.md): +1 for every winner, -1 for every other
