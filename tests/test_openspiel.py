@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import pickle
 import random
 import re
 from pathlib import Path
@@ -162,6 +163,12 @@ def test_clone_and_serialize_keep_the_future() -> None:
         assert isinstance(copy, GubsState)
         assert str(copy) == str(state)
         assert copy.history() == state.history()
+
+
+def test_pickling_a_state_is_refused_by_openspiel() -> None:
+    # the limit docs/openspiel.md describes: if OpenSpiel starts forwarding GetRNGState, update the docs
+    with pytest.raises(pyspiel.SpielError, match="GetRNGState"):
+        pickle.dumps(dealt(load(2), 0))
 
 
 def test_before_the_deal() -> None:
