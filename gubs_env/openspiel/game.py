@@ -1,31 +1,7 @@
-"""Gubs as an OpenSpiel game: importing this module registers ``python_gubs`` with ``pyspiel``.
+"""The game and state classes behind ``python_gubs``, and the observer OpenSpiel reads them through.
 
-```python
-import pyspiel
-import gubs_env.openspiel  # registers the game
-
-game = pyspiel.load_game("python_gubs", {"players": 4})
-state = game.new_initial_state()  # a chance node: the deal
-```
-
-The game wraps the reference engine (:class:`gubs_env.engine.Game`) without changing a rule:
-
-- **Chance.** The game is ``SAMPLED_STOCHASTIC``. The first state is a chance node with one outcome, "Deal",
-  whose application draws an engine seed from the game's own generator (parameter ``rng_seed``, -1 for fresh
-  entropy) and deals from it. The deal orders the whole deck; the only later random events, cards put back into
-  the deck at a random place (R15, R20), happen inside the action that causes them, drawn from the engine's
-  generator. A clone carries the deck and the generator, so a state and its clone have the same future, while
-  :meth:`GubsState.resample_from_infostate` redraws the hidden cards and gives the world a fresh generator, so a
-  search never sees the real future.
-- **Actions.** The project's 356 ids (:mod:`gubs_env.encoding.action_table`), targets relative to the actor.
-- **Who acts.** The engine's pending decision: during an interrupt window it is the seat being asked.
-- **Returns.** The environments' convention (docs/environment.md): +1 for every winner, -1 for every other
-  seat (ties share the win, so the game is general-sum); a game cut at ``max_turns`` gives 0 to all.
-- **Observations.** The 512-value observation tensor of the environments and ``Game.render(seat)`` as its
-  string; the information-state string is ``Game.information_state(seat)``, equal for two states exactly when
-  that seat cannot tell them apart. There is no information-state tensor.
-
-The design and what OpenSpiel can do with a game this size: docs/openspiel.md.
+:mod:`gubs_env.openspiel` imports this module (after checking that OpenSpiel is installed) and registers
+:class:`GubsGame`; the model it implements is described there and in docs/openspiel.md.
 """
 
 from __future__ import annotations
@@ -36,19 +12,13 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+import pyspiel
 
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec, decode, describe_id
 from gubs_env.encoding.observation import LAYOUT, OBS_SIZE, encode
 from gubs_env.engine.cards import CARDS, MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.game import Game
 from gubs_env.engine.options import RuleOptions
-
-try:
-    import pyspiel
-except ImportError as error:  # one line that says what to install, instead of a bare ModuleNotFoundError
-    raise ImportError(
-        'gubs_env.openspiel needs OpenSpiel: pip install -e ".[openspiel]" (or pip install open_spiel; Python 3.11+)'
-    ) from error
 
 GAME_NAME = "python_gubs"
 DEAL = 0
@@ -64,7 +34,7 @@ _MAX_GAME_LENGTH_CAP = 2**31 - 2
 """OpenSpiel stores lengths in a C++ int, and adds the one chance node to the game length for the history's."""
 _DEFAULTS = RuleOptions()
 
-_GAME_TYPE = pyspiel.GameType(
+GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
     long_name="Gubs (gubs_env reference engine)",
     dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
@@ -135,7 +105,7 @@ class GubsGame(pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
-        unknown = sorted(set(params) - set(_GAME_TYPE.parameter_specification))
+        unknown = sorted(set(params) - set(GAME_TYPE.parameter_specification))
         if unknown:
             raise ValueError(f"{GAME_NAME}: unknown parameter(s) {', '.join(unknown)}")
         players = params.get("players", MIN_PLAYERS)
@@ -167,7 +137,7 @@ class GubsGame(pyspiel.Game):
             utility_sum=None,
             max_game_length=min(_MAX_GAME_LENGTH_CAP, options.max_turns * DECISIONS_PER_TURN_BOUND),
         )
-        super().__init__(_GAME_TYPE, info, params)
+        super().__init__(GAME_TYPE, info, params)
 
     def new_initial_state(self) -> GubsState:
         """The state before the deal: a chance node whose one outcome deals from this game's generator."""
@@ -348,43 +318,6 @@ def final_returns(game: Game) -> list[float]:
     return [1.0 if seat in winners else -1.0 for seat in range(game.num_players)]
 
 
-class EngineRolloutEvaluator:
-    """An evaluator for OpenSpiel's MCTS and ISMCTS bots that plays its random rollouts on the engine directly.
-
-    It gives what ``open_spiel.python.algorithms.mcts.RandomRolloutEvaluator`` gives (uniform priors, the mean
-    returns of uniformly random playouts), about four times faster: each playout is the engine's own loop,
-    without OpenSpiel's per-action calls between Python and C++.
-
-    Args:
-        n_rollouts: playouts averaged per evaluation.
-        seed: seeds the playouts' choices; ``None`` for fresh entropy.
-    """
-
-    def __init__(self, n_rollouts: int = 1, seed: int | None = None) -> None:
-        if n_rollouts < 1:
-            raise ValueError(f"n_rollouts must be at least 1, not {n_rollouts}")
-        self.n_rollouts = n_rollouts
-        self._rng = random.Random(seed)
-
-    def evaluate(self, state: GubsState) -> np.ndarray:
-        """The mean returns of ``n_rollouts`` random playouts from ``state`` (a dealt state)."""
-        total = np.zeros(state.get_game().num_players())
-        for _ in range(self.n_rollouts):
-            game = state.engine.clone()
-            while not game.is_over:
-                actions = game.legal_actions()
-                game.apply(actions[self._rng.randrange(len(actions))])
-            total += final_returns(game)
-        return total / self.n_rollouts
-
-    def prior(self, state: GubsState) -> list[tuple[int, float]]:
-        """Equal prior probabilities for the legal actions (the chance node's one outcome before the deal)."""
-        if state.is_chance_node():
-            return state.chance_outcomes()
-        legal = state.legal_actions(state.current_player())
-        return [(action, 1.0 / len(legal)) for action in legal]
-
-
 class GubsObserver:
     """An OpenSpiel observer (the ``PyObserver`` shape: ``tensor``, ``dict``, ``set_from``, ``string_from``).
 
@@ -430,6 +363,3 @@ class GubsObserver:
         if game is None:
             return "Before the deal"
         return game.information_state(player) if self.info_state else game.render(player)
-
-
-pyspiel.register_game(_GAME_TYPE, GubsGame)
