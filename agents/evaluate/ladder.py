@@ -42,7 +42,7 @@ DEFAULT_AGENTS = (
     "ppo-2p",
     "ppo-4p",
     "search",
-    "search:worlds=96,top=5,z=1",
+    "search:worlds=32,top=4,z=1",
     "search-all-seeing",
 )
 BASELINE = "heuristic"

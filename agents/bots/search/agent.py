@@ -43,11 +43,11 @@ from gubs_env.fast.convert import state_to_row
 class SearchSettings:
     """How much the search bot searches; the spec ``search:worlds=64,top=4,z=1`` sets them by name."""
 
-    worlds: int = 32
+    worlds: int = 48
     """Sampled worlds per decision (every candidate is played once in each)."""
-    top: int = 4
+    top: int = 3
     """Candidates: the heuristic's best ``top`` legal ids."""
-    z: float = 1.0
+    z: float = 2.5
     """Leave the heuristic's choice only for a candidate whose paired mean gain exceeds ``z`` standard errors."""
     prior: float = 0.0
     """How strongly the other hands are drawn toward what players keep (:mod:`~agents.bots.search.belief`);
