@@ -159,17 +159,22 @@ def _splitmix(state: np.ndarray, i: int) -> np.uint64:
 
 @nb.njit(cache=True, parallel=True)
 def sample_kernel(mask: np.ndarray, chooser: np.ndarray, actions: np.ndarray) -> None:
-    """A uniformly random legal id per game (-1 where the mask is empty)."""
+    """A uniformly random legal id per game (-1 where the mask is empty).
+
+    Every non-zero entry counts as legal, in both loops: summing the entries instead made a 2 count twice and
+    a -1 cancel a 1, so the pick could run past the last legal id and leave ``actions[i]`` unwritten.
+    """
     for i in nb.prange(mask.shape[0]):
         count = 0
         for a in range(N_ACTIONS):
-            count += mask[i, a]
+            if mask[i, a] != 0:
+                count += 1
         if count == 0:
             actions[i] = -1
             continue
         pick = np.int64(_splitmix(chooser, i) % np.uint64(count))
         for a in range(N_ACTIONS):
-            if mask[i, a]:
+            if mask[i, a] != 0:
                 if pick == 0:
                     actions[i] = a
                     break

@@ -7,7 +7,9 @@ import numpy as np
 
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
+from gubs_env.envs.action_table import NUM_ACTIONS
 from gubs_env.fast import kernels
+from gubs_env.fast.boundary import describe, readonly_view, writable_out
 
 
 def random_games(
@@ -44,18 +46,33 @@ def sample_legal(mask: np.ndarray, chooser: np.ndarray, out: np.ndarray, *, thre
 
     ``chooser`` is a ``uint64`` array, one state per row, advanced in place (seed it with anything).
 
+    Args:
+        mask: int8 ``(N, 356)``, C-contiguous; every non-zero entry is a legal id (so a mask of 0/1, the
+            engine's, and any other int8 values agree on which ids are legal). Only read: it may be read-only.
+        chooser: uint64 ``(N,)``, writable and C-contiguous.
+        out: int64 ``(N,)``, writable and C-contiguous.
+        threads: threads for the kernel (``None``: all numba has).
+
     Raises:
-        ValueError: shapes or dtypes that don't fit.
+        ValueError: an array of another type, shape, layout or writability, or ``chooser`` or ``out`` sharing
+            memory with another argument; nothing is written.
     """
-    rows = mask.shape[0] if mask.ndim == 2 else -1
-    if mask.dtype != np.int8 or rows < 0 or not mask.flags.c_contiguous:
-        raise ValueError("mask must be a C-contiguous int8 array of shape (N, 356)")
-    if chooser.shape != (rows,) or chooser.dtype != np.uint64:
-        raise ValueError(f"chooser must be a uint64 array of shape ({rows},)")
-    if out.shape != (rows,) or out.dtype != np.int64:
-        raise ValueError(f"out must be an int64 array of shape ({rows},)")
+    if (
+        not isinstance(mask, np.ndarray)
+        or mask.dtype != np.int8
+        or mask.ndim != 2
+        or mask.shape[1] != NUM_ACTIONS
+        or not mask.flags.c_contiguous
+    ):
+        raise ValueError(f"mask must be a C-contiguous int8 array of shape (N, {NUM_ACTIONS}), not {describe(mask)}")
+    rows = mask.shape[0]
+    states = writable_out(chooser, (rows,), np.uint64, "chooser")
+    ids = writable_out(out, (rows,), np.int64, "out")
+    if np.may_share_memory(states, ids) or np.may_share_memory(mask, states) or np.may_share_memory(mask, ids):
+        raise ValueError("mask, chooser and out must not share memory")  # the kernel would read what it wrote
     _set_threads(threads)
-    kernels.sample_kernel(mask, chooser, out)
+    # the kernel is compiled for a read-only mask only: a writable one gets the same type, so never a recompile
+    kernels.sample_kernel(readonly_view(mask), states, ids)
 
 
 def _set_threads(threads: int | None) -> None:
