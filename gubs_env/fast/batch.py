@@ -83,6 +83,8 @@ class FastGames:
         ValueError: a bad count, player count, thread count or rule option.
     """
 
+    _auto_reset: bool
+
     def __init__(
         self,
         num_games: int,
