@@ -114,13 +114,13 @@ def writable_out(array: Any, shape: tuple[int, ...], dtype: type, what: str) -> 
     Raises:
         ValueError: anything else, in one message that says what is needed and what was given.
     """
+    # ``flags`` makes a new object on each access: read it once (this runs on every batch step)
+    flags = array.flags if isinstance(array, np.ndarray) else None
     if (
-        not isinstance(array, np.ndarray)
+        flags is None
         or array.dtype != dtype
         or array.shape != shape
-        or not array.flags.c_contiguous
-        or not array.flags.writeable
-        or not array.flags.aligned
+        or not (flags.c_contiguous and flags.writeable and flags.aligned)
     ):
         needed = f"a writable C-contiguous {np.dtype(dtype).name} array of shape {shape}"
         raise ValueError(f"{what} must be {needed}, not {describe(array)}")

@@ -54,8 +54,7 @@ def sample_legal(mask: np.ndarray, chooser: np.ndarray, out: np.ndarray, *, thre
         threads: threads for the kernel (``None``: all numba has).
 
     Raises:
-        ValueError: an array of another type, shape, layout or writability, or ``chooser`` or ``out`` sharing
-            memory with another argument; nothing is written.
+        ValueError: an array of another type, shape, layout or writability; nothing is written.
     """
     if (
         not isinstance(mask, np.ndarray)
@@ -68,8 +67,6 @@ def sample_legal(mask: np.ndarray, chooser: np.ndarray, out: np.ndarray, *, thre
     rows = mask.shape[0]
     states = writable_out(chooser, (rows,), np.uint64, "chooser")
     ids = writable_out(out, (rows,), np.int64, "out")
-    if np.may_share_memory(states, ids) or np.may_share_memory(mask, states) or np.may_share_memory(mask, ids):
-        raise ValueError("mask, chooser and out must not share memory")  # the kernel would read what it wrote
     _set_threads(threads)
     # the kernel is compiled for a read-only mask only: a writable one gets the same type, so never a recompile
     kernels.sample_kernel(readonly_view(mask), states, ids)

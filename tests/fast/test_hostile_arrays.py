@@ -404,14 +404,6 @@ def test_bad_chooser_and_out_arrays_are_refused_in_one_message(which: str, value
         assert np.array_equal(old, np.asarray(new))
 
 
-def test_arrays_that_share_memory_are_refused() -> None:
-    games = _started()
-    shared = np.zeros(N, dtype=np.int64)
-    with pytest.raises(ValueError, match="must not share memory"):
-        sample_legal(games.mask, shared.view(np.uint64), shared)
-    assert not shared.any()
-
-
 # --- observe -------------------------------------------------------------------------------------
 
 
