@@ -80,7 +80,7 @@ class FastGames:
         **rule_options: rule options for every game (:class:`~gubs_env.engine.options.RuleOptions`).
 
     Raises:
-        ValueError: a bad count, player count, thread count or rule option.
+        ValueError: a bad count, player count, thread count, rule option, or an ``auto_reset`` that is not a bool.
     """
 
     _auto_reset: bool
