@@ -47,6 +47,8 @@ _INPUTS = ("states", "rngs", "seeds")
 """Arrays the kernels read: public only as views that cannot be made writable."""
 _OUTPUTS = ("actor", "mask", "obs", "rewards", "terminated", "truncated")
 """Arrays the kernels only write (the engine never reads them back): public as writable views."""
+_FIXED = (*_INPUTS, *_OUTPUTS, "num_games", "num_players", "options")
+"""The read-only properties: none can be set, however the instance was made."""
 
 
 class FastGames:
@@ -65,11 +67,12 @@ class FastGames:
     The arrays are allocated once and overwritten in place: copy what must outlive the next call.
     Action ids, masks and observations are exactly those of :mod:`gubs_env.envs` for the same game.
 
-    The arrays are views of the engine's own arrays, and no attribute can be rebound (``AttributeError``), except
-    :attr:`threads` and :attr:`auto_reset`. ``states``, ``rngs`` and ``seeds``, which the compiled code reads,
-    are read-only: a position is set with :meth:`reset`, :meth:`reset_games` or :meth:`import_game`, which check
-    what they are given. The six arrays above are the engine's output and may be written (as scratch space): the
-    engine never reads them back, and the next call overwrites them.
+    The arrays are views of the engine's own arrays, and no attribute the batch has can be rebound or deleted
+    (``AttributeError``), except that :attr:`threads` and :attr:`auto_reset` can be set. ``states``, ``rngs``
+    and ``seeds``, which the compiled code reads, are read-only: a position is set with :meth:`reset`,
+    :meth:`reset_games` or :meth:`import_game`, which check what they are given. The six arrays above are the
+    engine's output and may be written (as scratch space): the engine never reads them back, and the next call
+    overwrites them.
 
     Args:
         num_games: how many games (rows) the batch holds.
@@ -120,7 +123,8 @@ class FastGames:
         always get one array type (no recompiling) that no caller holds."""
         self._started = False
         self._views = self._make_views()
-        self._sealed = True
+        # from here on, what the kernels rely on is fixed: the attributes set so far and the read-only properties
+        self._sealed = frozenset(self.__dict__) | {"_sealed", *_FIXED}
 
     # --- the public arrays ------------------------------------------------------------------------
 
@@ -131,7 +135,9 @@ class FastGames:
         return views
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in _SETTABLE or not self.__dict__.get("_sealed", False):
+        # Names added later (a user's own attribute, a method patched on the instance by a test) are left
+        # alone: no kernel reads them.
+        if name in _SETTABLE or name not in self.__dict__.get("_sealed", ()):
             object.__setattr__(self, name, value)
             return
         if name in _INPUTS:
@@ -139,11 +145,13 @@ class FastGames:
         elif name in _OUTPUTS:
             why = f"the kernels write the batch's own array; write into games.{name}[...] instead if you must"
         else:
-            why = "a batch's attributes are fixed once it is made (only threads and auto_reset can be set)"
+            why = "what the compiled code relies on is fixed once a batch is made (threads and auto_reset can be set)"
         raise AttributeError(f"FastGames.{name[:40]} cannot be set: {why}")
 
     def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"FastGames.{name[:40]} cannot be deleted")
+        if name in _SETTABLE or name in self.__dict__.get("_sealed", ()):
+            raise AttributeError(f"FastGames.{name[:40]} cannot be deleted")
+        object.__delattr__(self, name)
 
     def __getstate__(self) -> dict[str, Any]:
         # the read-only views lend memory through a memoryview, which does not pickle; they are made anew

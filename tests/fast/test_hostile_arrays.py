@@ -98,13 +98,29 @@ def test_no_array_can_be_rebound(name: str) -> None:
         ("_mask", np.zeros((N, 4), dtype=np.int8)),
         ("_obs", np.zeros((1, 1), dtype=np.float32)),
         ("_started", True),
-        ("anything_new", 1),
+        ("_legal", np.ones((N, NUM_ACTIONS), dtype=np.int8)),
+        ("_ids", np.zeros(1, dtype=np.int64)),
+        ("_auto_reset", "yes"),
+        ("_sealed", frozenset()),
     ],
 )
 def test_other_attributes_cannot_be_set(name: str, value: object) -> None:
     games = _started()
     _refused(games, lambda: setattr(games, name, value), AttributeError, "cannot be set")
+    _refused(games, lambda: delattr(games, name), AttributeError, "cannot be deleted")
     games.step(_legal_ids(games))
+
+
+def test_new_attributes_and_patched_methods_are_the_callers_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    games = _started()
+    games.note = "mine"  # type: ignore[attr-defined]
+    del games.note  # type: ignore[attr-defined]
+    calls = []
+    real_step = games.step
+    monkeypatch.setattr(games, "step", lambda actions: calls.append(1) or real_step(actions))
+    games.step(_legal_ids(games))
+    monkeypatch.undo()
+    assert calls == [1]
 
 
 @pytest.mark.parametrize(
