@@ -24,10 +24,11 @@ def shown(value: int) -> str:
 def describe(value: Any) -> str:
     """What a refused argument is, in a few words (never its contents)."""
     if not isinstance(value, np.ndarray):
-        return f"a {type(value).__name__[:40]}"
+        name = type(value).__name__[:40]
+        return f"{'an' if name[:1] in tuple('aeiou') else 'a'} {name}"
     writable = "" if value.flags.writeable else "read-only "
     layout = "" if value.flags.c_contiguous else "non-contiguous "
-    return f"a {writable}{layout}{value.dtype} array of shape {value.shape}"
+    return f"a {writable}{layout}array of {value.dtype}, shape {value.shape}"
 
 
 def readonly_view(array: np.ndarray) -> np.ndarray:
