@@ -159,16 +159,25 @@ def _splitmix(state: np.ndarray, i: int) -> np.uint64:
 
 @nb.njit(cache=True, parallel=True)
 def sample_kernel(mask: np.ndarray, chooser: np.ndarray, actions: np.ndarray) -> None:
-    """A uniformly random legal id per game (-1 where the mask is empty).
+    """A uniformly random legal id per game (-1 where the mask is empty); every non-zero entry is a legal id.
 
-    Every non-zero entry counts as legal, in both loops: summing the entries instead made a 2 count twice and
-    a -1 cancel a 1, so the pick could run past the last legal id and leave ``actions[i]`` unwritten.
+    The legal ids are counted by summing the row, which compiles to vector instructions and is exact for the
+    engine's 0/1 masks. A row holding any other value (2, -1) is counted again entry by entry: its sum made a
+    2 count twice and a -1 cancel a 1, so the pick ran past the last legal id and left ``actions[i]``
+    unwritten, or reported no legal id at all.
     """
     for i in nb.prange(mask.shape[0]):
         count = 0
+        odd = 0
         for a in range(N_ACTIONS):
-            if mask[i, a] != 0:
-                count += 1
+            x = mask[i, a]
+            count += x
+            odd |= x & -2  # non-zero for any value but 0 and 1
+        if odd != 0:
+            count = 0
+            for a in range(N_ACTIONS):
+                if mask[i, a] != 0:
+                    count += 1
         if count == 0:
             actions[i] = -1
             continue

@@ -9,7 +9,7 @@ from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
 from gubs_env.envs.action_table import NUM_ACTIONS
 from gubs_env.fast import kernels
-from gubs_env.fast.boundary import describe, readonly_view, writable_out
+from gubs_env.fast.boundary import describe, writable_out
 
 
 def random_games(
@@ -68,8 +68,10 @@ def sample_legal(mask: np.ndarray, chooser: np.ndarray, out: np.ndarray, *, thre
     states = writable_out(chooser, (rows,), np.uint64, "chooser")
     ids = writable_out(out, (rows,), np.int64, "out")
     _set_threads(threads)
-    # the kernel is compiled for a read-only mask only: a writable one gets the same type, so never a recompile
-    kernels.sample_kernel(readonly_view(mask), states, ids)
+    # The kernel is compiled for a writable mask (the batch's own); a read-only one is copied rather than
+    # compiled for, which would stall this call while numba compiles a second version of the kernel.
+    source = mask if type(mask) is np.ndarray else mask.view(np.ndarray)
+    kernels.sample_kernel(source if source.flags.writeable else np.array(source), states, ids)
 
 
 def _set_threads(threads: int | None) -> None:
