@@ -348,6 +348,21 @@ def test_any_non_zero_mask_entry_is_one_legal_id() -> None:
     assert all(mask[i, a] != 0 for i, a in enumerate(chosen) if i)
 
 
+@pytest.mark.parametrize("rows", [1, 3, 64])
+@pytest.mark.parametrize("offset", [0, 1, 4])
+def test_an_odd_value_anywhere_is_found_whatever_the_mask_memory(rows: int, offset: int) -> None:
+    """The 0/1 test reads the mask eight bytes at a time where it can: an odd number of rows leaves a tail of
+    four bytes, and memory off a word boundary is read byte by byte."""
+    binary = _odd_masks()[1]
+    for row, column in ((rows - 1, NUM_ACTIONS - 1), (0, 0), (rows // 2, 7)):
+        buffer = np.zeros(rows * NUM_ACTIONS + offset, dtype=np.int8)
+        shifted = buffer[offset:].reshape(rows, NUM_ACTIONS)
+        shifted[:] = binary[:rows]
+        shifted[row, column] = 2
+        expected = (shifted != 0).astype(np.int8)
+        np.testing.assert_array_equal(_sample(shifted), _sample(expected))
+
+
 def test_read_only_masks_are_sampled_without_a_recompile() -> None:
     games = _started()
     _sample(games.mask)
