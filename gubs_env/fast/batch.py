@@ -21,13 +21,13 @@ import numpy as np
 from gubs_env.encoding.action_table import NUM_ACTIONS, describe_id
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import Game, IllegalActionError
-from gubs_env.engine.cards import MAX_PLAYERS
+from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.game import check_player_count
 from gubs_env.engine.options import LETTER_PLACEMENTS, MAX_TURNS_LIMIT, RuleOptions
-from gubs_env.engine.positions.serialize import check_state
 from gubs_env.engine.state import Step
 from gubs_env.fast import kernels
 from gubs_env.fast import layout as L
+from gubs_env.fast.boundary import bounded, clipped_into, integers, readonly_view, shown, writable_out
 from gubs_env.fast.convert import row_to_dict, state_to_row
 from gubs_env.fast.rng import RNG_WORDS
 from gubs_env.fast.rules import hand_size, score, winners_into
@@ -41,25 +41,14 @@ def max_threads() -> int:
     return int(nb.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
 
 
-def _int_array(values: Any, size: int, what: str, dtype: type = np.int64) -> np.ndarray:
-    """``values`` as a 1-d integer array of ``size`` entries, or ``ValueError``."""
-    if type(values) is np.ndarray and values.dtype == dtype and values.shape == (size,) and values.flags.c_contiguous:
-        return values  # what the checks below return for it, without their cost on every step
-    if isinstance(values, (list, tuple)):
-        if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in values):
-            raise ValueError(f"{what} must be integers")
-        info = np.iinfo(dtype)
-        if any(not info.min <= v <= info.max for v in values):
-            raise ValueError(f"{what} must be from {info.min} to {info.max}")
-        values = np.array(values, dtype=dtype)
-    array = np.asarray(values)
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"{what} must be integers, not {array.dtype}")
-    if array.shape != (size,):
-        raise ValueError(f"{what} must have shape ({size},), not {array.shape}")
-    if dtype is np.uint64 and (array < 0).any():
-        raise ValueError(f"{what} must be >= 0")
-    return np.ascontiguousarray(array, dtype=dtype)
+_SETTABLE = ("threads", "auto_reset")
+"""The only attributes of a :class:`FastGames` that can be set after construction (both are checked)."""
+_INPUTS = ("states", "rngs", "seeds")
+"""Arrays the kernels read: public only as views that cannot be made writable."""
+_OUTPUTS = ("actor", "mask", "obs", "rewards", "terminated", "truncated")
+"""Arrays the kernels only write (the engine never reads them back): public as writable views."""
+_FIXED = (*_INPUTS, *_OUTPUTS, "num_games", "num_players", "options")
+"""The read-only properties: none can be set, however the instance was made."""
 
 
 class FastGames:
@@ -78,6 +67,13 @@ class FastGames:
     The arrays are allocated once and overwritten in place: copy what must outlive the next call.
     Action ids, masks and observations are exactly those of :mod:`gubs_env.envs` for the same game.
 
+    The arrays are views of the engine's own arrays, and no attribute the batch has can be rebound or deleted
+    (``AttributeError``), except that :attr:`threads` and :attr:`auto_reset` can be set. ``states``, ``rngs``
+    and ``seeds``, which the compiled code reads, are read-only: a position is set with :meth:`reset`,
+    :meth:`reset_games` or :meth:`import_game`, which check what they are given. The six arrays above are the
+    engine's output and may be written (as scratch space): the engine never reads them back, and the next call
+    overwrites them.
+
     Args:
         num_games: how many games (rows) the batch holds.
         num_players: 2 to 6, for every game (``reset`` may give each game its own).
@@ -87,8 +83,10 @@ class FastGames:
         **rule_options: rule options for every game (:class:`~gubs_env.engine.options.RuleOptions`).
 
     Raises:
-        ValueError: a bad count, player count, thread count or rule option.
+        ValueError: a bad count, player count, thread count, rule option, or an ``auto_reset`` that is not a bool.
     """
+
+    _auto_reset: bool
 
     def __init__(
         self,
@@ -100,27 +98,139 @@ class FastGames:
         **rule_options: Any,
     ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
-            raise ValueError(f"num_games must be an int >= 1, not {num_games!r}")
-        self.num_games = int(num_games)
-        self.num_players = check_player_count(num_players)
-        self.options = RuleOptions.from_dict(rule_options)
-        self.auto_reset = bool(auto_reset)
+            raise ValueError(f"num_games must be an int >= 1, not {_brief(num_games)}")
+        self._num_games = int(num_games)
+        self._num_players = check_player_count(num_players)
+        self._options = RuleOptions.from_dict(rule_options)
+        self.auto_reset = auto_reset
         self._threads = max_threads()
         if threads is not None:
             self.threads = threads
-        n = self.num_games
-        self.states = np.zeros((n, L.ROW), dtype=np.int32)
-        self.rngs = np.zeros((n, RNG_WORDS), dtype=np.uint64)
-        self.seeds = np.zeros(n, dtype=np.uint64)
-        self.actor = np.full(n, -1, dtype=np.int64)
-        self.mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
-        self.obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
-        self.rewards = np.zeros((n, MAX_PLAYERS), dtype=np.float32)
-        self.terminated = np.zeros(n, dtype=np.bool_)
-        self.truncated = np.zeros(n, dtype=np.bool_)
+        n = self._num_games
+        self._states = np.zeros((n, L.ROW), dtype=np.int32)
+        self._rngs = np.zeros((n, RNG_WORDS), dtype=np.uint64)
+        self._seeds = np.zeros(n, dtype=np.uint64)
+        self._actor = np.full(n, -1, dtype=np.int64)
+        self._mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
+        self._obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        self._rewards = np.zeros((n, MAX_PLAYERS), dtype=np.float32)
+        self._terminated = np.zeros(n, dtype=np.bool_)
+        self._truncated = np.zeros(n, dtype=np.bool_)
         self._legal = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
         """The engine's own copy of the masks: what :meth:`step` checks actions against."""
+        self._ids = np.zeros(n, dtype=np.int64)
+        """The action ids of the step being made: whatever the caller passes is copied here, so the kernels
+        always get one array type (no recompiling) that no caller holds."""
         self._started = False
+        self._views = self._make_views()
+        # from here on, what the kernels rely on is fixed: the attributes set so far and the read-only properties
+        self._sealed = frozenset(self.__dict__) | {"_sealed", *_FIXED}
+
+    # --- the public arrays ------------------------------------------------------------------------
+
+    def _make_views(self) -> dict[str, np.ndarray]:
+        """The public views: made once, so that each attribute is the same array object from call to call."""
+        views = {name: readonly_view(getattr(self, "_" + name)) for name in _INPUTS}
+        views.update({name: getattr(self, "_" + name).view() for name in _OUTPUTS})
+        return views
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Names added later (a user's own attribute, a method patched on the instance by a test) are left
+        # alone: no kernel reads them.
+        if name in _SETTABLE or name not in self.__dict__.get("_sealed", ()):
+            object.__setattr__(self, name, value)
+            return
+        if name in _INPUTS:
+            why = "it is read-only: set positions with reset, reset_games or import_game, which check them"
+        elif name in _OUTPUTS:
+            why = f"the kernels write the batch's own array; write into games.{name}[...] instead if you must"
+        else:
+            why = "what the compiled code relies on is fixed once a batch is made (threads and auto_reset can be set)"
+        raise AttributeError(f"FastGames.{name[:40]} cannot be set: {why}")
+
+    def __delattr__(self, name: str) -> None:
+        if name in _SETTABLE or name in self.__dict__.get("_sealed", ()):
+            raise AttributeError(f"FastGames.{name[:40]} cannot be deleted")
+        object.__delattr__(self, name)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the read-only views lend memory through a memoryview, which does not pickle; they are made anew
+        return {key: value for key, value in self.__dict__.items() if key != "_views"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__["_views"] = self._make_views()
+
+    @property
+    def states(self) -> np.ndarray:
+        """int32 ``(N, ROW)``, read-only: each game's position (:mod:`gubs_env.fast.layout`)."""
+        return self._views["states"]
+
+    @property
+    def rngs(self) -> np.ndarray:
+        """uint64 ``(N, 6)``, read-only: each game's random generator (:mod:`gubs_env.fast.rng`)."""
+        return self._views["rngs"]
+
+    @property
+    def seeds(self) -> np.ndarray:
+        """uint64 ``(N,)``, read-only: the seed of each slot's game (auto-reset counts on from it)."""
+        return self._views["seeds"]
+
+    @property
+    def actor(self) -> np.ndarray:
+        """int64 ``(N,)``: the seat that must decide, -1 once over."""
+        return self._views["actor"]
+
+    @property
+    def mask(self) -> np.ndarray:
+        """int8 ``(N, 356)``: 1 at each legal id of the seat to act."""
+        return self._views["mask"]
+
+    @property
+    def obs(self) -> np.ndarray:
+        """float32 ``(N, 512)``: the observation of the seat to act (seat 0's once over)."""
+        return self._views["obs"]
+
+    @property
+    def rewards(self) -> np.ndarray:
+        """float32 ``(N, 6)``: what the last step gave each seat."""
+        return self._views["rewards"]
+
+    @property
+    def terminated(self) -> np.ndarray:
+        """Per game (bool ``(N,)``), whether the last step ended it by the rules."""
+        return self._views["terminated"]
+
+    @property
+    def truncated(self) -> np.ndarray:
+        """Per game (bool ``(N,)``), whether the last step ended it at the turn limit."""
+        return self._views["truncated"]
+
+    @property
+    def num_games(self) -> int:
+        """Games (rows) in the batch."""
+        return self._num_games
+
+    @property
+    def num_players(self) -> int:
+        """The default player count of :meth:`reset`."""
+        return self._num_players
+
+    @property
+    def options(self) -> RuleOptions:
+        """The rule options of every game."""
+        return self._options
+
+    @property
+    def auto_reset(self) -> bool:
+        """Whether a game that ends is replaced at once by the game of its seed + ``num_games``."""
+        return self._auto_reset
+
+    @auto_reset.setter
+    def auto_reset(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"auto_reset must be a bool, not {_brief(value)}")
+        object.__setattr__(self, "_auto_reset", bool(value))  # past the seal of __setattr__
 
     # --- threads ----------------------------------------------------------------------------------
 
@@ -133,8 +243,8 @@ class FastGames:
     def threads(self, value: int) -> None:
         top = max_threads()
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= top:
-            raise ValueError(f"threads must be an int from 1 to {top}, not {value!r}")
-        self._threads = int(value)
+            raise ValueError(f"threads must be an int from 1 to {top}, not {_brief(value)}")
+        object.__setattr__(self, "_threads", int(value))
 
     def _use_threads(self) -> None:
         nb.set_num_threads(self._threads)
@@ -145,88 +255,99 @@ class FastGames:
         """Start a new game in every slot: slot ``i`` plays ``seeds[i]`` (default ``i``), as ``Game(seed=...)``.
 
         Args:
-            seeds: one int in ``[0, 2**64)`` per game.
+            seeds: one int in ``[0, 2**64)`` per game (a list, or an array of any integer dtype).
             num_players: ``None`` (the batch's count), one int, or one int per game.
 
         Raises:
             ValueError: bad seeds or player counts; nothing changes.
         """
-        n = self.num_games
-        seed_array = np.arange(n, dtype=np.uint64) if seeds is None else _int_array(seeds, n, "seeds", np.uint64)
+        n = self._num_games
+        seed_array = np.arange(n, dtype=np.uint64) if seeds is None else bounded(seeds, n, "seeds", 0, _U64, np.uint64)
         if num_players is None:
-            num_players = self.num_players
+            num_players = self._num_players
         if isinstance(num_players, (int, np.integer)) and not isinstance(num_players, bool):
             players = np.full(n, check_player_count(num_players), dtype=np.int64)
         else:
-            players = _int_array(num_players, n, "num_players")
-            for p in players:
-                check_player_count(int(p))
+            players = bounded(num_players, n, "num_players", MIN_PLAYERS, MAX_PLAYERS, np.int64)
         self._reset_slots(np.arange(n, dtype=np.int64), seed_array, players)
-        self.rewards[:] = 0
-        self.terminated[:] = False
-        self.truncated[:] = False
-        self._started = True
+        self._rewards[:] = 0
+        self._terminated[:] = False
+        self._truncated[:] = False
+        object.__setattr__(self, "_started", True)
         self._refresh()
 
     def reset_games(self, indices: Sequence[int] | np.ndarray, seeds: Sequence[int] | np.ndarray) -> None:
         """Start new games in some slots only (same player count as before); the views are rewritten.
 
+        Args:
+            indices: distinct slots, ints from 0 to ``num_games - 1``.
+            seeds: one int in ``[0, 2**64)`` per slot.
+
         Raises:
             ValueError: bad indices or seeds; nothing changes.
         """
         self._require_started()
-        slots = np.asarray(indices)
-        size = slots.shape[0] if slots.ndim == 1 else -1
-        slots = _int_array(slots, size, "indices")
-        if ((slots < 0) | (slots >= self.num_games)).any() or len(set(slots.tolist())) != size:
-            raise ValueError(f"indices must be distinct games from 0 to {self.num_games - 1}")
-        seed_array = _int_array(seeds, size, "seeds", np.uint64)
-        players = self.states[slots, L.NUM_PLAYERS].astype(np.int64)
+        slots = bounded(indices, None, "indices", 0, self._num_games - 1, np.int64)
+        if len(set(slots.tolist())) != slots.shape[0]:
+            raise ValueError("indices must be distinct games")
+        seed_array = bounded(seeds, slots.shape[0], "seeds", 0, _U64, np.uint64)
+        players = self._states[slots, L.NUM_PLAYERS].astype(np.int64)
         self._reset_slots(slots, seed_array, players)
         self._refresh()
 
     def _reset_slots(self, slots: np.ndarray, seeds: np.ndarray, players: np.ndarray) -> None:
         self._use_threads()
-        uniform = LETTER_PLACEMENTS.index(self.options.letter_placement)
-        kernels.reset_kernel(self.states, self.rngs, slots, seeds, players, self.options.max_turns, uniform)
-        self.seeds[slots] = seeds
+        uniform = LETTER_PLACEMENTS.index(self._options.letter_placement)
+        kernels.reset_kernel(self._states, self._rngs, slots, seeds, players, self._options.max_turns, uniform)
+        self._seeds[slots] = seeds
 
     def step(self, actions: Sequence[int] | np.ndarray) -> None:
         """Apply one action id per game (``-1``: leave that game as it is) and rewrite every view.
 
+        Args:
+            actions: ``num_games`` ints: a list, or a 1-d array of any integer dtype (``uint64``, read-only and
+                strided arrays too: they are copied, never handed to the kernels).
+
         Raises:
-            IllegalActionError: (a ``ValueError``) some game's id is not legal now; the message names the
-                first such game and its id, and no game changes.
-            ValueError: ``actions`` is not ``num_games`` integers.
+            IllegalActionError: (a ``ValueError``) some game's id is not legal now (out of range included); the
+                message names the first such game and its id as given, and no game changes.
+            ValueError: ``actions`` is not ``num_games`` integers (floats, bools, strings, another shape).
         """
         self._require_started()
-        action_array = _int_array(actions, self.num_games, "actions")
+        ids = self._ids
+        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == ids.shape:
+            ids[:] = actions  # the common case: every int64 is exact, and the check below sees every value
+            given: np.ndarray | list[int] = actions
+        else:
+            given = integers(actions, self._num_games, "actions")
+            # -2 and NUM_ACTIONS are refused like any other id out of range, so clipping keeps every refusal
+            clipped_into(given, ids, -2, NUM_ACTIONS)
         self._use_threads()
-        bad = kernels.check_kernel(self._legal, action_array)
+        bad = kernels.check_kernel(self._legal, ids)
         if bad >= 0:
-            raise IllegalActionError(self._why_illegal(bad, int(action_array[bad])))
-        self._run_step(action_array, refresh=False)
+            raise IllegalActionError(self._why_illegal(bad, int(given[bad])))
+        self._run_step(ids, refresh=False)
 
     def _run_step(self, actions: np.ndarray, refresh: bool) -> None:
         kernels.step_kernel(
-            self.states,
-            self.rngs,
+            self._states,
+            self._rngs,
             actions,
-            self.rewards,
-            self.terminated,
-            self.truncated,
-            self.auto_reset,
-            self.seeds,
-            np.uint64(self.num_games),
-            self.actor,
-            self.mask,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._auto_reset,
+            self._seeds,
+            np.uint64(self._num_games),
+            self._actor,
+            self._mask,
             self._legal,
-            self.obs,
+            self._obs,
             refresh,
         )
 
     def _why_illegal(self, game: int, action: int) -> str:
-        row = self.states[game]
+        row = self._states[game]
         if not 0 <= action < NUM_ACTIONS:
             meaning = f"outside 0..{NUM_ACTIONS - 1} (or -1 to skip)"
         else:
@@ -234,13 +355,14 @@ class FastGames:
         step = Step(int(row[L.STEP])).name.lower()
         legal = np.flatnonzero(self._legal[game]).tolist()
         return (
-            f"game {game}: action id {action} {meaning} is not legal: seat {int(row[L.ACTOR])} must decide a "
-            f"{step} step, where the legal ids are {legal}"
+            f"game {game}: action id {shown(action)} {meaning} is not legal: seat {int(row[L.ACTOR])} must decide "
+            f"a {step} step, where the legal ids are {legal}"
         )
 
     def _refresh(self) -> None:
         self._use_threads()
-        self._run_step(np.full(self.num_games, SKIP, dtype=np.int64), refresh=True)
+        self._ids[:] = SKIP
+        self._run_step(self._ids, refresh=True)
 
     def _require_started(self) -> None:
         if not self._started:
@@ -251,25 +373,32 @@ class FastGames:
     def observe(self, viewers: Sequence[int] | np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Each game's observation as seat ``viewers[i]`` sees it (e.g. a learner's view while others act).
 
+        Args:
+            viewers: one seat per game (a list, or an array of any integer dtype).
+            out: where to write, a writable C-contiguous float32 ``(num_games, 512)`` array (``None``: a new one).
+
+        Returns:
+            ``out``, or the new array.
+
         Raises:
-            ValueError: a viewer is not a seat of its game, or ``out`` has the wrong shape or dtype.
+            ValueError: a viewer is not a seat of its game, or ``out`` is not such an array.
         """
         self._require_started()
-        seats = _int_array(viewers, self.num_games, "viewers")
-        players = self.states[:, L.NUM_PLAYERS]
-        if ((seats < 0) | (seats >= players)).any():
-            raise ValueError("every viewer must be a seat of its game")
+        seats = bounded(viewers, self._num_games, "viewers", 0, MAX_PLAYERS - 1, np.int64)
+        players = self._states[:, L.NUM_PLAYERS]
+        if (seats >= players).any():
+            i = int(np.argmax(seats >= players))
+            raise ValueError(f"viewers[{i}] is {seats[i]}, but game {i} has {players[i]} seats")
         if out is None:
-            out = np.empty((self.num_games, OBS_SIZE), dtype=np.float32)
-        elif out.shape != (self.num_games, OBS_SIZE) or out.dtype != np.float32 or not out.flags.c_contiguous:
-            raise ValueError(f"out must be a C-contiguous float32 array of shape ({self.num_games}, {OBS_SIZE})")
+            out = np.empty((self._num_games, OBS_SIZE), dtype=np.float32)
+        target = writable_out(out, (self._num_games, OBS_SIZE), np.float32, "out")
         self._use_threads()
-        kernels.observe_kernel(self.states, seats, out)
+        kernels.observe_kernel(self._states, seats, target)
         return out
 
     def is_over(self) -> np.ndarray:
         """Per game, whether it has ended or was truncated."""
-        return self.states[:, L.STEP] == int(Step.OVER)
+        return self._states[:, L.STEP] == int(Step.OVER)
 
     def scores(self, games: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
         """Points per game and seat now (int64, (N, 6); 0 for seats a game does not have).
@@ -277,17 +406,17 @@ class FastGames:
         With ``games`` (indices), only those rows are filled; the others stay 0 (a caller that needs a few
         games' scores at every step does not pay for the whole batch).
         """
-        out = np.zeros((self.num_games, MAX_PLAYERS), dtype=np.int64)
-        rows = range(self.num_games) if games is None else [self._index(g) for g in np.asarray(games).tolist()]
+        out = np.zeros((self._num_games, MAX_PLAYERS), dtype=np.int64)
+        rows = range(self._num_games) if games is None else [self._index(g) for g in np.asarray(games).tolist()]
         for i in rows:
-            row = self.states[i]
+            row = self._states[i]
             for s in range(int(row[L.NUM_PLAYERS])):
                 out[i, s] = score(row, s)
         return out
 
     def winners(self, game: int) -> list[int]:
         """Winning seats of a game that ended (empty before the end and after a truncation)."""
-        row = self.states[self._index(game)]
+        row = self._states[self._index(game)]
         if row[L.STEP] != int(Step.OVER) or row[L.TRUNCATED]:
             return []
         won = np.zeros(MAX_PLAYERS, dtype=np.int64)
@@ -296,7 +425,7 @@ class FastGames:
 
     def hand_sizes(self, game: int) -> list[int]:
         """Cards in each hand of one game."""
-        row = self.states[self._index(game)]
+        row = self._states[self._index(game)]
         return [hand_size(row, s) for s in range(int(row[L.NUM_PLAYERS]))]
 
     # --- between the engines ----------------------------------------------------------------------
@@ -305,7 +434,7 @@ class FastGames:
         """The state dict of one game: equal to the reference :meth:`Game.to_dict` at the same position."""
         i = self._index(game)
         self._require_started()
-        return row_to_dict(self.states[i], self.rngs[i])
+        return row_to_dict(self._states[i], self._rngs[i])
 
     def export_game(self, game: int, *, record_log: bool = True) -> Game:
         """One game as a reference :class:`Game` (same position, same random future)."""
@@ -314,20 +443,24 @@ class FastGames:
     def import_game(self, game: int, position: Game | dict[str, Any], seed: int = 0) -> None:
         """Put a reference position (a :class:`Game` or a ``to_dict`` dict) into slot ``game``.
 
-        ``seed`` is what the slot's next auto-reset counts from. The views are rewritten.
+        Either is validated exactly as :meth:`Game.from_dict` validates a dict (a :class:`Game`'s state is
+        written out and read back, so a state edited in place is checked too). ``seed`` is what the slot's next
+        auto-reset counts from. The views are rewritten.
 
         Raises:
-            InvalidStateError: (a ``ValueError``) the dict is not a valid position.
-            ValueError: the position uses rule options or sizes the compiled engine can't hold; nothing
-                changes.
+            InvalidStateError: (a ``ValueError``) ``position`` is neither a :class:`Game` nor a dict, or is not a
+                valid position.
+            ValueError: a bad slot or seed, or a position that uses sizes the compiled engine can't hold.
+                Whatever is raised, nothing changes.
         """
         i = self._index(game)
         self._require_started()
-        source = Game.from_dict(position, record_log=False) if isinstance(position, dict) else position
-        if not isinstance(source, Game):
-            raise ValueError(f"a position is a Game or a state dict, not {type(position).__name__}")
+        seed_value = _check_seed(seed)
+        if isinstance(position, Game):
+            source = Game.from_state(position.state, record_log=False)  # through its dict: checked in full
+        else:
+            source = Game.from_dict(position, record_log=False)  # refuses anything but a valid state dict
         state = source.state
-        check_state(state)
         _check_importable(state)
         row = np.zeros(L.ROW, dtype=np.int32)
         rng = np.zeros(RNG_WORDS, dtype=np.uint64)
@@ -335,19 +468,31 @@ class FastGames:
             state_to_row(state, row, rng)
         except (OverflowError, TypeError) as err:
             raise ValueError(f"the position does not fit the compiled engine: {err}") from None
-        self.states[i], self.rngs[i] = row, rng
-        self.seeds[i] = _check_seed(seed)
+        self._states[i], self._rngs[i] = row, rng
+        self._seeds[i] = seed_value
         self._refresh()
 
     def _index(self, game: int) -> int:
-        if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < self.num_games:
-            raise ValueError(f"game must be an int from 0 to {self.num_games - 1}, not {game!r}")
+        if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < self._num_games:
+            raise ValueError(f"game must be an int from 0 to {self._num_games - 1}, not {_brief(game)}")
         return int(game)
 
 
+_U64 = 2**64 - 1
+
+
+def _brief(value: Any) -> str:
+    """A caller's value for an error message: ints in full (or their size), anything else by its type."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return shown(int(value))
+    if isinstance(value, (bool, float, np.floating, np.bool_)) or value is None:
+        return repr(value)
+    return f"a {type(value).__name__[:40]}"
+
+
 def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an int from 0 to 2**64 - 1, not {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= _U64:
+        raise ValueError(f"seed must be an int from 0 to 2**64 - 1, not {_brief(seed)}")
     return int(seed)
 
 

@@ -7,7 +7,9 @@ import numpy as np
 
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
+from gubs_env.envs.action_table import NUM_ACTIONS
 from gubs_env.fast import kernels
+from gubs_env.fast.boundary import describe, writable_out
 
 
 def random_games(
@@ -44,18 +46,32 @@ def sample_legal(mask: np.ndarray, chooser: np.ndarray, out: np.ndarray, *, thre
 
     ``chooser`` is a ``uint64`` array, one state per row, advanced in place (seed it with anything).
 
+    Args:
+        mask: int8 ``(N, 356)``, C-contiguous; every non-zero entry is a legal id (so a mask of 0/1, the
+            engine's, and any other int8 values agree on which ids are legal). Only read: it may be read-only.
+        chooser: uint64 ``(N,)``, writable and C-contiguous.
+        out: int64 ``(N,)``, writable and C-contiguous.
+        threads: threads for the kernel (``None``: all numba has).
+
     Raises:
-        ValueError: shapes or dtypes that don't fit.
+        ValueError: an array of another type, shape, layout or writability; nothing is written.
     """
-    rows = mask.shape[0] if mask.ndim == 2 else -1
-    if mask.dtype != np.int8 or rows < 0 or not mask.flags.c_contiguous:
-        raise ValueError("mask must be a C-contiguous int8 array of shape (N, 356)")
-    if chooser.shape != (rows,) or chooser.dtype != np.uint64:
-        raise ValueError(f"chooser must be a uint64 array of shape ({rows},)")
-    if out.shape != (rows,) or out.dtype != np.int64:
-        raise ValueError(f"out must be an int64 array of shape ({rows},)")
+    if (
+        not isinstance(mask, np.ndarray)
+        or mask.dtype != np.int8
+        or mask.ndim != 2
+        or mask.shape[1] != NUM_ACTIONS
+        or not mask.flags.c_contiguous
+    ):
+        raise ValueError(f"mask must be a C-contiguous int8 array of shape (N, {NUM_ACTIONS}), not {describe(mask)}")
+    rows = mask.shape[0]
+    states = writable_out(chooser, (rows,), np.uint64, "chooser")
+    ids = writable_out(out, (rows,), np.int64, "out")
     _set_threads(threads)
-    kernels.sample_kernel(mask, chooser, out)
+    # The kernel is compiled for a writable mask (the batch's own); a read-only one is copied rather than
+    # compiled for, which would stall this call while numba compiles a second version of the kernel.
+    source = mask if type(mask) is np.ndarray else mask.view(np.ndarray)
+    kernels.sample_kernel(source if source.flags.writeable else np.array(source), states, ids)
 
 
 def _set_threads(threads: int | None) -> None:

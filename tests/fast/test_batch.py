@@ -351,9 +351,9 @@ def test_random_games_replay_step_by_step(players: int) -> None:
         games = FastGames(1, players, threads=1)
         games.reset(seeds=[int(seed)])
         chooser = int(seed)
-        row = games.states[0]
         decisions = 0
         while not games.is_over()[0]:
+            row = games.states[0].copy()  # the batch's states are read-only; the rules take a writable row
             count = legal_mask(row, mask, ids)
             assert legal_mask(row, np.zeros(0, dtype=np.int8), ids_alone) == count
             assert np.array_equal(ids_alone[:count], ids[:count])
@@ -362,6 +362,7 @@ def test_random_games_replay_step_by_step(players: int) -> None:
             chooser, draw = _splitmix(chooser)
             games.step([int(ids[draw % count])])
             decisions += 1
+        row = games.states[0]
         assert [decisions, int(row[L.TURN]), int(row[L.TRUNCATED])] == expected[j].tolist()
     # a Scout's placing step is where the ids alone must skip repeated kinds without a mask to look at
     assert {int(Step.DRAW), int(Step.PLAY), int(Step.SCOUT)} <= steps_seen
