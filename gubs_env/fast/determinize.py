@@ -6,9 +6,10 @@ engine, pays for W Python samples and W conversions. Here the knowledge is read 
 :class:`WorldPlan`: a *template row* holding everything the seat knows (its hand, the public zones, the
 known deck top, the pending decision), and the lists of cards whose place it does not know, with the
 weights of every choice the reference sampler makes by weight (where the Letters lie, how the open window's
-answer cards split between the asked seats, the other hands and the deck). One compiled call then writes W
-worlds: each copies the template and redistributes the unknown cards with the same steps as the reference
-sampler, drawing from its own PCG64 stream seeded from ``(seed, w)``.
+answer cards split between the asked seat, the other hands and the deck), taken from the reference module's
+own functions (``thirds_ways``, ``answer_splits``). One compiled call then writes W worlds: each copies the
+template and redistributes the unknown cards with the same steps as the reference sampler, drawing from its
+own PCG64 stream seeded from ``(seed, w)``.
 
 The worlds are not the reference sampler's worlds for the same seed (that one draws from
 :class:`random.Random`), but they follow the same distribution: every random step below mirrors one of
@@ -26,9 +27,8 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import product
 
 import numba as nb
 import numpy as np
@@ -39,9 +39,10 @@ from gubs_env.engine.options import LETTER_PLACEMENTS
 from gubs_env.engine.positions.determinize import (
     Knowledge,
     _answer_kinds,  # one definition of which kinds answer the open window, shared with the reference sampler
+    answer_splits,
     knowledge,
     sample_world,
-    thirds_ranges,
+    thirds_ways,
     unknown_counts,
     window_demands,
 )
@@ -77,9 +78,12 @@ class WorldPlan:
         template: the int32 row of every world before its unknown cards are placed.
         letters: the Letters still in the hidden deck.
         letter_weights: thirds placement: the weight of each way the three thirds' Letters can be drawn,
-            known or hidden (empty: the hidden Letters lie uniformly in the hidden deck).
+            known or hidden, in their slots or put back by the deal (``determinize.thirds_ways``; empty: the
+            hidden Letters lie uniformly in the hidden deck).
         letter_ranges: per such way and third, the deck cells ``[lo, hi)`` its Letter lies in uniformly
-            (``lo == hi``: that third's Letter is not among the hidden ones).
+            when it is hidden in its slot (``lo == hi``: it is not).
+        letter_loose: per such way, the hidden Letters the deal put back: each at a distinct uniform hidden
+            cell that no slot Letter takes.
         events: the other Events in the hidden deck.
         answers: the open window's answer cards whose place is unknown (empty when no seat is constrained).
         split_weights: the weight of each split of ``answers`` (as many arrangements as it allows).
@@ -97,6 +101,7 @@ class WorldPlan:
     letters: np.ndarray
     letter_weights: np.ndarray
     letter_ranges: np.ndarray
+    letter_loose: np.ndarray
     events: np.ndarray
     answers: np.ndarray
     split_weights: np.ndarray
@@ -128,49 +133,30 @@ def _scaled(weights: list[int]) -> np.ndarray:
     return np.array(weights, dtype=np.int64)
 
 
-def _letter_choices(k: Knowledge, hidden: int, missing: int) -> tuple[list[int], list[list[tuple[int, int]]]]:
-    """The thirds posterior as weighted ways, mirroring ``determinize._thirds_slots`` (empty: uniform).
+def _scaled_floats(weights: list[float]) -> np.ndarray:
+    """Positive float weights as int64 in the same proportions, to about 2**-53 (the reference draws floats)."""
+    total = math.fsum(weights)
+    return np.array([max(1, round(w / total * (1 << 60))) for w in weights], dtype=np.int64)
 
-    Each third's Letter was drawn already, is among the viewer's known cards, or is hidden; the thirds are
-    independent and uniform over their deck ranges, so each way weighs the product of its range sizes.
+
+def _letter_choices(
+    k: Knowledge, hidden: int, missing: int
+) -> tuple[list[float], list[list[tuple[int, int]]], list[int]]:
+    """The thirds posterior as the reference computes it (``determinize.thirds_ways``); empty: uniform.
+
+    Returns the weight of each way, per way and third the cells ``[lo, hi)`` its Letter lies in uniformly
+    (``(0, 0)``: not hidden in its slot), and per way how many hidden Letters were put back by the deal.
     """
     if missing == 0 or k.options.letter_placement != "thirds":
-        return [], []
-    ranges = thirds_ranges(k.num_players)
-    if k.deck_size > ranges[-1].stop:  # cards were put back: the deck is no longer a cut of the dealt one
-        return [], []
+        return [], [], []
     top = k.known_top()[::-1]  # bottom first, as deck cells count
     known_letters = [hidden + i for i, kind in enumerate(top) if kind in _LETTER_SET]
-    per_third: list[list[tuple[str, int, tuple[int, int]]]] = []
-    for span in ranges:
-        known = [x for x in known_letters if x in span]
-        if len(known) > 1:
-            return [], []
-        if known:
-            per_third.append([("known", 1, (0, 0))])
-            continue
-        drawn = max(0, span.stop - max(span.start, k.deck_size))
-        below = max(0, min(span.stop, hidden) - span.start)
-        options = [("drawn", drawn, (0, 0)), ("hidden", below, (span.start, span.start + below))]
-        per_third.append([o for o in options if o[1]])
-    weights: list[int] = []
-    ways: list[list[tuple[int, int]]] = []
-    for combo in product(*per_third):
-        if sum(tag == "hidden" for tag, _, _ in combo) == missing:
-            weights.append(math.prod(w for _, w, _ in combo))
-            ways.append([cells if tag == "hidden" else (0, 0) for tag, _, cells in combo])
-    return weights, ways
-
-
-def _compositions(caps: list[int], total: int) -> Iterator[tuple[int, ...]]:
-    """Every way to write ``total`` as a sum of parts ``0 <= x[i] <= caps[i]``."""
-    if len(caps) == 1:
-        if total <= caps[0]:
-            yield (total,)
-        return
-    for x in range(min(total, caps[0]) + 1):
-        for rest in _compositions(caps[1:], total - x):
-            yield (x, *rest)
+    ways = thirds_ways(k.num_players, k.deck_size, hidden, known_letters, missing)
+    if ways is None:  # the reference falls back to uniform places
+        return [], [], []
+    weights = [weight for weight, _, _ in ways]
+    cells = [[(0, 0) if span is None else (span.start, span.stop) for span in spans] for _, spans, _ in ways]
+    return weights, cells, [loose for _, _, loose in ways]
 
 
 def _template(k: Knowledge, hidden: int, top_bottom_first: list[int]) -> np.ndarray:
@@ -242,37 +228,30 @@ def plan_worlds(k: Knowledge) -> WorldPlan:
     events = _expand(unknown, _OTHER_EVENTS)
     for kind in _EVENT_SET:
         unknown[kind] = 0
-    letter_weights, ways = _letter_choices(k, hidden, len(letters))
     if len(letters) > hidden:
         raise ValueError("more Letters are unknown than the hidden deck holds")
+    letter_weights, ways, loose = _letter_choices(k, hidden, len(letters))
+    if any(sum(hi > lo for lo, hi in cells) + extra != len(letters) for cells, extra in zip(ways, loose, strict=True)):
+        raise ValueError("a way of the Letter posterior does not place every hidden Letter")
     free_deck = hidden - len(letters)
     room = [0 if seat == viewer else k.hand_sizes[seat] for seat in range(n)]
 
     # _place_answers: the answer cards split between the constrained seats, the other hands and the deck,
-    # each split weighing the number of full arrangements it allows.
+    # each split weighing the number of full arrangements it allows (answer_splits, shared with the reference).
     demands = {seat: need for seat, need in window_demands(k).items() if seat != viewer}
     answers: list[int] = []
     split_weights: list[int] = []
     splits: list[tuple[int, ...]] = []
-    seats = sorted(demands)
+    seats: list[int] = []
     others: list[int] = []
     if demands:
         kinds = tuple(int(x) for x in _answer_kinds(k))
         answers = _expand(unknown, kinds)
         for kind in kinds:
             unknown[kind] = 0
-        others = [s for s in range(n) if s not in demands and room[s]]
-        pool = sum(room[s] for s in others)
-        caps = [room[s] if demands[s] else 0 for s in seats] + [pool, free_deck]
-        for split in _compositions(caps, len(answers)):
-            if any(demands[s] and x == 0 for s, x in zip(seats, split, strict=False)):
-                continue
-            weight = math.perm(free_deck - split[-1], len(events)) if free_deck >= split[-1] else 0
-            for slots, x in zip([room[s] for s in seats] + [pool, free_deck], split, strict=True):
-                weight *= math.comb(slots, x)
-            if weight:
-                split_weights.append(weight)
-                splits.append(split)
+        seats, others, options = answer_splits(demands, room, free_deck, len(events), len(answers))
+        split_weights = [weight for weight, _ in options]
+        splits = [split for _, split in options]
         if not splits:
             raise ValueError("no world gives every asked seat an answer card")
     rest = _expand(unknown, range(NUM_KINDS))
@@ -288,8 +267,9 @@ def plan_worlds(k: Knowledge) -> WorldPlan:
         header=header,
         template=_template(k, hidden, top[::-1]),
         letters=_int32(letters),
-        letter_weights=_scaled(letter_weights),
+        letter_weights=_scaled_floats(letter_weights),
         letter_ranges=np.array(ways, dtype=np.int32).reshape(len(ways), 3, 2),
+        letter_loose=_int32(loose),
         events=_int32(events),
         answers=_int32(answers),
         split_weights=_scaled(split_weights),
@@ -400,6 +380,7 @@ def _sample_kernel(
     letters: np.ndarray,
     letter_weights: np.ndarray,
     letter_ranges: np.ndarray,
+    letter_loose: np.ndarray,
     events: np.ndarray,
     answers: np.ndarray,
     split_weights: np.ndarray,
@@ -438,23 +419,27 @@ def _sample_kernel(
         # letter_slots: where the hidden Letters lie, then which Letter lies where.
         n_letters = letters.size
         if n_letters:
+            j = 0
+            loose = n_letters  # uniform: every hidden Letter at a distinct uniform cell
             if letter_weights.size:
+                # _thirds_slots: a way by its weight, each slot Letter uniform in its cells, then the ones
+                # put back by the deal at distinct uniform cells not taken.
                 way = _weighted(rng, letter_weights)
-                j = 0
                 for t in range(3):
                     lo, hi = letter_ranges[way, t, 0], letter_ranges[way, t, 1]
                     if hi > lo:
                         slots[j] = lo + _below(rng, hi - lo)
                         j += 1
-            else:
-                # Uniform: distinct cells one after another, each uniform over those not yet taken.
-                for j in range(n_letters):
-                    taken = True
-                    while taken:
-                        slots[j] = _below(rng, hidden)
-                        taken = False
-                        for i in range(j):
-                            taken = taken or slots[i] == slots[j]
+                loose = letter_loose[way]
+            # Distinct cells one after another, each uniform over those not yet taken.
+            for _ in range(loose):
+                taken = True
+                while taken:
+                    slots[j] = _below(rng, hidden)
+                    taken = False
+                    for i in range(j):
+                        taken = taken or slots[i] == slots[j]
+                j += 1
             for j in range(n_letters):
                 order[j] = letters[j]
             _shuffle(rng, order, n_letters)
@@ -585,6 +570,7 @@ def sample_rows(k: Knowledge | WorldPlan, seed: int, rows: np.ndarray, rngs: np.
         p.letters,
         p.letter_weights,
         p.letter_ranges,
+        p.letter_loose,
         p.events,
         p.answers,
         p.split_weights,

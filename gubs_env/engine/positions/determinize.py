@@ -271,11 +271,34 @@ def _thirds_slots(
 ) -> list[int] | None:
     """The thirds posterior; ``None`` when no choice of the three thirds fits the position.
 
+    One way of :func:`thirds_ways` by its weight, then each slot Letter uniformly in its cells and the
+    Letters put back at distinct uniform hidden places not taken.
+    """
+    ways = thirds_ways(num_players, deck_size, hidden, known_letters, missing)
+    if ways is None:
+        return None
+    cells, loose = _weighted(rnd, [(weight, (cells, loose)) for weight, cells, loose in ways])
+    slots = [rnd.randrange(span.start, span.stop) for span in cells if span is not None]
+    taken = set(slots)
+    return slots + rnd.sample([x for x in range(hidden) if x not in taken], loose)
+
+
+def thirds_ways(
+    num_players: int, deck_size: int, hidden: int, known_letters: list[int], missing: int
+) -> list[tuple[float, tuple[range | None, ...], int]] | None:
+    """The thirds posterior as weighted ways; ``None`` when no choice of the three thirds fits the position.
+
     Each third's Letter either kept its slot (the deal did not reach it) or was dealt and put back
     at a uniform place of the deck (P5). A kept Letter is now drawn (its slot is above the deck),
     known (the viewer knows the card there) or hidden in its slot; one put back is drawn, known, or
     hidden anywhere, each of the ``after_deal`` places alike. The thirds are independent a priori;
     the Letters put back must not share a place with each other or with a kept one.
+
+    Returns:
+        Per way (a choice for each third that fits the position): its weight (prior probability times
+        the distinct places it leaves the Letters put back), per third the cells its Letter lies in
+        uniformly when it is hidden in its slot (``None`` otherwise), and how many hidden Letters were
+        put back (each at a distinct uniform hidden place no slot Letter takes).
     """
     ranges = thirds_ranges(num_players)
     after_deal = ranges[-1].stop - CARDS_DEALT * num_players
@@ -294,7 +317,7 @@ def _thirds_slots(
             options += [(share, "known", x) for x in known_letters]
             options += [(share * w, tag, -1) for w, tag in ((after_deal - deck_size, "drawn"), (1, "loose")) if w]
         per_third.append(options)
-    combos: list[tuple[float, tuple[tuple[float, str, int], ...]]] = []
+    ways: list[tuple[float, tuple[range | None, ...], int]] = []
     for combo in product(*per_third):
         tags = [tag for _, tag, _ in combo]
         if sorted(x for _, tag, x in combo if tag == "known") != sorted(known_letters):
@@ -305,18 +328,12 @@ def _thirds_slots(
         for w, _, _ in combo:
             weight *= w
         if weight > 0:
-            combos.append((weight, combo))
-    if not combos:
-        return None
-    combo = _weighted(rnd, combos)
-    slots = [
-        rnd.randrange(span.start, min(span.stop, hidden, after_deal))
-        for span, (_, tag, _) in zip(ranges, combo, strict=True)
-        if tag == "slot"
-    ]
-    loose = sum(tag == "loose" for _, tag, _ in combo)
-    taken = set(slots)
-    return slots + rnd.sample([x for x in range(hidden) if x not in taken], loose)
+            cells = tuple(
+                range(span.start, min(span.stop, hidden, after_deal)) if tag == "slot" else None
+                for span, tag in zip(ranges, tags, strict=True)
+            )
+            ways.append((weight, cells, tags.count("loose")))
+    return ways or None
 
 
 # --- the sampler ---------------------------------------------------------------------------------
@@ -485,21 +502,7 @@ def _place_answers(
     answers = _expand(unknown, kinds)
     for kind in kinds:
         unknown[kind] = 0
-    seats = sorted(demands)
-    others = [s for s in range(len(room)) if s not in demands and room[s]]
-    pool = sum(room[s] for s in others)
-    caps = [room[s] if demands[s] else 0 for s in seats] + [pool, free_deck]
-    options = []
-    for split in _compositions(caps, len(answers)):
-        if any(demands[s] and x == 0 for s, x in zip(seats, split, strict=False)):
-            continue
-        # Arrangements of the distinct cards that this split allows, up to a factor common to all
-        # splits: which slots of each zone the answers take, then where the Events go in the deck.
-        weight = _fall(free_deck - split[-1], events)
-        for slots, x in zip([room[s] for s in seats] + [pool, free_deck], split, strict=True):
-            weight *= comb(slots, x)
-        if weight:
-            options.append((weight, split))
+    seats, others, options = answer_splits(demands, room, free_deck, events, len(answers))
     split = _weighted(rnd, options)
     rnd.shuffle(answers)
     targets = [s for s, x in zip(seats, split, strict=False) for _ in range(x)]
@@ -508,6 +511,40 @@ def _place_answers(
         hands[seat][kind] += 1
         room[seat] -= 1
     return answers[len(targets) :]
+
+
+def answer_splits(
+    demands: dict[int, bool], room: list[int], free_deck: int, events: int, answers: int
+) -> tuple[list[int], list[int], list[tuple[int, tuple[int, ...]]]]:
+    """Every split of an open window's answer cards that satisfies the constrained seats, with its weight.
+
+    Args:
+        demands: the constrained seats other than the viewer (:func:`window_demands`).
+        room: per seat, the hand cards still to deal (0 for the viewer).
+        free_deck: hidden deck places not taken by a Letter.
+        events: the other Events, which go to those places too.
+        answers: how many answer cards are to place.
+
+    Returns:
+        The constrained seats (ascending), the other seats with room, and each possible split with
+        its weight (the number of full arrangements it allows, up to a factor common to all splits):
+        the answers for each constrained seat, then for the other hands together, then for the deck.
+    """
+    seats = sorted(demands)
+    others = [s for s in range(len(room)) if s not in demands and room[s]]
+    pool = sum(room[s] for s in others)
+    caps = [room[s] if demands[s] else 0 for s in seats] + [pool, free_deck]
+    options = []
+    for split in _compositions(caps, answers):
+        if any(demands[s] and x == 0 for s, x in zip(seats, split, strict=False)):
+            continue
+        # Which slots of each zone the answers take, then where the Events go in the deck.
+        weight = _fall(free_deck - split[-1], events)
+        for slots, x in zip([room[s] for s in seats] + [pool, free_deck], split, strict=True):
+            weight *= comb(slots, x)
+        if weight:
+            options.append((weight, split))
+    return seats, others, options
 
 
 def _queue(k: Knowledge, st: GameState) -> list[int]:
