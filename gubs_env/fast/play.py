@@ -5,9 +5,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
-from gubs_env.envs.action_table import NUM_ACTIONS
 from gubs_env.fast import kernels
 from gubs_env.fast.boundary import describe, writable_out
 
