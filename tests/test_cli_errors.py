@@ -398,14 +398,15 @@ def test_an_error_echoes_a_long_token_cut_short(argv: list[str], capsys) -> None
         assert token[-41:] not in err, err
 
 
-def test_shown_cuts_a_token_at_its_fortieth_character() -> None:
+def test_shown_keeps_forty_characters_of_a_long_token_its_start_and_end() -> None:
     assert cli.shown("a" * 40) == "a" * 40
-    assert cli.shown("a" * 41) == "a" * 40 + "…"
+    assert cli.shown("s" * 20 + "x" + "e" * 20) == "s" * 20 + "…" + "e" * 20
+    assert cli.shown("/tmp/" + "d" * 60 + "/evil.zip").endswith("/evil.zip")  # the file's name survives
     line = cli.error_line("prog", f"bad {'b' * 100!r} and {'b' * 100}", ["--x=" + "b" * 100])
-    assert line == f"prog: error: bad {'b' * 40 + '…'!r} and {'b' * 40}… (see --help)"
+    assert line == f"prog: error: bad {'b' * 20 + '…' + 'b' * 20!r} and {'b' * 20}…{'b' * 20} (see --help)"
     part = "c" * 500  # echoed as a part of a token (module:Class), not the token itself
     assert cli.error_line("prog", f"no module {part!r}\non two lines", [part + ":A"]).endswith(
-        f"no module {chr(39) + 'c' * 39}… on two lines (see --help)"
+        f"no module {chr(39) + 'c' * 19}…{'c' * 19 + chr(39)} on two lines (see --help)"
     )
 
 

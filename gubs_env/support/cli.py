@@ -61,11 +61,15 @@ LONG_WORD_CHARS = 160
 
 
 def shown(token: str) -> str:
-    """``token`` as an error message echoes it: its first :data:`SHOWN_TOKEN_CHARS` characters, then "…".
+    """``token`` as an error message echoes it: at most :data:`SHOWN_TOKEN_CHARS` characters, its start and end.
 
     The one rule for echoing what a user typed: a 1,000-digit number or a pasted file must not come back whole.
+    The end is kept as well as the start, because the end of a long path (the file's name) says most.
     """
-    return token if len(token) <= SHOWN_TOKEN_CHARS else token[:SHOWN_TOKEN_CHARS] + "…"
+    if len(token) <= SHOWN_TOKEN_CHARS:
+        return token
+    half = SHOWN_TOKEN_CHARS // 2
+    return token[:half] + "…" + token[-half:]
 
 
 def error_line(prog: str, message: object, tokens: Iterable[str] = (), *, usage: bool = True) -> str:
