@@ -46,12 +46,17 @@ def test_a_notebook_runs_without_error(notebook: Path, tmp_path: Path, monkeypat
 
     monkeypatch.setenv("GUBS_NOTEBOOK_FAST", "1")  # the kernel inherits it: tiny training and tournament budgets
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    scratch = tmp_path / "tmp"  # the kernel's temporary folder: whatever a notebook leaves there is a leftover
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
     copy = tmp_path / notebook.name
     shutil.copy(notebook, copy)
     book = nbformat.read(copy, as_version=4)
     NotebookClient(book, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     errors = [out for cell in book.cells for out in cell.get("outputs", []) if out.get("output_type") == "error"]
     assert not errors
+    leftovers = sorted(p.name for p in scratch.iterdir())
+    assert not leftovers, f"{notebook.name} left {leftovers} in the temporary folder"
 
 
 def test_stored_notebooks_keep_their_outputs_and_stay_small() -> None:

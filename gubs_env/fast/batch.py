@@ -187,6 +187,8 @@ class FastGames:
 
     def _reset_slots(self, slots: np.ndarray, seeds: np.ndarray, players: np.ndarray) -> None:
         self._use_threads()
+        # every batch starts here, and a step always follows: the kernels both will compile are announced together
+        kernels.announce(kernels.reset_kernel, kernels.step_kernel, kernels.check_kernel)
         uniform = LETTER_PLACEMENTS.index(self.options.letter_placement)
         kernels.reset_kernel(self.states, self.rngs, slots, seeds, players, self.options.max_turns, uniform)
         self.seeds[slots] = seeds
@@ -264,6 +266,7 @@ class FastGames:
         elif out.shape != (self.num_games, OBS_SIZE) or out.dtype != np.float32 or not out.flags.c_contiguous:
             raise ValueError(f"out must be a C-contiguous float32 array of shape ({self.num_games}, {OBS_SIZE})")
         self._use_threads()
+        kernels.announce(kernels.observe_kernel)
         kernels.observe_kernel(self.states, seats, out)
         return out
 

@@ -35,6 +35,7 @@ def random_games(
     _set_threads(threads)
     results = np.zeros((seed_array.shape[0], 3), dtype=np.int64)
     uniform = LETTER_PLACEMENTS.index(options.letter_placement)
+    kernels.announce(kernels.random_games_kernel)
     kernels.random_games_kernel(seed_array.astype(np.uint64), num_players, options.max_turns, uniform, results)
     return results
 
@@ -55,6 +56,7 @@ def sample_legal(mask: np.ndarray, chooser: np.ndarray, out: np.ndarray, *, thre
     if out.shape != (rows,) or out.dtype != np.int64:
         raise ValueError(f"out must be an int64 array of shape ({rows},)")
     _set_threads(threads)
+    kernels.announce(kernels.sample_kernel)
     kernels.sample_kernel(mask, chooser, out)
 
 
