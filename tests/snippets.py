@@ -40,6 +40,7 @@ BUDGET: list[tuple[str, str]] = [
     ("games=2000", "games=4"),
     ("deals=1000", "deals=2"),
     (".learn(50_000)", ".learn(256)"),
+    ("seed=0, verbose=1)", "seed=0, verbose=1, n_steps=128)"),  # MaskablePPO: one rollout of 128 steps, not 2,048
     ("--games 2000", "--games 4"),
     ("--delay 0.5", "--delay 0"),
     ("--delay 0.2", "--delay 0"),

@@ -36,6 +36,7 @@ def test_the_three_example_notebooks_are_there() -> None:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_a_notebook_runs_without_error(notebook: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     missing = _kernel_missing()
@@ -55,7 +56,8 @@ def test_a_notebook_runs_without_error(notebook: Path, tmp_path: Path, monkeypat
     NotebookClient(book, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     errors = [out for cell in book.cells for out in cell.get("outputs", []) if out.get("output_type") == "error"]
     assert not errors
-    leftovers = sorted(p.name for p in scratch.iterdir())
+    # torch keeps its compile cache in the temporary folder (torchinductor_<user>), on purpose and shared by every run
+    leftovers = sorted(p.name for p in scratch.iterdir() if not p.name.startswith("torchinductor_"))
     assert not leftovers, f"{notebook.name} left {leftovers} in the temporary folder"
 
 

@@ -41,6 +41,7 @@ def test_a_script_without_the_guard_plays_in_one_process_and_says_why(tmp_path: 
     assert 'my_tournament.py:4 calls it outside `if __name__ == "__main__":`' in line
 
 
+@pytest.mark.slow
 def test_a_script_with_the_guard_uses_its_workers(tmp_path: Path) -> None:
     guarded = 'if __name__ == "__main__":\n' + textwrap.indent(CALL, "    ")
     result = _run_script(tmp_path, guarded)
@@ -49,6 +50,7 @@ def test_a_script_with_the_guard_uses_its_workers(tmp_path: Path) -> None:
     assert "run_tournament" not in result.stderr  # no fallback: the workers played
 
 
+@pytest.mark.slow
 def test_a_function_called_under_the_guard_counts_as_guarded(tmp_path: Path) -> None:
     source = "def main():\n" + textwrap.indent(CALL, "    ") + '\n\nif "__main__" == __name__:\n    main()\n'
     result = _run_script(tmp_path, source)
