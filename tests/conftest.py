@@ -1,6 +1,9 @@
 """Settings for the whole test suite."""
 
+from pathlib import Path
+
 import pytest
+from _pytest.mark.expression import Expression
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -11,3 +14,29 @@ def _sb3_logs_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) ->
     mp.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3_logs")))
     yield
     mp.undo()
+
+
+_FOLDER_MARKERS = {"browser": "browser", "rllib": "rllib"}
+"""Test folders whose every test carries a marker (pyproject's addopts leaves them out of the default run)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test of tests/browser and tests/rllib with its folder's marker."""
+    for item in items:
+        parts = item.path.parts
+        for folder, marker in _FOLDER_MARKERS.items():
+            if "tests" in parts and parts.index("tests") + 1 < len(parts) and parts[parts.index("tests") + 1] == folder:
+                item.add_marker(marker)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Do not even import tests/rllib or tests/browser when the marker expression leaves their tests out.
+
+    Their modules import Ray or Playwright at the top, which took the default run tens of seconds of collection
+    for tests it then deselects.
+    """
+    marker = _FOLDER_MARKERS.get(collection_path.name)
+    expression = config.getoption("markexpr", "")
+    if marker is None or collection_path.parent.name != "tests" or not expression:
+        return None
+    return not Expression.compile(expression).evaluate(lambda name: name == marker) or None

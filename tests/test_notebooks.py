@@ -36,6 +36,7 @@ def test_the_three_example_notebooks_are_there() -> None:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_a_notebook_runs_without_error(notebook: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     missing = _kernel_missing()
@@ -46,12 +47,18 @@ def test_a_notebook_runs_without_error(notebook: Path, tmp_path: Path, monkeypat
 
     monkeypatch.setenv("GUBS_NOTEBOOK_FAST", "1")  # the kernel inherits it: tiny training and tournament budgets
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    scratch = tmp_path / "tmp"  # the kernel's temporary folder: whatever a notebook leaves there is a leftover
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
     copy = tmp_path / notebook.name
     shutil.copy(notebook, copy)
     book = nbformat.read(copy, as_version=4)
     NotebookClient(book, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     errors = [out for cell in book.cells for out in cell.get("outputs", []) if out.get("output_type") == "error"]
     assert not errors
+    # torch keeps its compile cache in the temporary folder (torchinductor_<user>), on purpose and shared by every run
+    leftovers = sorted(p.name for p in scratch.iterdir() if not p.name.startswith("torchinductor_"))
+    assert not leftovers, f"{notebook.name} left {leftovers} in the temporary folder"
 
 
 def test_stored_notebooks_keep_their_outputs_and_stay_small() -> None:

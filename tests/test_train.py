@@ -137,6 +137,7 @@ def read_eval(path):
         return list(csv.DictReader(f))
 
 
+@pytest.mark.slow
 def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     out = tmp_path / "run"
     common = ["--out", str(out), "--eval-every", "300", "--snapshot-every", "200", "--checkpoint-every", "256", *TINY]

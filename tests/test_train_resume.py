@@ -18,6 +18,8 @@ import agents.training.runs as training
 from agents.training import main as train
 from tests.agents.test_model_file import evil_model_zip
 
+pytestmark = pytest.mark.slow  # each test runs train.py in a process: minutes together
+
 ROOT = Path(__file__).resolve().parents[1]
 TINY = [
     "--envs",

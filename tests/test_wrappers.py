@@ -363,6 +363,7 @@ def test_render_modes(capsys):
 # --- training ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_maskable_ppo_learns_a_few_steps():
     from sb3_contrib import MaskablePPO
 

@@ -86,24 +86,109 @@ class PPOAgent(Agent):
         return cls.load(MODELS_DIR / PRETRAINED[name], deterministic=deterministic, name=f"ppo-{name}")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The policy's choice among the legal ids: the most likely one, or a sample."""
+        """The policy's choice among the legal ids: the most likely one, or a sample.
+
+        Raises:
+            ValueError: ``observation`` is not one observation of the model's input size, the mask's shape does
+                not fit, or the mask allows no action. A batch goes to :meth:`act_batch`.
+        """
+        if np.ndim(observation) != 1:
+            raise ValueError(
+                f"act takes one observation of shape ({self.input_size},), not an array of shape "
+                f"{np.shape(observation)}; for a batch of shape (batch, {self.input_size}) use act_batch"
+            )
+        layers = self._actor_layers()  # once: for a live model each call compares the weights' versions
+        _check_mask(action_mask, (layers[-1][0].shape[0],), "action_mask")
         legal = legal_ids(action_mask)
-        logits = self.action_logits(observation, legal)
+        return self._choose(legal, self._logits(layers, observation, legal))
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The policy's choices for a batch: one forward pass for all rows, the same ids as :meth:`act` row by row.
+
+        Sampling (``deterministic=False``) draws from the agent's generator row after row, exactly as that many
+        :meth:`act` calls would.
+
+        Args:
+            observations: ``(batch, input_size)``, one observation per row.
+            action_masks: ``(batch, num_actions)``, each row's legal ids (non-zero).
+
+        Returns:
+            int64 ``(batch,)``: the chosen id of each row.
+
+        Raises:
+            ValueError: a shape that does not fit the model (the message says which was expected), or a row whose
+                mask allows no action.
+        """
+        logits = self.action_logits(observations)
+        if logits.ndim != 2:
+            raise ValueError(
+                f"act_batch takes a batch of shape (batch, {self.input_size}), not {np.shape(observations)}; "
+                "for one observation use act"
+            )
+        _check_mask(action_masks, logits.shape, "action_masks")
+        chosen = np.empty(logits.shape[0], dtype=np.int64)
+        for row in range(logits.shape[0]):
+            legal = np.flatnonzero(action_masks[row])
+            if legal.size == 0:
+                raise ValueError(f"action_masks row {row} allows no action: that seat is not the one to act")
+            chosen[row] = self._choose(legal, logits[row, legal])
+        return chosen
+
+    def _choose(self, legal: np.ndarray, logits: np.ndarray) -> int:
+        """The id among ``legal`` (with these logits) that the agent plays: the most likely, or a sample."""
         if self.deterministic:
             return int(legal[np.argmax(logits)])
         weights = np.exp(logits - logits.max()).cumsum()
         return int(legal[np.searchsorted(weights, self.rng.random() * weights[-1], side="right")])
 
+    @property
+    def input_size(self) -> int:
+        """The length of an observation the actor reads (512 for Gubs)."""
+        return int(self._actor_layers()[0][0].shape[0])
+
+    @property
+    def output_size(self) -> int:
+        """The number of action ids the actor scores (356 for Gubs)."""
+        return int(self._actor_layers()[-1][0].shape[0])
+
     def action_logits(self, observation: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
-        """The policy's logits before masking: for every id, or only for ``ids``.
+        """The policy's logits before masking: for every id, or only for ``ids``; for one observation or a batch.
 
         The actor's forward pass (actor layers, action head) in numpy: the numbers ``MaskablePPO.predict``
         uses, at a fraction of torch's per-call cost for one observation, which matters when agents play many
         games. Giving the legal ids skips the action head's other rows (most of them: a few ids are legal at a
         time).
+
+        Args:
+            observation: one observation ``(input_size,)``, or a batch ``(batch, input_size)``.
+            ids: for one observation only, the ids whose logits are wanted (default: all).
+
+        Returns:
+            ``(num_actions,)`` or ``(len(ids),)`` for one observation; ``(batch, num_actions)`` for a batch.
+
+        Raises:
+            ValueError: an observation of another length or rank than the model reads, or ``ids`` with a batch.
         """
-        (first_weight_t, first_bias), *hidden, (head_weight, head_bias) = self._actor_layers()
-        x = np.asarray(observation, dtype=np.float32).reshape(-1)
+        return self._logits(self._actor_layers(), observation, ids)
+
+    def _logits(self, layers: list[Layer], observation: np.ndarray, ids: np.ndarray | None) -> np.ndarray:
+        """:meth:`action_logits` with the layers already prepared."""
+        (first_weight_t, first_bias), *hidden, (head_weight, head_bias) = layers
+        x = np.asarray(observation, dtype=np.float32)
+        size = first_weight_t.shape[0]
+        if x.ndim == 2 and x.shape[1] == size:
+            if ids is not None:
+                raise ValueError("ids selects logits of one observation; for a batch, index the returned rows")
+            # a batch: dense products, one per layer for every row (the sparse read below pays off for one row)
+            x = self._activation(x @ first_weight_t + first_bias)
+            for weight, bias in hidden:
+                x = self._activation(x @ weight.T + bias)
+            return x @ head_weight.T + head_bias
+        if x.shape != (size,):
+            raise ValueError(
+                f"observation must have shape ({size},) or (batch, {size}), not {x.shape}; this model reads "
+                f"observations of {size} values"
+            )
         # An observation has a few dozen non-zero values: the first layer reads only their weight rows.
         nonzero = np.flatnonzero(x)
         x = self._activation(x[nonzero] @ first_weight_t[nonzero] + first_bias)
@@ -143,3 +228,9 @@ def _transposed_first(layers: list[Layer]) -> list[Layer]:
     """The layers with the first weight transposed and contiguous, for the sparse first-layer product."""
     first_weight, first_bias = layers[0]
     return [(np.ascontiguousarray(first_weight.T), first_bias), *layers[1:]]
+
+
+def _check_mask(mask: np.ndarray, shape: tuple[int, ...], name: str) -> None:
+    """``ValueError`` naming the expected shape unless ``mask`` has ``shape``."""
+    if np.shape(mask) != tuple(shape):
+        raise ValueError(f"{name} must have shape {tuple(shape)}, not {np.shape(mask)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -124,27 +125,37 @@ def _play_fast(table: Sequence[Agent], seed: int, games: Any) -> Game:
     return games.export_game(0, record_log=False)
 
 
+def wants_progress(progress: bool | None) -> bool:
+    """``progress``, or for None whether stderr is a terminal: a bar helps a person and only clutters a log file."""
+    if progress is not None:
+        return progress
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())
+
+
 def match(
     agent: Agent,
     opponent: Agent | Sequence[Agent],
     num_players: int = 2,
     games: int = 1000,
     seed: int = 0,
-    progress: bool = False,
+    progress: bool | None = None,
     **rule_options,
 ) -> MatchResult:
     """``agent`` against ``num_players - 1`` opponents, each deal replayed with the agent at every seat.
 
     Game ``g`` is dealt with seed ``seed + g // num_players`` and seats the agent at ``g % num_players``, so
     the luck of the deal cancels across seatings (exactly when ``games`` is a multiple of ``num_players``).
-    ``opponent`` is one agent for every other seat or a list of ``num_players - 1`` agents.
+    ``opponent`` is one agent for every other seat or a list of ``num_players - 1`` agents. ``progress``: a bar
+    over the games on stderr (None, the default: when stderr is a terminal; a thousand games take a minute).
     """
     others = list(opponent) if isinstance(opponent, Sequence) else [opponent] * (num_players - 1)
     if len(others) != num_players - 1:
         raise ValueError(f"need {num_players - 1} opponents, got {len(others)}")
     codec = ActionCodec(num_players)
     wins = truncated = 0
-    for g in tqdm(range(games), desc=f"{agent.name} vs {others[0].name}", disable=not progress, leave=False):
+    label = f"{agent.name} vs {others[0].name}"
+    for g in tqdm(range(games), desc=label, unit="game", disable=not wants_progress(progress), leave=False):
         seat = g % num_players
         table = [*others[:seat], agent, *others[seat:]]
         game = play_game(table, seed + g // num_players, codec, **rule_options)

@@ -23,6 +23,7 @@ from typing import Any
 
 from agents.bots.registry import make_agent
 from agents.evaluate.matches import MatchResult, match
+from agents.evaluate.processes import worker_count
 
 VALIDATION_SEED = 1_000_000
 _SNAPSHOT = re.compile(r"step_(\d+)\.zip")
@@ -72,7 +73,9 @@ def evaluate_candidates(
 ) -> list[MatchResult]:
     """Each candidate's match against ``opponent`` at every other seat (same deals for all), in order."""
     tasks = [(str(c.path), c.label, opponent, num_players, games, seed) for c in found]
-    if jobs <= 1:
+    if jobs > 1 and len(tasks) > 1:
+        jobs = worker_count(jobs, "evaluate_candidates")
+    if jobs <= 1 or len(tasks) <= 1:
         return [_evaluate(*task) for task in tasks]
     import multiprocessing
 

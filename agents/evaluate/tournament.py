@@ -31,7 +31,8 @@ from tqdm import tqdm
 
 from agents.bots.base import Agent
 from agents.bots.registry import SAMPLE_SUFFIX, make_agent
-from agents.evaluate.matches import MatchResult, play_game
+from agents.evaluate.matches import MatchResult, play_game, wants_progress
+from agents.evaluate.processes import worker_count
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.engine import Game
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
@@ -273,7 +274,7 @@ def run_tournament(
     deals: int = 1000,
     seed: int = 0,
     jobs: int | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     records_dir: str | Path | None = None,
     allow_all_seeing: bool = False,
     **rule_options: Any,
@@ -299,7 +300,7 @@ def run_tournament(
         deals: seeded deals per pairing.
         seed: the first deal's seed.
         jobs: worker processes (None: one per core; 1: play in this process). Results do not depend on it.
-        progress: show a tqdm bar over games.
+        progress: show a tqdm bar over games (None: when stderr is a terminal).
         records_dir: save every game there as a JSON :class:`~gubs_env.records.record.GameRecord` (slower: the game
             keeps its log).
         allow_all_seeing: admit the all-seeing search (``search-all-seeing``), which reads every hidden card; for
@@ -435,12 +436,14 @@ def _play_all(
     tasks: list[tuple[int, int, int]],
     seed: int,
     jobs: int | None,
-    progress: bool,
+    progress: bool | None,
 ) -> list[GameOutcome]:
     jobs = jobs or _cpu_count()
     size = max(1, min(_MAX_CHUNK, math.ceil(len(tasks) / (4 * jobs))))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-    with tqdm(total=len(tasks), desc="tournament", unit="game", disable=not progress) as bar:
+    if len(chunks) > 1:
+        jobs = worker_count(jobs, "run_tournament")
+    with tqdm(total=len(tasks), desc="tournament", unit="game", disable=not wants_progress(progress)) as bar:
         if jobs == 1 or len(chunks) == 1:
             results = []
             for chunk in chunks:

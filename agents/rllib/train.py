@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import shutil
 import sys
@@ -139,6 +140,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--eval-every", type=non_negative_int, default=10, help="iterations between evaluations")
     parser.add_argument("--eval-games", type=positive_int, default=200, help="games per evaluation and opponent")
     parser.add_argument("--checkpoint-every", type=positive_int, default=5, help="iterations between checkpoints")
+    parser.add_argument(
+        "--verbose", action="store_true", help="show Ray's start-up and RLlib's info logging (default: warnings only)"
+    )
     args = parser.parse_args(argv)
     if args.minutes is None and args.iterations is None:
         args.minutes = 10.0
@@ -310,11 +314,15 @@ def start_ray(args: argparse.Namespace) -> None:
     """
     import ray
 
+    # Ray and RLlib log pages of INFO lines while starting (the node, the env runners, the config) before the first
+    # progress line; a user asks for them with --verbose
+    level = logging.INFO if getattr(args, "verbose", False) else logging.WARNING
+    logging.getLogger("ray").setLevel(level)
     if args.address is not None:
         runtime_env = {} if args.code_installed else {"py_modules": _project_packages()}
-        ray.init(address=args.address, runtime_env=runtime_env, log_to_driver=False)
+        ray.init(address=args.address, runtime_env=runtime_env, log_to_driver=False, logging_level=level)
     else:
-        ray.init(num_cpus=args.env_runners + 1, include_dashboard=False, log_to_driver=False)
+        ray.init(num_cpus=args.env_runners + 1, include_dashboard=False, log_to_driver=False, logging_level=level)
 
 
 def _project_packages() -> list[str]:

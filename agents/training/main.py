@@ -395,9 +395,14 @@ def _imitate_heuristic(model, args: argparse.Namespace) -> None:
 
 
 def train(args: argparse.Namespace) -> Path:
-    """Run (or continue) training; returns the path of the final model."""
+    """Run (or continue) training; returns the path of the final model.
+
+    ``--minutes`` counts from here: importing torch, building the environments and compiling the engine on a first
+    run (a minute or two) come out of the budget, so ``python train.py`` ends about 10 minutes after it starts.
+    """
+    started = time.perf_counter()
     with learner_threads(args.threads):
-        return _train(args)
+        return _train(args, started)
 
 
 @contextmanager
@@ -423,8 +428,8 @@ def learner_threads(threads: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _train(args: argparse.Namespace) -> Path:
-    """:func:`train` within its thread limits."""
+def _train(args: argparse.Namespace, started: float) -> Path:
+    """:func:`train` within its thread limits; ``started`` is when the time budget began (``perf_counter``)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
@@ -480,6 +485,7 @@ def _train(args: argparse.Namespace) -> Path:
         args.checkpoint_every,
         progress=not args.no_progress,
         last_eval=last_eval,
+        budget_start=started,
     )
     start, steps_before = time.perf_counter(), model.num_timesteps
     model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=not args.resume)

@@ -277,8 +277,12 @@ class TrainingCallback(BaseCallback):
         checkpoint_every: int,
         progress: bool = True,
         last_eval: int = -1,
+        budget_start: float | None = None,
     ) -> None:
         super().__init__()
+        self.budget_start = budget_start
+        """When the time budget began (``perf_counter``; None: when training starts). train.py starts it with the
+        command, so that set-up and a first run's compiling count against ``--minutes``."""
         self.out, self.run = out, run
         self.player_counts = player_counts
         self.seconds, self.total_steps = seconds, total_steps
@@ -288,6 +292,8 @@ class TrainingCallback(BaseCallback):
         self.progress = progress
         self.start = time.perf_counter()
         self._bar: tqdm | None = None
+        self._steps_at_start = 0
+        """The timesteps when this invocation started training (a resumed run starts above 0)."""
         self._marks: dict[str, int] = {}
         self._last_eval = last_eval
         """The timesteps of the last evaluation in eval.csv: one timestep is never evaluated twice."""
@@ -296,15 +302,10 @@ class TrainingCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         self.start = time.perf_counter()
-        total = self.total_steps if self.total_steps else None
-        self._bar = tqdm(
-            total=total,
-            initial=self.num_timesteps,
-            unit="step",
-            desc="training",
-            disable=not self.progress,
-            dynamic_ncols=True,
-        )
+        if self.budget_start is None:
+            self.budget_start = self.start
+        self._steps_at_start = self.num_timesteps
+        self._bar = self._new_bar()
         for name, every in (
             ("snapshot", self.snapshot_every),
             ("eval", self.eval_every),
@@ -312,6 +313,51 @@ class TrainingCallback(BaseCallback):
         ):
             self._marks[name] = self.num_timesteps // every
         self._send_snapshots()
+
+    def _new_bar(self) -> tqdm:
+        """The training bar, with a total and an ETA whichever budget ends the run.
+
+        A step budget counts timesteps. A time budget alone (the default ``--minutes 10``) counts seconds of the
+        budget, so the bar's ETA is the time left, and shows the timesteps beside it: a bar over timesteps would
+        have no total to reach.
+        """
+        if self.total_steps is not None or self.seconds is None:
+            return tqdm(
+                total=self.total_steps,
+                initial=self.num_timesteps,
+                unit="step",
+                desc="training",
+                disable=not self.progress,
+                dynamic_ncols=True,
+            )
+        return tqdm(
+            total=round(self.seconds),
+            initial=min(round(self.seconds), int(self._budget_used())),
+            unit="s",
+            desc="training",
+            disable=not self.progress,
+            dynamic_ncols=True,
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}",
+        )
+
+    def _update_bar(self) -> None:
+        """Move the bar to the current timesteps (step budget) or elapsed seconds (time budget)."""
+        bar = self._bar
+        if bar is None or bar.disable:
+            return
+        if bar.unit == "step":
+            bar.update(self.num_timesteps - bar.n)
+            return
+        elapsed = min(bar.total, int(self._budget_used()))
+        if elapsed > bar.n:
+            done = self.num_timesteps - self._steps_at_start
+            rate = done / max(time.perf_counter() - self.start, 1e-9)
+            bar.set_postfix_str(f"{self.num_timesteps:,} steps, {rate:,.0f} steps/s", refresh=False)
+            bar.update(elapsed - bar.n)
+
+    def _budget_used(self) -> float:
+        """Seconds of the time budget used so far."""
+        return time.perf_counter() - (self.start if self.budget_start is None else self.budget_start)
 
     def _send_snapshots(self) -> None:
         # the pool lists snapshots relative to the run directory, so a run can be moved and resumed
@@ -325,15 +371,14 @@ class TrainingCallback(BaseCallback):
         return False
 
     def _on_step(self) -> bool:
-        if self._bar is not None:
-            self._bar.update(self.num_timesteps - self._bar.n)
+        self._update_bar()
         if self._due("snapshot", self.snapshot_every):
             self.take_snapshot()
         if self._due("eval", self.eval_every):
             self.evaluate()
         if self._due("checkpoint", self.checkpoint_every):
             self.checkpoint()
-        over_time = self.seconds is not None and time.perf_counter() - self.start >= self.seconds
+        over_time = self.seconds is not None and self._budget_used() >= self.seconds
         over_steps = self.total_steps is not None and self.num_timesteps >= self.total_steps
         return not (over_time or over_steps)
 
@@ -364,7 +409,9 @@ class TrainingCallback(BaseCallback):
         started = time.perf_counter()
         learner = PPOAgent(self.model, deterministic=True, name="learner")
         seconds = self.run.seconds + started - self.start
-        rows = evaluation_rows(learner, self.player_counts, self.eval_games, self.num_timesteps, seconds)
+        rows = evaluation_rows(
+            learner, self.player_counts, self.eval_games, self.num_timesteps, seconds, progress=self.progress
+        )
         for row in rows:
             self.logger.record(f"eval/{row['players']}p_vs_{row['opponent']}", row["win_rate"])
         append_csv(self.out / "eval.csv", rows)
@@ -389,19 +436,25 @@ class TrainingCallback(BaseCallback):
 
 
 def evaluation_rows(
-    agent: Agent, player_counts: Sequence[int], games: int, timesteps: int, seconds: float
+    agent: Agent,
+    player_counts: Sequence[int],
+    games: int,
+    timesteps: int,
+    seconds: float,
+    progress: bool = False,
 ) -> list[dict[str, Any]]:
     """Win rates of ``agent`` against the random and heuristic agents at each table size, as eval.csv rows.
 
     The same deals for every evaluation of a run (seed ``10_000 * players``), so rows compare across time;
-    ``seconds`` is the run's training time when the evaluated policy was taken.
+    ``seconds`` is the run's training time when the evaluated policy was taken. ``progress`` shows a bar over
+    each match's games (an evaluation takes tens of seconds, in which the training bar stands still).
     """
     from agents.bots.heuristic import HeuristicAgent
 
     rows = []
     for n in player_counts:
         for opponent in (RandomAgent(), HeuristicAgent()):
-            result = match(agent, opponent, n, games, seed=10_000 * n)
+            result = match(agent, opponent, n, games, seed=10_000 * n, progress=progress)
             low, high = result.interval
             rows.append(
                 {

@@ -297,6 +297,8 @@ class FastGames:
 
     def _reset_slots(self, slots: np.ndarray, seeds: np.ndarray, players: np.ndarray) -> None:
         self._use_threads()
+        # every batch starts here, and a step always follows: the kernels both will compile are announced together
+        kernels.announce(kernels.reset_kernel, kernels.step_kernel, kernels.check_kernel)
         uniform = LETTER_PLACEMENTS.index(self._options.letter_placement)
         kernels.reset_kernel(self._states, self._rngs, slots, seeds, players, self._options.max_turns, uniform)
         self._seeds[slots] = seeds
@@ -393,6 +395,7 @@ class FastGames:
             out = np.empty((self._num_games, OBS_SIZE), dtype=np.float32)
         target = writable_out(out, (self._num_games, OBS_SIZE), np.float32, "out")
         self._use_threads()
+        kernels.announce(kernels.observe_kernel)
         kernels.observe_kernel(self._states, seats, target)
         return out
 

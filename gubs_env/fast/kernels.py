@@ -6,6 +6,8 @@ comes from the game's own generator row, so results do not depend on the number 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba as nb
 import numpy as np
 
@@ -15,10 +17,26 @@ from gubs_env.fast.jit import NO_REFCOUNT, pure
 from gubs_env.fast.observe import encode
 from gubs_env.fast.rng import seed_pcg64
 from gubs_env.fast.rules import advance, legal_mask, new_game, winners_into
+from gubs_env.support.compiling import announce_compiling
 
 N_ACTIONS = T.N_ACTIONS
 OBS_LEN = T.OBS_LEN
 S_OVER = T.S_OVER
+
+COMPILE_SECONDS = 60
+"""About how long the kernels of one batch (reset, check, step) take to compile from nothing on 2 cores, for the
+announcement (docs/fast.md, "Compiling")."""
+
+_checked: set[Any] = set()
+"""Kernels whose cache this process has already looked at: :func:`announce` costs a set lookup afterwards."""
+
+
+def announce(*dispatchers: Any) -> None:
+    """Say on stderr, once per process, that the engine is about to compile when these kernels are not cached."""
+    new = [d for d in dispatchers if d not in _checked]
+    if new:
+        _checked.update(new)
+        announce_compiling(new, "the game engine", COMPILE_SECONDS)
 
 
 @nb.njit(cache=True)
@@ -41,7 +59,7 @@ def reset_kernel(
     """New games in ``slots``, from ``seeds`` and ``players`` (one each)."""
     for j in nb.prange(slots.shape[0]):
         i = slots[j]
-        reset_one(states[i], rngs[i], seeds[j], players[j], max_turns, uniform)
+        reset_one(states[i], rngs[i], seeds[j], np.int64(players[j]), np.int64(max_turns), np.int64(uniform))
 
 
 @pure
@@ -57,11 +75,11 @@ def _write_view(
     if g[L.STEP] == S_OVER:
         actor[i] = -1
         legal[i, :] = 0
-        encode(g, 0, obs[i])
+        encode(g, np.int64(0), obs[i])
     else:
         actor[i] = g[L.ACTOR]
         legal_mask(g, legal[i], no_ids)
-        encode(g, g[L.ACTOR], obs[i])
+        encode(g, np.int64(g[L.ACTOR]), obs[i])
     _copy_row(legal[i], mask[i])
 
 
@@ -80,7 +98,7 @@ def _copy_row(source: np.ndarray, target: np.ndarray) -> None:
 def observe_kernel(states: np.ndarray, viewers: np.ndarray, obs: np.ndarray) -> None:
     """Write each game's observation as ``viewers[i]`` sees it."""
     for i in nb.prange(states.shape[0]):
-        encode(states[i], viewers[i], obs[i])
+        encode(states[i], np.int64(viewers[i]), obs[i])
 
 
 @nb.njit(cache=True)
@@ -124,7 +142,7 @@ def step_kernel(
         g = states[i]
         a = actions[i]
         if a < 0 and refresh:
-            _write_view(g, actor, mask, legal, obs, i, no_ids)
+            _write_view(g, actor, mask, legal, obs, np.int64(i), no_ids)
             continue
         rewards[i, :] = 0
         terminated[i] = False
@@ -143,8 +161,9 @@ def step_kernel(
                     rewards[i, s] = 1.0 if won[s] else -1.0
             if auto_reset:
                 seeds[i] += seed_stride
-                reset_one(g, rngs[i], seeds[i], g[L.NUM_PLAYERS], g[L.MAX_TURNS], g[L.UNIFORM])
-        _write_view(g, actor, mask, legal, obs, i, no_ids)
+                players, turns, uniform = np.int64(g[L.NUM_PLAYERS]), np.int64(g[L.MAX_TURNS]), np.int64(g[L.UNIFORM])
+                reset_one(g, rngs[i], seeds[i], players, turns, uniform)
+        _write_view(g, actor, mask, legal, obs, np.int64(i), no_ids)
 
 
 @nb.njit(cache=True, **NO_REFCOUNT)  # see gubs_env.fast.jit
@@ -221,7 +240,7 @@ def random_games_kernel(seeds: np.ndarray, players: int, max_turns: int, uniform
         no_mask = np.empty(0, dtype=np.int8)  # a uniform choice among the ids needs no mask
         chooser = np.full(1, seeds[j], dtype=np.uint64)
         ids = np.empty(N_ACTIONS, dtype=np.int64)
-        reset_one(g, r, seeds[j], players, max_turns, uniform)
+        reset_one(g, r, seeds[j], np.int64(players), np.int64(max_turns), np.int64(uniform))
         decisions = 0
         while g[L.STEP] != S_OVER:
             count = legal_mask(g, no_mask, ids)

@@ -37,6 +37,7 @@ def random_games(
     _set_threads(threads)
     results = np.zeros((seed_array.shape[0], 3), dtype=np.int64)
     uniform = LETTER_PLACEMENTS.index(options.letter_placement)
+    kernels.announce(kernels.random_games_kernel)
     kernels.random_games_kernel(seed_array.astype(np.uint64), num_players, options.max_turns, uniform, results)
     return results
 
@@ -68,6 +69,7 @@ def sample_legal(mask: np.ndarray, chooser: np.ndarray, out: np.ndarray, *, thre
     states = writable_out(chooser, (rows,), np.uint64, "chooser")
     ids = writable_out(out, (rows,), np.int64, "out")
     _set_threads(threads)
+    kernels.announce(kernels.sample_kernel)
     # The kernel is compiled for a writable mask (the batch's own); a read-only one is copied rather than
     # compiled for, which would stall this call while numba compiles a second version of the kernel.
     source = mask if type(mask) is np.ndarray else mask.view(np.ndarray)

@@ -715,7 +715,8 @@ def _take_part(g: np.ndarray, p: int, part: int, detail: int) -> None:
 
 @pure
 def _resolve_pending_play(g: np.ndarray) -> None:
-    _resolve(g, g[L.BY], g[L.PLAY_CARD], g[L.PLAY_USE], g[L.PLAY_SEAT], g[L.PLAY_PART], g[L.PLAY_DETAIL])
+    card, use, seat = np.int64(g[L.PLAY_CARD]), np.int64(g[L.PLAY_USE]), np.int64(g[L.PLAY_SEAT])
+    _resolve(g, g[L.BY], card, use, seat, np.int64(g[L.PLAY_PART]), np.int64(g[L.PLAY_DETAIL]))
     _back_to_play(g)
 
 
@@ -744,7 +745,7 @@ def _on_ring(g: np.ndarray, a: int) -> None:
     n = g[L.NUM_PLAYERS]
     g[L.PICKS + g[L.PICKS_LEN]] = (g[L.ACTOR] + T_SEAT[a]) % n
     g[L.PICKS_LEN] += 1
-    if g[L.PICKS_LEN] == RING_SIZE[g[L.PLAY_AS] - RB] and not _open_cancel(g, g[L.BY], -1, -1):
+    if g[L.PICKS_LEN] == RING_SIZE[g[L.PLAY_AS] - RB] and not _open_cancel(g, g[L.BY], np.int64(-1), np.int64(-1)):
         _resolve_pending_play(g)
 
 

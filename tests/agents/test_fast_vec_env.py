@@ -430,6 +430,7 @@ def test_seat_kinds_mark_the_learner_and_its_opponents():
 # --- training on it ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_maskable_ppo_learns_on_it_with_snapshots_sent_by_env_method(tmp_path):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor

@@ -1,6 +1,7 @@
 """Warm start by imitation: demonstrations are legal and the policy learns to copy them."""
 
 import numpy as np
+import pytest
 
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.ppo import PPOAgent
@@ -15,6 +16,7 @@ def test_demonstrations_record_legal_choices_at_every_table_size():
     assert all(mask[action] for mask, action in zip(data.masks, data.actions, strict=True))
 
 
+@pytest.mark.slow
 def test_pretraining_lowers_the_loss_and_copies_the_teacher():
     from sb3_contrib import MaskablePPO
 

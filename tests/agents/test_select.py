@@ -42,6 +42,7 @@ def test_bad_run_folders_and_filters_are_clear_errors(run_dir, tmp_path):
         candidates(run_dir, first=10_000, final=False)
 
 
+@pytest.mark.slow
 def test_every_candidate_plays_the_same_deals_and_workers_change_nothing(run_dir):
     found = candidates(run_dir, first=250)
     in_process = evaluate_candidates(found, num_players=2, opponent="random", games=8, seed=5)

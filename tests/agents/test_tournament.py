@@ -126,6 +126,7 @@ def test_report_and_files(round_robin, tmp_path):
     assert paths[2].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_same_results(round_robin):
     parallel = run_tournament(THREE, num_players=2, deals=4, seed=3, jobs=2)
     assert parallel.games == round_robin.games

@@ -190,6 +190,7 @@ def test_auto_reset_slot_holds_the_reference_game_of_the_next_seed() -> None:
     assert_view(games, i, game, ActionCodec(2))
 
 
+@pytest.mark.slow
 def test_results_do_not_depend_on_the_thread_count() -> None:
     runs = []
     for threads in sorted({1, max_threads()}):

@@ -25,6 +25,13 @@ from agents.bots.heuristic.tables import (
 )
 from agents.bots.heuristic.view import _read_view
 from gubs_env.fast.rng import RNG_WORDS, integers, state_from_numpy, state_to_numpy
+from gubs_env.support.compiling import announce_compiling
+
+COMPILE_SECONDS = 60
+"""About how long the decision takes to compile from nothing on 2 cores, for the announcement."""
+
+_announce_pending = True
+"""Whether this process has yet to look at the decision's cache (once: the decision is called in hot loops)."""
 
 
 @nb.njit(cache=True)
@@ -126,7 +133,11 @@ def heuristic_actions(
     Raises:
         ValueError: a shape or dtype other than the above, a row out of range, or a mask with no legal id.
     """
+    global _announce_pending
     _check_batch(observations, masks, rows, rng_rows, rng_states, out)
+    if _announce_pending:
+        _announce_pending = False
+        announce_compiling([_decide], "the heuristic bot", COMPILE_SECONDS)
     if rows.shape[0]:
         _decide(observations, masks, rows, rng_rows, rng_states, out, tables.ints, tables.floats)
 

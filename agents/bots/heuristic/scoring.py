@@ -178,7 +178,10 @@ def _add(c: np.ndarray, f: np.ndarray, seat: int, change: float) -> None:
 def _worth_copy(f: np.ndarray) -> np.ndarray:
     """``view.worth[:]``: the seats' worths copied into the scratch row, free to change."""
     worth = f[W_COPY : W_COPY + MAX_PLAYERS]
-    worth[:] = f[W_WORTH : W_WORTH + MAX_PLAYERS]
+    # a loop, not ``worth[:] = f[...]``: numba compiles an array-to-array slice assignment with its shape-mismatch
+    # error message (integer and string formatting), which cost a cold compile more than ten seconds
+    for s in range(MAX_PLAYERS):
+        worth[s] = f[W_WORTH + s]
     return worth
 
 
@@ -252,7 +255,7 @@ def _play_delta(
         for s in range(n):
             _put(c, f, s, -mushroom * c[R_PROTECTED, s])
     elif use == _U_STEAL:
-        _steal_delta(ti, tf, c, f, actor, target, part, detail)
+        _steal_delta(ti, tf, c, f, np.int64(actor), np.int64(target), np.int64(part), np.int64(detail))
     elif use == _U_RING:
         for s in range(n):
             if c[R_RING_PICKS, s] != 0:
@@ -399,7 +402,7 @@ def _score_draw(
         if ti[TI_IS_LETTER + kind]:
             change = ending if letters == 2 else 0.0
         elif ti[TI_IS_EVENT + kind]:
-            change = _win_chance(ti, tf, now + _event_delta(ti, tf, c, f, kind, 0)) - base
+            change = _win_chance(ti, tf, now + _event_delta(ti, tf, c, f, np.int64(kind), np.int64(0))) - base
         else:
             continue
         if can_flop:
@@ -465,7 +468,7 @@ def _play_gain(ti: np.ndarray, tf: np.ndarray, c: np.ndarray, f: np.ndarray, a: 
     else:
         detail = ti[TI_TEMPLATES + 6 * NUM_ACTIONS + a]
     seat, part = ti[TI_TEMPLATES + 4 * NUM_ACTIONS + a], ti[TI_TEMPLATES + 5 * NUM_ACTIONS + a]
-    _play_delta(ti, tf, c, f, use, 0, seat, part, detail)
+    _play_delta(ti, tf, c, f, np.int64(use), np.int64(0), np.int64(seat), np.int64(part), np.int64(detail))
     return _gain(
         ti,
         tf,
@@ -546,7 +549,8 @@ def _score_cancel(ti: np.ndarray, tf: np.ndarray, c: np.ndarray, f: np.ndarray, 
         return 0.0
     v = R_SCALARS
     use, by, target = c[v, V_PENDING_USE], c[v, V_PENDING_BY], c[v, V_PENDING_TARGET]
-    _play_delta(ti, tf, c, f, use, by, target, c[v, V_PENDING_PART], c[v, V_PENDING_DETAIL])
+    part, detail = c[v, V_PENDING_PART], c[v, V_PENDING_DETAIL]
+    _play_delta(ti, tf, c, f, np.int64(use), np.int64(by), np.int64(target), np.int64(part), np.int64(detail))
     harm = -_gain(
         ti,
         tf,
@@ -588,7 +592,7 @@ def _super_lure_reserve(
     for s in range(2, c[R_SCALARS, V_N]):
         if f[W_WORTH + s] > f[W_WORTH + leader]:
             leader = s
-    _play_delta(ti, tf, c, f, _U_SUPER_LURE, leader, 0, -1, -1)
+    _play_delta(ti, tf, c, f, np.int64(_U_SUPER_LURE), np.int64(leader), np.int64(0), np.int64(-1), np.int64(-1))
     reach = threat * tf[C_SUPER_LURE_REACH]
     share = reach if reach < 1.0 else 1.0
     return (
@@ -630,7 +634,7 @@ def _score_step(
     if step == _S_FLOP:
         if op == _OP_PASS:
             return 0.0
-        harm = -_event_delta(ti, tf, c, f, c[v, V_PENDING_CARD], c[v, V_PENDING_BY])
+        harm = -_event_delta(ti, tf, c, f, np.int64(c[v, V_PENDING_CARD]), np.int64(c[v, V_PENDING_BY]))
         return harm - tf[TF_ANSWER_COST + card]
     if step == _S_CURE:
         if op == _OP_PASS:
@@ -681,6 +685,6 @@ def _score_scout(ti: np.ndarray, tf: np.ndarray, c: np.ndarray, f: np.ndarray, k
     if ti[TI_IS_EVENT + kind]:
         if ti[TI_IS_LETTER + kind] and c[R_SCALARS, V_LETTERS] < 2:
             return 0.0
-        return _event_delta(ti, tf, c, f, kind, drawer)
+        return _event_delta(ti, tf, c, f, np.int64(kind), np.int64(drawer))
     value = _card_value(ti, tf, c, kind)
     return value if drawer == 0 else -tf[C_OPPONENT_CARD_SHARE] * value

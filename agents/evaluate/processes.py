@@ -1,0 +1,81 @@
+"""Worker processes that also work from a plain script without ``if __name__ == "__main__":``.
+
+Tournaments and checkpoint selection start their workers with ``spawn`` (forking a process whose torch threads
+run can deadlock the children). A spawned worker first re-imports the main module to find what the parent
+defined; a script that calls :func:`~agents.evaluate.tournament.run_tournament` at its top level, outside the
+guard, would then call it again in every worker, and Python stops each one with a long traceback about
+"bootstrapping". :func:`worker_count` spots that case before any worker starts, says so in one line, and plays
+in this process instead. A notebook, ``python -c`` and an interactive session have no main file to re-import,
+and keep their workers.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from types import FrameType
+
+GUARD_HINT = 'if __name__ == "__main__":'
+
+
+def unguarded_main_call() -> str | None:
+    """Where the main script calls into this code at its top level outside the ``__main__`` guard, or None.
+
+    Returns:
+        ``"path:line"`` of the top-level statement of the main script that this call comes from, when that
+        statement is not inside an ``if __name__ == "__main__":`` block (spawned workers would run it again);
+        None when the call is guarded, comes from no main file (a notebook, ``python -c``, a REPL), or the
+        script cannot be read (then the workers are tried as usual).
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or not isinstance(path, str):
+        return None
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and not (frame.f_globals is vars(main) and frame.f_code.co_name == "<module>"):
+        frame = frame.f_back
+    if frame is None:
+        return None  # called from elsewhere than the main module's top-level code (a worker, a test runner)
+    line = frame.f_lineno
+    try:
+        with open(path, encoding="utf-8") as file:
+            tree = ast.parse(file.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_main_guard(node.test):
+            end = node.end_lineno or node.lineno
+            if node.lineno <= line <= end:
+                return None
+    return f"{path}:{line}"
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"``, either way round."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    constants = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return len(names) == 1 and len(constants) == 1
+
+
+def worker_count(jobs: int, what: str) -> int:
+    """``jobs``, or 1 (with one line on stderr saying why) when spawned workers would re-run an unguarded script.
+
+    Args:
+        jobs: the worker processes asked for.
+        what: the function the user called, for the message ("run_tournament").
+    """
+    if jobs <= 1:
+        return jobs
+    where = unguarded_main_call()
+    if where is None:
+        return jobs
+    print(
+        f"{what}: playing in this process, not in {jobs} workers: {where} calls it outside "
+        f"`{GUARD_HINT}`, and each worker would run the script again; put the call under that line to use the workers",
+        file=sys.stderr,
+        flush=True,
+    )
+    return 1

@@ -1,0 +1,1 @@
+"""Example code that README and docs name (``examples.my_agents:MyAgent``); importable from the repository root."""

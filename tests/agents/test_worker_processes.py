@@ -1,0 +1,82 @@
+"""Tournaments started from a plain script: with the ``__main__`` guard in workers, without it in one process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from agents.evaluate.processes import _is_main_guard, worker_count
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CALL = """
+from agents.evaluate.tournament import run_tournament
+
+result = run_tournament(["random", "examples.my_agents:MyAgent"], num_players=2, deals=2, jobs=2)
+print("games", len(result.games))
+"""
+
+
+def _run_script(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    script = tmp_path / "my_tournament.py"
+    script.write_text(textwrap.dedent(source), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GUBS_QUIET_COMPILE="1")
+    return subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_a_script_without_the_guard_plays_in_one_process_and_says_why(tmp_path: Path) -> None:
+    result = _run_script(tmp_path, CALL)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "games 4"
+    assert "Traceback" not in result.stderr
+    [line] = [line for line in result.stderr.splitlines() if "run_tournament" in line]
+    assert "playing in this process, not in 2 workers" in line
+    assert 'my_tournament.py:4 calls it outside `if __name__ == "__main__":`' in line
+
+
+@pytest.mark.slow
+def test_a_script_with_the_guard_uses_its_workers(tmp_path: Path) -> None:
+    guarded = 'if __name__ == "__main__":\n' + textwrap.indent(CALL, "    ")
+    result = _run_script(tmp_path, guarded)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "games 4"
+    assert "run_tournament" not in result.stderr  # no fallback: the workers played
+
+
+@pytest.mark.slow
+def test_a_function_called_under_the_guard_counts_as_guarded(tmp_path: Path) -> None:
+    source = "def main():\n" + textwrap.indent(CALL, "    ") + '\n\nif "__main__" == __name__:\n    main()\n'
+    result = _run_script(tmp_path, source)
+    assert result.returncode == 0, result.stderr
+    assert "run_tournament" not in result.stderr
+
+
+def test_outside_a_main_script_the_workers_are_kept() -> None:
+    # pytest's own main module calls no tournament at its top level: the jobs asked for stay
+    assert worker_count(3, "run_tournament") == 3
+    assert worker_count(1, "run_tournament") == 1
+
+
+@pytest.mark.parametrize(
+    ("test", "guard"),
+    [
+        ('__name__ == "__main__"', True),
+        ('"__main__" == __name__', True),
+        ('__name__ != "__main__"', False),
+        ('__name__ == "__mp_main__"', False),
+        ("x == '__main__'", False),
+    ],
+)
+def test_what_counts_as_the_guard(test: str, guard: bool) -> None:
+    import ast
+
+    node = ast.parse(f"if {test}:\n    pass\n").body[0]
+    assert isinstance(node, ast.If)
+    assert _is_main_guard(node.test) is guard
