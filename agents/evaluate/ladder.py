@@ -160,7 +160,7 @@ def _plot(rows: list[LadderRow], players: list[int], path: Path) -> None:
         mine = [r for r in rows if r.agent == agent and r.win_rate_vs_baseline is not None]
         if mine:
             by_size.plot([r.players for r in mine], [r.win_rate_vs_baseline for r in mine], marker="o", label=agent)
-    by_size.plot(players, [1 / n for n in players], "k:", label="chance (1/N)")
+    by_size.plot(players, [1 / n for n in players], "k_:", markersize=14, label="chance (1/N)")
     by_size.set(xlabel="players", ylabel="win rate vs a field of heuristics", xticks=players)
     by_size.legend(fontsize=7)
     timed = [r for r in rows if r.median_ms is not None and r.win_rate_vs_baseline is not None]
@@ -168,8 +168,12 @@ def _plot(rows: list[LadderRow], players: list[int], path: Path) -> None:
         mine = [r for r in timed if r.players == n]
         by_time.scatter([r.median_ms for r in mine], [r.win_rate_vs_baseline for r in mine], label=f"{n}p")
         for r in mine:
-            by_time.annotate(r.agent.removeprefix("search"), (r.median_ms, r.win_rate_vs_baseline), fontsize=6)
-    by_time.set(xlabel="median decision time (ms, one core)", ylabel="win rate vs heuristics", xscale="log")
+            by_time.annotate(r.agent, (r.median_ms, r.win_rate_vs_baseline), fontsize=6)
+    times = [r.median_ms for r in timed if r.median_ms]
+    wide = bool(times) and max(times) > 10 * min(times)  # a log scale only where the times span a decade
+    by_time.set(xlabel="median decision time (ms, one core)", ylabel="win rate vs heuristics")
+    by_time.set_xscale("log" if wide else "linear")
+    by_time.set_ylim(0, 1.05)
     by_time.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -47,7 +47,7 @@ from gubs_env.engine import IllegalActionError
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.positions.serialize import brief
 from gubs_env.fast import SKIP, FastGames, sample_legal
-from gubs_env.fast.rng import RNG_WORDS, seed_pcg64
+from gubs_env.fast.core.rng import RNG_WORDS, seed_pcg64
 
 LEARNER, RANDOM, HEURISTIC, SNAPSHOT = 0, 1, 2, 3
 """What plays a seat, per game (:attr:`FastSelfPlayVecEnv.seat_kinds`); any other agent plays as HEURISTIC does.

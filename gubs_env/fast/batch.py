@@ -26,11 +26,11 @@ from gubs_env.engine.game import check_player_count
 from gubs_env.engine.options import LETTER_PLACEMENTS, MAX_TURNS_LIMIT, RuleOptions
 from gubs_env.engine.state import Step
 from gubs_env.fast import kernels
-from gubs_env.fast import layout as L
 from gubs_env.fast.boundary import bounded, clipped_into, integers, readonly_view, shown, writable_out
 from gubs_env.fast.convert import row_to_dict, state_to_row
-from gubs_env.fast.rng import RNG_WORDS
-from gubs_env.fast.rules import hand_size, score, winners_into
+from gubs_env.fast.core import layout as L
+from gubs_env.fast.core.rng import RNG_WORDS
+from gubs_env.fast.core.rules import hand_size, score, winners_into
 
 SKIP = -1
 """Action id that leaves a game as it is in :meth:`FastGames.step`."""
@@ -163,12 +163,12 @@ class FastGames:
 
     @property
     def states(self) -> np.ndarray:
-        """int32 ``(N, ROW)``, read-only: each game's position (:mod:`gubs_env.fast.layout`)."""
+        """int32 ``(N, ROW)``, read-only: each game's position (:mod:`gubs_env.fast.core.layout`)."""
         return self._views["states"]
 
     @property
     def rngs(self) -> np.ndarray:
-        """uint64 ``(N, 6)``, read-only: each game's random generator (:mod:`gubs_env.fast.rng`)."""
+        """uint64 ``(N, 6)``, read-only: each game's random generator (:mod:`gubs_env.fast.core.rng`)."""
         return self._views["rngs"]
 
     @property

@@ -17,8 +17,8 @@ from gubs_env.engine.cards import BARRICADES, CARDS, RINGS, Kind
 from gubs_env.engine.options import LETTER_PLACEMENTS
 from gubs_env.engine.positions.serialize import FORMAT_VERSION, action_to_dict
 from gubs_env.engine.state import GameState, Step
-from gubs_env.fast import layout as L
-from gubs_env.fast.rng import state_from_numpy, state_to_numpy
+from gubs_env.fast.core import layout as L
+from gubs_env.fast.core.rng import state_from_numpy, state_to_numpy
 
 NAMES = tuple(spec.name for spec in CARDS)
 STEP_NAMES = tuple(step.name.lower() for step in Step)

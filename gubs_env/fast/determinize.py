@@ -47,11 +47,11 @@ from gubs_env.engine.positions.determinize import (
     window_demands,
 )
 from gubs_env.engine.state import Step
-from gubs_env.fast import layout as L
-from gubs_env.fast import tables as T
 from gubs_env.fast.convert import state_to_row
-from gubs_env.fast.rng import RNG_WORDS, next_uint64, random_interval, seed_pcg64
-from gubs_env.fast.rules import _can_cancel, _can_cure, _can_flop, hand_size
+from gubs_env.fast.core import layout as L
+from gubs_env.fast.core import tables as T
+from gubs_env.fast.core.rng import RNG_WORDS, next_uint64, random_interval, seed_pcg64
+from gubs_env.fast.core.rules import _can_cancel, _can_cure, _can_flop, hand_size
 from gubs_env.support.cli import CommandParser, player_count, positive_int, run_command
 
 _LETTER_SET = frozenset(int(k) for k in LETTERS)

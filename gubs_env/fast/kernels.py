@@ -11,12 +11,12 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from gubs_env.fast import layout as L
-from gubs_env.fast import tables as T
-from gubs_env.fast.jit import NO_REFCOUNT, pure
-from gubs_env.fast.observe import encode
-from gubs_env.fast.rng import seed_pcg64
-from gubs_env.fast.rules import advance, legal_mask, new_game, winners_into
+from gubs_env.fast.core import layout as L
+from gubs_env.fast.core import tables as T
+from gubs_env.fast.core.jit import NO_REFCOUNT, pure
+from gubs_env.fast.core.observe import encode
+from gubs_env.fast.core.rng import seed_pcg64
+from gubs_env.fast.core.rules import advance, legal_mask, new_game, winners_into
 from gubs_env.support.compiling import announce_compiling
 
 N_ACTIONS = T.N_ACTIONS
@@ -166,7 +166,7 @@ def step_kernel(
         _write_view(g, actor, mask, legal, obs, np.int64(i), no_ids)
 
 
-@nb.njit(cache=True, **NO_REFCOUNT)  # see gubs_env.fast.jit
+@nb.njit(cache=True, **NO_REFCOUNT)  # see gubs_env.fast.core.jit
 def _splitmix(state: np.ndarray, i: int) -> np.uint64:
     """A small, fast generator for choosing random actions (not the game's own generator)."""
     state[i] += np.uint64(0x9E3779B97F4A7C15)

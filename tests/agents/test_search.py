@@ -20,9 +20,9 @@ from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game, Step
 from gubs_env.engine.positions.determinize import knowledge, sample_world
-from gubs_env.fast import layout as L
 from gubs_env.fast.convert import state_to_row
-from gubs_env.fast.rng import seed_pcg64
+from gubs_env.fast.core import layout as L
+from gubs_env.fast.core.rng import seed_pcg64
 from tests.helpers import table
 
 TINY = "worlds=3,top=3,z=0"

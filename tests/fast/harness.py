@@ -15,8 +15,8 @@ from gubs_env.engine.actions import Op
 from gubs_env.engine.cards import EVENTS, Kind
 from gubs_env.engine.state import Step
 from gubs_env.fast import FastGames
-from gubs_env.fast import layout as L
 from gubs_env.fast.convert import canonical_row, state_to_row
+from gubs_env.fast.core import layout as L
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
 TALLY: Counter[str] = Counter()

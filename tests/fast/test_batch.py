@@ -13,8 +13,8 @@ from gubs_env.engine import Game, IllegalActionError, InvalidStateError
 from gubs_env.engine.positions import position
 from gubs_env.engine.state import Step
 from gubs_env.fast import FastGames, max_threads, random_games, sample_legal
-from gubs_env.fast import layout as L
-from gubs_env.fast.rules import legal_mask
+from gubs_env.fast.core import layout as L
+from gubs_env.fast.core.rules import legal_mask
 from tests.fast.harness import assert_same, assert_view
 
 

@@ -29,10 +29,10 @@ from gubs_env.engine.positions.determinize import Knowledge, knowledge
 from gubs_env.engine.positions.determinize import _answer_kinds as det_answer_kinds
 from gubs_env.engine.rules import cancel_answers, flop_answers
 from gubs_env.fast import determinize as fd
-from gubs_env.fast import layout as L
 from gubs_env.fast.convert import NAMES, row_to_dict, state_to_row
-from gubs_env.fast.observe import encode as fast_encode
-from gubs_env.fast.rules import legal_mask
+from gubs_env.fast.core import layout as L
+from gubs_env.fast.core.observe import encode as fast_encode
+from gubs_env.fast.core.rules import legal_mask
 from tests.engine import test_determinize as ref
 
 PLAYER_COUNTS = range(2, 7)

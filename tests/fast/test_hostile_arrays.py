@@ -26,7 +26,7 @@ from gubs_env import InvalidStateError
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine import Game, IllegalActionError
 from gubs_env.fast import FastGames, kernels, sample_legal
-from gubs_env.fast import layout as L
+from gubs_env.fast.core import layout as L
 
 N = 4
 ARRAYS = ("states", "rngs", "seeds", "actor", "mask", "obs", "rewards", "terminated", "truncated")

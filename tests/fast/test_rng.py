@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gubs_env.fast import rng as R
+from gubs_env.fast.core import rng as R
 
 SEEDS = [0, 1, 2, 7, 12345, 2**31, 2**32 - 1, 2**32, 2**40 + 5, 2**63, 2**64 - 1]
 

@@ -35,8 +35,8 @@ from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
 from gubs_env.engine.positions.determinize import knowledge, sample_world
 from gubs_env.engine.state import GameState
-from gubs_env.fast import layout as L
 from gubs_env.fast.convert import state_to_row
+from gubs_env.fast.core import layout as L
 
 
 @dataclass(frozen=True)

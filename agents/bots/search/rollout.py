@@ -13,11 +13,11 @@ import numba as nb
 import numpy as np
 
 from agents.bots.heuristic.decide import choose_among, new_scratch
-from gubs_env.fast import layout as L
-from gubs_env.fast import tables as T
-from gubs_env.fast.observe import encode
-from gubs_env.fast.rng import seed_pcg64
-from gubs_env.fast.rules import advance, legal_mask, score, winners_into
+from gubs_env.fast.core import layout as L
+from gubs_env.fast.core import tables as T
+from gubs_env.fast.core.observe import encode
+from gubs_env.fast.core.rng import seed_pcg64
+from gubs_env.fast.core.rules import advance, legal_mask, score, winners_into
 
 MARGIN_WEIGHT = 0.05
 """Weight of the final score margin (own score minus the best other, in points) added to a playout's win share.

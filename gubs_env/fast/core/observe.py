@@ -9,10 +9,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from gubs_env.fast import layout as L
-from gubs_env.fast import tables as T
-from gubs_env.fast.jit import NO_REFCOUNT
-from gubs_env.fast.rules import barricades, hand_size
+from gubs_env.fast.core import layout as L
+from gubs_env.fast.core import tables as T
+from gubs_env.fast.core.jit import NO_REFCOUNT
+from gubs_env.fast.core.rules import barricades, hand_size
 
 NK = L.KINDS
 NS = L.SEATS
@@ -33,7 +33,7 @@ LETTER_KINDS = T.LETTER_KINDS
 
 
 no_refcount = nb.njit(cache=True, **NO_REFCOUNT)
-"""Compiled without reference counting (see :mod:`gubs_env.fast.jit`); the error model stays Python's."""
+"""Compiled without reference counting (see :mod:`gubs_env.fast.core.jit`); the error model stays Python's."""
 
 
 @nb.njit(cache=True, inline="always", **NO_REFCOUNT)

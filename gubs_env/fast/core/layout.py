@@ -1,7 +1,7 @@
 """Where each fact of a game sits in its row of the compiled engine's state matrix.
 
 One game is one row of ``int32`` (plus a row of six ``uint64`` for its random generator, see
-:mod:`gubs_env.fast.rng`). Lists of the reference engine (deck, queue, picks, ...) are a fixed-size block
+:mod:`gubs_env.fast.core.rng`). Lists of the reference engine (deck, queue, picks, ...) are a fixed-size block
 and a length. Every offset is a plain module constant, so numba folds it into the compiled code.
 """
 

@@ -1,8 +1,8 @@
 """The rules of Gubs, compiled: set-up, legal action ids, and the transition of one game row.
 
 This is a line-by-line re-implementation of :mod:`gubs_env.engine.setup`, ``rules``, ``effects`` and
-``events`` over one ``int32`` row (:mod:`gubs_env.fast.layout`) and its generator row
-(:mod:`gubs_env.fast.rng`). Function names follow the reference so that the two read side by side; the
+``events`` over one ``int32`` row (:mod:`gubs_env.fast.core.layout`) and its generator row
+(:mod:`gubs_env.fast.core.rng`). Function names follow the reference so that the two read side by side; the
 reference stays the specification, and the differential tests in ``tests/fast`` hold the two together.
 Actions are the environment's action ids (:mod:`gubs_env.encoding.action_table`).
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from gubs_env.fast import layout as L
-from gubs_env.fast import tables as T
-from gubs_env.fast.jit import NO_REFCOUNT, pure
-from gubs_env.fast.rng import integers, shuffle
+from gubs_env.fast.core import layout as L
+from gubs_env.fast.core import tables as T
+from gubs_env.fast.core.jit import NO_REFCOUNT, pure
+from gubs_env.fast.core.rng import integers, shuffle
 
 NK = L.KINDS
 NS = L.SEATS
@@ -80,7 +80,7 @@ BARRICADE_KINDS = T.BARRICADE_KINDS
 OP_DECLINE_ID, OP_END_ID, OP_PASS_ID, OP_STOP_ID = T.ID_DECLINE, T.ID_END_TURN, T.ID_PASS, T.ID_STOP
 
 jit = nb.njit(cache=True, error_model="numpy")
-"""For set-up, which allocates: numpy's error model, as :data:`~gubs_env.fast.jit.pure` (every other rule)."""
+"""For set-up, which allocates: numpy's error model, as :data:`~gubs_env.fast.core.jit.pure` (every other rule)."""
 
 
 # --- small reads -----------------------------------------------------------------------------------
@@ -475,7 +475,7 @@ def _set_queue(g: np.ndarray, seats: int, size: int) -> None:
 def _pack_seat(seats: int, size: int, seat: int) -> int:
     """``seats`` with ``seat`` as its entry number ``size``.
 
-    A list of seats in one int, where an array would need an allocation (see :mod:`gubs_env.fast.jit`).
+    A list of seats in one int, where an array would need an allocation (see :mod:`gubs_env.fast.core.jit`).
     """
     return seats | (seat << (SEAT_SHIFT * size))
 

@@ -21,7 +21,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from gubs_env.fast.jit import NO_REFCOUNT
+from gubs_env.fast.core.jit import NO_REFCOUNT
 
 RNG_WORDS = 6
 ST_HI, ST_LO, INC_HI, INC_LO, HAS32, UINT32 = range(RNG_WORDS)
@@ -89,7 +89,7 @@ def next_uint32(rng: np.ndarray) -> np.uint64:
     return value & _MASK32
 
 
-@nb.njit(cache=True, **NO_REFCOUNT)  # see gubs_env.fast.jit
+@nb.njit(cache=True, **NO_REFCOUNT)  # see gubs_env.fast.core.jit
 def random_interval(rng: np.ndarray, upper: int) -> int:
     """A uniform int in ``[0, upper]`` by masked rejection (what ``shuffle`` and ``permutation`` draw)."""
     if upper == 0:
@@ -104,7 +104,7 @@ def random_interval(rng: np.ndarray, upper: int) -> int:
     return np.int64(value)
 
 
-@nb.njit(cache=True, **NO_REFCOUNT)  # see gubs_env.fast.jit
+@nb.njit(cache=True, **NO_REFCOUNT)  # see gubs_env.fast.core.jit
 def integers(rng: np.ndarray, high: int) -> int:
     """``Generator.integers(high)``: a uniform int in ``[0, high)`` by Lemire's method on 32-bit draws."""
     if high <= 1:
@@ -120,7 +120,7 @@ def integers(rng: np.ndarray, high: int) -> int:
     return np.int64(product >> _SH32)
 
 
-@nb.njit(cache=True, **NO_REFCOUNT)  # see gubs_env.fast.jit
+@nb.njit(cache=True, **NO_REFCOUNT)  # see gubs_env.fast.core.jit
 def shuffle(rng: np.ndarray, values: np.ndarray, length: int) -> None:
     """``Generator.shuffle`` of ``values[:length]`` (Fisher-Yates from the end)."""
     for i in range(length - 1, 0, -1):
