@@ -42,3 +42,21 @@ def test_the_first_free_folder_skips_taken_ones(tmp_path):
     taken = {tmp_path / "run", tmp_path / "run-2"}
     assert first_free_folder(tmp_path / "run", taken.__contains__) == tmp_path / "run-3"
     assert first_free_folder(tmp_path / "other", taken.__contains__) == tmp_path / "other"
+
+
+def test_an_atomic_write_to_a_device_or_pipe_writes_through_and_keeps_it(tmp_path):
+    # renaming a temporary file over /dev/null would replace the device (root may): a pipe stands in for it here
+    import stat
+    import threading
+
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()))
+    reader.start()
+    write_atomically(pipe, b"record")
+    reader.join(timeout=10)
+    assert received == [b"record"]
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temporary file left beside it

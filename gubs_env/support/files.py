@@ -31,8 +31,16 @@ def read_bounded(path: str | Path, limit: int) -> bytes:
 
 
 def write_atomically(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``."""
+    """Write ``data`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``.
+
+    A ``path`` that exists and is not a regular file (``/dev/null``, a named pipe, a terminal) is written
+    through instead: renaming over it would replace the device itself, and for root that is allowed.
+    """
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        with path.open("wb") as file:
+            file.write(data)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     with tmp.open("wb") as file:
