@@ -17,6 +17,7 @@ time only: start-up and evaluations excluded) and the peak resident memory of th
 
 from __future__ import annotations
 
+import logging
 import re
 import subprocess
 import sys
@@ -186,14 +187,14 @@ def measure_sampling(layout: str, runners: int, engines: list[str], seconds: flo
 
     cluster = None
     if layout == "local":
-        ray.init(num_cpus=runners + 1, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+        ray.init(num_cpus=runners + 1, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     else:
         from ray.cluster_utils import Cluster
 
         cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
         cluster.add_node(num_cpus=runners - 1)  # one runner per node: each asks for a whole CPU
         runtime_env = {"py_modules": _project_packages()}
-        ray.init(address=cluster.address, runtime_env=runtime_env, log_to_driver=False, logging_level="WARNING")
+        ray.init(address=cluster.address, runtime_env=runtime_env, log_to_driver=False, logging_level=logging.WARNING)
     measured = []
     try:
         with tempfile.TemporaryDirectory() as folder:
