@@ -1,4 +1,12 @@
-"""Throughput and memory of RLlib training with 0, 1, 2 env runners, beside train.py's default backend.
+"""Env-runner sampling rates on both engines, and throughput and memory of RLlib training, beside train.py's default.
+
+``python -m agents.rllib.bench --part sampling`` measures what the env runners alone sustain, with no learning in
+between: for each layout (1 env runner and 2 on a local Ray, then 2 on a local two-node cluster, one runner on
+each node, with the code shipped to the workers as on a real cluster) and each engine (``--engine reference``:
+RLlib's own runner over the readable engine, 8 envs per runner; ``--engine fast``: the compiled engine's batch
+runner, 64 games per runner), the env steps all runners sample together per second of wall time, the runners
+sampling in parallel (``foreach_env_runner``), after one warm-up round. It prints a table with the fast engine's
+ratio to the reference in each layout.
 
 ``python -m agents.rllib.bench --minutes 1.5`` runs, one after the other, ``train.py`` (the sb3 backend) and
 ``train.py --backend rllib`` with each ``--env-runners`` count for the same wall-clock budget, each in a fresh
@@ -9,6 +17,7 @@ time only: start-up and evaluations excluded) and the peak resident memory of th
 
 from __future__ import annotations
 
+import logging
 import re
 import subprocess
 import sys
@@ -17,8 +26,13 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from gubs_env.support.cli import CommandParser, non_negative_int, positive_float, run_command
+
+LAYOUTS = (("local", 1), ("local", 2), ("two-node cluster", 2))
+"""Where the sampling runs: (Ray layout, env runners)."""
+ENGINES = ("reference", "fast")
 
 _RLLIB_RATE = re.compile(r"([\d,]+) learner steps/s, ([\d,]+) env steps/s")
 _SB3_RATE = re.compile(r"trained [\d,]+ timesteps in [\d.]+ min \(([\d,]+) steps/s\)")
@@ -115,10 +129,14 @@ def runs(minutes: float, runner_counts: list[int], folder: Path) -> list[Run]:
     out = [
         Run("train.py (sb3, default)", [*sb3, "--eval-games", "20", "--out", str(folder / "sb3")]),
     ]
-    for count in runner_counts:
-        command = [sys.executable, "train.py", "--backend", "rllib", "--minutes", str(minutes)]
-        command += ["--env-runners", str(count), "--eval-every", "0", "--eval-games", "20"]
-        out.append(Run(f"rllib, {count} env runners", [*command, "--out", str(folder / f"rllib-{count}")]))
+    rllib = [sys.executable, "train.py", "--backend", "rllib", "--minutes", str(minutes)]
+    rllib += ["--eval-every", "0", "--eval-games", "20"]
+    # the reference engine once (RLlib's own runner, what train.py --backend rllib ran before), then the fast one
+    for engine, counts in (("reference", [1]), ("fast", runner_counts)):
+        for count in counts:
+            command = [*rllib, "--engine", engine, "--env-runners", str(count)]
+            label = f"rllib {engine}, {count} env runners"
+            out.append(Run(label, [*command, "--out", str(folder / f"rllib-{engine}-{count}")]))
     return out
 
 
@@ -140,18 +158,109 @@ def report(measured: list[Run]) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class Sampling:
+    """One sampling measurement: env steps all runners sampled in ``seconds`` of wall time."""
+
+    layout: str
+    runners: int
+    engine: str
+    steps: int = 0
+    seconds: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        """Env steps per second, all runners together."""
+        return self.steps / self.seconds if self.seconds else 0.0
+
+
+def _sampled_steps(env_runner: Any) -> int:
+    """In an env runner: one ``sample()`` call as training makes it; the env steps it returned."""
+    return sum(episode.env_steps() for episode in env_runner.sample())
+
+
+def measure_sampling(layout: str, runners: int, engines: list[str], seconds: float) -> list[Sampling]:
+    """Start Ray in ``layout``, then time each engine's env runners sampling for about ``seconds``."""
+    import ray
+
+    from agents.rllib.train import _project_packages, build_config, parse_args
+
+    cluster = None
+    if layout == "local":
+        ray.init(num_cpus=runners + 1, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+    else:
+        from ray.cluster_utils import Cluster
+
+        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+        cluster.add_node(num_cpus=runners - 1)  # one runner per node: each asks for a whole CPU
+        runtime_env = {"py_modules": _project_packages()}
+        ray.init(address=cluster.address, runtime_env=runtime_env, log_to_driver=False, logging_level=logging.WARNING)
+    measured = []
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            for engine in engines:
+                args = parse_args(["--engine", engine, "--env-runners", str(runners), "--out", folder])
+                algorithm = build_config(args).build_algo()
+                try:
+                    group = algorithm.env_runner_group
+                    group.foreach_env_runner(_sampled_steps, local_env_runner=False)  # warm-up: deals, compiled code
+                    result = Sampling(layout, runners, engine)
+                    start = time.perf_counter()
+                    while time.perf_counter() - start < seconds:
+                        result.steps += sum(group.foreach_env_runner(_sampled_steps, local_env_runner=False))
+                    result.seconds = time.perf_counter() - start
+                finally:
+                    algorithm.stop()
+                print(f"  {engine}: {result.rate:,.0f} env steps/s ({result.steps:,} in {result.seconds:.1f} s)")
+                measured.append(result)
+    finally:
+        ray.shutdown()
+        if cluster is not None:
+            cluster.shutdown()
+    return measured
+
+
+def sampling_report(measured: list[Sampling]) -> str:
+    """A Markdown table: env steps/s per layout and engine, and the fast engine's ratio to the reference."""
+    engines = list(dict.fromkeys(m.engine for m in measured))
+    rows: dict[tuple[str, int], dict[str, float]] = {}
+    for m in measured:
+        rows.setdefault((m.layout, m.runners), {})[m.engine] = m.rate
+    lines = ["| layout | env runners | " + " | ".join(f"{e} env steps/s" for e in engines) + " | fast / reference |"]
+    lines.append("|---|---:|" + "---:|" * (len(engines) + 1))
+    for (layout, runners), rates in rows.items():
+        ratio = rates["fast"] / rates["reference"] if rates.get("reference") and "fast" in rates else None
+        cells = [f"{rates[e]:,.0f}" if e in rates else "-" for e in engines]
+        cells.append("-" if ratio is None else f"{ratio:.1f}x")
+        lines.append(f"| {layout} | {runners} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Measure and print the table."""
+    """Measure and print the tables."""
     parser = CommandParser(prog="python -m agents.rllib.bench", description=__doc__.split("\n")[0])
-    parser.add_argument("--minutes", type=positive_float, default=1.5, help="training budget of each run")
+    parser.add_argument(
+        "--part", choices=("all", "sampling", "training"), default="all", help="what to measure (default: all)"
+    )
+    parser.add_argument("--minutes", type=positive_float, default=1.5, help="training budget of each training run")
     parser.add_argument("--env-runners", type=non_negative_int, nargs="+", default=[0, 1, 2])
+    parser.add_argument(
+        "--sample-seconds", type=positive_float, default=30.0, help="sampling time of each engine and layout"
+    )
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as folder:
-        measured = []
-        for run in runs(args.minutes, args.env_runners, Path(folder)):
-            print(f"measuring {run.label}: {' '.join(run.command[1:])}", flush=True)
-            measured.append(measure(run))
-    print(report(measured))
+    if args.part in ("all", "sampling"):
+        sampled = []
+        for layout, runners in LAYOUTS:
+            print(f"sampling on {layout} Ray, {runners} env runner(s), {args.sample_seconds:g} s each", flush=True)
+            sampled += measure_sampling(layout, runners, list(ENGINES), args.sample_seconds)
+        print(sampling_report(sampled), flush=True)
+    if args.part in ("all", "training"):
+        with tempfile.TemporaryDirectory() as folder:
+            measured = []
+            for run in runs(args.minutes, args.env_runners, Path(folder)):
+                print(f"measuring {run.label}: {' '.join(run.command[1:])}", flush=True)
+                measured.append(measure(run))
+        print(report(measured))
     return 0
 
 

@@ -11,127 +11,114 @@ An observation is ``{"observations": float32[OBS_SIZE], "action_mask": float32[N
 action-masking modules read. An action id that is in the space but not legal now ends the game with -1 for the
 seat that chose it and 0 for the others, as the PettingZoo ``env()`` does: a policy that masks never sees it,
 and RLlib's environment check (which steps unmasked random actions) runs through.
+
+The config's ``engine`` picks who plays the game: ``"reference"`` (the default), the readable engine
+(:class:`gubs_env.engine.Game`), or ``"fast"``, the compiled engine (:mod:`gubs_env.fast`, through one slot of
+:class:`~agents.rllib.fast_tables.FastTables`). Both give the same episodes for a seed: the same deals, agents,
+observations, masks and rewards. One game at a time the readable engine is the quicker; training plays all of an
+env runner's games in one batch of the compiled engine through :class:`~agents.rllib.runner.FastEnvRunner`, which
+steps :class:`~agents.rllib.fast_tables.FastTables` itself (docs/rllib.md).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from agents.rllib.seats import (
+    ILLEGAL_REWARD,
+    MASK_KEY,
+    OBS_KEY,
+    AgentDict,
+    StepResult,
+    action_id,
+    agent_id,
+    deal,
+    engine_of,
+    game_over,
+    illegal_end,
+    observation,
+    observation_space,
+    parse_agent_id,
+    playing,
+    possible_agents,
+    rule_options_of,
+    table_sizes,
+)
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
-from gubs_env.encoding.observation import OBS_SIZE, encode
+from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
-from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 
-OBS_KEY = "observations"
-MASK_KEY = "action_mask"
-ILLEGAL_REWARD = -1.0
-
-AgentDict = dict[Any, Any]
-"""RLlib's ``MultiAgentDict``: agent id to a value."""
-StepResult = tuple[AgentDict, AgentDict, AgentDict, AgentDict, AgentDict]
-"""Observations, rewards, terminateds, truncateds and infos, each by agent id."""
-_AGENT_ID = re.compile(r"seat_(\d)_of_(\d)")
-
-
-def agent_id(seat: int, num_players: int) -> str:
-    """The agent id of ``seat`` at a ``num_players`` table."""
-    return f"seat_{seat}_of_{num_players}"
-
-
-def parse_agent_id(name: str) -> tuple[int, int]:
-    """``(seat, num_players)`` of an agent id made by :func:`agent_id`.
-
-    Raises:
-        ValueError: ``name`` is not such an id.
-    """
-    found = _AGENT_ID.fullmatch(name) if isinstance(name, str) else None
-    if found is None:
-        raise ValueError(f"not a Gubs agent id (seat_<seat>_of_<players>): {name!r}")
-    seat, players = int(found[1]), int(found[2])
-    if not (MIN_PLAYERS <= players <= MAX_PLAYERS and seat < players):
-        raise ValueError(f"no seat {seat} at a {players}-player table: {name!r}")
-    return seat, players
-
-
-def observation_space() -> spaces.Dict:
-    """One agent's observation space (the same for every seat and table size)."""
-    return spaces.Dict(
-        {
-            OBS_KEY: spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-            MASK_KEY: spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
-        }
-    )
-
-
-def table_sizes(config: Mapping[str, Any]) -> list[int]:
-    """The ``players`` entry of an env config, checked: a non-empty list of sizes from 2 to 6.
-
-    Raises:
-        ValueError: a missing, empty or out-of-range list.
-    """
-    players = config.get("players", [2])
-    if isinstance(players, (int, np.integer)) and not isinstance(players, bool):
-        players = [players]
-    if not isinstance(players, Sequence) or isinstance(players, str) or not players:
-        raise ValueError(f"players must be a non-empty list of table sizes, not {players!r}")
-    for size in players:
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-            raise ValueError(f"a table size is an int from {MIN_PLAYERS} to {MAX_PLAYERS}, not {size!r}")
-        if not MIN_PLAYERS <= size <= MAX_PLAYERS:
-            raise ValueError(f"a table size is from {MIN_PLAYERS} to {MAX_PLAYERS}, not {size}")
-    return [int(size) for size in players]
+__all__ = [
+    "ILLEGAL_REWARD",
+    "MASK_KEY",
+    "OBS_KEY",
+    "AgentDict",
+    "GubsMultiAgentEnv",
+    "StepResult",
+    "agent_id",
+    "observation_space",
+    "parse_agent_id",
+    "table_sizes",
+]
 
 
 class GubsMultiAgentEnv(MultiAgentEnv):
     """Gubs for RLlib: one agent per seat, only the seat to decide observes.
 
     Args:
-        config: ``players`` (list of table sizes, default ``[2]``) and ``rule_options`` (engine rule options,
-            e.g. ``{"max_turns": 500}``); RLlib passes its ``EnvContext`` here.
+        config: ``players`` (list of table sizes, default ``[2]``), ``rule_options`` (engine rule options,
+            e.g. ``{"max_turns": 500}``) and ``engine`` (``"reference"``, the default, or ``"fast"``); RLlib
+            passes its ``EnvContext`` here.
 
     Raises:
-        ValueError: a bad table size or rule option.
+        ValueError: a bad table size, rule option or engine.
     """
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         if config is not None and not isinstance(config, Mapping):
-            raise ValueError(f"the env config is a mapping (players, rule_options), not {config!r}")
+            raise ValueError(f"the env config is a mapping (players, rule_options, engine), not {config!r}")
         config = dict(config or {})
         self.sizes = table_sizes(config)
-        rule_options = config.get("rule_options", {})
-        if not isinstance(rule_options, Mapping) or not all(isinstance(key, str) for key in rule_options):
-            raise ValueError(f"rule_options is a mapping of option names to values, not {rule_options!r}")
-        self.rule_options = dict(rule_options)
-        Game(self.sizes[0], seed=0, record_log=False, **self.rule_options)  # the engine checks the options
-        self.possible_agents = [agent_id(seat, n) for n in sorted(set(self.sizes)) for seat in range(n)]
+        self.rule_options = rule_options_of(config)
+        self.engine = engine_of(config)
+        self._play: _ReferenceGame | _FastGame = (
+            _FastGame(self.sizes, self.rule_options)
+            if self.engine == "fast"
+            else _ReferenceGame(self.sizes, self.rule_options)
+        )
+        self.possible_agents = list[Any](possible_agents(self.sizes))
         self.agents = []
         one = observation_space()
         self.observation_spaces = dict.fromkeys(self.possible_agents, one)
         self.action_spaces = {name: spaces.Discrete(NUM_ACTIONS) for name in self.possible_agents}
-        self._rng = np.random.default_rng()
-        self._codecs = {n: ActionCodec(n) for n in set(self.sizes)}
-        self.game: Game | None = None
-        self._seen: set[int] = set()
+        self._started = False
         self._finished = False
         """The game ended, by its rules or by an illegal action."""
 
+    @property
+    def game(self) -> Game:
+        """The game being played, as a reference :class:`Game`.
+
+        The live game on the reference engine; on the fast one a copy (same position, same random future).
+
+        Raises:
+            RuntimeError: the env was not reset.
+        """
+        self._require_started()
+        return self._play.game()
+
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[AgentDict, AgentDict]:
         """Deal a new game at a table size drawn from ``players``; ``seed`` fixes the sizes and deals from now on."""
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        players = self.sizes[int(self._rng.integers(len(self.sizes)))]
-        self.game = Game(players, seed=int(self._rng.integers(2**63)), record_log=False, **self.rule_options)
-        self.agents = [agent_id(seat, players) for seat in range(players)]
-        self._seen = set()
-        self._finished = False
-        return self._to_act(), {}
+        observations = self._play.reset(seed)
+        self.agents = list[Any](self._play.names())
+        self._started, self._finished = True, False
+        return observations, {}
 
     def step(self, action_dict: AgentDict) -> StepResult:  # type: ignore[override]  # RLlib's signature
         """Apply the action of the seat to decide.
@@ -141,81 +128,99 @@ class GubsMultiAgentEnv(MultiAgentEnv):
             ValueError: ``action_dict`` holds anything but one action of the seat to decide, or the action is
                 not an id of the action space. Nothing changes.
         """
-        game = self._started()
+        self._require_started()
         if self._finished:
             raise RuntimeError("the game is over: call reset()")
-        seat = game.current_player
-        assert seat is not None  # a running game always has a player to decide
-        name = self.agents[seat]
+        name = self.agents[self._play.seat_to_act()]
         if not isinstance(action_dict, Mapping) or set(action_dict) != {name}:
             keys = sorted(map(str, action_dict)) if isinstance(action_dict, Mapping) else action_dict
             raise ValueError(f"expected an action for {name} only, got {keys!r}")
-        action = _action_id(action_dict[name])
-        legal = self._codecs[game.num_players].ids(game.legal_actions(), seat)
-        if action not in legal:
-            return self._end_illegal(seat, action)
-        game.apply(self._codecs[game.num_players].action(action, seat))
+        result = self._play.step(action_id(action_dict[name]))
+        self._finished = bool(result[2]["__all__"] or result[3]["__all__"])
+        return result
+
+    def _require_started(self) -> None:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+
+
+class _ReferenceGame:
+    """One game after another on the readable engine (the env's ``engine="reference"``)."""
+
+    def __init__(self, sizes: list[int], rule_options: dict[str, Any]) -> None:
+        Game(sizes[0], seed=0, record_log=False, **rule_options)  # the engine checks the options
+        self.sizes, self.rule_options = sizes, rule_options
+        self._rng = np.random.default_rng()
+        self._codecs = {n: ActionCodec(n) for n in set(sizes)}
+        self._game: Game | None = None
+        self._seen: set[int] = set()
+
+    def game(self) -> Game:
+        assert self._game is not None  # the env resets before it asks
+        return self._game
+
+    def names(self) -> list[str]:
+        return [agent_id(seat, self.game().num_players) for seat in range(self.game().num_players)]
+
+    def seat_to_act(self) -> int:
+        seat = self.game().current_player
+        assert seat is not None  # a running game always has a player to decide
+        return seat
+
+    def reset(self, seed: int | None) -> AgentDict:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        players, game_seed = deal(self._rng, self.sizes)
+        self._game = Game(players, seed=game_seed, record_log=False, **self.rule_options)
+        self._seen = set()
+        return self._to_act()
+
+    def step(self, action: int) -> StepResult:
+        game, seat = self.game(), self.seat_to_act()
+        codec = self._codecs[game.num_players]
+        if action not in codec.ids(game.legal_actions(), seat):
+            return illegal_end(self._final_observations(), self.names()[seat], action)
+        game.apply(codec.action(action, seat))
         if game.is_over:
-            self._finished = True
-            return self._end()
-        observations = self._to_act()
-        # RLlib wants a reward with every observation of an agent that has acted before: nothing until the end
-        return observations, dict.fromkeys(observations, 0.0), {"__all__": False}, {"__all__": False}, {}
+            return game_over(self._final_observations(), self.names(), game.winners(), game.truncated)
+        return playing(self._to_act())
 
     def _to_act(self) -> AgentDict:
-        game = self._started()
-        seat = game.current_player
-        assert seat is not None
+        game, seat = self.game(), self.seat_to_act()
         self._seen.add(seat)
-        return {self.agents[seat]: self._observe(seat, self._codecs[game.num_players].mask(game.legal_actions(), seat))}
-
-    def _observe(self, seat: int, mask: np.ndarray) -> dict[str, np.ndarray]:
-        return {OBS_KEY: encode(self._started().state, seat), MASK_KEY: mask.astype(np.float32)}
+        mask = self._codecs[game.num_players].mask(game.legal_actions(), seat)
+        return {self.names()[seat]: observation(encode(game.state, seat), mask)}
 
     def _final_observations(self) -> AgentDict:
         """Every seat that has observed gets a last observation (with an empty mask) to close its episode."""
         empty = np.zeros(NUM_ACTIONS, dtype=np.float32)
-        return {self.agents[seat]: self._observe(seat, empty) for seat in sorted(self._seen)}
-
-    def _end(self) -> StepResult:
-        """Every winner +1, every other seat -1; a truncated game (R23) gives 0 to all."""
-        game = self._started()
-        winners = set(game.winners())
-        truncated = game.truncated
-        rewards = {
-            self.agents[seat]: 0.0 if truncated else (1.0 if seat in winners else -1.0) for seat in sorted(self._seen)
-        }
-        infos = {name: {"winners": sorted(winners), "truncated": truncated} for name in rewards}
-        done = dict.fromkeys(rewards, True) | {"__all__": True}
-        not_done = dict.fromkeys(rewards, False) | {"__all__": False}
-        if truncated:
-            return self._final_observations(), rewards, not_done, done, infos
-        return self._final_observations(), rewards, done, not_done, infos
-
-    def _end_illegal(self, seat: int, action: int) -> StepResult:
-        """The seat that chose an illegal id loses the game alone: -1 for it, 0 for the others."""
-        self._finished = True
-        rewards = {self.agents[s]: ILLEGAL_REWARD if s == seat else 0.0 for s in sorted(self._seen)}
-        infos = {self.agents[seat]: {"illegal_action": action}}
-        done = dict.fromkeys(rewards, True) | {"__all__": True}
-        return self._final_observations(), rewards, done, dict.fromkeys(rewards, False) | {"__all__": False}, infos
-
-    def _started(self) -> Game:
-        if self.game is None:
-            raise RuntimeError("call reset() before step()")
-        return self.game
+        names = self.names()
+        return {names[seat]: observation(encode(self.game().state, seat), empty) for seat in sorted(self._seen)}
 
 
-def _action_id(action: Any) -> int:
-    """An action as an int id of the space.
+class _FastGame:
+    """One game after another on the compiled engine: slot 0 of a one-slot :class:`FastTables`."""
 
-    Raises:
-        ValueError: not an integer from 0 to ``NUM_ACTIONS - 1``.
-    """
-    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-        action = int(action)
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ValueError(f"an action is an int id from 0 to {NUM_ACTIONS - 1}, not {action!r}")
-    if not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action id {action} is outside 0..{NUM_ACTIONS - 1}")
-    return int(action)
+    def __init__(self, sizes: list[int], rule_options: dict[str, Any]) -> None:
+        from agents.rllib.fast_tables import FastTables  # numba loads only for this engine
+
+        self._tables = FastTables(1, sizes, rule_options)
+        self._actions = np.zeros(1, dtype=np.int64)
+
+    def game(self) -> Game:
+        return self._tables.export(0)
+
+    def names(self) -> list[str]:
+        return self._tables.names(0)
+
+    def seat_to_act(self) -> int:
+        return self._tables.seat_to_act(0)
+
+    def reset(self, seed: int | None) -> AgentDict:
+        return self._tables.reset([0], [seed])[0]
+
+    def step(self, action: int) -> StepResult:
+        self._actions[0] = action
+        result = self._tables.step(self._actions)[0]
+        assert result is not None  # the one slot acted
+        return result

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.rllib.seats import ENGINES
 from gubs_env.support.cli import (
     CommandParser,
     non_negative_float,
@@ -43,6 +44,8 @@ RUN_FILE = "run.json"
 POLICY_FILE = "policy.npz"
 RUN_FILE_LIMIT = 2**20
 """Largest run.json read (a real one is well under a kilobyte)."""
+ENVS_PER_RUNNER = {"fast": 64, "reference": 8}
+"""``--envs-per-runner`` by engine: the compiled engine's batch pays off with many games per call."""
 SETTINGS = {"players": [2], "p_random": 0.1, "p_heuristic": 0.4, "pool_size": 5, "hidden": [256, 256]}
 """What a run trains on and its network's shape, kept in run.json: ``--resume`` goes on with them."""
 
@@ -113,10 +116,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     cluster.add_argument("--env-runners", type=non_negative_int, default=1, help="env runner actors (default: 1)")
     cluster.add_argument(
+        "--engine",
+        choices=ENGINES,  # fast: FastEnvRunner; reference: RLlib's runner over the env on the readable engine
+        default="fast",
+        help="who plays the env runners' games: fast (the default: the compiled engine, all of a runner's games in "
+        "one batch, agents/rllib/runner.py) or reference (RLlib's own runner over the readable engine; docs/rllib.md)",
+    )
+    cluster.add_argument(
         "--envs-per-runner",
         type=positive_int,
-        default=8,
-        help="envs each env runner steps together, one batched forward pass for all (default: 8)",
+        default=None,
+        help="games each env runner steps together, one batched forward pass for all (default: 64 fast, 8 reference)",
     )
     cluster.add_argument(
         "--code-installed",
@@ -144,6 +154,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--verbose", action="store_true", help="show Ray's start-up and RLlib's info logging (default: warnings only)"
     )
     args = parser.parse_args(argv)
+    if args.envs_per_runner is None:
+        args.envs_per_runner = ENVS_PER_RUNNER[args.engine]
     if args.minutes is None and args.iterations is None:
         args.minutes = 10.0
     if args.address is not None and not args.address.strip():
@@ -255,6 +267,11 @@ def build_config(args: argparse.Namespace, callback: Any = None) -> Any:
             action_space=act_space,
             model_config={"agent": name, "seed": args.seed},
         )
+    runner: dict[str, Any] = {}
+    if args.engine == "fast":
+        from agents.rllib.runner import FastEnvRunner
+
+        runner["env_runner_cls"] = FastEnvRunner
     config = (
         PPOConfig()
         .environment(GubsMultiAgentEnv, env_config={"players": list(args.players)})
@@ -263,6 +280,7 @@ def build_config(args: argparse.Namespace, callback: Any = None) -> Any:
             num_env_runners=args.env_runners,
             num_envs_per_env_runner=args.envs_per_runner,
             num_cpus_per_env_runner=1,
+            **runner,
         )
         .learners(num_learners=0)
         .training(

@@ -9,17 +9,45 @@ import pytest
 from agents.rllib import bench
 
 
-@pytest.mark.parametrize("argv", [["--minutes", "0"], ["--minutes", "x"], ["--env-runners", "-1"], ["--bogus"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--minutes", "0"],
+        ["--minutes", "x"],
+        ["--env-runners", "-1"],
+        ["--bogus"],
+        ["--part", "x"],
+        ["--sample-seconds", "0"],
+    ],
+)
 def test_garbage_arguments_exit_with_status_2(argv):
     with pytest.raises(SystemExit) as exit_info:
         bench.main(argv)
     assert exit_info.value.code == 2
 
 
-def test_the_commands_measured_are_the_sb3_default_then_each_runner_count(tmp_path):
+def test_the_commands_measured_are_the_sb3_default_the_reference_engine_then_each_runner_count(tmp_path):
     runs = bench.runs(1.0, [0, 2], tmp_path)
-    assert [run.label for run in runs] == ["train.py (sb3, default)", "rllib, 0 env runners", "rllib, 2 env runners"]
-    assert "--backend" not in runs[0].command and runs[2].command[runs[2].command.index("--env-runners") + 1] == "2"
+    assert [run.label for run in runs] == [
+        "train.py (sb3, default)",
+        "rllib reference, 1 env runners",
+        "rllib fast, 0 env runners",
+        "rllib fast, 2 env runners",
+    ]
+    assert "--backend" not in runs[0].command and runs[3].command[runs[3].command.index("--env-runners") + 1] == "2"
+    assert [run.command[run.command.index("--engine") + 1] for run in runs[1:]] == ["reference", "fast", "fast"]
+
+
+def test_the_sampling_table_gives_the_fast_engines_ratio_per_layout():
+    measured = [
+        bench.Sampling("local", 1, "reference", 4000, 10.0),
+        bench.Sampling("local", 1, "fast", 30000, 10.0),
+        bench.Sampling("two-node cluster", 2, "reference", 6000, 10.0),
+    ]
+    lines = bench.sampling_report(measured).splitlines()
+    assert lines[0] == "| layout | env runners | reference env steps/s | fast env steps/s | fast / reference |"
+    assert lines[2] == "| local | 1 | 400 | 3,000 | 7.5x |"
+    assert lines[3] == "| two-node cluster | 2 | 600 | - | - |"
 
 
 def test_report_is_a_markdown_table_of_every_run():
