@@ -121,11 +121,7 @@ class SearchAgent(Agent):
         seat = game.current_player
         if seat is None:
             raise ValueError("the game is over: nobody is asked for an action")
-        ids = np.asarray(codec.ids(game.legal_actions(), seat), dtype=np.int64)
-        if ids.size == 1:
-            return int(ids[0])
-        scores = heuristic_scores(encode(game.state, seat), ids)
-        candidates = ids[np.argsort(-scores, kind="stable")[: self.settings.top]]
+        candidates = self.candidates(game, seat, codec)
         if candidates.size == 1:
             return int(candidates[0])
         start = time.perf_counter()
@@ -135,14 +131,28 @@ class SearchAgent(Agent):
         return int(choice)
 
     def _search(self, game: Game, seat: int, candidates: np.ndarray) -> int:
-        seed = int(self.rng.integers(2**62))
+        values = self.playout_values(game, seat, candidates, int(self.rng.integers(2**62)))
+        return int(candidates[_pick(values, self.settings.z)])
+
+    def playout_values(self, game: Game, seat: int, candidates: np.ndarray, seed: int) -> np.ndarray:
+        """``(worlds, len(candidates))``: ``seat``'s playout value of each candidate in each of this bot's worlds.
+
+        The worlds and the playouts depend on ``seed`` alone, so two bots given the same seed play the same
+        futures: :mod:`agents.evaluate.search_gap` compares the sampled worlds with the true one that way.
+        """
         worlds = np.empty((self.settings.worlds, L.ROW), dtype=np.int32)
         world_rngs = np.empty((self.settings.worlds, 6), dtype=np.uint64)
         for w, world in enumerate(self._worlds(game, seat, seed)):
             state_to_row(world, worlds[w], world_rngs[w])
         values = np.empty((self.settings.worlds, candidates.size), dtype=np.float64)
         candidate_values(worlds, world_rngs, candidates, seat, np.uint64(seed), TABLES.ints, TABLES.floats, values)
-        return int(candidates[_pick(values, self.settings.z)])
+        return values
+
+    def candidates(self, game: Game, seat: int, codec: ActionCodec) -> np.ndarray:
+        """The legal ids this bot would try at ``game``'s decision: the heuristic's best ``top``, its choice first."""
+        ids = np.asarray(codec.ids(game.legal_actions(), seat), dtype=np.int64)
+        scores = heuristic_scores(encode(game.state, seat), ids)
+        return ids[np.argsort(-scores, kind="stable")[: self.settings.top]]
 
     def _worlds(self, game: Game, seat: int, seed: int) -> Iterator[GameState]:
         """``worlds`` positions ``seat`` cannot tell from the real one, each with its own future.
