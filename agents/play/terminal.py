@@ -322,4 +322,3 @@ class Session:
 
     def _say(self, *lines: str) -> None:
         print(*lines, sep="\n", file=self.out)
-
