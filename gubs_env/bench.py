@@ -126,6 +126,9 @@ def env_table(players: list[int], seconds: int, engines: list[str], seed: int = 
         for engine in engines:
             rows[(f"gubs raw_env, {engine}", n)] = EnvRunner(lambda n=n, e=engine: gubs_env.raw_env(n, engine=e), seed)
             rows[(f"gubs env(), {engine}", n)] = EnvRunner(lambda n=n, e=engine: gubs_env.env(n, engine=e), seed)
+    for runner in rows.values():  # untimed: the first steps load code and caches, in one row more than another
+        runner.run(0.2)
+        runner.steps, runner.seconds = 0, 0.0
     for _ in tqdm(range(seconds), desc="environments", unit="round", disable=not progress, leave=False):
         for runner in rows.values():
             runner.run(1.0)
@@ -241,6 +244,10 @@ def warm_up_fast_engine() -> float:
     return time.perf_counter() - start
 
 
+POLICY_SHARE = 10
+"""The games with a policy at every seat are this share of the others (each decision leaves compiled code)."""
+
+
 class _RandomPolicy:
     """A batched policy callable that picks uniformly among the legal ids: what a network or bot would be."""
 
@@ -268,7 +275,8 @@ class FastFigures:
     seconds_one: float
     seconds_all: float
     seconds_policy: float
-    """Every seat a batched policy callable (:class:`_RandomPolicy`), one thread."""
+    """Every seat a batched policy callable (:class:`_RandomPolicy`), one thread: the first ``games //
+    POLICY_SHARE`` games, scaled to ``games``."""
     decisions: int
     cpu_one: float
     """CPU seconds of the one-thread run: on a shared, busy machine it estimates what an idle core would take."""
@@ -305,9 +313,10 @@ def fast_random_games(players: int, games: int, seed: int = 0) -> FastFigures:
     both, cpu_all = time.perf_counter() - start, time.process_time() - cpu
     if not all(np.array_equal(a, b) for a, b in zip(vars(results).values(), vars(again).values(), strict=True)):
         raise RuntimeError("the fast engine gave different games on different thread counts")
+    policy_games = max(1, games // POLICY_SHARE)
     start = time.perf_counter()
-    play_games(seeds, players, seats=[_RandomPolicy(seed)] * players)
-    policy = time.perf_counter() - start
+    play_games(seeds[:policy_games], players, seats=[_RandomPolicy(seed)] * players)
+    policy = (time.perf_counter() - start) * games / policy_games
     decisions = int(results.decisions.sum())
     return FastFigures(players, games, max_threads(), one, both, policy, decisions, cpu_one, cpu_all)
 

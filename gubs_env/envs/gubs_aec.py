@@ -189,7 +189,7 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         table = self._started()
-        table.step(checked_id(action))
+        table.step(action)
         self._cumulative_rewards[agent] = 0
         if table.actor < 0:
             self._finish(table)
@@ -268,10 +268,11 @@ class _ReferenceTable:
     def observe(self, seat: int) -> np.ndarray:
         return encode(self._game.state, seat)
 
-    def step(self, action_id: int) -> None:
+    def step(self, action: Any) -> None:
+        """Apply an id given as :func:`checked_id` takes it."""
         seat = self._game.current_player
         assert seat is not None  # a finished game's agents are terminated: the env never steps it
-        self._game.apply(self._codec.action(action_id, seat))
+        self._game.apply(self._codec.action(checked_id(action), seat))
 
 
 class _FastTable:
@@ -312,12 +313,13 @@ class _FastTable:
     def observe(self, seat: int) -> np.ndarray:
         return self._fast.observe(seat)
 
-    def step(self, action_id: int) -> None:
+    def step(self, action: Any) -> None:
+        """Apply an id given as :func:`checked_id` takes it (``FastGame.step`` checks it)."""
         try:
-            self._fast.step(action_id)
+            self._fast.step(action)
         except IllegalActionError:
             # the reference engine words the refusal, so that both engines say the same (a rare path)
-            self.game.apply(self._codec.action(action_id, self._fast.actor))
+            self.game.apply(self._codec.action(checked_id(action), self._fast.actor))
             raise
 
 

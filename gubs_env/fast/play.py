@@ -101,30 +101,24 @@ def play_games(
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
         raise ValueError(f"batch must be an int >= 1, not {brief_value(batch)}")
     set_threads(threads)
-    games = seed_array.shape[0]
-    slots = max(1, min(games, int(batch)))
-    table = _Table(slots, games)
-    setup = np.array([players, options.max_turns, LETTER_PLACEMENTS.index(options.letter_placement)], dtype=np.int64)
-    started = np.arange(min(slots, games), dtype=np.int64)
-    kernels.announce(kernels.reset_kernel, kernels.play_kernel)
-    kernels.reset_kernel(
-        table.states, table.rngs, started, seed_array[started], np.full(started.shape[0], players), setup[1], setup[2]
-    )
-    table.choosers[started] = seed_array[started]
-    table.slot_game[started] = started
-    while True:
-        table.play(seed_array, setup, random_seat)
-        if not (table.waiting >= 0).any():
-            return table.outcomes()
+    table = _Table(seed_array, players, options, int(batch))
+    while table.play(random_seat):
         table.actions[:] = -1
         for policy, its_seats in policies:
             table.ask(policy, its_seats)
+    return table.outcomes()
 
 
 class _Table:
     """The arrays of one :func:`play_games` call: the slots' games and every game's outcome."""
 
-    def __init__(self, slots: int, games: int) -> None:
+    def __init__(self, seeds: np.ndarray, players: int, options: RuleOptions, batch: int) -> None:
+        games = seeds.shape[0]
+        slots = max(1, min(games, batch))
+        self.seeds = seeds
+        uniform = LETTER_PLACEMENTS.index(options.letter_placement)
+        self.setup = np.array([players, options.max_turns, uniform], dtype=np.int64)
+        """What every game is dealt with: players, max turns, uniform Letters (int64, as the kernel takes it)."""
         self.states = np.zeros((slots, L.ROW), dtype=np.int32)
         self.rngs = np.zeros((slots, RNG_WORDS), dtype=np.uint64)
         self.choosers = np.zeros(slots, dtype=np.uint64)
@@ -136,16 +130,25 @@ class _Table:
         self.results = np.zeros((games, 3), dtype=np.int64)
         self.scores = np.zeros((games, MAX_PLAYERS), dtype=np.int64)
         self.winners = np.zeros((games, MAX_PLAYERS), dtype=np.int64)
+        first = np.arange(min(slots, games), dtype=np.int64)  # slot i starts with game i
+        kernels.announce(kernels.reset_kernel, kernels.play_kernel)
+        players_of = np.full(first.shape[0], players, dtype=np.int64)
+        kernels.reset_kernel(self.states, self.rngs, first, seeds[first], players_of, self.setup[1], self.setup[2])
+        self.choosers[first] = seeds[first]
+        self.slot_game[first] = first
 
-    def play(self, seeds: np.ndarray, setup: np.ndarray, random_seat: np.ndarray) -> None:
-        """Apply the policies' actions and play every slot on until it waits on a policy or is done."""
+    def play(self, random_seat: np.ndarray) -> bool:
+        """Apply the policies' actions and play every slot on until it waits on a policy or is done.
+
+        Returns whether some slot waits on a policy.
+        """
         kernels.play_kernel(
             self.states,
             self.rngs,
             self.choosers,
             self.slot_game,
-            seeds,
-            setup,
+            self.seeds,
+            self.setup,
             random_seat,
             self.actions,
             self.waiting,
@@ -155,6 +158,7 @@ class _Table:
             self.scores,
             self.winners,
         )
+        return bool((self.waiting >= 0).any())
 
     def ask(self, policy: Policy, seats: list[int]) -> None:
         """The policy's ids for the slots waiting on one of its ``seats``, checked, into :attr:`actions`."""
