@@ -266,3 +266,4 @@ def make_bots(parser: argparse.ArgumentParser, specs: Sequence[str | None], seed
             parser.error(f"--bots: {err}")
         bots[seat] = BotPlayer(agent, len(specs))
     return bots
+

@@ -322,3 +322,4 @@ class Session:
 
     def _say(self, *lines: str) -> None:
         print(*lines, sep="\n", file=self.out)
+
