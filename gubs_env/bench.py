@@ -4,13 +4,16 @@ Usage: ``python -m gubs_env.bench`` (2, 4 and 6 players, both engines), ``--play
 ``--engine fast|reference|both``, ``--engine-only``.
 
 Engine rows play uniformly random legal games (event log off) and give games/s and decisions/s. Environment
-rows step ``raw_env`` and ``env()`` with uniformly random masked actions, next to PettingZoo's own
-``connect_four_v3`` ``env()`` driven by the same loop in the same run, and give the ratio. Fast-engine rows
-(gubs_env.fast, needs numba) play the same random games in compiled code on one thread and on every thread
-numba has, and step a batch of games with an observation and a mask produced for every step; each such run
-is also given per CPU second of the process (every thread's time added up), which on a busy, shared machine
-estimates idle cores better than the wall clock. Figures depend on the machine and its load: compare rows of
-one run, not across runs.
+rows step ``raw_env`` and ``env()`` on each engine with uniformly random masked actions, next to PettingZoo's own
+``connect_four_v3`` ``env()`` and a game that costs nothing under the same three wrappers (what the wrappers and
+the loop cost alone: the ceiling of any ``env()``), all driven by the same loop in the same run, and give the
+ratio. Fast-engine rows (gubs_env.fast, needs numba) play whole games with their outcomes in compiled code
+(``play_games``) on one thread and on every thread numba has, and with a batched policy callable at every seat;
+play one game at a time through ``FastGame`` and ``FastGames(1)`` next to the reference ``Game``; and step a
+batch of games with an observation and a mask produced for every step. Compiled runs are also given per CPU
+second of the process (every thread's time added up), which on a busy, shared machine estimates idle cores
+better than the wall clock. Figures depend on the machine and its load: compare rows of one run, not across
+runs.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import sys
 import time
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 from tqdm import tqdm
 
@@ -103,20 +107,28 @@ class EnvRunner:
         return self.steps / self.seconds
 
 
-def env_table(players: list[int], seconds: int, seed: int = 0, progress: bool = True) -> str:
-    """Environment steps/s for Gubs ``raw_env`` and ``env()`` against ``connect_four_v3`` ``env()``.
+def env_table(players: list[int], seconds: int, engines: list[str], seed: int = 0, progress: bool = True) -> str:
+    """Environment steps/s for Gubs ``raw_env`` and ``env()`` on ``engines`` against ``connect_four_v3`` ``env()``.
 
-    Every row runs for ``seconds`` in one-second slices taken in turn, so that a change in the machine's load
-    during the run touches all rows alike.
+    A game that costs nothing under the same wrappers (:func:`no_op_env`) shows what the wrappers and the loop
+    cost alone. Every row runs for ``seconds`` in one-second slices taken in turn, so that a change in the
+    machine's load during the run touches all rows alike.
     """
     from pettingzoo.classic import connect_four_v3
 
     import gubs_env
 
-    rows = {("connect_four_v3 env()", 2): EnvRunner(connect_four_v3.env, seed)}
+    rows = {
+        ("connect_four_v3 env()", 2): EnvRunner(connect_four_v3.env, seed),
+        ("no-op game env() (the wrappers alone)", 2): EnvRunner(no_op_env, seed),
+    }
     for n in players:
-        rows[("gubs raw_env", n)] = EnvRunner(lambda n=n: gubs_env.raw_env(num_players=n), seed)
-        rows[("gubs env()", n)] = EnvRunner(lambda n=n: gubs_env.env(num_players=n), seed)
+        for engine in engines:
+            rows[(f"gubs raw_env, {engine}", n)] = EnvRunner(lambda n=n, e=engine: gubs_env.raw_env(n, engine=e), seed)
+            rows[(f"gubs env(), {engine}", n)] = EnvRunner(lambda n=n, e=engine: gubs_env.env(n, engine=e), seed)
+    for runner in rows.values():  # untimed: the first steps load code and caches, in one row more than another
+        runner.run(0.2)
+        runner.steps, runner.seconds = 0, 0.0
     for _ in tqdm(range(seconds), desc="environments", unit="round", disable=not progress, leave=False):
         for runner in rows.values():
             runner.run(1.0)
@@ -130,6 +142,64 @@ def env_table(players: list[int], seconds: int, seed: int = 0, progress: bool = 
             f"| {name} | {n} | {runner.steps_per_s:,.0f} | {runner.steps} | {runner.steps_per_s / reference:.2f} |"
         )
     return "\n".join(lines)
+
+
+def no_op_env() -> Any:
+    """A two-agent game that costs nothing, under ``env()``'s three wrappers: the floor of an ``env()`` step.
+
+    Its agents alternate for 40 steps with a fixed observation (Gubs' shapes, every id legal); a step only does
+    the AEC bookkeeping every environment does.
+    """
+    import numpy as np
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+
+    from gubs_env.encoding.action_table import NUM_ACTIONS
+    from gubs_env.encoding.observation import OBS_SIZE
+
+    class NoOpGame(AECEnv):
+        metadata = {"name": "no_op", "render_modes": [], "is_parallelizable": False}
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = ["player_0", "player_1"]
+            self._space: spaces.Space = spaces.Discrete(NUM_ACTIONS)
+            self._observation: dict[str, np.ndarray] = {
+                "observation": np.zeros(OBS_SIZE, dtype=np.float32),
+                "action_mask": np.ones(NUM_ACTIONS, dtype=np.int8),
+            }
+
+        def action_space(self, agent: str) -> spaces.Space:
+            return self._space
+
+        def observe(self, agent: str) -> dict[str, np.ndarray]:
+            return self._observation
+
+        def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+            self.agents = self.possible_agents[:]
+            self.rewards = dict.fromkeys(self.agents, 0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos: dict[str, dict] = {agent: {} for agent in self.agents}
+            self.agent_selection, self.steps = self.agents[0], 0
+
+        def step(self, action: int | None) -> None:
+            agent = self.agent_selection
+            if self.terminations[agent]:
+                self._was_dead_step(action)
+                return
+            self.steps += 1
+            self._cumulative_rewards[agent] = 0
+            if self.steps >= 40:
+                self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.possible_agents[1 - self.possible_agents.index(agent)]
+            self._accumulate_rewards()
+
+    wrapped: AECEnv = wrappers.TerminateIllegalWrapper(NoOpGame(), illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
 
 
 def _table(rows: list[EngineFigures]) -> str:
@@ -158,10 +228,13 @@ def warm_up_fast_engine() -> float:
     start = time.perf_counter()
     import numpy as np
 
-    from gubs_env.fast import FastGames, sample_legal
-    from gubs_env.fast import random_games as fast_games
+    from gubs_env.fast import FastGame, FastGames, play_games, sample_legal
 
-    fast_games(np.arange(2), 2, threads=1)
+    play_games(np.arange(2), 2, threads=1)
+    play_games(np.arange(2), 2, seats=[_RandomPolicy(), "random"])
+    single = FastGame(2, seed=0)
+    single.step(int(np.flatnonzero(single.mask)[0]))
+    single.observe(0)
     games = FastGames(2, 2, threads=1, auto_reset=True)
     games.reset()
     actions = np.zeros(2, dtype=np.int64)
@@ -171,15 +244,39 @@ def warm_up_fast_engine() -> float:
     return time.perf_counter() - start
 
 
+POLICY_SHARE = 10
+"""The games with a policy at every seat are this share of the others (each decision leaves compiled code)."""
+
+
+class _RandomPolicy:
+    """A batched policy callable that picks uniformly among the legal ids: what a network or bot would be."""
+
+    def __init__(self, seed: int = 0) -> None:
+        import numpy as np
+
+        self._chooser = np.arange(seed, seed + 4096, dtype=np.uint64)
+        self._ids = np.zeros(4096, dtype=np.int64)
+
+    def __call__(self, observations: Any, masks: Any) -> Any:
+        from gubs_env.fast import sample_legal
+
+        rows = masks.shape[0]
+        sample_legal(masks, self._chooser[:rows], self._ids[:rows])
+        return self._ids[:rows]
+
+
 @dataclass
 class FastFigures:
-    """Random games played by the fast engine, on one thread and on every thread."""
+    """Whole games with outcomes in compiled code: random seats on one thread and on every thread, and a policy."""
 
     players: int
     games: int
     threads: int
     seconds_one: float
     seconds_all: float
+    seconds_policy: float
+    """Every seat a batched policy callable (:class:`_RandomPolicy`), one thread: the first ``games //
+    POLICY_SHARE`` games, scaled to ``games``."""
     decisions: int
     cpu_one: float
     """CPU seconds of the one-thread run: on a shared, busy machine it estimates what an idle core would take."""
@@ -198,22 +295,83 @@ class FastFigures:
 
 
 def fast_random_games(players: int, games: int, seed: int = 0) -> FastFigures:
-    """Play ``games`` random games (the deals of seeds ``seed...``) in compiled code, on one thread and on all."""
+    """Play ``games`` games (the deals of seeds ``seed...``) with ``play_games``, three ways, and time them.
+
+    Random seats on one thread, then on every thread (the outcomes must be the same), then a batched policy
+    callable at every seat on one thread.
+    """
     import numpy as np
 
-    from gubs_env.fast import max_threads
-    from gubs_env.fast import random_games as fast_games
+    from gubs_env.fast import max_threads, play_games
 
     seeds = np.arange(seed, seed + games, dtype=np.uint64)
     start, cpu = time.perf_counter(), time.process_time()
-    results = fast_games(seeds, players, threads=1)
+    results = play_games(seeds, players, threads=1)
     one, cpu_one = time.perf_counter() - start, time.process_time() - cpu
     start, cpu = time.perf_counter(), time.process_time()
-    again = fast_games(seeds, players, threads=max_threads())
+    again = play_games(seeds, players, threads=max_threads())
     both, cpu_all = time.perf_counter() - start, time.process_time() - cpu
-    if not np.array_equal(results, again):
+    if not all(np.array_equal(a, b) for a, b in zip(vars(results).values(), vars(again).values(), strict=True)):
         raise RuntimeError("the fast engine gave different games on different thread counts")
-    return FastFigures(players, games, max_threads(), one, both, int(results[:, 0].sum()), cpu_one, cpu_all)
+    policy_games = max(1, games // POLICY_SHARE)
+    start = time.perf_counter()
+    play_games(seeds[:policy_games], players, seats=[_RandomPolicy(seed)] * players)
+    policy = (time.perf_counter() - start) * games / policy_games
+    decisions = int(results.decisions.sum())
+    return FastFigures(players, games, max_threads(), one, both, policy, decisions, cpu_one, cpu_all)
+
+
+def single_games(players: int, games: int, seed: int, engine: str) -> EngineFigures:
+    """Play ``games`` random games one at a time, choosing in Python from the legal ids, on one engine.
+
+    ``engine`` is ``"FastGame"`` or ``"FastGames(1)"``; the reference ``Game`` is :func:`random_games`.
+    """
+    import numpy as np
+
+    from gubs_env.fast import FastGame, FastGames
+    from gubs_env.fast.core import layout as L
+
+    flatnonzero = np.flatnonzero
+    decisions = turns = truncated = 0
+    start = time.perf_counter()
+    if engine == "FastGame":
+        game = FastGame(players)
+        for i in range(games):
+            game.reset(seed + i)
+            pick = random.Random(seed + i).random
+            while not game.is_over:
+                legal = flatnonzero(game.mask)
+                game.step(int(legal[int(pick() * len(legal))]))
+                decisions += 1
+            turns, truncated = turns + game.turn, truncated + game.truncated
+    else:
+        batch = FastGames(1, players)
+        action = np.zeros(1, dtype=np.int64)
+        for i in range(games):
+            batch.reset([seed + i])
+            pick = random.Random(seed + i).random
+            while batch.actor[0] >= 0:
+                legal = flatnonzero(batch.mask[0])
+                action[0] = legal[int(pick() * len(legal))]
+                batch.step(action)
+                decisions += 1
+            turns, truncated = turns + int(batch.states[0, L.TURN]), truncated + int(batch.truncated[0])
+    return EngineFigures(players, games, time.perf_counter() - start, decisions, turns, truncated)
+
+
+def _single_table(reference: list[EngineFigures], fast: list[EngineFigures], batch: list[EngineFigures]) -> str:
+    lines = [
+        "| players | reference `Game` games/s | `FastGame` games/s | `FastGame` / reference | "
+        "`FastGames(1)` games/s | `FastGames(1)` / reference |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for ref, one, many in zip(reference, fast, batch, strict=True):
+        lines.append(
+            f"| {ref.players} | {ref.games_per_s:,.0f} | {one.games_per_s:,.0f} | "
+            f"{one.games_per_s / ref.games_per_s:.2f}x | {many.games_per_s:,.0f} | "
+            f"{many.games_per_s / ref.games_per_s:.2f}x |"
+        )
+    return "\n".join(lines)
 
 
 @dataclass
@@ -265,8 +423,9 @@ def _fast_table(rows: list[FastFigures], reference: list[EngineFigures]) -> str:
     by_players = {r.players: r for r in reference}
     lines = [
         "| players | reference games/s | fast games/s, 1 thread | fast / reference | per CPU second | "
-        "fast games/s, all threads | per CPU second | threads | speed-up | decisions/s, 1 thread |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "fast games/s, all threads | per CPU second | threads | speed-up | decisions/s, 1 thread | "
+        "policy at every seat, games/s |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         ref = by_players.get(r.players)
@@ -275,7 +434,8 @@ def _fast_table(rows: list[FastFigures], reference: list[EngineFigures]) -> str:
         lines.append(
             f"| {r.players} | {ref_text} | {r.games_per_s:,.0f} | {ratio} | {r.games / r.cpu_one:,.0f} | "
             f"{r.games / r.seconds_all:,.0f} | {r.games / r.cpu_all:,.0f} | "
-            f"{r.threads} | {r.speed_up:.2f}x | {r.decisions / r.seconds_one:,.0f} |"
+            f"{r.threads} | {r.speed_up:.2f}x | {r.decisions / r.seconds_one:,.0f} | "
+            f"{r.games / r.seconds_policy:,.0f} |"
         )
     return "\n".join(lines)
 
@@ -341,15 +501,19 @@ def main(argv: list[str] | None = None) -> int:
     if fast:
         load = warm_up_fast_engine()
         print(f"(fast engine: compiled code loaded in {load:.1f} s; the first run after install compiles it)")
+        print("\nWhole games with outcomes in compiled code (play_games: scores, winners, decisions, turns)")
         fast_rows = [fast_random_games(p, args.fast_games, args.seed) for p in args.players]
         print(_fast_table(fast_rows, rows))
+        if reference:
+            print("\nOne game at a time, random legal ids chosen in Python (FastGame, FastGames(1), Game)")
+            single = [single_games(p, args.games, args.seed, "FastGame") for p in args.players]
+            batch_of_one = [single_games(p, args.games, args.seed, "FastGames(1)") for p in args.players]
+            print(_single_table(rows, single, batch_of_one))
     if args.engine_only:
         return 0
     if fast:
         print(f"\nFast engine environment steps: {args.batch} games per batch, observation and mask for every step")
         print(_fast_env_table([fast_env_steps(p, args.batch, args.env_seconds, args.seed) for p in args.players]))
-    if not reference:
-        return 0
     try:
         with warnings.catch_warnings():  # pygame's import warns about a deprecated packaging API
             warnings.simplefilter("ignore")
@@ -357,8 +521,9 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as err:
         print(f"\nEnvironment rows skipped: {err}. Install them with: pip install -e '.[env]'")
         return 0
+    engines = [e for e, wanted in (("fast", fast), ("reference", reference)) if wanted]
     print(f"\nEnvironments, random masked actions, {args.env_seconds} s per row in interleaved slices, one process")
-    print(env_table(args.players, args.env_seconds, args.seed, progress=not args.no_progress))
+    print(env_table(args.players, args.env_seconds, engines, args.seed, progress=not args.no_progress))
     return 0
 
 

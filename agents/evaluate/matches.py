@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from tqdm import tqdm
 
 from agents.bots.base import Agent
@@ -104,25 +103,23 @@ def play_game(
 
 @functools.lru_cache(maxsize=8)
 def _fast_table(required: bool, **rule_options: Any) -> Any:
-    """A one-game batch of the compiled engine for these rule options, reused; None if numba is missing."""
+    """A single game of the compiled engine for these rule options, reused; None if numba is missing."""
     try:
-        from gubs_env.fast import FastGames
+        from gubs_env.fast import FastGame
     except ImportError:
         if required:
             raise
         return None
-    return FastGames(1, threads=1, **rule_options)
+    return FastGame(2, seed=0, **rule_options)
 
 
-def _play_fast(table: Sequence[Agent], seed: int, games: Any) -> Game:
+def _play_fast(table: Sequence[Agent], seed: int, game: Any) -> Game:
     """:func:`play_game` on the compiled engine; the finished position comes back as a reference game."""
-    games.reset([seed], len(table))
-    action = np.zeros(1, dtype=np.int64)
-    while (seat := int(games.actor[0])) >= 0:
-        # copies: an agent may keep what it was shown, and the batch's arrays are rewritten every step
-        action[0] = table[seat].act(games.obs[0].copy(), games.mask[0].copy())
-        games.step(action)
-    return games.export_game(0, record_log=False)
+    game.reset(seed, len(table))
+    while (seat := game.actor) >= 0:
+        # a copy of the mask: an agent may keep what it was shown, and the game's own is rewritten every step
+        game.step(table[seat].act(game.observe(seat), game.mask.copy()))
+    return game.export_game(record_log=False)
 
 
 def wants_progress(progress: bool | None) -> bool:

@@ -10,6 +10,7 @@ id at most one action.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from gubs_env.engine.actions import (
 )
 from gubs_env.engine.cards import EVENTS, MAX_PLAYERS, Kind
 from gubs_env.engine.game import Game, IllegalActionError
+from gubs_env.engine.positions.serialize import brief
 
 HOLDABLE: tuple[Kind, ...] = tuple(k for k in Kind if k not in EVENTS)
 """Kinds that can be in a hand (Events never stay in one)."""
@@ -122,6 +124,24 @@ class ActionCodec:
             raise ValueError("the game is over: nobody is asked for an action")
         mask = self.mask(game.legal_actions(), seat)
         return self.action(int(policy(encode(game.state, seat), mask)), seat)
+
+
+def checked_id(action: Any) -> int:
+    """An action id given as a Python int, a numpy integer scalar or a 0-d numpy integer array, as an int.
+
+    Nothing is converted: bools, floats (even 3.0), strings and containers are refused.
+
+    Raises:
+        ValueError: ``action`` is not such an integer, or is outside ``0..NUM_ACTIONS - 1``.
+    """
+    zero_d = type(action) is np.ndarray and action.shape == () and np.issubdtype(action.dtype, np.integer)
+    if type(action) is int or isinstance(action, np.integer) or zero_d:
+        value = int(action)
+    else:
+        raise ValueError(f"an action is an int id from 0 to {NUM_ACTIONS - 1}, not {brief(action)}")
+    if not 0 <= value < NUM_ACTIONS:
+        raise ValueError(f"action id {brief(value)} is outside 0..{NUM_ACTIONS - 1}")
+    return value
 
 
 def describe_id(action_id: int) -> str:

@@ -1,14 +1,19 @@
-"""Gubs as a PettingZoo AEC environment: a thin adapter over :class:`gubs_env.engine.Game`.
+"""Gubs as a PettingZoo AEC environment: a thin adapter over either engine.
 
 ``raw_env`` maps engine decisions to agents and ids to actions; ``env()`` adds PettingZoo's standard
 wrappers (an illegal id ends the game with -1 for the player who chose it, as in the classic
 environments). The agent to act follows the engine: during an interrupt window or an Event choice it is
 the player being asked, not the turn player.
+
+The game is played by the compiled engine (:class:`gubs_env.fast.FastGame`) when numba is installed, else by
+the reference engine (:class:`gubs_env.engine.Game`); ``engine=`` chooses. Both give the same episodes for a
+seed, action for action: observations, masks, rewards, agent order, infos and errors.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib.util
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
@@ -16,44 +21,82 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
+from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec, checked_id
 from gubs_env.encoding.observation import OBS_SIZE, encode
-from gubs_env.engine import Game
+from gubs_env.engine import Game, IllegalActionError
 from gubs_env.engine.positions.serialize import brief
 
+if TYPE_CHECKING:
+    from gubs_env.fast import FastGame
+
 RENDER_MODES = ("ansi", "human")
+ENGINES = ("auto", "fast", "reference")
+"""``engine=`` of :func:`env` and :class:`raw_env`: ``"auto"`` is ``"fast"`` when numba is installed."""
 
 
-def env(num_players: int = 2, render_mode: str | None = None, **rule_options: Any) -> AECEnv:
+def env(num_players: int = 2, render_mode: str | None = None, engine: str = "auto", **rule_options: Any) -> AECEnv:
     """The Gubs AEC environment with the standard wrappers of PettingZoo's classic games.
 
     Args:
         num_players: 2 to 6.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        engine: ``"auto"`` (the compiled engine when numba is installed), ``"fast"`` or ``"reference"``.
         **rule_options: engine rule options, e.g. ``letter_placement="uniform"``, ``max_turns=500``.
     """
-    wrapped: AECEnv = raw_env(num_players=num_players, render_mode=render_mode, **rule_options)
+    wrapped: AECEnv = raw_env(num_players=num_players, render_mode=render_mode, engine=engine, **rule_options)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
+def resolve_engine(engine: Any) -> str:
+    """``"fast"`` or ``"reference"`` for an ``engine=`` argument.
+
+    Raises:
+        ValueError: not one of :data:`ENGINES`.
+        ImportError: ``"fast"`` without numba.
+    """
+    if not isinstance(engine, str) or engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, not {brief(engine)}")
+    if engine == "auto":
+        return "fast" if importlib.util.find_spec("numba") is not None else "reference"
+    if engine == "fast" and importlib.util.find_spec("numba") is None:
+        raise ImportError("engine='fast' needs numba: pip install -e '.[fast]'")
+    return engine
+
+
 class raw_env(AECEnv, EzPickle):
-    """The bare environment: ``step`` raises the engine's ``IllegalActionError`` for an illegal id."""
+    """The bare environment: ``step`` raises the engine's ``IllegalActionError`` for an illegal id.
+
+    Args:
+        num_players: 2 to 6.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        engine: ``"auto"`` (the compiled engine when numba is installed), ``"fast"`` or ``"reference"``.
+        **rule_options: engine rule options.
+
+    Raises:
+        ValueError: a bad player count, render mode, engine or rule option.
+        ImportError: ``engine="fast"`` without numba.
+    """
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "gubs_v0", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, num_players: int = 2, render_mode: str | None = None, **rule_options: Any) -> None:
-        EzPickle.__init__(self, num_players, render_mode, **rule_options)
+    def __init__(
+        self, num_players: int = 2, render_mode: str | None = None, engine: str = "auto", **rule_options: Any
+    ) -> None:
+        EzPickle.__init__(self, num_players, render_mode, engine, **rule_options)
         super().__init__()
         Game(num_players, seed=0, record_log=False, **rule_options)  # validates, with the engine's errors
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, not {render_mode!r}")
+        self.engine = resolve_engine(engine)
+        """The engine that plays: ``"fast"`` or ``"reference"``."""
         self.num_players = int(num_players)
         self.rule_options = rule_options
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agents = self.possible_agents[:]
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self._codec = ActionCodec(self.num_players)
         obs_space = spaces.Dict(
             {
@@ -63,7 +106,7 @@ class raw_env(AECEnv, EzPickle):
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self.game: Game | None = None
+        self._table: _ReferenceTable | _FastTable | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The same Dict space for every agent."""
@@ -75,34 +118,62 @@ class raw_env(AECEnv, EzPickle):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game; ``seed`` fixes the whole game."""
-        self.game = Game(self.num_players, seed=seed, record_log=False, **self.rule_options)
+        if self._table is None:
+            self._table = self._new_table(seed)
+        else:
+            self._table.reset(seed)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict] = {a: {} for a in self.agents}
-        first = self.game.current_player
-        assert first is not None  # a new game always asks somebody
-        self.agent_selection = self.possible_agents[first]
+        self.agent_selection = self.possible_agents[self._table.actor]  # a new game always asks somebody
+
+    def _new_table(self, seed: int | None) -> _ReferenceTable | _FastTable:
+        if self.engine == "reference":
+            return _ReferenceTable(self.num_players, seed, self.rule_options, self._codec)
+        from gubs_env.fast import FastGame
+
+        return _FastTable(FastGame(self.num_players, seed, **self.rule_options), self._codec)
+
+    @property
+    def game(self) -> Game:
+        """The position as a reference :class:`Game`.
+
+        On the reference engine it is the env's game itself; on the fast engine a copy exported from the compiled
+        engine, so changes to it do not reach the env: assign a position instead. Assigning a :class:`Game` (or a
+        ``to_dict`` dict) with the env's table size continues from that position; ``agent_selection`` follows its
+        player to act.
+
+        Raises:
+            ValueError: (on assignment) not a valid position, or another table size; nothing changes.
+        """
+        return self._started().game
+
+    @game.setter
+    def game(self, position: Game | dict[str, Any]) -> None:
+        table = self._started()
+        table.game = position
+        if table.actor >= 0:
+            self.agent_selection = self.possible_agents[table.actor]
 
     def seat_of(self, agent: str) -> int:
         """The seat of an agent name."""
-        return self.possible_agents.index(agent)
+        seat = self._seats.get(agent)
+        if seat is None:
+            raise ValueError(f"{brief(agent)} is not an agent of this env: {self.possible_agents}")
+        return seat
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation; its action mask is non-zero only when it must act."""
-        return {
-            "observation": encode(self._started().state, self.seat_of(agent)),
-            "action_mask": self.action_mask(agent),
-        }
+        table, seat = self._started(), self.seat_of(agent)
+        mask = table.mask(seat)
+        return {"observation": table.observe(seat), "action_mask": mask}
 
     def action_mask(self, agent: str) -> np.ndarray:
         """Only the mask (cheaper than :meth:`observe`)."""
-        seat, game = self.seat_of(agent), self._started()
-        if seat != game.current_player:
-            return np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return self._codec.mask(game.legal_actions(), seat)
+        return self._started().mask(self.seat_of(agent))
 
     def step(self, action: int | None) -> None:
         """Apply the acting agent's action id.
@@ -117,27 +188,23 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self._started()
-        seat = game.current_player
-        assert seat is not None  # the game is on: every agent would be terminated or truncated otherwise
-        game.apply(self._codec.action(_as_id(action), seat))
+        table = self._started()
+        table.step(action)
         self._cumulative_rewards[agent] = 0
-        if game.is_over:
-            self._finish(game)
+        if table.actor < 0:
+            self._finish(table)
+            self._accumulate_rewards()  # every reward before the end is 0: nothing to add until then
         else:
-            next_seat = game.current_player
-            assert next_seat is not None
-            self.agent_selection = self.possible_agents[next_seat]
-        self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[table.actor]
         if self.render_mode == "human":
             self.render()
 
-    def _finish(self, game: Game) -> None:
+    def _finish(self, table: _ReferenceTable | _FastTable) -> None:
         """Every winner +1 and every other player -1; a truncated game gives 0 (RULES.md §6, R23)."""
-        if game.truncated:
+        if table.truncated:
             self.truncations = dict.fromkeys(self.agents, True)
         else:
-            winners = set(game.winners())
+            winners = set(table.winners())
             self.rewards = {a: 1 if i in winners else -1 for i, a in enumerate(self.possible_agents)}
             self.terminations = dict.fromkeys(self.agents, True)
 
@@ -145,7 +212,7 @@ class raw_env(AECEnv, EzPickle):
         """The table as text from the acting player's view (``"ansi"`` returns it, ``"human"`` prints it)."""
         if self.render_mode is None:
             return None
-        game = self._started()
+        game = self._started().game
         text = game.render(game.current_player)
         if self.render_mode == "human":
             print(text + "\n")
@@ -155,19 +222,107 @@ class raw_env(AECEnv, EzPickle):
     def close(self) -> None:
         """Nothing to release."""
 
-    def _started(self) -> Game:
-        if self.game is None:
+    def _started(self) -> _ReferenceTable | _FastTable:
+        if self._table is None:
             raise RuntimeError("call reset() before using the environment")
-        return self.game
+        return self._table
 
 
-def _as_id(action: Any) -> int:
-    """An action id given as a Python int, a numpy integer scalar or a 0-d numpy integer array; never converted."""
-    zero_d = type(action) is np.ndarray and action.shape == () and np.issubdtype(action.dtype, np.integer)
-    if type(action) is int or isinstance(action, np.integer) or zero_d:
-        value = int(action)
-    else:  # bools, floats (even 3.0), strings, containers
-        raise ValueError(f"an action is an int id from 0 to {NUM_ACTIONS - 1}, not {brief(action)}")
-    if not 0 <= value < NUM_ACTIONS:
-        raise ValueError(f"action id {brief(value)} is outside 0..{NUM_ACTIONS - 1}")
-    return value
+class _ReferenceTable:
+    """The env's game on the reference engine: ids in, masks and observations out."""
+
+    def __init__(self, num_players: int, seed: int | None, rule_options: dict[str, Any], codec: ActionCodec) -> None:
+        self._num_players, self._options, self._codec = num_players, rule_options, codec
+        self._game = Game(num_players, seed=seed, record_log=False, **rule_options)
+
+    def reset(self, seed: int | None) -> None:
+        self._game = Game(self._num_players, seed=seed, record_log=False, **self._options)
+
+    @property
+    def game(self) -> Game:
+        return self._game
+
+    @game.setter
+    def game(self, position: Game | dict[str, Any]) -> None:
+        game = position if isinstance(position, Game) else Game.from_dict(position, record_log=False)
+        _check_table_size(game.num_players, self._num_players)
+        self._game = game
+
+    @property
+    def actor(self) -> int:
+        seat = self._game.current_player
+        return -1 if seat is None else seat
+
+    @property
+    def truncated(self) -> bool:
+        return self._game.truncated
+
+    def winners(self) -> list[int]:
+        return self._game.winners()
+
+    def mask(self, seat: int) -> np.ndarray:
+        if seat != self._game.current_player:
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return self._codec.mask(self._game.legal_actions(), seat)
+
+    def observe(self, seat: int) -> np.ndarray:
+        return encode(self._game.state, seat)
+
+    def step(self, action: Any) -> None:
+        """Apply an id given as :func:`checked_id` takes it."""
+        seat = self._game.current_player
+        assert seat is not None  # a finished game's agents are terminated: the env never steps it
+        self._game.apply(self._codec.action(checked_id(action), seat))
+
+
+class _FastTable:
+    """The env's game on the compiled engine, with the reference engine's errors for illegal ids."""
+
+    def __init__(self, fast: FastGame, codec: ActionCodec) -> None:
+        self._fast, self._codec = fast, codec
+
+    def reset(self, seed: int | None) -> None:
+        self._fast.reset(seed)
+
+    @property
+    def game(self) -> Game:
+        return self._fast.export_game(record_log=False)
+
+    @game.setter
+    def game(self, position: Game | dict[str, Any]) -> None:
+        game = position if isinstance(position, Game) else Game.from_dict(position, record_log=False)
+        _check_table_size(game.num_players, self._fast.num_players)
+        self._fast.import_game(game)
+
+    @property
+    def actor(self) -> int:
+        return self._fast.actor
+
+    @property
+    def truncated(self) -> bool:
+        return self._fast.truncated
+
+    def winners(self) -> list[int]:
+        return self._fast.winners()
+
+    def mask(self, seat: int) -> np.ndarray:
+        if seat != self._fast.actor:
+            return np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return self._fast.mask.copy()  # the caller's to keep: the game's own mask changes with every step
+
+    def observe(self, seat: int) -> np.ndarray:
+        return self._fast.observe(seat)
+
+    def step(self, action: Any) -> None:
+        """Apply an id given as :func:`checked_id` takes it (``FastGame.step`` checks it)."""
+        try:
+            self._fast.step(action)
+        except IllegalActionError:
+            # the reference engine words the refusal, so that both engines say the same (a rare path)
+            self.game.apply(self._codec.action(checked_id(action), self._fast.actor))
+            raise
+
+
+def _check_table_size(players: int, seats: int) -> None:
+    if players != seats:
+        raise ValueError(f"the env seats {seats} players, not {players}")

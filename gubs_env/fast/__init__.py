@@ -13,7 +13,19 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from gubs_env.engine import IllegalActionError
-from gubs_env.fast.batch import SKIP, FastGames, max_threads
-from gubs_env.fast.play import random_games, sample_legal
+from gubs_env.fast.batch import SKIP, FastGames
+from gubs_env.fast.boundary import max_threads
+from gubs_env.fast.play import RANDOM, Outcomes, play_games, sample_legal
+from gubs_env.fast.single import FastGame
 
-__all__ = ["SKIP", "FastGames", "IllegalActionError", "max_threads", "random_games", "sample_legal"]
+__all__ = [
+    "RANDOM",
+    "SKIP",
+    "FastGame",
+    "FastGames",
+    "IllegalActionError",
+    "Outcomes",
+    "max_threads",
+    "play_games",
+    "sample_legal",
+]

@@ -18,27 +18,31 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from gubs_env.encoding.action_table import NUM_ACTIONS, describe_id
+from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import Game, IllegalActionError
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.game import check_player_count
-from gubs_env.engine.options import LETTER_PLACEMENTS, MAX_TURNS_LIMIT, RuleOptions
+from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
 from gubs_env.engine.state import Step
 from gubs_env.fast import kernels
-from gubs_env.fast.boundary import bounded, clipped_into, integers, readonly_view, shown, writable_out
-from gubs_env.fast.convert import row_to_dict, state_to_row
+from gubs_env.fast.boundary import (
+    bounded,
+    brief_value,
+    check_threads,
+    clipped_into,
+    integers,
+    readonly_view,
+    why_illegal,
+    writable_out,
+)
+from gubs_env.fast.convert import position_to_row, row_to_dict
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.core.rng import RNG_WORDS
 from gubs_env.fast.core.rules import hand_size, score, winners_into
 
 SKIP = -1
 """Action id that leaves a game as it is in :meth:`FastGames.step`."""
-
-
-def max_threads() -> int:
-    """The most threads the compiled kernels may use (numba's ``NUMBA_NUM_THREADS``)."""
-    return int(nb.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
 
 
 _SETTABLE = ("threads", "auto_reset")
@@ -77,7 +81,7 @@ class FastGames:
     Args:
         num_games: how many games (rows) the batch holds.
         num_players: 2 to 6, for every game (``reset`` may give each game its own).
-        threads: threads for the kernels (``None``: all numba has); results never depend on it.
+        threads: threads for the kernels (1 to :func:`max_threads`; one unless asked); results never depend on it.
         auto_reset: when a step ends a game, start the next one in its slot at once (seed + ``num_games``);
             the step's rewards and end flags still describe the game that ended.
         **rule_options: rule options for every game (:class:`~gubs_env.engine.options.RuleOptions`).
@@ -87,25 +91,24 @@ class FastGames:
     """
 
     _auto_reset: bool
+    _threads: int
 
     def __init__(
         self,
         num_games: int,
         num_players: int = 2,
         *,
-        threads: int | None = None,
+        threads: int = 1,
         auto_reset: bool = False,
         **rule_options: Any,
     ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
-            raise ValueError(f"num_games must be an int >= 1, not {_brief(num_games)}")
+            raise ValueError(f"num_games must be an int >= 1, not {brief_value(num_games)}")
         self._num_games = int(num_games)
         self._num_players = check_player_count(num_players)
         self._options = RuleOptions.from_dict(rule_options)
         self.auto_reset = auto_reset
-        self._threads = max_threads()
-        if threads is not None:
-            self.threads = threads
+        self.threads = threads
         n = self._num_games
         self._states = np.zeros((n, L.ROW), dtype=np.int32)
         self._rngs = np.zeros((n, RNG_WORDS), dtype=np.uint64)
@@ -229,7 +232,7 @@ class FastGames:
     @auto_reset.setter
     def auto_reset(self, value: bool) -> None:
         if not isinstance(value, (bool, np.bool_)):
-            raise ValueError(f"auto_reset must be a bool, not {_brief(value)}")
+            raise ValueError(f"auto_reset must be a bool, not {brief_value(value)}")
         object.__setattr__(self, "_auto_reset", bool(value))  # past the seal of __setattr__
 
     # --- threads ----------------------------------------------------------------------------------
@@ -241,10 +244,7 @@ class FastGames:
 
     @threads.setter
     def threads(self, value: int) -> None:
-        top = max_threads()
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= top:
-            raise ValueError(f"threads must be an int from 1 to {top}, not {_brief(value)}")
-        object.__setattr__(self, "_threads", int(value))
+        object.__setattr__(self, "_threads", check_threads(value))
 
     def _use_threads(self) -> None:
         nb.set_num_threads(self._threads)
@@ -327,7 +327,7 @@ class FastGames:
         self._use_threads()
         bad = kernels.check_kernel(self._legal, ids)
         if bad >= 0:
-            raise IllegalActionError(self._why_illegal(bad, int(given[bad])))
+            raise IllegalActionError(f"game {bad}: {why_illegal(self._states[bad], self._legal[bad], int(given[bad]))}")
         self._run_step(ids, refresh=False)
 
     def _run_step(self, actions: np.ndarray, refresh: bool) -> None:
@@ -346,19 +346,6 @@ class FastGames:
             self._legal,
             self._obs,
             refresh,
-        )
-
-    def _why_illegal(self, game: int, action: int) -> str:
-        row = self._states[game]
-        if not 0 <= action < NUM_ACTIONS:
-            meaning = f"outside 0..{NUM_ACTIONS - 1} (or -1 to skip)"
-        else:
-            meaning = f"({describe_id(action)})"
-        step = Step(int(row[L.STEP])).name.lower()
-        legal = np.flatnonzero(self._legal[game]).tolist()
-        return (
-            f"game {game}: action id {shown(action)} {meaning} is not legal: seat {int(row[L.ACTOR])} must decide "
-            f"a {step} step, where the legal ids are {legal}"
         )
 
     def _refresh(self) -> None:
@@ -459,59 +446,21 @@ class FastGames:
         i = self._index(game)
         self._require_started()
         seed_value = _check_seed(seed)
-        if isinstance(position, Game):
-            source = Game.from_state(position.state, record_log=False)  # through its dict: checked in full
-        else:
-            source = Game.from_dict(position, record_log=False)  # refuses anything but a valid state dict
-        state = source.state
-        _check_importable(state)
-        row = np.zeros(L.ROW, dtype=np.int32)
-        rng = np.zeros(RNG_WORDS, dtype=np.uint64)
-        try:
-            state_to_row(state, row, rng)
-        except (OverflowError, TypeError) as err:
-            raise ValueError(f"the position does not fit the compiled engine: {err}") from None
+        row, rng = position_to_row(position)
         self._states[i], self._rngs[i] = row, rng
         self._seeds[i] = seed_value
         self._refresh()
 
     def _index(self, game: int) -> int:
         if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < self._num_games:
-            raise ValueError(f"game must be an int from 0 to {self._num_games - 1}, not {_brief(game)}")
+            raise ValueError(f"game must be an int from 0 to {self._num_games - 1}, not {brief_value(game)}")
         return int(game)
 
 
 _U64 = 2**64 - 1
 
 
-def _brief(value: Any) -> str:
-    """A caller's value for an error message: ints in full (or their size), anything else by its type."""
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return shown(int(value))
-    if isinstance(value, (bool, float, np.floating, np.bool_)) or value is None:
-        return repr(value)
-    return f"a {type(value).__name__[:40]}"
-
-
 def _check_seed(seed: Any) -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= _U64:
-        raise ValueError(f"seed must be an int from 0 to 2**64 - 1, not {_brief(seed)}")
+        raise ValueError(f"seed must be an int from 0 to 2**64 - 1, not {brief_value(seed)}")
     return int(seed)
-
-
-def _check_importable(state: Any) -> None:
-    """What the compiled code indexes with must be in range (the reference checks the rest)."""
-    n = state.num_players
-    if state.turn > MAX_TURNS_LIMIT + 1:
-        raise ValueError(f"the compiled engine needs turn numbers <= {MAX_TURNS_LIMIT + 1}")
-    pend = state.pending
-    play = pend.play
-    if play is not None and play.seat is not None and not 0 <= play.seat < n:
-        raise ValueError(f"pending.play aims at seat {play.seat}, which a {n}-player table does not have")
-    ring = play is not None and play.use is not None and play.use.name == "RING"
-    if ring and (len(pend.picks) > 3 or any(not isinstance(s, int) or not 0 <= s < n for s in pend.picks)):
-        raise ValueError("a Ring's picks must be at most three seats of the table")
-    if len(pend.picks) > L.MAX_PICKS or any(not isinstance(v, int) or abs(v) > MAX_TURNS_LIMIT for v in pend.picks):
-        raise ValueError("pending.picks must be small ints")
-    if any(not isinstance(m, int) or not -1 <= m < L.KINDS for m in pend.marks):
-        raise ValueError("pending.marks must be card kinds or -1")

@@ -12,13 +12,27 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba as nb
 import numpy as np
+
+from gubs_env.encoding.action_table import NUM_ACTIONS, describe_id
+from gubs_env.engine.state import Step
+from gubs_env.fast.core import layout as L
 
 
 def shown(value: int) -> str:
     """An int for an error message: in full up to 64 bits, else only its size (printing it could take long)."""
     bits = value.bit_length()
     return str(value) if bits <= 64 else f"an int of {bits} bits"
+
+
+def brief_value(value: Any) -> str:
+    """A caller's value for an error message: ints in full (or their size), anything else by its type."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return shown(int(value))
+    if isinstance(value, (bool, float, np.floating, np.bool_)) or value is None:
+        return repr(value)
+    return f"a {type(value).__name__[:40]}"
 
 
 def describe(value: Any) -> str:
@@ -126,3 +140,28 @@ def writable_out(array: Any, shape: tuple[int, ...], dtype: type, what: str) -> 
         needed = f"a writable C-contiguous {np.dtype(dtype).name} array of shape {shape}"
         raise ValueError(f"{what} must be {needed}, not {describe(array)}")
     return array if type(array) is np.ndarray else array.view(np.ndarray)
+
+
+def max_threads() -> int:
+    """The most threads the compiled kernels may use (numba's ``NUMBA_NUM_THREADS``)."""
+    return int(nb.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+
+
+def check_threads(threads: Any) -> int:
+    """``threads`` as an int from 1 to :func:`max_threads`, else ``ValueError``."""
+    top = max_threads()
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= top:
+        raise ValueError(f"threads must be an int from 1 to {top}, not {brief_value(threads)}")
+    return int(threads)
+
+
+def why_illegal(row: np.ndarray, legal: np.ndarray, action: int) -> str:
+    """Why ``action`` (an int as the caller gave it) is not legal in game ``row``, whose legal ids are ``legal``."""
+    meaning = f"({describe_id(action)})" if 0 <= action < NUM_ACTIONS else f"outside 0..{NUM_ACTIONS - 1}"
+    if row[L.STEP] == int(Step.OVER):
+        return f"action id {shown(action)} {meaning} is not legal: the game is over"
+    step = Step(int(row[L.STEP])).name.lower()
+    return (
+        f"action id {shown(action)} {meaning} is not legal: seat {int(row[L.ACTOR])} must decide a {step} step, "
+        f"where the legal ids are {np.flatnonzero(legal).tolist()}"
+    )

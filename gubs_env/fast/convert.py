@@ -14,11 +14,11 @@ import numpy as np
 from gubs_env.engine import Game
 from gubs_env.engine.actions import Op, Part, Use, make
 from gubs_env.engine.cards import BARRICADES, CARDS, RINGS, Kind
-from gubs_env.engine.options import LETTER_PLACEMENTS
+from gubs_env.engine.options import LETTER_PLACEMENTS, MAX_TURNS_LIMIT
 from gubs_env.engine.positions.serialize import FORMAT_VERSION, action_to_dict
 from gubs_env.engine.state import GameState, Step
 from gubs_env.fast.core import layout as L
-from gubs_env.fast.core.rng import state_from_numpy, state_to_numpy
+from gubs_env.fast.core.rng import RNG_WORDS, state_from_numpy, state_to_numpy
 
 NAMES = tuple(spec.name for spec in CARDS)
 STEP_NAMES = tuple(step.name.lower() for step in Step)
@@ -192,6 +192,50 @@ _LISTS = (
     (L.PLACED, L.PLACED_LEN, L.SCOUT_DEPTH),
     (L.MARKS, L.MARKS_LEN, L.SEATS),
 )
+
+
+def position_to_row(position: Game | dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """A reference position (a :class:`Game` or a ``to_dict`` dict) as a new game row and generator row.
+
+    Either is validated exactly as :meth:`Game.from_dict` validates a dict (a :class:`Game`'s state is written
+    out and read back, so a state edited in place is checked too), then checked to fit the compiled engine.
+
+    Raises:
+        InvalidStateError: (a ``ValueError``) ``position`` is neither a :class:`Game` nor a dict, or is not a
+            valid position.
+        ValueError: a position that uses sizes the compiled engine can't hold.
+    """
+    if isinstance(position, Game):
+        source = Game.from_state(position.state, record_log=False)  # through its dict: checked in full
+    else:
+        source = Game.from_dict(position, record_log=False)  # refuses anything but a valid state dict
+    state = source.state
+    _check_importable(state)
+    row = np.zeros(L.ROW, dtype=np.int32)
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
+    try:
+        state_to_row(state, row, rng)
+    except (OverflowError, TypeError) as err:
+        raise ValueError(f"the position does not fit the compiled engine: {err}") from None
+    return row, rng
+
+
+def _check_importable(state: Any) -> None:
+    """What the compiled code indexes with must be in range (the reference checks the rest)."""
+    n = state.num_players
+    if state.turn > MAX_TURNS_LIMIT + 1:
+        raise ValueError(f"the compiled engine needs turn numbers <= {MAX_TURNS_LIMIT + 1}")
+    pend = state.pending
+    play = pend.play
+    if play is not None and play.seat is not None and not 0 <= play.seat < n:
+        raise ValueError(f"pending.play aims at seat {play.seat}, which a {n}-player table does not have")
+    ring = play is not None and play.use is not None and play.use.name == "RING"
+    if ring and (len(pend.picks) > 3 or any(not isinstance(s, int) or not 0 <= s < n for s in pend.picks)):
+        raise ValueError("a Ring's picks must be at most three seats of the table")
+    if len(pend.picks) > L.MAX_PICKS or any(not isinstance(v, int) or abs(v) > MAX_TURNS_LIMIT for v in pend.picks):
+        raise ValueError("pending.picks must be small ints")
+    if any(not isinstance(m, int) or not -1 <= m < L.KINDS for m in pend.marks):
+        raise ValueError("pending.marks must be card kinds or -1")
 
 
 def canonical_row(row: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ from gubs_env.fast.core import tables as T
 from gubs_env.fast.core.jit import NO_REFCOUNT, pure
 from gubs_env.fast.core.observe import encode
 from gubs_env.fast.core.rng import seed_pcg64
-from gubs_env.fast.core.rules import advance, legal_mask, new_game, winners_into
+from gubs_env.fast.core.rules import advance, legal_mask, new_game, score, winners_into
 from gubs_env.support.compiling import announce_compiling
 
 N_ACTIONS = T.N_ACTIONS
@@ -231,21 +231,112 @@ def sample_kernel(mask: np.ndarray, chooser: np.ndarray, actions: np.ndarray) ->
                 pick -= 1
 
 
+# --- one game at a time --------------------------------------------------------------------------
+# Serial functions with few arguments, for :class:`gubs_env.fast.single.FastGame`: a parallel kernel costs a few
+# microseconds per call to launch even on one thread, and numba's dispatcher a fraction of a microsecond per
+# array argument, which for one game is more than the rules themselves.
+
+
+@nb.njit(cache=True)
+def view_game(g: np.ndarray, legal: np.ndarray) -> int:
+    """Write the legal ids of the seat to act into ``legal`` (all 0 once over); return that seat, -1 once over."""
+    legal_mask(g, legal, np.empty(0, dtype=np.int64))
+    return -1 if g[L.STEP] == S_OVER else np.int64(g[L.ACTOR])
+
+
+@nb.njit(cache=True)
+def start_game(
+    g: np.ndarray, r: np.ndarray, legal: np.ndarray, seed: np.uint64, players: int, max_turns: int, uniform: int
+) -> int:
+    """A new game in the row, as :func:`reset_one`; then :func:`view_game`."""
+    reset_one(g, r, seed, players, max_turns, uniform)
+    return view_game(g, legal)
+
+
+@nb.njit(cache=True)
+def step_game(g: np.ndarray, r: np.ndarray, a: int, legal: np.ndarray) -> int:
+    """Apply the legal (already checked) id ``a``; then :func:`view_game`."""
+    advance(g, r, a)
+    return view_game(g, legal)
+
+
+# --- whole games ----------------------------------------------------------------------------------
+
+
 @nb.njit(cache=True, parallel=True)
-def random_games_kernel(seeds: np.ndarray, players: int, max_turns: int, uniform: int, results: np.ndarray) -> None:
-    """Play one uniformly random game per seed to its end; ``results[j]`` = (decisions, turns, truncated)."""
-    for j in nb.prange(seeds.shape[0]):
-        g = np.empty(L.ROW, dtype=np.int32)
-        r = np.empty(6, dtype=np.uint64)
-        no_mask = np.empty(0, dtype=np.int8)  # a uniform choice among the ids needs no mask
-        chooser = np.full(1, seeds[j], dtype=np.uint64)
+def play_kernel(
+    states: np.ndarray,
+    rngs: np.ndarray,
+    choosers: np.ndarray,
+    slot_game: np.ndarray,
+    seeds: np.ndarray,
+    setup: np.ndarray,
+    random_seat: np.ndarray,
+    actions: np.ndarray,
+    waiting: np.ndarray,
+    mask: np.ndarray,
+    obs: np.ndarray,
+    results: np.ndarray,
+    scores: np.ndarray,
+    winners: np.ndarray,
+) -> None:
+    """Play the games of every slot until each waits on a seat that is not random, or has no games left.
+
+    Slot ``i`` plays games ``i``, ``i + B``, ``i + 2B``, ... (``B`` slots, game ``j`` dealt from ``seeds[j]``,
+    ``setup`` = players, max turns, uniform), starting the next one in its row when one ends; ``slot_game[i]``
+    is the game it plays now, -1 once it has none left. A seat with ``random_seat[seat]`` chooses uniformly
+    among the legal ids with the slot's SplitMix64 state ``choosers[i]`` (set to the game's seed when the game
+    starts). ``actions[i] >= 0`` is first applied to the slot's waiting decision (a checked legal id).
+
+    On return ``waiting[i]`` is the seat the slot's game waits on (-1: the slot is done), with that seat's
+    ``mask[i]`` and ``obs[i]``. When game ``j`` ends, ``results[j]`` = (decisions, turns, truncated),
+    ``scores[j]`` its points per seat and ``winners[j]`` 1 for each winner (none after a truncation);
+    ``results[j, 0]`` counts the decisions while the game is played.
+    """
+    no_ids = np.empty(0, dtype=np.int64)
+    no_mask = np.empty(0, dtype=np.int8)  # a uniform choice among the ids needs no mask
+    stride = slot_game.shape[0]
+    for i in nb.prange(stride):
+        j = slot_game[i]
+        waiting[i] = -1
+        if j < 0:
+            continue
+        g, r = states[i], rngs[i]
         ids = np.empty(N_ACTIONS, dtype=np.int64)
-        reset_one(g, r, seeds[j], np.int64(players), np.int64(max_turns), np.int64(uniform))
-        decisions = 0
-        while g[L.STEP] != S_OVER:
-            count = legal_mask(g, no_mask, ids)
-            advance(g, r, ids[np.int64(_splitmix(chooser, 0) % np.uint64(count))])
-            decisions += 1
-        results[j, 0] = decisions
-        results[j, 1] = g[L.TURN]
-        results[j, 2] = g[L.TRUNCATED]
+        if actions[i] >= 0:
+            advance(g, r, actions[i])
+            results[j, 0] += 1
+        while True:
+            if g[L.STEP] == S_OVER:
+                _record_outcome(g, results[j], scores[j], winners[j])
+                j += stride
+                if j >= seeds.shape[0]:
+                    slot_game[i] = -1
+                    break
+                slot_game[i] = j
+                choosers[i] = seeds[j]
+                reset_one(g, r, seeds[j], np.int64(setup[0]), np.int64(setup[1]), np.int64(setup[2]))
+                continue
+            seat = np.int64(g[L.ACTOR])
+            if random_seat[seat]:
+                count = legal_mask(g, no_mask, ids)
+                advance(g, r, ids[np.int64(_splitmix(choosers, i) % np.uint64(count))])
+                results[j, 0] += 1
+                continue
+            waiting[i] = seat
+            legal_mask(g, mask[i], no_ids)
+            encode(g, seat, obs[i])
+            break
+
+
+@nb.njit(cache=True)
+def _record_outcome(g: np.ndarray, result: np.ndarray, score_row: np.ndarray, won: np.ndarray) -> None:
+    """Turns, truncation, points and winners of the finished game ``g`` (the decisions are counted already)."""
+    result[1] = g[L.TURN]
+    result[2] = g[L.TRUNCATED]
+    for s in range(g[L.NUM_PLAYERS]):
+        score_row[s] = score(g, np.int64(s))
+    if g[L.TRUNCATED]:
+        won[:] = 0
+    else:
+        winners_into(g, won)

@@ -171,7 +171,6 @@ def test_winners_get_plus_one_others_minus_one_through_last(num_players):
     for seed in range(6):
         e = gubs_env.env(num_players=num_players)
         e.reset(seed=seed)
-        game = e.unwrapped.game
         rng = random.Random(seed)
         final = {}
         for agent in e.agent_iter():
@@ -183,9 +182,9 @@ def test_winners_get_plus_one_others_minus_one_through_last(num_players):
                 continue
             assert reward == 0
             e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            if game.is_over:
+            if e.unwrapped.game.is_over:  # on the fast engine, a copy of the position after this step
                 last_movers.add(agent)
-        winners = set(game.winners())
+        winners = set(e.unwrapped.game.winners())
         assert winners
         assert final == {a: (1 if i in winners else -1) for i, a in enumerate(e.possible_agents)}
         assert e.agents == []

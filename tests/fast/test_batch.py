@@ -7,14 +7,11 @@ import copy
 import numpy as np
 import pytest
 
-from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
+from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game, IllegalActionError, InvalidStateError
 from gubs_env.engine.positions import position
-from gubs_env.engine.state import Step
-from gubs_env.fast import FastGames, max_threads, random_games, sample_legal
-from gubs_env.fast.core import layout as L
-from gubs_env.fast.core.rules import legal_mask
+from gubs_env.fast import FastGames, max_threads, sample_legal
 from tests.fast.harness import assert_same, assert_view
 
 
@@ -202,8 +199,6 @@ def test_results_do_not_depend_on_the_thread_count() -> None:
     for other in runs[1:]:
         assert all(np.array_equal(a, b) for a, b in zip(first[:3], other[:3], strict=True))
         assert first[3] == other[3]
-    one = random_games(np.arange(50), 3, threads=1)
-    assert np.array_equal(one, random_games(np.arange(50), 3, threads=max_threads()))
 
 
 def test_export_then_continue_in_the_reference_engine() -> None:
@@ -309,61 +304,3 @@ def test_reset_games_restarts_only_those_slots() -> None:
         games.reset_games([0, 0], [1, 2])
     with pytest.raises(ValueError):
         games.reset_games([3], [1])
-
-
-def test_random_games_deals_and_sampling() -> None:
-    results = random_games(np.arange(20), 2, threads=1)
-    assert results.shape == (20, 3) and (results[:, 0] > 20).all() and (results[:, 2] == 0).all()
-    truncated = random_games(np.arange(5), 4, threads=1, max_turns=5)
-    assert (truncated[:, 2] == 1).all() and (truncated[:, 1] == 6).all()
-    games = _started(8, 5)
-    actions = np.zeros(8, dtype=np.int64)
-    sample_legal(games.mask, np.arange(8, dtype=np.uint64), actions, threads=1)
-    assert all(games.mask[i, a] == 1 for i, a in enumerate(actions))
-    with pytest.raises(ValueError):
-        sample_legal(games.mask.astype(np.int64), np.arange(8, dtype=np.uint64), actions)
-    with pytest.raises(ValueError):
-        random_games(np.array([-1]), 2)
-    with pytest.raises(ValueError):
-        random_games(np.arange(3), 9)
-
-
-def _splitmix(state: int) -> tuple[int, int]:
-    """The next state and draw of the SplitMix64 generator ``random_games`` chooses its ids with."""
-    bits = (1 << 64) - 1
-    state = (state + 0x9E3779B97F4A7C15) & bits
-    z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & bits
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & bits
-    return state, z ^ (z >> 31)
-
-
-@pytest.mark.parametrize("players", [2, 4, 6])
-def test_random_games_replay_step_by_step(players: int) -> None:
-    """``random_games`` asks for the legal ids without a mask; a replay through the batch API, choosing from
-    the ids in the order legal_mask writes them with the mask, must play the same games; and at every
-    position the ids alone must be the ids written with the mask, in the same order."""
-    seeds = np.arange(10, 22)
-    expected = random_games(seeds, players, threads=1)
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    ids = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    ids_alone = np.zeros(NUM_ACTIONS, dtype=np.int64)
-    steps_seen: set[int] = set()
-    for j, seed in enumerate(seeds):
-        games = FastGames(1, players, threads=1)
-        games.reset(seeds=[int(seed)])
-        chooser = int(seed)
-        decisions = 0
-        while not games.is_over()[0]:
-            row = games.states[0].copy()  # the batch's states are read-only; the rules take a writable row
-            count = legal_mask(row, mask, ids)
-            assert legal_mask(row, np.zeros(0, dtype=np.int8), ids_alone) == count
-            assert np.array_equal(ids_alone[:count], ids[:count])
-            assert np.array_equal(np.flatnonzero(mask), np.sort(ids[:count]))
-            steps_seen.add(int(row[L.STEP]))
-            chooser, draw = _splitmix(chooser)
-            games.step([int(ids[draw % count])])
-            decisions += 1
-        row = games.states[0]
-        assert [decisions, int(row[L.TURN]), int(row[L.TRUNCATED])] == expected[j].tolist()
-    # a Scout's placing step is where the ids alone must skip repeated kinds without a mask to look at
-    assert {int(Step.DRAW), int(Step.PLAY), int(Step.SCOUT)} <= steps_seen
