@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
@@ -266,8 +266,9 @@ class FastSelfPlayVecEnv(VecEnv):
     def reset(self) -> np.ndarray:
         """Start a new episode in every environment (with the seeds of :meth:`seed`, when it was called)."""
         seeds: list[int] | None = None
-        if all(seed is not None for seed in self._seeds):
-            seeds = [int(seed) for seed in self._seeds]
+        given = [seed for seed in self._seeds if seed is not None]
+        if len(given) == self.num_envs:
+            seeds = [int(seed) for seed in given]
             for pool, seed in zip(self.pools, seeds, strict=True):  # the stream PoolSelfPlayEnv.reset(seed=...) starts
                 pool.rng = np.random.default_rng([seed, 1])
         elif not self._started:
@@ -388,7 +389,8 @@ class FastSelfPlayVecEnv(VecEnv):
             return RANDOM_OPPONENT
         if _compiled(agent):
             return self._heuristic
-        key: Any = agent.model if kind == SNAPSHOT else agent  # one batched opponent per snapshot's weights
+        # one batched opponent per snapshot's weights (a snapshot is a PPOAgent: _kind says so)
+        key: Any = cast(PPOAgent, agent).model if kind == SNAPSHOT else agent
         known = self._batched.get(id(key))
         if known is None or known[0] is not key:
             made = SnapshotOpponent(key, self._sample_rng) if kind == SNAPSHOT else AgentOpponent(agent)

@@ -285,7 +285,7 @@ class GubsVectorEnv(VectorEnv):
                         f"pick_opponents gave {brief(opponent)}: an opponent is 'random' or a batched opponent"
                     )
 
-    def _index_of(self, opponent: BatchOpponent) -> int:
+    def _index_of(self, opponent: Any) -> int:
         """The index of a batched opponent in ``_callers`` (added when new; those no game plays are let go)."""
         index = self._caller_index.get(id(opponent))
         if index is not None:
