@@ -47,6 +47,7 @@ BUDGET: list[tuple[str, str]] = [
     ("--delay 0.3", "--delay 0"),
     ("--out docs/images/table.svg", "--out table.svg"),
     ("--from 500000 --every 100000", "--from 0 --every 1"),
+    ("cleanrl_ppo --total-timesteps 200000", "cleanrl_ppo --total-timesteps 256 --num-envs 4 --num-steps 64"),
     ("--players 2 4 --deals 50", "--players 2 --deals 1 --agents random heuristic search:worlds=2,top=2"),
 ]
 """The test budget: literal substitutions applied to every block before it runs (see the module docstring)."""

@@ -1,20 +1,19 @@
-"""Self-play training on the compiled engine: every environment of a vector env in one :class:`FastGames` batch.
+"""Self-play training on the compiled engine: an SB3 ``VecEnv`` over :class:`gubs_env.envs.vector.GubsVectorEnv`.
 
 :class:`FastSelfPlayVecEnv` is a stable-baselines3 ``VecEnv`` (with ``action_masks()`` for sb3-contrib's
-``MaskablePPO``) that plays what a vector of :class:`agents.training.PoolSelfPlayEnv` plays, on the fast engine:
+``MaskablePPO``) that plays what a vector of :class:`agents.training.PoolSelfPlayEnv` plays, on the fast engine. The
+batched self-play loop is the vector env's (one implementation); this adapter adds what belongs to training:
 
 * each environment's learner sits at a seat drawn at every episode, and the other seats are played by opponents
   drawn from that environment's own :class:`~agents.training.OpponentPool` (random, heuristic, frozen snapshots,
-  with the pool's probabilities and snapshot weighting);
-* after the learner's actions, the opponents of every game are asked together, round after round, until every
-  game waits on its learner again or has ended: random opponents in compiled code
-  (:func:`gubs_env.fast.sample_legal`), each snapshot once per round for all the games waiting on it (a batched
-  numpy forward pass over the stacked observations), the heuristic in compiled code too, once per round for all
-  the games waiting on it (:func:`agents.bots.heuristic.decide.heuristic_actions`, the same ids as
-  ``HeuristicAgent.act``); any other agent is asked game by game; a decision with a single legal id is played
-  for any opponent without asking it, as ``SelfPlayEnv`` does;
-* an environment whose episode ended is reset at once (SB3's auto-reset): the ended episode's observation is in
-  ``infos[i]["terminal_observation"]``.
+  with the pool's probabilities and snapshot weighting), through the vector env's ``pick_opponents`` hook;
+* the pool's agents become the vector env's batched opponents: a random agent the compiled random opponent, the
+  heuristic one compiled call per round for all the games waiting on it
+  (:func:`agents.bots.heuristic.decide.heuristic_actions`, the same ids as ``HeuristicAgent.act``), each snapshot
+  one numpy forward pass per round over the stacked observations of its games; any other agent is asked game by
+  game; a decision with a single legal id is played for any opponent without asking it, as ``SelfPlayEnv`` does;
+* an environment whose episode ended is reset at once (SB3's auto-reset, the vector env's SAME_STEP mode): the
+  ended episode's observation is in ``infos[i]["terminal_observation"]``; the optional shaping term is added.
 
 Seeded the same way, each environment draws its opponents, its learner seats and its deals from the same
 generators, in the same order, as ``PoolSelfPlayEnv`` does, so with deterministic opponents (the heuristic) both
@@ -27,10 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
@@ -41,12 +40,12 @@ from agents.bots.model_file import PolicyWeights
 from agents.bots.ppo import ACTIVATION_FUNCTIONS, PPOAgent
 from agents.bots.random_agent import RandomAgent
 from agents.training.pool import OpponentPool, PoolConfig
-from gubs_env.encoding.action_table import NUM_ACTIONS
-from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import IllegalActionError
-from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.positions.serialize import brief
-from gubs_env.fast import SKIP, FastGames, sample_legal
+from gubs_env.envs.vector import RANDOM as RANDOM_OPPONENT
+from gubs_env.envs.vector import GubsVectorEnv
+from gubs_env.fast import FastGames
 from gubs_env.fast.core.rng import RNG_WORDS, seed_pcg64
 
 LEARNER, RANDOM, HEURISTIC, SNAPSHOT = 0, 1, 2, 3
@@ -99,8 +98,64 @@ def sample_masked(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generato
     return np.argmax(perturbed, axis=1)
 
 
+class SnapshotOpponent:
+    """A frozen snapshot as a batched opponent: one forward pass for all the games waiting on it, then a draw."""
+
+    def __init__(self, weights: PolicyWeights, rng: np.random.Generator) -> None:
+        self.weights = weights
+        self.rng = rng
+        self.first_t = np.ascontiguousarray(weights.layers[0][0].T)
+        """The first weight transposed, made once (not at every forward pass)."""
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """An id per game, drawn from the policy's distribution over the game's legal ids."""
+        ids = np.flatnonzero(masks.any(axis=0))  # the ids some of these games may choose
+        logits = policy_logits(self.weights, observations, ids, self.first_t)
+        return ids[sample_masked(logits, masks[:, ids], self.rng)]
+
+
+class AgentOpponent:
+    """Any other :class:`~agents.bots.base.Agent` as a batched opponent: asked game by game through its ``act``."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The agent's id for each game."""
+        return np.array([self.agent.act(o, m) for o, m in zip(observations, masks, strict=True)], dtype=np.int64)
+
+
+class CompiledHeuristic:
+    """The pool's :class:`~agents.bots.heuristic.HeuristicAgent` seats, all decided in one compiled call per round.
+
+    Each seat draws its ties from its own agent's generator.
+    The generators are rows of ``rngs``, one per distinct agent object of an episode (a pool hands the same
+    HeuristicAgent to all its heuristic seats, and they share its generator), seeded where the agent's ``reset``
+    seeds it; the agent's own ``rng`` is then left alone and read by nothing.
+    """
+
+    def __init__(self, num_envs: int) -> None:
+        self.rngs = np.zeros((num_envs * (MAX_PLAYERS - 1), RNG_WORDS), dtype=np.uint64)
+        self.row_of = np.zeros((num_envs, MAX_PLAYERS - 1), dtype=np.int64)
+        """Per environment and opponent slot, the row of ``rngs`` its heuristic draws from."""
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, games: np.ndarray, slots: np.ndarray
+    ) -> np.ndarray:
+        """The heuristic's id for each waiting game (see :class:`gubs_env.envs.vector.GubsVectorEnv`)."""
+        out = np.zeros(len(games), dtype=np.int64)
+        rows = np.arange(len(games), dtype=np.int64)
+        heuristic_actions(observations, masks, rows, self.row_of[games, slots], self.rngs, out)
+        return out
+
+
 class FastSelfPlayVecEnv(VecEnv):
-    """``num_envs`` self-play environments against pool opponents, stepped together on the compiled engine.
+    """``num_envs`` self-play environments against pool opponents: an SB3 adapter over one ``GubsVectorEnv``.
+
+    The games, the opponent rounds and the new episodes are :class:`gubs_env.envs.vector.GubsVectorEnv`'s (in its
+    SAME_STEP autoreset mode); this class draws each episode's opponents from the environment's pool, turns them
+    into batched opponents, and speaks SB3's ``VecEnv`` (infos as a list of dicts, ``terminal_observation``, the
+    shaping term).
 
     Args:
         num_envs: how many environments (games) the vector holds.
@@ -112,7 +167,7 @@ class FastSelfPlayVecEnv(VecEnv):
         on_illegal: ``"lose"`` (an illegal learner id ends that episode with reward -1 and
             ``info["illegal_action"] = True``) or ``"raise"`` (the engine's ``IllegalActionError``, nothing
             changes), as in ``SelfPlayEnv``.
-        threads: threads of the compiled kernels (``None``: one).
+        threads: threads of the compiled loop (``None``: one).
         **rule_options: engine rule options for every game.
 
     Raises:
@@ -130,16 +185,6 @@ class FastSelfPlayVecEnv(VecEnv):
         threads: int | None = None,
         **rule_options: Any,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1, not {brief(num_envs)}")
-        sizes = [players] if isinstance(players, int) else list(players) if isinstance(players, (list, tuple)) else []
-        if not sizes or not all(type(n) is int and MIN_PLAYERS <= n <= MAX_PLAYERS for n in sizes):
-            raise ValueError(
-                f"players must be a table size from {MIN_PLAYERS} to {MAX_PLAYERS} or a list of them, "
-                f"not {brief(players)}"
-            )
-        if type(on_illegal) is not str or on_illegal not in ("lose", "raise"):
-            raise ValueError(f"on_illegal must be 'lose' or 'raise', not {brief(on_illegal)}")
         if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not 0 <= shaping < float("inf"):
             raise ValueError(f"shaping must be a finite number of at least 0, not {brief(shaping)}")
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -153,114 +198,116 @@ class FastSelfPlayVecEnv(VecEnv):
             or sum(chances) > 1
         ):
             raise ValueError("the pool's p_random and p_heuristic must be probabilities adding up to at most 1")
-        self.on_illegal = on_illegal
+        self.vector = GubsVectorEnv(
+            num_envs,
+            players,
+            pick_opponents=self._pick_opponents,
+            autoreset_mode=AutoresetMode.SAME_STEP,
+            on_illegal=on_illegal,
+            threads=1 if threads is None else threads,
+            **rule_options,
+        )
         self.shaping = float(shaping)
         self.render_mode = None
-        self.num_players = np.array([sizes[i % len(sizes)] for i in range(num_envs)], dtype=np.int64)
-        self.games = FastGames(num_envs, sizes[0], threads=1 if threads is None else threads, **rule_options)
         self.pools = [OpponentPool(PoolConfig(**asdict(config)), seed + i) for i in range(num_envs)]
-        self._episode_rngs = [np.random.default_rng(seed + i) for i in range(num_envs)]
+        self._first_seeds = [seed + i for i in range(num_envs)]
         self._sample_rng = np.random.default_rng([seed, 2])
-        self._first_t: dict[int, tuple[PolicyWeights, np.ndarray]] = {}
-        """Per snapshot in play (by id, with the weights kept so an id is never reused), its first weight
-        transposed: made once, not at every forward pass; emptied when the pool changes."""
-        self._chooser = np.random.default_rng([seed, 3]).integers(2**63, size=num_envs, dtype=np.uint64)
-        self.learner_seat = np.zeros(num_envs, dtype=np.int64)
-        self.seat_kinds = np.full((num_envs, MAX_PLAYERS), LEARNER, dtype=np.int8)
-        self.seat_agents: list[list[Agent | None]] = [[None] * MAX_PLAYERS for _ in range(num_envs)]
-        """Per environment and seat, the opponent playing it (None at the learner's seat)."""
+        self._heuristic = CompiledHeuristic(num_envs)
+        self._batched: dict[int, tuple[Any, Any]] = {}
+        """Per snapshot weights or other agent in play (by id, with the object kept so an id is never reused),
+        its batched opponent: made once, not per episode; emptied when the pool changes."""
         self._opponents: list[list[Agent]] = [[] for _ in range(num_envs)]
         """Per environment, this episode's opponents clockwise from the learner (as SelfPlayEnv lists them)."""
-        self._rows = np.arange(num_envs)
-        self._compiled_heuristic = np.zeros((num_envs, MAX_PLAYERS), dtype=bool)
-        """Per environment and seat, whether the compiled heuristic decides for that seat's opponent."""
-        self._heuristic_rngs = np.zeros((num_envs * (MAX_PLAYERS - 1), RNG_WORDS), dtype=np.uint64)
-        """The generators of the compiled heuristic's agents: one row per distinct agent object of an episode (a
-        pool hands the same HeuristicAgent to all its heuristic seats, and they share its generator), seeded when
-        ``reset`` reseeds the agent. The agent's own ``rng`` is then left alone and read by nothing."""
-        self._heuristic_row = np.zeros((num_envs, MAX_PLAYERS), dtype=np.int64)
-        """Per environment and seat, the row of ``_heuristic_rngs`` its compiled heuristic draws from."""
-        self._agent_rows: list[dict[int, int]] = [{} for _ in range(num_envs)]
-        """Per environment, this episode's compiled heuristic agents (by ``id``) and their generator rows."""
-        self._heuristic_ids = np.zeros(num_envs, dtype=np.int64)
-        self._actions = np.full(num_envs, SKIP, dtype=np.int64)
-        self._random_ids = np.zeros(num_envs, dtype=np.int64)
-        self._legal_counts = np.zeros(num_envs, dtype=np.int64)
-        self._masks = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
-        self._final_obs = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
-        self._rewards = np.zeros(num_envs, dtype=np.float32)
-        self._terminated = np.zeros(num_envs, dtype=bool)
-        self._truncated = np.zeros(num_envs, dtype=bool)
         self._potential = np.zeros(num_envs, dtype=np.float64)
         self._started = False
         self._pending: Any = None
         self._has_pending = False
-        super().__init__(num_envs, spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32), spaces.Discrete(NUM_ACTIONS))
+        super().__init__(num_envs, self.vector.single_observation_space, self.vector.single_action_space)
+
+    @property
+    def games(self) -> FastGames:
+        """The batch of games (one per environment)."""
+        return self.vector.games
+
+    @property
+    def learner_seat(self) -> np.ndarray:
+        """Per environment, the learner's seat in the current episode."""
+        return self.vector.learner_seat
+
+    @property
+    def num_players(self) -> np.ndarray:
+        """Per environment, its table size."""
+        return self.vector.num_players
+
+    @property
+    def seat_agents(self) -> list[list[Agent | None]]:
+        """Per environment and seat, the opponent playing it (None at the learner's seat and past the table)."""
+        table: list[list[Agent | None]] = []
+        for i, opponents in enumerate(self._opponents):
+            n, learner = int(self.num_players[i]), int(self.learner_seat[i])
+            seats: list[Agent | None] = [None] * MAX_PLAYERS
+            for j, opponent in enumerate(opponents):
+                seats[(learner + j + 1) % n] = opponent
+            table.append(seats)
+        return table
+
+    @property
+    def seat_kinds(self) -> np.ndarray:
+        """Per environment and seat (int8 ``(num_envs, 6)``): LEARNER, or how that seat's opponent is asked."""
+        kinds = np.full((self.num_envs, MAX_PLAYERS), LEARNER, dtype=np.int8)
+        for i, seats in enumerate(self.seat_agents):
+            for seat, agent in enumerate(seats):
+                if agent is not None:
+                    kinds[i, seat] = _kind(agent)
+        return kinds
 
     # --- the VecEnv interface ---------------------------------------------------------------------
 
     def reset(self) -> np.ndarray:
         """Start a new episode in every environment (with the seeds of :meth:`seed`, when it was called)."""
-        for i, seed in enumerate(self._seeds):
-            if seed is not None:  # the streams PoolSelfPlayEnv.reset(seed=...) starts
-                self._episode_rngs[i] = np.random.default_rng(seed)
-                self.pools[i].rng = np.random.default_rng([seed, 1])
+        seeds: list[int] | None = None
+        given = [seed for seed in self._seeds if seed is not None]
+        if len(given) == self.num_envs:
+            seeds = [int(seed) for seed in given]
+            for pool, seed in zip(self.pools, seeds, strict=True):  # the stream PoolSelfPlayEnv.reset(seed=...) starts
+                pool.rng = np.random.default_rng([seed, 1])
+        elif not self._started:
+            seeds = self._first_seeds
         self._reset_seeds()
         self._reset_options()
-        if not self._started:
-            players = self.num_players
-            self.games.reset(np.zeros(self.num_envs, dtype=np.uint64), players)
-            self._started = True
-        self._start_episodes(self._rows)
+        observations, _ = self.vector.reset(seed=seeds)
+        self._started = True
+        if self.shaping:
+            self._potential[:] = self._margins()
         self.reset_infos = [{"learner_seat": int(s)} for s in self.learner_seat]
-        return self.games.obs.copy()
+        return observations
 
     def step_async(self, actions: np.ndarray) -> None:
         """Keep the learners' actions for :meth:`step_wait`."""
         self._pending, self._has_pending = actions, True
 
     def step_wait(self) -> VecEnvStepReturn:
-        """Apply the learners' actions, play the opponents, and reset the environments whose episode ended."""
+        """Apply the learners' actions; the vector env plays the opponents and starts the episodes that ended."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         if not self._has_pending:
             raise RuntimeError("call step_async() before step_wait()")
         pending, self._pending, self._has_pending = self._pending, None, False
-        actions = self._checked_actions(pending)
-        illegal = self.games.mask[self._rows, np.clip(actions, 0, NUM_ACTIONS - 1)] == 0
-        if illegal.any() and self.on_illegal == "raise":
-            self.games.step(actions)  # raises the engine's error naming the game; nothing changes
-        if illegal.any():
-            self._final_obs[illegal] = self.games.obs[illegal]
-        self._rewards.fill(0.0)
-        self._terminated[:] = illegal
-        self._truncated.fill(False)
-        self._actions[:] = actions
-        self._actions[illegal] = SKIP
-        self.games.step(self._actions)
-        self._collect_ends()
-        self._play_opponents()
-        self._rewards[illegal] = -1.0
+        observations, rewards, terminated, truncated, info = self.vector.step(pending)
+        dones = terminated | truncated
         if self.shaping:
-            self._add_shaping()
-        dones = self._terminated | self._truncated
-        infos = self._infos(dones, illegal)
-        rewards = self._rewards.copy()  # the next episodes' first opponent rounds write into the buffers
-        ended = np.flatnonzero(dones)
-        if ended.size:
-            self._start_episodes(ended)
-        return self.games.obs.copy(), rewards, dones, infos
+            self._add_shaping(rewards, dones)
+        return observations, rewards, dones, self._infos(dones, truncated & ~terminated, info)
 
     def action_masks(self) -> np.ndarray:
         """Each environment's legal ids for its learner, as a bool ``(num_envs, 356)`` array."""
-        np.not_equal(self.games.mask, 0, out=self._masks)
-        return self._masks
+        return self.vector.action_masks()
 
     def set_snapshots(self, paths: Sequence[str]) -> None:
         """Replace every pool's snapshot list (what the training callback sends through ``env_method``)."""
         for pool in self.pools:
             pool.set_snapshots(paths)
-        self._first_t.clear()  # made again for the snapshots still in play
+        self._batched.clear()  # made again for the snapshots still in play
 
     def close(self) -> None:
         """Nothing to release: the games are arrays of this process."""
@@ -306,6 +353,7 @@ class FastSelfPlayVecEnv(VecEnv):
         if method_name == "set_snapshots":
             for i in rows:
                 self.pools[i].set_snapshots(*method_args, **method_kwargs)
+            self._batched.clear()
             return [None] * len(rows)
         raise AttributeError(f"FastSelfPlayVecEnv has no method {brief(method_name)} for env_method")
 
@@ -315,164 +363,78 @@ class FastSelfPlayVecEnv(VecEnv):
 
     # --- episodes ---------------------------------------------------------------------------------
 
-    def _start_episodes(self, rows: np.ndarray) -> None:
-        """Draw opponents, then seat and deal until each game reaches its learner's first decision."""
-        for i in rows:
-            self._draw_opponents(int(i))
-        started = rows
-        while rows.size:
-            seeds = np.empty(rows.size, dtype=np.uint64)
-            for k, i in enumerate(rows):
-                rng, n = self._episode_rngs[i], int(self.num_players[i])
-                self._seat(int(i), int(rng.integers(n)))
-                seeds[k] = int(rng.integers(2**63))
-            self.games.reset_games(rows, seeds)
-            self._play_opponents()
-            rows = rows[self.games.actor[rows] < 0]  # a game over before its learner's first decision: again
-        if self.shaping:
-            self._potential[started] = self._margins()[started]
+    def _pick_opponents(self, i: int, num_players: int) -> list[Any]:
+        """The vector env's per-episode hook: environment ``i``'s opponents, drawn from its pool, batched."""
+        return [self._batched_opponent(agent) for agent in self._draw_opponents(i)]
 
-    def _draw_opponents(self, i: int) -> None:
+    def _draw_opponents(self, i: int) -> list[Agent]:
         """Environment ``i``'s opponents for an episode, drawn and reseeded as PoolSelfPlayEnv.reset does."""
         pool = self.pools[i]
         opponents = [pool.sample() for _ in range(int(self.num_players[i]) - 1)]
-        rows = self._agent_rows[i]
-        rows.clear()
+        rows: dict[int, int] = {}
         for j, opponent in enumerate(opponents):
             seed = int(pool.rng.integers(2**31))
             opponent.reset(seed)
             if _compiled(opponent):  # the stream the agent's reset starts, where the compiled code reads it
                 row = rows.setdefault(id(opponent), i * (MAX_PLAYERS - 1) + j)
-                seed_pcg64(self._heuristic_rngs[row], np.uint64(seed))
+                seed_pcg64(self._heuristic.rngs[row], np.uint64(seed))
+                self._heuristic.row_of[i, j] = row
         self._opponents[i] = opponents
+        return opponents
 
-    def _seat(self, i: int, learner: int) -> None:
-        """Put environment ``i``'s learner at ``learner`` and its opponents clockwise from it."""
-        n = int(self.num_players[i])
-        seats: list[Agent | None] = [None] * MAX_PLAYERS
-        self.seat_kinds[i] = LEARNER
-        self._compiled_heuristic[i] = False
-        for j, opponent in enumerate(self._opponents[i]):
-            seat = (learner + j + 1) % n
-            seats[seat] = opponent
-            self.seat_kinds[i, seat] = _kind(opponent)
-            self._compiled_heuristic[i, seat] = _compiled(opponent)
-            self._heuristic_row[i, seat] = self._agent_rows[i].get(id(opponent), 0)
-        self.seat_agents[i] = seats
-        self.learner_seat[i] = learner
-
-    # --- the opponents ----------------------------------------------------------------------------
-
-    def _play_opponents(self) -> None:
-        """Ask the opponents, round after round, until every game waits on its learner or is over."""
-        games = self.games
-        while True:
-            seats = games.actor
-            waiting = np.flatnonzero((seats >= 0) & (seats != self.learner_seat))
-            if not waiting.size:
-                return
-            self._actions.fill(SKIP)
-            kinds = self.seat_kinds[waiting, seats[waiting]]
-            np.sum(games.mask, axis=1, dtype=np.int64, out=self._legal_counts)
-            forced = self._legal_counts[waiting] == 1
-            cheap = waiting[forced | (kinds == RANDOM)]
-            if cheap.size:  # a single legal id, or a random opponent: compiled sampling over the batch
-                sample_legal(games.mask, self._chooser, self._random_ids, threads=1)
-                self._actions[cheap] = self._random_ids[cheap]
-            asked = waiting[~forced & (kinds != RANDOM)]
-            self._ask_policies(asked, self.seat_kinds[asked, seats[asked]])
-            games.step(self._actions)
-            self._collect_ends()
-
-    def _ask_policies(self, rows: np.ndarray, kinds: np.ndarray) -> None:
-        """Actions of the heuristic (compiled, one call for all), snapshots (a forward pass each), other agents."""
-        games = self.games
-        compiled = self._compiled_heuristic[rows, games.actor[rows]]
-        if compiled.any():
-            heuristic_rows = rows[compiled]
-            rng_rows = self._heuristic_row[heuristic_rows, games.actor[heuristic_rows]]
-            heuristic_actions(
-                games.obs, games.mask, heuristic_rows, rng_rows, self._heuristic_rngs, self._heuristic_ids
-            )
-            self._actions[heuristic_rows] = self._heuristic_ids[heuristic_rows]
-            rows, kinds = rows[~compiled], kinds[~compiled]
-        groups: dict[int, tuple[PolicyWeights, list[int]]] = {}
-        for i, kind in zip(rows.tolist(), kinds.tolist(), strict=True):
-            agent = self.seat_agents[i][int(games.actor[i])]
-            assert agent is not None  # every seat but the learner's has an opponent
-            if kind == SNAPSHOT:
-                assert isinstance(agent, PPOAgent) and isinstance(agent.model, PolicyWeights)
-                groups.setdefault(id(agent.model), (agent.model, []))[1].append(i)
-            else:
-                self._actions[i] = agent.act(games.obs[i], games.mask[i])
-        for weights, members in groups.values():
-            index = np.asarray(members)
-            masks = games.mask[index]
-            ids = np.flatnonzero(masks.any(axis=0))  # the ids some of these games may choose
-            first_t = self._first_t.get(id(weights))
-            if first_t is None or first_t[0] is not weights:
-                first_t = self._first_t[id(weights)] = (weights, np.ascontiguousarray(weights.layers[0][0].T))
-            logits = policy_logits(weights, games.obs[index], ids, first_t[1])
-            self._actions[index] = ids[sample_masked(logits, masks[:, ids], self._sample_rng)]
+    def _batched_opponent(self, agent: Agent) -> Any:
+        """How the vector env plays ``agent``: compiled random, the compiled heuristic, or a batched opponent."""
+        kind = _kind(agent)
+        if kind == RANDOM:
+            return RANDOM_OPPONENT
+        if _compiled(agent):
+            return self._heuristic
+        # one batched opponent per snapshot's weights (a snapshot is a PPOAgent: _kind says so)
+        key: Any = cast(PPOAgent, agent).model if kind == SNAPSHOT else agent
+        known = self._batched.get(id(key))
+        if known is None or known[0] is not key:
+            made = SnapshotOpponent(key, self._sample_rng) if kind == SNAPSHOT else AgentOpponent(agent)
+            known = self._batched[id(key)] = (key, made)
+        return known[1]
 
     # --- results ----------------------------------------------------------------------------------
 
-    def _collect_ends(self) -> None:
-        """Record the learner's reward and the end flags of the games the last engine step ended."""
-        games = self.games
-        ended = games.terminated | games.truncated
-        if not ended.any():
-            return
-        rows = np.flatnonzero(ended)
-        self._rewards[rows] = games.rewards[rows, self.learner_seat[rows]]
-        self._terminated[rows] |= games.terminated[rows]
-        self._truncated[rows] |= games.truncated[rows]
-        games.observe(self.learner_seat, out=self._final_obs)  # the learner's view of the ended games
-
-    def _infos(self, dones: np.ndarray, illegal: np.ndarray) -> list[dict[str, Any]]:
+    def _infos(self, dones: np.ndarray, cut: np.ndarray, info: dict[str, Any]) -> list[dict[str, Any]]:
         """Per environment ``learner_seat``; at an episode's end also its scores, winners and last observation."""
         infos: list[dict[str, Any]] = [{"learner_seat": int(s)} for s in self.learner_seat]
         ended = np.flatnonzero(dones)
         if not ended.size:
             return infos
-        scores = self.games.scores(ended)
+        final, final_obs = info["final_info"], info["final_obs"]
+        illegal = final.get("illegal_action")
         for i in ended.tolist():
             n = int(self.num_players[i])
-            info = infos[i]
-            info["scores"] = [int(s) for s in scores[i, :n]]
-            info["winners"] = self.games.winners(i)
-            info["terminal_observation"] = self._final_obs[i].copy()
-            info["TimeLimit.truncated"] = bool(self._truncated[i] and not self._terminated[i])
-            if illegal[i]:
-                info["illegal_action"] = True
+            infos[i] = {
+                "learner_seat": int(final["learner_seat"][i]),
+                "scores": [int(s) for s in final["scores"][i, :n]],
+                "winners": np.flatnonzero(final["winners"][i]).tolist(),
+                "terminal_observation": final_obs[i],
+                "TimeLimit.truncated": bool(cut[i]),
+            }
+            if illegal is not None and illegal[i]:
+                infos[i]["illegal_action"] = True
         return infos
 
-    def _add_shaping(self) -> None:
+    def _add_shaping(self, rewards: np.ndarray, dones: np.ndarray) -> None:
         """PoolSelfPlayEnv's potential-based term: shaping * (margin after - margin before), 0 once over."""
-        potential = np.where(self._terminated | self._truncated, 0.0, self._margins())
-        self._rewards += (self.shaping * (potential - self._potential)).astype(np.float32)
-        self._potential[:] = potential
+        margins = self._margins()  # the ended environments' margins are their next episodes' first ones
+        potential = np.where(dones, 0.0, margins)
+        rewards += (self.shaping * (potential - self._potential)).astype(np.float32)
+        self._potential[:] = np.where(dones, margins, potential)
 
     def _margins(self) -> np.ndarray:
         """Per game, the learner's score minus the best other score."""
         scores = self.games.scores().astype(np.float64)
-        rows = self._rows
+        rows = np.arange(self.num_envs)
         mine = scores[rows, self.learner_seat].copy()
         scores[rows, self.learner_seat] = -np.inf
-        for i in rows:  # seats a game does not have hold 0, not a score
-            scores[i, int(self.num_players[i]) :] = -np.inf
+        scores[np.arange(MAX_PLAYERS) >= self.num_players[:, None]] = -np.inf  # seats a game does not have hold 0
         return mine - scores.max(axis=1)
-
-    # --- checks -----------------------------------------------------------------------------------
-
-    def _checked_actions(self, actions: Any) -> np.ndarray:
-        """The learners' actions as int64 ids of the action space, or a ValueError."""
-        array = np.asarray(actions)
-        if array.shape != (self.num_envs,) or not np.issubdtype(array.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_envs} integer ids, not {brief(actions)}")
-        if ((array < 0) | (array >= NUM_ACTIONS)).any():
-            raise ValueError(f"an action is an int id from 0 to {NUM_ACTIONS - 1}")
-        return array.astype(np.int64)
 
     def _indices(self, indices: VecEnvIndices) -> list[int]:
         return list(self._get_indices(indices))

@@ -1,4 +1,4 @@
-"""RL environments over the engine: PettingZoo AEC (``env``, ``raw_env``) and Gymnasium self-play (``SelfPlayEnv``).
+"""RL environments: PettingZoo AEC (``env``, ``raw_env``), Gymnasium self-play (``SelfPlayEnv``, ``GubsVectorEnv``).
 
 The names are imported on first use, so that the engine alone works without gymnasium and pettingzoo.
 """
@@ -8,9 +8,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_SOURCES = {"env": "gubs_aec", "raw_env": "gubs_aec", "SelfPlayEnv": "selfplay"}
+_SOURCES = {"env": "gubs_aec", "raw_env": "gubs_aec", "SelfPlayEnv": "selfplay", "GubsVectorEnv": "vector"}
 
-__all__ = ["SelfPlayEnv", "env", "raw_env"]
+__all__ = ["GubsVectorEnv", "SelfPlayEnv", "env", "raw_env"]
 
 
 def __getattr__(name: str) -> Any:

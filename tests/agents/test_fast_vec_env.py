@@ -193,18 +193,18 @@ def test_each_snapshot_is_asked_once_per_round_for_all_its_games(monkeypatch):
     env.set_snapshots(SNAPSHOTS)
     env.reset()
     calls: list[Any] = []
-    real_logits, real_step = fast_vec_env.policy_logits, env.games.step
+    real_logits, real_run = fast_vec_env.policy_logits, env.vector.loop.run
 
     def counting_logits(weights, observations, *rest):
         calls.append((id(weights), len(observations)))
         return real_logits(weights, observations, *rest)
 
-    def marking_step(actions):
+    def marking_run(*args, **kwargs):  # a round: one run of the compiled loop between the opponents' calls
         calls.append("round")
-        return real_step(actions)
+        return real_run(*args, **kwargs)
 
     monkeypatch.setattr(fast_vec_env, "policy_logits", counting_logits)
-    monkeypatch.setattr(env.games, "step", marking_step)
+    monkeypatch.setattr(env.vector.loop, "run", marking_run)
     rng = np.random.default_rng(4)
     for _ in range(40):
         env.step(random_legal(env.action_masks(), rng))
