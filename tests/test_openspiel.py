@@ -20,6 +20,7 @@ from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec  # noqa: E40
 from gubs_env.encoding.observation import OBS_SIZE, encode  # noqa: E402
 from gubs_env.engine.cards import COPIES  # noqa: E402
 from gubs_env.openspiel import DEAL, GAME_NAME, EngineRolloutEvaluator, GubsState  # noqa: E402
+from tests.snippets import with_budget  # noqa: E402
 
 PLAYERS = [2, 3, 4, 5, 6]
 
@@ -302,10 +303,11 @@ def test_the_docs_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
     exec(compile(first, "docs/openspiel.md", "exec"), {})
     returns = ast.literal_eval(capsys.readouterr().out)
     assert len(returns) == 4 and set(returns) <= {-1.0, 0.0, 1.0}
-    # the ISMCTS example as written, with a budget small enough for the test suite
+    # the ISMCTS example as written, with the test budget of tests/snippets.py (2 simulations, 1 rollout)
     block = re.findall(r"```python\n(.*?)```", example, flags=re.S)[0]
     assert "max_simulations=50" in block and "n_rollouts=2" in block
-    cheap = block.replace("max_simulations=50", "max_simulations=2").replace("n_rollouts=2", "n_rollouts=1")
+    cheap = with_budget(block)
+    assert "max_simulations=2" in cheap and "n_rollouts=1" in cheap
     exec(compile(cheap, "docs/openspiel.md", "exec"), {})
     assert re.fullmatch(r"ISMCTS won [0-2] of 2 games against random play\n", capsys.readouterr().out)
 

@@ -23,12 +23,27 @@ def _random_seats(players: int) -> Callable[[int], list[Policy]]:
     return lambda seed: [random_policy(seed * 7 + seat) for seat in range(players)]
 
 
-@pytest.mark.parametrize(
-    ("players", "games"),
-    [(2, 200), (3, 100), (4, 80), (5, 60), (6, 60)],
-)
-def test_random_games_agree(players: int, games: int) -> None:
-    assert play_compared(players, list(range(1000, 1000 + games)), _random_seats(players)) > games * 50
+def _halves(first_seed: int, games: dict[int, int]) -> list[object]:
+    """Each table size's seeds in two halves: the first in the default run, the second behind ``slow``.
+
+    The default run stays within its time (README's test command); ``.ci/run`` runs the slow half after it, so CI
+    still compares every game.
+
+    Args:
+        first_seed: the seed of each table size's first game.
+        games: games to compare in all, by number of players.
+    """
+    params = []
+    for players, count in games.items():
+        seeds = list(range(first_seed, first_seed + count))
+        params.append(pytest.param(players, seeds[: count // 2], id=f"{players}p"))
+        params.append(pytest.param(players, seeds[count // 2 :], id=f"{players}p-more", marks=pytest.mark.slow))
+    return params
+
+
+@pytest.mark.parametrize(("players", "seeds"), _halves(1000, {2: 200, 3: 100, 4: 80, 5: 60, 6: 60}))
+def test_random_games_agree(players: int, seeds: list[int]) -> None:
+    assert play_compared(players, seeds, _random_seats(players)) > len(seeds) * 50
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])
@@ -93,7 +108,7 @@ def test_soak_random_games_agree(players: int) -> None:
     assert TALLY["games compared"] - before == games
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-def test_many_random_games_agree_in_lockstep(players: int) -> None:
+@pytest.mark.parametrize(("players", "seeds"), _halves(5000, dict.fromkeys(range(2, 7), 400)))
+def test_many_random_games_agree_in_lockstep(players: int, seeds: list[int]) -> None:
     """400 more games per player count: legal ids after every action, the whole state at the end."""
-    assert play_lockstep(players, list(range(5000, 5400)), choice_seed=players) > 400 * 50
+    assert play_lockstep(players, seeds, choice_seed=players) > len(seeds) * 50
