@@ -759,7 +759,32 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         [],
         {"--positions": NUMBERS, "--seed": NUMBERS, "--repeats": NUMBERS},
     ),
-    "rllib_bench": ("agents.rllib.bench", [], {"--minutes": NUMBERS, "--env-runners": NUMBERS}),
+    "rllib_bench": (
+        "agents.rllib.bench",
+        [],
+        {
+            "--minutes": NUMBERS,
+            "--env-runners": NUMBERS,
+            "--sample-seconds": NUMBERS,
+            "--part": ["all", "sampling", "training", "learn", ""],
+        },
+    ),
+    "audit": (
+        "agents.evaluate.audit",
+        ["random", "heuristic", "search:worlds=2", "nobody", "search:worlds=0"],
+        {"--players": NUMBERS, "--games": NUMBERS, "--seed": NUMBERS, "--against": ["self", "random", "x:y"]},
+    ),
+    "search_gap": (
+        "agents.evaluate.search_gap",
+        [],
+        {
+            "--players": NUMBERS,
+            "--games": NUMBERS,
+            "--share": NUMBERS,
+            "--seed": NUMBERS,
+            "--search": ["worlds=4", "worlds=0", "top=2,z=1", "depth=3", "worlds=4,worlds=5", ""],
+        },
+    ),
     "train_bench": (
         "agents.training.bench",
         [],
@@ -802,8 +827,13 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(agents.rllib.train, "train", lambda args: _raise(_Started()))
     if name == "heuristic":
         monkeypatch.setattr(module, "benchmark", lambda *args: _raise(_Started()))
-    if name == "rllib_bench":
+    if name == "rllib_bench":  # both parts start Ray: the first one reached stops the command
+        monkeypatch.setattr(module, "measure_sampling", lambda *args: _raise(_Started()))
         monkeypatch.setattr(module, "runs", lambda *args: _raise(_Started()))
+    if name == "audit":
+        monkeypatch.setattr(module, "audit_tables", lambda *args: _raise(_Started()))
+    if name == "search_gap":
+        monkeypatch.setattr(module, "collect_gaps", lambda *args: _raise(_Started()))
     if name == "train_bench":
         monkeypatch.setattr(module, "run", lambda *args: _raise(_Started()))
     if name == "bench":
