@@ -50,7 +50,7 @@ from gubs_env.engine.state import Step
 from gubs_env.fast.convert import state_to_row
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.core import tables as T
-from gubs_env.fast.core.rng import RNG_WORDS, next_uint64, random_interval, seed_pcg64
+from gubs_env.fast.core.rng import RNG_WORDS, covering_mask, next_uint64, random_interval, seed_pcg64
 from gubs_env.fast.core.rules import _can_cancel, _can_cure, _can_flop, hand_size
 from gubs_env.support.cli import CommandParser, player_count, positive_int, run_command
 
@@ -315,9 +315,7 @@ def _below(rng: np.ndarray, bound: int) -> int:
     if bound <= 0xFFFFFFFF:
         return random_interval(rng, bound - 1)
     top = _U64(bound - 1)
-    mask = top
-    for shift in (1, 2, 4, 8, 16, 32):
-        mask |= mask >> _U64(shift)
+    mask = covering_mask(top)
     value = next_uint64(rng) & mask
     while value > top:
         value = next_uint64(rng) & mask

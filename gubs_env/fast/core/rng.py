@@ -89,15 +89,22 @@ def next_uint32(rng: np.ndarray) -> np.uint64:
     return value & _MASK32
 
 
+@nb.njit(cache=True, inline="always", **NO_REFCOUNT)  # see gubs_env.fast.core.jit
+def covering_mask(top: np.uint64) -> np.uint64:
+    """The smallest all-ones bit mask that covers ``top``: masked rejection draws below it and retries above ``top``."""
+    mask = top
+    for shift in (1, 2, 4, 8, 16, 32):
+        mask |= mask >> _U64(shift)
+    return mask
+
+
 @nb.njit(cache=True, **NO_REFCOUNT)  # see gubs_env.fast.core.jit
 def random_interval(rng: np.ndarray, upper: int) -> int:
     """A uniform int in ``[0, upper]`` by masked rejection (what ``shuffle`` and ``permutation`` draw)."""
     if upper == 0:
         return np.int64(0)
     top = _U64(upper)
-    mask = top
-    for shift in (1, 2, 4, 8, 16, 32):
-        mask |= mask >> _U64(shift)
+    mask = covering_mask(top)
     value = next_uint32(rng) & mask
     while value > top:
         value = next_uint32(rng) & mask
