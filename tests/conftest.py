@@ -1,5 +1,6 @@
 """Settings for the whole test suite."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,19 @@ def _sb3_logs_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) ->
     mp.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3_logs")))
     yield
     mp.undo()
+
+
+MAX_AUTO_WORKERS = 4
+"""Most workers ``-n auto`` starts: each one loads torch and the compiled engine (about half a GiB) and, on a cold
+numba cache, compiles what its tests need, so more workers on a large machine cost memory and repeated compiles for
+little gain on a run of a few minutes."""
+
+
+@pytest.hookimpl(optionalhook=True)  # without pytest-xdist (or with -p no:xdist) there is no such hook
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """The worker count of ``-n auto``: one per core this process may use, at most :data:`MAX_AUTO_WORKERS`."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, MAX_AUTO_WORKERS))
 
 
 _FOLDER_MARKERS = {"browser": "browser", "rllib": "rllib"}
