@@ -30,6 +30,27 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(1, min(cores, MAX_AUTO_WORKERS))
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Before xdist starts its workers, fill a cold numba cache once rather than in every worker.
+
+    Runs in the controller of a run with two or more workers only (``-n auto`` on a multi-core machine); a warm
+    cache costs one index lookup here. See tests/compile_cache.py.
+    """
+    config = session.config
+    workers = getattr(config.option, "numprocesses", None)
+    if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2:
+        return
+    try:
+        from tests import compile_cache
+
+        cold = compile_cache.is_cold()
+    except ImportError:  # no numba: nothing is compiled, and the compiled engine's tests skip
+        return
+    if cold:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        compile_cache.warm_up(reporter.write_line if reporter is not None else print)
+
+
 _FOLDER_MARKERS = {"browser": "browser", "rllib": "rllib"}
 """Test folders whose every test carries a marker (pyproject's addopts leaves them out of the default run)."""
 
