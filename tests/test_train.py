@@ -21,6 +21,8 @@ TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-pro
         (["--bogus"], "unrecognized arguments"),
         (["--workers", "0"], "must be at least 1"),
         (["--envs", "2", "--workers", "3"], "cannot exceed --envs"),
+        (["--opponent", "ppo-9p"], "--opponent: unknown shipped model 'ppo-9p'"),
+        (["--opponent", "heuristic", "--engine", "reference"], "--opponent needs --engine fast"),
     ],
 )
 def test_bad_command_lines_are_rejected_clearly(argv, message, capsys, tmp_path):
@@ -78,7 +80,7 @@ def committed_run(folder, **state):
 
 
 def test_resume_goes_on_with_the_runs_settings_unless_flags_set_them_anew(tmp_path, capsys):
-    settings = {"players": [4], "p_random": 0.0, "p_heuristic": 1.0, "shaping": 0.5}
+    settings = {"players": [4], "p_random": 0.0, "p_heuristic": 1.0, "shaping": 0.5, "opponent": "heuristic"}
     committed_run(tmp_path, timesteps=10, settings=settings)
     args = train.parse_args(["--resume", "--out", str(tmp_path)])
     assert {name: getattr(args, name) for name in settings} == settings
@@ -102,6 +104,8 @@ def test_resume_goes_on_with_the_runs_settings_unless_flags_set_them_anew(tmp_pa
         ({"settings": {"p_random": 2}}, "p_random must be a probability"),
         ({"settings": {"shaping": -1}}, "shaping must be"),
         ({"settings": {"speed": 1}}, "unknown setting 'speed'"),
+        ({"settings": {"opponent": 5}}, "opponent must be an agent spec"),
+        ({"settings": {"opponent": "ppo-9p"}}, "--opponent: unknown shipped model"),
         ({"snapshots": ["/etc/passwd"]}, "is not a snapshots/step_"),
         ({"timesteps": 10, "snapshots": ["snapshots/step_000000005.zip"]}, "is missing"),
         ({"checkpoint": "", "checkpoint_sha256": ""}, "older train.py"),
@@ -205,3 +209,17 @@ def test_parallel_envs_mixed_table_sizes_and_imitation(tmp_path, capsys):
     assert train.main(argv) == 0
     assert {r["players"] for r in read_eval(out / "eval.csv")} == {"2", "4"}
     assert "imitated" in capsys.readouterr().out
+
+
+def test_a_run_against_one_fixed_opponent_evaluates_against_it_and_resumes_against_it(tmp_path):
+    """--opponent (the exploiter check): kept in run.json, so --resume goes on against the same agent."""
+    out = tmp_path / "exploit"
+    argv = ["--steps", "256", "--envs", "4", "--players", "2", "--opponent", "ppo-2p", "--out", str(out), *TINY]
+    assert train.main([*argv, "--eval-every", "10000"]) == 0
+    assert {(r["players"], r["opponent"]) for r in read_eval(out / "eval.csv")} == {
+        ("2", "random"),
+        ("2", "heuristic"),
+        ("2", "ppo-2p"),
+    }
+    resumed = train.parse_args(["--resume", "--out", str(out)])
+    assert resumed.opponent == "ppo-2p" and resumed.players == [2]

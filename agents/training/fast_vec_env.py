@@ -52,7 +52,8 @@ LEARNER, RANDOM, HEURISTIC, SNAPSHOT = 0, 1, 2, 3
 """What plays a seat, per game (:attr:`FastSelfPlayVecEnv.seat_kinds`); any other agent plays as HEURISTIC does.
 
 A HEURISTIC seat played by a :class:`~agents.bots.heuristic.HeuristicAgent` itself (not a subclass) is decided in
-compiled code; any other agent there is asked game by game."""
+compiled code, a greedy :class:`~agents.bots.ppo.PPOAgent` in one ``act_batch`` call for the games waiting on it,
+and any other agent game by game."""
 
 METHODS = ("action_masks", "set_snapshots")
 """What ``env_method`` and ``get_attr`` reach: the calls MaskablePPO and the training callback make."""
@@ -115,13 +116,19 @@ class SnapshotOpponent:
 
 
 class AgentOpponent:
-    """Any other :class:`~agents.bots.base.Agent` as a batched opponent: asked game by game through its ``act``."""
+    """Any other :class:`~agents.bots.base.Agent` as a batched opponent.
+
+    A policy agent answers all the games waiting on it in one ``act_batch`` call; any other agent is asked game by
+    game through its ``act``.
+    """
 
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The agent's id for each game."""
+        if isinstance(self.agent, PPOAgent):
+            return self.agent.act_batch(observations, masks)
         return np.array([self.agent.act(o, m) for o, m in zip(observations, masks, strict=True)], dtype=np.int64)
 
 
@@ -168,6 +175,8 @@ class FastSelfPlayVecEnv(VecEnv):
             ``info["illegal_action"] = True``) or ``"raise"`` (the engine's ``IllegalActionError``, nothing
             changes), as in ``SelfPlayEnv``.
         threads: threads of the compiled loop (``None``: one).
+        opponent: an agent that plays every opponent seat of every episode instead of the pool (train.py's
+            ``--opponent``: training against one fixed bot, as the exploiter check does).
         **rule_options: engine rule options for every game.
 
     Raises:
@@ -183,8 +192,11 @@ class FastSelfPlayVecEnv(VecEnv):
         shaping: float = 0.0,
         on_illegal: str = "lose",
         threads: int | None = None,
+        opponent: Agent | None = None,
         **rule_options: Any,
     ) -> None:
+        if opponent is not None and not isinstance(opponent, Agent):
+            raise ValueError(f"opponent must be None or an Agent, not {brief(opponent)}")
         if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not 0 <= shaping < float("inf"):
             raise ValueError(f"shaping must be a finite number of at least 0, not {brief(shaping)}")
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -210,6 +222,7 @@ class FastSelfPlayVecEnv(VecEnv):
         self.shaping = float(shaping)
         self.render_mode = None
         self.pools = [OpponentPool(PoolConfig(**asdict(config)), seed + i) for i in range(num_envs)]
+        self.opponent = opponent
         self._first_seeds = [seed + i for i in range(num_envs)]
         self._sample_rng = np.random.default_rng([seed, 2])
         self._heuristic = CompiledHeuristic(num_envs)
@@ -370,7 +383,8 @@ class FastSelfPlayVecEnv(VecEnv):
     def _draw_opponents(self, i: int) -> list[Agent]:
         """Environment ``i``'s opponents for an episode, drawn and reseeded as PoolSelfPlayEnv.reset does."""
         pool = self.pools[i]
-        opponents = [pool.sample() for _ in range(int(self.num_players[i]) - 1)]
+        seats = int(self.num_players[i]) - 1
+        opponents = [pool.sample() for _ in range(seats)] if self.opponent is None else [self.opponent] * seats
         rows: dict[int, int] = {}
         for j, opponent in enumerate(opponents):
             seed = int(pool.rng.integers(2**31))
@@ -446,10 +460,16 @@ def _compiled(agent: Agent) -> bool:
 
 
 def _kind(agent: Agent) -> int:
-    """How a pool's opponent is asked: in compiled code (random), in batches (snapshots) or one game at a time."""
+    """How an opponent is asked: in compiled code, by batched draws, or as :class:`AgentOpponent` asks it.
+
+    Random agents are compiled; sampling policies from weights (the pool's snapshots) are drawn from in batches;
+    every other agent, a greedy policy included, goes through :class:`AgentOpponent`.
+    """
     if isinstance(agent, RandomAgent):
         return RANDOM
-    if isinstance(agent, PPOAgent) and isinstance(agent.model, PolicyWeights):
+    # a sampling policy from weights is drawn from in the snapshots' batched way; a greedy one (train.py's
+    # --opponent ppo-2p) must keep choosing its most likely id, as it does in tournaments
+    if isinstance(agent, PPOAgent) and isinstance(agent.model, PolicyWeights) and not agent.deterministic:
         return SNAPSHOT
     return HEURISTIC
 

@@ -76,7 +76,7 @@ games per batch, so the policy's forward passes and the opponents' batches are w
 cheaper masked distribution (agents/training/masked_policy.py); evaluations, snapshots and checkpoints spaced out in
 timesteps as the timesteps come faster. On the reference engine: the earlier path, as it was."""
 
-RUN_SETTINGS = {"players": [2], "p_random": 0.1, "p_heuristic": 0.4, "shaping": 0.0}
+RUN_SETTINGS = {"players": [2], "p_random": 0.1, "p_heuristic": 0.4, "shaping": 0.0, "opponent": None}
 """What a run trains on, kept in its run.json: ``--resume`` goes on with them unless a flag sets them anew."""
 
 
@@ -123,6 +123,9 @@ def _check_settings(settings: dict[str, Any], path: Path) -> None:
     shaping = settings.get("shaping", 0.0)
     if not number(shaping) or shaping < 0:
         raise RunFileError(f"{path}: shaping must be a number of at least 0, not {shaping!r:.40}")
+    opponent = settings.get("opponent")
+    if opponent is not None and not (isinstance(opponent, str) and 0 < len(opponent) <= 300):
+        raise RunFileError(f"{path}: opponent must be an agent spec (a short string) or null, not {opponent!r:.40}")
 
 
 def _holds_run(folder: Path) -> bool:
@@ -289,6 +292,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=0,
         help="before self-play, imitate the heuristic agent over this many games (default: 0, none)",
     )
+    parser.add_argument(
+        "--opponent",
+        default=None,
+        metavar="SPEC",
+        help="play every opponent seat with this agent (any agents.evaluate spec, e.g. ppo-2p or a model file) "
+        "instead of the pool, and evaluate against it too: the exploiter check (docs/training.md)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.minutes is None and args.steps is None:
@@ -312,9 +322,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             setattr(args, name, stored.get(name, default))
     if args.p_random + args.p_heuristic > 1:
         parser.error("--p-random and --p-heuristic add up to more than 1")
+    if args.opponent is not None:
+        if args.engine != "fast":
+            parser.error("--opponent needs --engine fast (the reference path draws its opponents from the pool)")
+        _check_opponent(parser, args.opponent)
     if not args.resume and _holds_run(args.out):
         parser.error(f"{args.out} already holds a run: pass --resume to continue it, or choose another --out")
     return args
+
+
+def _check_opponent(parser: argparse.ArgumentParser, spec: str) -> None:
+    """Refuse an ``--opponent`` spec that names no agent, before anything is built."""
+    from agents.bots.registry import AgentSpecError, make_agent
+
+    try:
+        make_agent(spec)
+    except AgentSpecError as error:
+        parser.error(f"--opponent: {error}")
 
 
 def make_envs(args: argparse.Namespace):
@@ -349,11 +373,13 @@ def _fast_envs(args: argparse.Namespace):
     """The environments on the compiled engine: one batch, seeded as the reference path seeds its envs."""
     from stable_baselines3.common.vec_env import VecMonitor
 
+    from agents.bots.registry import make_agent
     from agents.training.fast_vec_env import FastSelfPlayVecEnv
     from agents.training.pool import PoolConfig, TimedVecEnv
 
     pool = PoolConfig(p_random=args.p_random, p_heuristic=args.p_heuristic)
-    venv = FastSelfPlayVecEnv(args.envs, args.players, pool, seed=args.seed, shaping=args.shaping)
+    opponent = None if args.opponent is None else make_agent(args.opponent, args.seed)
+    venv = FastSelfPlayVecEnv(args.envs, args.players, pool, seed=args.seed, shaping=args.shaping, opponent=opponent)
     venv.seed(args.seed)
     return TimedVecEnv(VecMonitor(venv))
 
@@ -485,6 +511,7 @@ def _train(args: argparse.Namespace, started: float) -> Path:
         args.checkpoint_every,
         progress=not args.no_progress,
         last_eval=last_eval,
+        opponent=args.opponent,
         budget_start=started,
     )
     start, steps_before = time.perf_counter(), model.num_timesteps

@@ -278,6 +278,7 @@ class TrainingCallback(BaseCallback):
         progress: bool = True,
         last_eval: int = -1,
         budget_start: float | None = None,
+        opponent: str | None = None,
     ) -> None:
         super().__init__()
         self.budget_start = budget_start
@@ -298,6 +299,8 @@ class TrainingCallback(BaseCallback):
         self._last_eval = last_eval
         """The timesteps of the last evaluation in eval.csv: one timestep is never evaluated twice."""
         self.eval_seconds = 0.0
+        self.opponent = opponent
+        """The spec of the fixed opponent the run trains against (``--opponent``), evaluated against too."""
         """Wall time spent in evaluations: neither environment nor learner time."""
 
     def _on_training_start(self) -> None:
@@ -410,7 +413,13 @@ class TrainingCallback(BaseCallback):
         learner = PPOAgent(self.model, deterministic=True, name="learner")
         seconds = self.run.seconds + started - self.start
         rows = evaluation_rows(
-            learner, self.player_counts, self.eval_games, self.num_timesteps, seconds, progress=self.progress
+            learner,
+            self.player_counts,
+            self.eval_games,
+            self.num_timesteps,
+            seconds,
+            progress=self.progress,
+            opponent=self.opponent,
         )
         for row in rows:
             self.logger.record(f"eval/{row['players']}p_vs_{row['opponent']}", row["win_rate"])
@@ -442,25 +451,30 @@ def evaluation_rows(
     timesteps: int,
     seconds: float,
     progress: bool = False,
+    opponent: str | None = None,
 ) -> list[dict[str, Any]]:
     """Win rates of ``agent`` against the random and heuristic agents at each table size, as eval.csv rows.
+
+    ``opponent``, an agent spec, adds a row per table size against that agent (a run's ``--opponent``).
 
     The same deals for every evaluation of a run (seed ``10_000 * players``), so rows compare across time;
     ``seconds`` is the run's training time when the evaluated policy was taken. ``progress`` shows a bar over
     each match's games (an evaluation takes tens of seconds, in which the training bar stands still).
     """
     from agents.bots.heuristic import HeuristicAgent
+    from agents.bots.registry import make_agent
 
     rows = []
     for n in player_counts:
-        for opponent in (RandomAgent(), HeuristicAgent()):
-            result = match(agent, opponent, n, games, seed=10_000 * n, progress=progress)
+        opponents = [RandomAgent(), HeuristicAgent()] + ([] if opponent is None else [make_agent(opponent)])
+        for other in opponents:
+            result = match(agent, other, n, games, seed=10_000 * n, progress=progress)
             low, high = result.interval
             rows.append(
                 {
                     "timesteps": timesteps,
                     "players": n,
-                    "opponent": opponent.name,
+                    "opponent": other.name,
                     "games": result.games,
                     "win_rate": round(result.win_rate, 4),
                     "low": round(low, 4),

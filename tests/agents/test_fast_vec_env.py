@@ -303,6 +303,7 @@ def test_actions_outside_the_action_space_raise_value_error(actions):
         {"num_envs": 2, "pool": {"p_random": 0.5}},
         {"num_envs": 2, "pool": PoolConfig(p_random="0.1")},  # type: ignore[arg-type]
         {"num_envs": 2, "max_turns": "many"},
+        {"num_envs": 2, "opponent": "heuristic"},  # a spec is train.py's to build, not the env's
     ],
 )
 def test_bad_construction_raises_value_error(kwargs):
@@ -417,6 +418,30 @@ def test_an_agent_that_only_derives_from_the_heuristic_is_asked_game_by_game(mon
     for _ in range(10):
         env.step(first_legal(env.action_masks()))
     assert Variant.calls > 0 and (env.seat_kinds[:, :3] == HEURISTIC).sum() == 4
+
+
+def test_a_fixed_opponent_plays_every_seat_greedily_in_one_batch_per_round():
+    """train.py's --opponent: the pool is not drawn from, and a greedy policy keeps its greedy choices."""
+
+    class Recording(PPOAgent):
+        rounds: list[int] = []
+
+        def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+            chosen = super().act_batch(observations, action_masks)
+            for observation, mask, action in zip(observations, action_masks, chosen, strict=True):
+                assert action == self.act(observation, mask)  # the greedy id, not a draw
+            Recording.rounds.append(len(chosen))
+            return chosen
+
+    target = Recording.load(SNAPSHOTS[0])
+    pool = PoolConfig(p_random=1.0, p_heuristic=0.0)  # would seat random players if it were drawn from
+    env, _ = started(num_envs=4, players=(2, 3), pool=pool, opponent=target)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        env.step(random_legal(env.action_masks(), rng))
+    assert all(agent is target for seats in env._opponents for agent in seats)
+    assert (env.seat_kinds == RANDOM).sum() == 0 and (env.seat_kinds == SNAPSHOT).sum() == 0
+    assert Recording.rounds and max(Recording.rounds) > 1  # several games answered in one call
 
 
 def test_seat_kinds_mark_the_learner_and_its_opponents():
