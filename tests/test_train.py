@@ -106,6 +106,7 @@ def test_resume_goes_on_with_the_runs_settings_unless_flags_set_them_anew(tmp_pa
         ({"settings": {"speed": 1}}, "unknown setting 'speed'"),
         ({"settings": {"opponent": 5}}, "opponent must be an agent spec"),
         ({"settings": {"opponent": "ppo-9p"}}, "--opponent: unknown shipped model"),
+        ({"settings": {"opponent": "os:system"}}, "names code to import, which a run file may not"),
         ({"snapshots": ["/etc/passwd"]}, "is not a snapshots/step_"),
         ({"timesteps": 10, "snapshots": ["snapshots/step_000000005.zip"]}, "is missing"),
         ({"checkpoint": "", "checkpoint_sha256": ""}, "older train.py"),

@@ -61,11 +61,27 @@ def make_agent(spec: str, seed: int = 0, *, allow_all_seeing: bool = False) -> A
     base = spec.removesuffix(SAMPLE_SUFFIX)
     if base.startswith("ppo-") or base.endswith(MODEL_SUFFIXES):
         return _ppo(base, sample, seed, spec)
-    if ":" in spec:
+    if names_code(spec):
         return _imported(spec, seed)
     raise AgentSpecError(
         f"unknown agent {spec!r}: use {', '.join(BUILTIN)}, a path to a .zip or .npz model or an importable "
         "module:Class"
+    )
+
+
+def names_code(spec: str) -> bool:
+    """Whether :func:`make_agent` would import a module for ``spec`` (the ``package.module:ClassName`` form).
+
+    What a file says is data: a spec read from a file (a run's ``run.json``) must not be one of these.
+    """
+    spec = spec.strip()
+    name = spec.partition(":")[0]
+    base = spec.removesuffix(SAMPLE_SUFFIX)
+    return (
+        ":" in spec
+        and name not in (SEARCH, ALL_SEEING)
+        and not base.startswith("ppo-")
+        and not (base.endswith(MODEL_SUFFIXES))
     )
 
 

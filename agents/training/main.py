@@ -101,6 +101,7 @@ def _stored_run(out: Path, parser: argparse.ArgumentParser) -> tuple[Any, bytes]
 
 def _check_settings(settings: dict[str, Any], path: Path) -> None:
     """Raise a RunFileError unless ``settings`` holds only known settings, each of its kind."""
+    from agents.bots.registry import names_code
     from agents.training.runs import RunFileError
 
     def number(value: Any) -> bool:
@@ -126,6 +127,11 @@ def _check_settings(settings: dict[str, Any], path: Path) -> None:
     opponent = settings.get("opponent")
     if opponent is not None and not (isinstance(opponent, str) and 0 < len(opponent) <= 300):
         raise RunFileError(f"{path}: opponent must be an agent spec (a short string) or null, not {opponent!r:.40}")
+    if isinstance(opponent, str) and names_code(opponent):
+        raise RunFileError(
+            f"{path}: opponent {opponent[:60]!r} names code to import, which a run file may not; "
+            "give it again with --opponent"
+        )
 
 
 def _holds_run(folder: Path) -> bool:

@@ -1,6 +1,6 @@
 import pytest
 
-from agents.bots.registry import AgentSpecError, make_agent
+from agents.bots.registry import AgentSpecError, make_agent, names_code
 
 
 @pytest.mark.parametrize(
@@ -61,3 +61,21 @@ def test_a_module_that_fails_as_it_is_imported_is_one_clear_error(tmp_path, monk
 def test_a_subclass_by_spec_is_built_and_named() -> None:
     agent = make_agent("agents.bots.random_agent:RandomAgent", seed=4)
     assert agent.name in ("RandomAgent", "random")
+
+
+@pytest.mark.parametrize(
+    ("spec", "imports"),
+    [
+        ("random", False),
+        ("ppo-2p:sample", False),
+        ("runs/gubs/model.zip", False),
+        ("weights.npz:sample", False),
+        ("search:worlds=8", False),
+        ("search-all-seeing:top=2", False),
+        ("os:system", True),
+        ("examples.my_agents:MyAgent", True),
+    ],
+)
+def test_names_code_says_which_specs_import_a_module(spec, imports):
+    """What a run file may name (data) and what it may not (code): train.py's --resume reads it."""
+    assert names_code(spec) is imports
