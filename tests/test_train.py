@@ -44,6 +44,16 @@ def test_default_budget_is_ten_minutes(tmp_path):
     assert 1 <= args.workers <= args.envs
 
 
+def test_default_recipe_imitates_then_plays_the_heuristic_at_every_seat(tmp_path):
+    args = train.parse_args(["--out", str(tmp_path)])
+    assert args.imitate_games == 1500 and (args.p_random, args.p_heuristic) == (0.0, 1.0)
+    assert args.learning_rate is None and args.ent_coef is None  # a new run takes the defaults below
+    assert (train.DEFAULT_LEARNING_RATE, train.DEFAULT_ENT_COEF) == (1e-4, 0.0)
+    flags = ["--imitate-games", "0", "--p-heuristic", "0.4", "--p-random", "0.1"]
+    chosen = train.parse_args([*flags, "--out", str(tmp_path)])
+    assert (chosen.imitate_games, chosen.p_random, chosen.p_heuristic) == (0, 0.1, 0.4)
+
+
 def test_each_engine_brings_its_own_defaults_and_flags_override_them(tmp_path):
     fast = train.parse_args(["--out", str(tmp_path)])
     assert fast.engine == "fast" and fast.lean_policy
@@ -146,6 +156,7 @@ def read_eval(path):
 def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     out = tmp_path / "run"
     common = ["--out", str(out), "--eval-every", "300", "--snapshot-every", "200", "--checkpoint-every", "256", *TINY]
+    common += ["--imitate-games", "0"]  # the default imitation's 1,500 games take a minute; the test below imitates
     assert train.main(["--steps", "600", "--envs", "1", *common]) == 0
     for name in ("model.zip", "run.json", "eval.csv", "learning_curve.png"):
         assert (out / name).is_file(), name
@@ -158,7 +169,7 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     assert all(0 <= float(r["low"]) <= float(r["win_rate"]) <= float(r["high"]) <= 1 for r in first)
     state = json.loads((out / "run.json").read_text())
     assert state["timesteps"] >= 600
-    assert state["settings"] == {"players": [2], "p_random": 0.1, "p_heuristic": 0.4, "shaping": 0.0}
+    assert state["settings"] == {"players": [2], "p_random": 0.0, "p_heuristic": 1.0, "shaping": 0.0}
 
     with pytest.raises(SystemExit):  # an existing run is never overwritten by accident
         train.parse_args(["--out", str(out)])
@@ -215,7 +226,7 @@ def test_parallel_envs_mixed_table_sizes_and_imitation(tmp_path, capsys):
 def test_a_run_against_one_fixed_opponent_evaluates_against_it_and_resumes_against_it(tmp_path):
     """--opponent (the exploiter check): kept in run.json, so --resume goes on against the same agent."""
     out = tmp_path / "exploit"
-    argv = ["--steps", "256", "--envs", "4", "--players", "2", "--opponent", "ppo-2p", "--out", str(out), *TINY]
+    argv = ["--steps", "256", "--envs", "4", "--opponent", "ppo-2p", "--imitate-games", "0", "--out", str(out), *TINY]
     assert train.main([*argv, "--eval-every", "10000"]) == 0
     assert {(r["players"], r["opponent"]) for r in read_eval(out / "eval.csv")} == {
         ("2", "random"),

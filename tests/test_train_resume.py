@@ -37,6 +37,8 @@ TINY = [
     "64",
     "--checkpoint-every",
     "192",
+    "--imitate-games",  # the default warm start's 1,500 games take a minute; what is tested here is resuming
+    "0",
 ]
 STEPS = 320
 

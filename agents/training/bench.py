@@ -4,8 +4,9 @@ Usage: ``python -m agents.training.bench`` (2 players, 3 rounds of 81,920 timest
 ``--rounds K``, ``--players 2 4``.
 
 Each path is what ``python train.py --engine <path>`` builds (its environments, its learner settings, its
-policy class), with an opponent pool already holding three snapshots, so that the opponents are drawn as in the
-steady state of a run (random, heuristic and snapshots). The paths then learn in turns, ``--timesteps`` each per
+policy class), with an opponent pool already holding three snapshots and drawing 10% random, 40% heuristic and
+50% snapshot seats (train.py's pool before its default became the heuristic at every seat), so that every kind of
+opponent takes its share of the time. The paths then learn in turns, ``--timesteps`` each per
 round (whole rollouts: a multiple of both paths' rollout sizes), so a change in the machine's load hits both alike.
 Evaluations, checkpoints and logging to files are left out: they are the same work for both paths.
 Printed per path: learner timesteps per wall-clock second and per CPU second of this process, and the share of the
@@ -50,8 +51,10 @@ def _build(path: str, players: list[int], folder: Path, flags: list[str]):
     """The environments and learner ``train.py --engine path [flags]`` builds, with snapshots in the pool."""
     from agents.training import main as train
 
+    # the mixed pool of the module docstring, whatever train.py's default pool is
+    pool = ["--p-random", "0.1", "--p-heuristic", "0.4"]
     args = train.parse_args(
-        ["--engine", path, "--players", *map(str, players), "--out", str(folder / path), "--no-progress", *flags]
+        ["--engine", path, "--players", *map(str, players), "--out", str(folder / path), "--no-progress", *pool, *flags]
     )
     envs = train.make_envs(args)
     model = train.new_model(args, envs)

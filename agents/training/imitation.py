@@ -14,6 +14,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.bots.base import Agent
+from agents.bots.heuristic import HeuristicAgent
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
@@ -43,8 +44,14 @@ def collect(
 ) -> Demonstrations:
     """Play ``games`` games with the teacher at every seat (table sizes in turn) and record every decision.
 
-    ``gamma`` discounts the returns as the learner's environment does: once per decision of the same seat.
+    Game ``g`` is dealt with seed ``seed + g`` and the teacher is reset with that seed before it. ``gamma``
+    discounts the returns as the learner's environment does: once per decision of the same seat. A
+    :class:`HeuristicAgent` itself (not a subclass) plays all the games at once on the compiled engine, with the
+    compiled heuristic: the same games and the same decisions as one game at a time on the reference engine,
+    about 10 times sooner (docs/training.md).
     """
+    if type(teacher) is HeuristicAgent:
+        return _collect_compiled(player_counts, games, seed, progress, gamma)
     observations, masks, actions, returns = [], [], [], []
     codecs = {n: ActionCodec(n) for n in player_counts}
     for g in tqdm(range(games), desc="demonstrations", unit="game", disable=not progress, leave=False):
@@ -67,6 +74,73 @@ def collect(
     return Demonstrations(
         np.stack(observations), np.stack(masks), np.array(actions, dtype=np.int64), np.array(returns, dtype=np.float32)
     )
+
+
+def _collect_compiled(
+    player_counts: list[int], games: int, seed: int, progress: bool, gamma: float, batch: int = 512
+) -> Demonstrations:
+    """:func:`collect` for the heuristic teacher: ``batch`` games at a time, each step one compiled decision for all.
+
+    Each game has its own tie-breaking generator, seeded as ``HeuristicAgent.reset(seed + g)`` seeds the teacher's,
+    and the decisions are put back in the reference order (game by game, in play) before the returns are taken.
+    """
+    from agents.bots.heuristic.decide import heuristic_actions
+    from gubs_env.engine.cards import MAX_PLAYERS
+    from gubs_env.fast import FastGames
+    from gubs_env.fast.core.rng import RNG_WORDS, seed_pcg64
+
+    observations, masks, actions, game_ids, seats = [], [], [], [], []
+    outcomes = np.zeros((games, MAX_PLAYERS), dtype=np.float64)
+    bar = tqdm(total=games, desc="demonstrations", unit="game", disable=not progress, leave=False)
+    for start in range(0, games, batch):
+        ids = np.arange(start, min(start + batch, games), dtype=np.int64)
+        table = FastGames(len(ids))
+        table.reset(seed + ids, [player_counts[g % len(player_counts)] for g in ids])
+        rngs = np.zeros((len(ids), RNG_WORDS), dtype=np.uint64)
+        for row, g in enumerate(ids):
+            seed_pcg64(rngs[row], np.uint64(seed + g))
+        chosen = np.zeros(len(ids), dtype=np.int64)
+        step = np.full(len(ids), -1, dtype=np.int64)
+        rows = np.flatnonzero(table.actor >= 0)
+        bar.update(len(ids) - len(rows))  # deals that end before anyone decides
+        while rows.size:
+            heuristic_actions(table.obs, table.mask, rows, rows, rngs, chosen)
+            observations.append(table.obs[rows].astype(np.float16))
+            masks.append(table.mask[rows].astype(bool))
+            actions.append(chosen[rows])
+            game_ids.append(ids[rows])
+            seats.append(table.actor[rows])
+            step[:] = -1
+            step[rows] = chosen[rows]
+            table.step(step)
+            ended = rows[table.actor[rows] < 0]
+            outcomes[ids[ended]] = table.rewards[ended]  # +1 each winner, -1 the others, all 0 when truncated
+            bar.update(len(ended))
+            rows = rows[table.actor[rows] >= 0]
+    bar.close()
+    game_of = np.concatenate(game_ids)
+    order = np.argsort(game_of, kind="stable")  # game by game, each game's decisions in the order played
+    game_of = game_of[order]
+    seat_of = np.concatenate(seats)[order]
+    returns = outcomes[game_of, seat_of] * gamma ** _later_own_decisions(game_of * MAX_PLAYERS + seat_of)
+    return Demonstrations(
+        np.concatenate(observations)[order],
+        np.concatenate(masks)[order],
+        np.concatenate(actions)[order],
+        returns.astype(np.float32),
+    )
+
+
+def _later_own_decisions(keys: np.ndarray) -> np.ndarray:
+    """Per decision (``keys``: one value per game and seat, in the order played), how many of the same key follow."""
+    by_key = np.argsort(keys, kind="stable")
+    sorted_keys = keys[by_key]
+    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    sizes = np.diff(np.r_[starts, len(keys)])
+    rank = np.arange(len(keys)) - np.repeat(starts, sizes)
+    later = np.empty(len(keys), dtype=np.int64)
+    later[by_key] = np.repeat(sizes, sizes) - 1 - rank
+    return later
 
 
 def _discounted_outcomes(game: Game, seats: list[int], gamma: float) -> list[float]:

@@ -4,8 +4,10 @@ Usage: ``python train.py`` trains for about 10 minutes on 2-player tables and wr
 ``runs/gubs`` (or the next free ``runs/gubs-N``); ``python train.py --players 2 4 --minutes 60 --out runs/mix``
 scales it up; ``python train.py --resume --out runs/gubs`` continues a stopped run from its last checkpoint.
 
-The learner plays from a random seat against opponents drawn per seat and per episode from a pool: the
-random and heuristic agents and frozen snapshots of the learner itself, in several vector environments.
+A new run first imitates the heuristic agent (policy and critic fitted to its games, agents/training/imitation.py).
+The learner then plays from a random seat against opponents drawn per seat and per episode from a pool: the
+random and heuristic agents and frozen snapshots of the learner itself, in several vector environments; by
+default the heuristic plays every opponent seat (the default recipe: docs/training.md).
 Output: ``model.zip`` (the final policy), ``checkpoint-<timesteps>.zip`` and ``run.json`` (for ``--resume``:
 run.json names the checkpoint and its SHA-256 digest, and is the commit point), ``snapshots/``, ``eval.csv``
 (win rates with 95% Wilson intervals), ``logs/`` (CSV and TensorBoard), ``learning_curve.png``. A run killed at
@@ -43,8 +45,12 @@ from gubs_env.support.files import first_free_folder, latest_folder
 PROG = "python train.py"
 DEFAULT_OUT = Path("runs/gubs")
 """The default output folder; new runs number the next free one (runs/gubs-2, ...)."""
-DEFAULT_LEARNING_RATE = 3e-4
-DEFAULT_ENT_COEF = 0.01
+DEFAULT_LEARNING_RATE = 1e-4
+DEFAULT_ENT_COEF = 0.0
+"""A new run's step size and entropy bonus: small steps and no bonus, so that PPO improves on the imitated heuristic
+instead of drifting away from it (docs/training.md, "Strength after 10 minutes")."""
+DEFAULT_IMITATE_GAMES = 1500
+"""Heuristic games a new run imitates before PPO (``--imitate-games``): a start at the heuristic's level."""
 
 
 ENGINE_PRESETS: dict[str, dict[str, Any]] = {
@@ -76,7 +82,7 @@ games per batch, so the policy's forward passes and the opponents' batches are w
 cheaper masked distribution (agents/training/masked_policy.py); evaluations, snapshots and checkpoints spaced out in
 timesteps as the timesteps come faster. On the reference engine: the earlier path, as it was."""
 
-RUN_SETTINGS = {"players": [2], "p_random": 0.1, "p_heuristic": 0.4, "shaping": 0.0, "opponent": None}
+RUN_SETTINGS = {"players": [2], "p_random": 0.0, "p_heuristic": 1.0, "shaping": 0.0, "opponent": None}
 """What a run trains on, kept in its run.json: ``--resume`` goes on with them unless a flag sets them anew."""
 
 
@@ -253,13 +259,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--p-random",
         type=probability,
         default=None,
-        help="share of opponent seats played by the random agent (default: 0.1)",
+        help="share of opponent seats played by the random agent (default: 0)",
     )
     parser.add_argument(
         "--p-heuristic",
         type=probability,
         default=None,
-        help="share played by the heuristic agent (default: 0.4); snapshots play the rest",
+        help="share played by the heuristic agent (default: 1, every seat); snapshots play the rest",
     )
     parser.add_argument(
         "--checkpoint-every",
@@ -284,19 +290,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--learning-rate",
         type=positive_float,
         default=None,
-        help="Adam step size (default: 3e-4; with --resume, the run's own unless given)",
+        help="Adam step size (default: 1e-4; with --resume, the run's own unless given)",
     )
     parser.add_argument(
         "--ent-coef",
         type=non_negative_float,
         default=None,
-        help="entropy bonus of the PPO loss (default: 0.01; with --resume, the run's own unless given)",
+        help="entropy bonus of the PPO loss (default: 0, none; with --resume, the run's own unless given)",
     )
     parser.add_argument(
         "--imitate-games",
         type=non_negative_int,
-        default=0,
-        help="before self-play, imitate the heuristic agent over this many games (default: 0, none)",
+        default=DEFAULT_IMITATE_GAMES,
+        help=f"before self-play, imitate the heuristic agent over this many games (default: {DEFAULT_IMITATE_GAMES:,}; "
+        "0: none; a new run only)",
     )
     parser.add_argument(
         "--opponent",

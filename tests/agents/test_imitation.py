@@ -5,7 +5,7 @@ import pytest
 
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.ppo import PPOAgent
-from agents.training.imitation import collect, pretrain
+from agents.training.imitation import _collect_compiled, collect, pretrain
 from gubs_env.envs.selfplay import SelfPlayEnv
 
 
@@ -14,6 +14,20 @@ def test_demonstrations_record_legal_choices_at_every_table_size():
     assert len(data) == len(data.masks) == len(data.observations) > 100
     assert data.observations.dtype == np.float16 and data.observations.shape[1] == 512
     assert all(mask[action] for mask, action in zip(data.masks, data.actions, strict=True))
+
+
+def test_the_compiled_heuristic_collects_the_reference_demonstrations():
+    class OneAtATime(HeuristicAgent):
+        """The same teacher, which collect plays game by game on the reference engine (a subclass is not batched)."""
+
+    for counts, games in (([2], 6), ([2, 3, 5], 6)):
+        batched = collect(HeuristicAgent(), counts, games=games, seed=3, progress=False)
+        reference = collect(OneAtATime(), counts, games=games, seed=3, progress=False)
+        for field in ("observations", "masks", "actions", "returns"):
+            assert np.array_equal(getattr(batched, field), getattr(reference, field)), field
+            assert getattr(batched, field).dtype == getattr(reference, field).dtype, field
+    in_chunks = _collect_compiled([2, 3, 5], games=6, seed=3, progress=False, gamma=0.995, batch=4)
+    assert np.array_equal(in_chunks.returns, reference.returns) and np.array_equal(in_chunks.actions, reference.actions)
 
 
 @pytest.mark.slow
