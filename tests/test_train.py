@@ -169,7 +169,7 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     assert all(0 <= float(r["low"]) <= float(r["win_rate"]) <= float(r["high"]) <= 1 for r in first)
     state = json.loads((out / "run.json").read_text())
     assert state["timesteps"] >= 600
-    assert state["settings"] == {"players": [2], "p_random": 0.0, "p_heuristic": 1.0, "shaping": 0.0}
+    assert state["settings"] == {"players": [2], "p_random": 0.0, "p_heuristic": 1.0, "shaping": 0.0, "opponent": None}
 
     with pytest.raises(SystemExit):  # an existing run is never overwritten by accident
         train.parse_args(["--out", str(out)])
