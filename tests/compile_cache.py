@@ -80,7 +80,7 @@ def warm_up(report: Callable[[str], None]) -> None:
     A part that fails is reported and otherwise ignored: the tests then compile what they need themselves.
     """
     started = time.perf_counter()
-    report("numba's cache is cold: compiling the engine and the heuristic once, in two processes (about 90 s)…")
+    report("numba's cache is cold: compiling the engine and the heuristic once, in two processes (about 70 s on 2 cores)…")
     environment = dict(os.environ, GUBS_QUIET_COMPILE="1")
     for stage in STAGES:
         parts = [
