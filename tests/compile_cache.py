@@ -7,7 +7,7 @@ split: the engine's core beside the heuristic, then what builds on both (the vec
 playouts and whole-game play). Workers then load everything from the cache in about a second.
 
 ``tests/conftest.py`` calls :func:`warm_up` from the xdist controller when the cache is cold;
-``python -m tests.compile_cache STAGE`` compiles one stage (what each process runs).
+``python -m tests.compile_cache PART`` compiles one part of a stage (what each process runs).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def warm_up(report: Callable[[str], None]) -> None:
     A part that fails is reported and otherwise ignored: the tests then compile what they need themselves.
     """
     started = time.perf_counter()
-    report("numba's cache is cold: compiling the engine and the heuristic once, in two processes (about 70 s on 2 cores)…")
+    report("numba's cache is cold: compiling the engine and the heuristic once, in two processes (about 70 s)…")
     environment = dict(os.environ, GUBS_QUIET_COMPILE="1")
     for stage in STAGES:
         parts = [

@@ -299,9 +299,9 @@ class TrainingCallback(BaseCallback):
         self._last_eval = last_eval
         """The timesteps of the last evaluation in eval.csv: one timestep is never evaluated twice."""
         self.eval_seconds = 0.0
+        """Wall time spent in evaluations: neither environment nor learner time."""
         self.opponent = opponent
         """The spec of the fixed opponent the run trains against (``--opponent``), evaluated against too."""
-        """Wall time spent in evaluations: neither environment nor learner time."""
 
     def _on_training_start(self) -> None:
         self.start = time.perf_counter()
