@@ -29,10 +29,9 @@ from gubs_env.engine import Action, Game
 from gubs_env.support.cli import (
     EXIT_OK,
     CommandParser,
+    add_deal_arguments,
     failure,
     non_negative_int,
-    player_count,
-    positive_int,
     run_command,
 )
 
@@ -276,14 +275,7 @@ def report(audits: Sequence[Audit]) -> str:
 def _parser() -> CommandParser:
     parser = CommandParser(prog=PROG, description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("agents", nargs="+", metavar="SPEC", help="the bots to audit (any agent spec)")
-    parser.add_argument("--players", type=player_count, default=2, help="seats per game (default 2)")
-    parser.add_argument(
-        "--games",
-        type=positive_int,
-        default=200,
-        help="games per bot, rounded up to whole deals of PLAYERS games (default 200)",
-    )
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default 0)")
+    add_deal_arguments(parser, games=200, per="bot")
     parser.add_argument(
         "--against",
         default="heuristic",

@@ -69,7 +69,7 @@ def _failed(message: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int
+    from gubs_env.support.cli import CommandParser, add_deal_arguments, positive_int
 
     parser = CommandParser(prog=PROG, description=main.__doc__)
     parser.add_argument(
@@ -79,14 +79,7 @@ def _parser() -> argparse.ArgumentParser:
         help="two or more of: random, heuristic, ppo-2p, ppo-4p (add :sample to sample the policy), "
         "a .zip model, package.module:Class",
     )
-    parser.add_argument("--players", type=player_count, default=2, help="seats per game (default 2)")
-    parser.add_argument(
-        "--games",
-        type=positive_int,
-        default=2000,
-        help="games per pairing, rounded up to whole deals of PLAYERS games (default 2000)",
-    )
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default 0)")
+    add_deal_arguments(parser, games=2000, per="pairing")
     parser.add_argument("--jobs", type=positive_int, default=None, help="worker processes (default: one per core)")
     parser.add_argument("--out", type=Path, metavar="DIR", help="write tournament.csv, .json and .png into this folder")
     parser.add_argument(

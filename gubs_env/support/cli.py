@@ -144,6 +144,24 @@ class CommandParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, error_line(self.prog, message, self._tokens) + "\n")
 
 
+def add_deal_arguments(parser: argparse.ArgumentParser, games: int, per: str) -> None:
+    """The ``--players``, ``--games`` and ``--seed`` flags of the commands that play seat-rotated deals.
+
+    Args:
+        parser: the command's parser.
+        games: the default of ``--games``.
+        per: what the games are counted per, for the help ("pairing", "bot").
+    """
+    parser.add_argument("--players", type=player_count, default=2, help="seats per game (default 2)")
+    parser.add_argument(
+        "--games",
+        type=positive_int,
+        default=games,
+        help=f"games per {per}, rounded up to whole deals of PLAYERS games (default {games})",
+    )
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default 0)")
+
+
 def run_command(main: Callable[[], int]) -> int:
     """Run a command's ``main`` and return its exit status, turning Ctrl-C and a closed stdout into statuses.
 
