@@ -12,8 +12,10 @@ from agents.bots.base import Agent, legal_ids
 from agents.bots.model_file import Layer, PolicyWeights, actor_modules, load_policy, save_policy
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
-PRETRAINED = {"2p": "gubs_2p.zip", "4p": "gubs_4p.zip"}
-"""Shipped models by name: trained by train.py (see the README for the commands)."""
+PRETRAINED = {"2p": "gubs_2p.zip", "4p": "gubs_4p.zip", "net": "gubs_net.npz"}
+"""Shipped models by name: trained by train.py (docs/training.md has the commands)."""
+SHIPPED_SPECS = {"ppo-2p": "2p", "ppo-4p": "4p", "gubs-net": "net"}
+"""The agent spec of each shipped model: the two size-specific models and the one network for 2 to 6 players."""
 
 ACTIVATION_FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
@@ -80,10 +82,11 @@ class PPOAgent(Agent):
 
     @classmethod
     def pretrained(cls, name: str = "2p", deterministic: bool = True) -> PPOAgent:
-        """A shipped model by name: ``"2p"`` or ``"4p"``."""
+        """A shipped model by name: ``"2p"``, ``"4p"`` or ``"net"`` (the one network for every table size)."""
         if name not in PRETRAINED:
             raise ValueError(f"unknown pretrained model {name!r}; shipped: {sorted(PRETRAINED)}")
-        return cls.load(MODELS_DIR / PRETRAINED[name], deterministic=deterministic, name=f"ppo-{name}")
+        spec = next(spec for spec, short in SHIPPED_SPECS.items() if short == name)
+        return cls.load(MODELS_DIR / PRETRAINED[name], deterministic=deterministic, name=spec)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The policy's choice among the legal ids: the most likely one, or a sample.

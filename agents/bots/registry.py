@@ -3,8 +3,8 @@
 A spec is one of:
 
 - ``random`` or ``heuristic``: the baseline agents;
-- ``ppo-2p`` or ``ppo-4p``: the shipped models (``ppo-2p:sample`` samples from the policy instead of
-  taking its most likely action);
+- ``gubs-net`` (one network for every table size from 2 to 6), ``ppo-2p`` or ``ppo-4p`` (each trained at one
+  size): the shipped models (``gubs-net:sample`` samples from the policy instead of taking its most likely action);
 - a path to a model file: a ``MaskablePPO.save`` archive (``runs/gubs/model.zip``) or a weights-only ``.npz``
   (``:sample`` allowed too), read by :func:`agents.bots.model_file.load_policy`, which runs nothing the file holds;
 - ``search`` or ``search:worlds=64,top=4,z=1``: the search bot with its settings
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from agents.bots.base import Agent
 
-BUILTIN = ("random", "heuristic", "ppo-2p", "ppo-4p", "search")
+BUILTIN = ("random", "heuristic", "gubs-net", "ppo-2p", "ppo-4p", "search")
 SEARCH = "search"
 ALL_SEEING = "search-all-seeing"
 SAMPLE_SUFFIX = ":sample"
@@ -59,7 +59,7 @@ def make_agent(spec: str, seed: int = 0, *, allow_all_seeing: bool = False) -> A
         return _search(name, settings, seed, allow_all_seeing, spec)
     sample = spec.endswith(SAMPLE_SUFFIX)
     base = spec.removesuffix(SAMPLE_SUFFIX)
-    if base.startswith("ppo-") or base.endswith(MODEL_SUFFIXES):
+    if _names_model(base):
         return _ppo(base, sample, seed, spec)
     if names_code(spec):
         return _imported(spec, seed)
@@ -77,12 +77,14 @@ def names_code(spec: str) -> bool:
     spec = spec.strip()
     name = spec.partition(":")[0]
     base = spec.removesuffix(SAMPLE_SUFFIX)
-    return (
-        ":" in spec
-        and name not in (SEARCH, ALL_SEEING)
-        and not base.startswith("ppo-")
-        and not (base.endswith(MODEL_SUFFIXES))
-    )
+    return ":" in spec and name not in (SEARCH, ALL_SEEING) and not _names_model(base)
+
+
+def _names_model(base: str) -> bool:
+    """Whether a spec without ``:sample`` names a shipped model (or a misspelt ``ppo-`` one) or a model file."""
+    from agents.bots.ppo import SHIPPED_SPECS
+
+    return base in SHIPPED_SPECS or base.startswith("ppo-") or base.endswith(MODEL_SUFFIXES)
 
 
 def _search(name: str, settings: str, seed: int, allow_all_seeing: bool, spec: str) -> Agent:
@@ -104,14 +106,12 @@ def _search(name: str, settings: str, seed: int, allow_all_seeing: bool, spec: s
 
 def _ppo(base: str, sample: bool, seed: int, spec: str) -> Agent:
     from agents.bots.model_file import ModelFileError
-    from agents.bots.ppo import PRETRAINED, PPOAgent
+    from agents.bots.ppo import SHIPPED_SPECS, PPOAgent
 
-    if base.startswith("ppo-") and not base.endswith(MODEL_SUFFIXES):
-        name = base.removeprefix("ppo-")
-        if name not in PRETRAINED:
-            shipped = ", ".join(f"ppo-{n}" for n in PRETRAINED)
-            raise AgentSpecError(f"unknown shipped model {base!r}; shipped: {shipped}")
-        agent = PPOAgent.pretrained(name, deterministic=not sample)
+    if not base.endswith(MODEL_SUFFIXES):
+        if base not in SHIPPED_SPECS:
+            raise AgentSpecError(f"unknown shipped model {base!r}; shipped: {', '.join(SHIPPED_SPECS)}")
+        agent = PPOAgent.pretrained(SHIPPED_SPECS[base], deterministic=not sample)
     else:
         if not Path(base).exists():
             raise AgentSpecError(f"no model file at {base}")

@@ -76,8 +76,8 @@ def _parser() -> argparse.ArgumentParser:
         "agents",
         nargs="+",
         metavar="AGENT",
-        help="two or more of: random, heuristic, ppo-2p, ppo-4p (add :sample to sample the policy), "
-        "a .zip model, package.module:Class",
+        help="two or more of: random, heuristic, gubs-net, ppo-2p, ppo-4p (add :sample to sample the policy), "
+        "search (search:worlds=64,top=4,...), a .zip or .npz model, package.module:Class",
     )
     add_deal_arguments(parser, games=2000, per="pairing")
     parser.add_argument("--jobs", type=positive_int, default=None, help="worker processes (default: one per core)")

@@ -10,6 +10,10 @@ agents/bots/model_file.py). Every checkpoint is read through :func:`agents.bots.
 nothing a file holds; one that cannot be read safely is a command-line error before any game is played.
 
     python -m agents.evaluate.select runs/ship_2p --players 2 --from 12000000 --every 250000 --games 2000
+
+With several table sizes (``--players 2 3 4 5 6``, for a run that trains on all of them) every candidate plays at
+each, and they are ranked by their mean win rate relative to chance (win rate times the number of seats), so that
+each size counts alike.
 """
 
 from __future__ import annotations
@@ -84,6 +88,11 @@ def evaluate_candidates(
         return list(pool.map(_evaluate_in_worker, *zip(*tasks, strict=True)))
 
 
+def relative_to_chance(results: dict[int, MatchResult]) -> float:
+    """The mean over table sizes (the keys) of a candidate's win rate times the seats (1.0: as often as chance)."""
+    return sum(result.win_rate * n for n, result in results.items()) / len(results)
+
+
 def _evaluate(path: str, label: str, opponent: str, num_players: int, games: int, seed: int) -> MatchResult:
     agent = make_agent(path)
     agent.name = label
@@ -105,7 +114,13 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = CommandParser(prog="python -m agents.evaluate.select", description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a train.py output folder")
-    parser.add_argument("--players", type=player_count, default=2, help="seats per game (default 2)")
+    parser.add_argument(
+        "--players",
+        type=player_count,
+        nargs="+",
+        default=[2],
+        help="table sizes (default 2); with several, the best has the highest mean win rate relative to chance",
+    )
     parser.add_argument("--opponent", default="heuristic", help="the agent at every other seat (default heuristic)")
     parser.add_argument("--from", dest="first", type=non_negative_int, default=0, help="first snapshot's timesteps")
     parser.add_argument("--every", type=positive_int, default=1, help="only snapshots on multiples of this")
@@ -126,13 +141,18 @@ def main(argv: list[str] | None = None) -> int:
             make_agent(str(candidate.path))
     except (OSError, ValueError, AgentSpecError) as err:
         parser.error(str(err))
+    sizes = sorted(set(args.players))
     try:
-        results = evaluate_candidates(found, args.players, args.opponent, args.games, args.seed, args.jobs)
+        results = {n: evaluate_candidates(found, n, args.opponent, args.games, args.seed, args.jobs) for n in sizes}
     except AgentSpecError as err:  # a checkpoint that cannot be loaded: an unusable input file
         parser.error(str(err))
-    best = max(range(len(found)), key=lambda i: results[i].win_rate)
-    for i, result in enumerate(results):
-        print(("* " if i == best else "  ") + str(result))
+    scores = [relative_to_chance({n: results[n][i] for n in sizes}) for i in range(len(found))]
+    best = max(range(len(found)), key=lambda i: scores[i])
+    for i in range(len(found)):
+        lines = [(f"{n}p " if len(sizes) > 1 else "") + str(results[n][i]) for n in sizes]
+        if len(sizes) > 1:
+            lines.append(f"{found[i].label}: {scores[i]:.3f} times chance on average")
+        print("\n".join(("* " if i == best else "  ") + line for line in lines))
     print(f"best: {found[best].path}")
     if args.export is not None:
         from agents.bots.ppo import PPOAgent

@@ -507,7 +507,7 @@ def _write_csv(path: Path, header: list[str], rows: list[dict[str, Any]]) -> Non
 
 
 def plot_learning_curve(eval_csv: Path, png: Path) -> None:
-    """Win rate against timesteps, with the 95% intervals, one line per table size and opponent."""
+    """Win rate against timesteps, with the 95% intervals: a colour per table size, a line style per opponent."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -515,18 +515,25 @@ def plot_learning_curve(eval_csv: Path, png: Path) -> None:
 
     with eval_csv.open() as f:
         rows = list(csv.DictReader(f))
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    sizes = sorted({int(r["players"]) for r in rows})
+    opponents = sorted({r["opponent"] for r in rows}, key=lambda o: (o != "heuristic", o))
+    colours = plt.get_cmap("tab10")
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     for key in sorted({(r["players"], r["opponent"]) for r in rows}):
         series = [r for r in rows if (r["players"], r["opponent"]) == key]
         x = [int(r["timesteps"]) for r in series]
-        ax.plot(x, [float(r["win_rate"]) for r in series], marker="o", label=f"{key[0]} players vs {key[1]}")
-        ax.fill_between(x, [float(r["low"]) for r in series], [float(r["high"]) for r in series], alpha=0.2)
-    for n in sorted({int(r["players"]) for r in rows}):
-        ax.axhline(1 / n, color="grey", linestyle=":", linewidth=1)
+        colour = colours(sizes.index(int(key[0])) % 10)
+        style = ("-", "--", "-.")[opponents.index(key[1]) % 3]
+        label = f"{key[0]} players vs {key[1]}"
+        ax.plot(x, [float(r["win_rate"]) for r in series], marker="o", color=colour, linestyle=style, label=label)
+        low, high = [float(r["low"]) for r in series], [float(r["high"]) for r in series]
+        ax.fill_between(x, low, high, color=colour, alpha=0.1)
+    for n in sizes:  # chance at each table size, in its colour
+        ax.axhline(1 / n, color=colours(sizes.index(n) % 10), linestyle=":", linewidth=1)
     ax.set_xlabel("training timesteps (learner decisions)")
     ax.set_ylabel("win rate (95% Wilson interval)")
     ax.set_ylim(0, 1)
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")  # beside the plot: it hides no point
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(png, dpi=120)

@@ -58,6 +58,12 @@ def test_a_module_that_fails_as_it_is_imported_is_one_clear_error(tmp_path, monk
         make_agent("exits_on_import:Agent")
 
 
+@pytest.mark.parametrize("spec", ["gubs-net", "gubs-net:sample", "ppo-2p", "ppo-4p:sample"])
+def test_a_shipped_model_is_built_by_its_spec_and_named_so(spec):
+    agent = make_agent(spec, seed=3)
+    assert agent.name == spec
+
+
 def test_a_subclass_by_spec_is_built_and_named() -> None:
     agent = make_agent("agents.bots.random_agent:RandomAgent", seed=4)
     assert agent.name in ("RandomAgent", "random")
@@ -68,6 +74,7 @@ def test_a_subclass_by_spec_is_built_and_named() -> None:
     [
         ("random", False),
         ("ppo-2p:sample", False),
+        ("gubs-net:sample", False),
         ("runs/gubs/model.zip", False),
         ("weights.npz:sample", False),
         ("search:worlds=8", False),

@@ -65,6 +65,19 @@ def test_command_line_marks_the_best_and_exports_it(run_dir, tmp_path, capsys):
     assert make_agent(str(target)).act is not None
 
 
+def test_several_table_sizes_rank_by_the_mean_win_rate_relative_to_chance(run_dir, capsys):
+    from agents.evaluate.matches import MatchResult
+    from agents.evaluate.select import relative_to_chance
+
+    two, four = MatchResult("a", 100, 60, 0), MatchResult("a", 100, 20, 0)
+    assert relative_to_chance({2: two, 4: four}) == pytest.approx((0.6 * 2 + 0.2 * 4) / 2)
+    assert main([str(run_dir), "--from", "300", "--games", "3", "--opponent", "random", "--players", "2", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("2p ") == 2 and out.count("3p ") == 2  # the step-300 snapshot and the final model
+    assert out.count("times chance on average") == 2
+    assert sum(line.startswith("* ") for line in out.splitlines()) == 3  # the best's three lines
+
+
 def test_a_hostile_snapshot_is_refused_before_any_game(run_dir, tmp_path, capsys):
     import shutil
 

@@ -4,13 +4,16 @@ import pytest
 
 from agents import RandomAgent, play_game
 from agents.bots.heuristic import HeuristicAgent
-from agents.bots.ppo import PRETRAINED, PPOAgent
+from agents.bots.ppo import PRETRAINED, SHIPPED_SPECS, PPOAgent
+from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 
 
-@pytest.mark.parametrize(("name", "num_players"), [("2p", 2), ("4p", 4)])
+@pytest.mark.parametrize(
+    ("name", "num_players"), [("2p", 2), ("4p", 4), *(("net", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))]
+)
 def test_shipped_model_plays_full_games(name, num_players):
     agent = PPOAgent.pretrained(name)
-    assert agent.name == f"ppo-{name}"
+    assert agent.name == next(spec for spec, short in SHIPPED_SPECS.items() if short == name)
     for seed in range(3):
         others = [RandomAgent(seed), HeuristicAgent(seed)] * 3
         game = play_game([agent, *others[: num_players - 1]], seed=seed)
@@ -20,8 +23,23 @@ def test_shipped_model_plays_full_games(name, num_players):
 def test_every_shipped_name_has_its_file():
     from agents.bots.ppo import MODELS_DIR
 
-    assert sorted(PRETRAINED) == ["2p", "4p"]
+    assert sorted(PRETRAINED) == ["2p", "4p", "net"]
+    assert sorted(SHIPPED_SPECS.values()) == sorted(PRETRAINED)
     assert all((MODELS_DIR / file).is_file() for file in PRETRAINED.values())
+
+
+def test_the_one_network_is_weights_only_and_loads_without_running_code():
+    """gubs_net.npz is numpy arrays only: read with pickling refused, and its layers fit the observation."""
+    import numpy as np
+
+    from agents.bots.model_file import load_policy
+    from agents.bots.ppo import MODELS_DIR
+    from gubs_env.encoding.observation import OBS_SIZE
+
+    path = MODELS_DIR / PRETRAINED["net"]
+    with np.load(path, allow_pickle=False) as arrays:  # an object array would raise here
+        assert all(arrays[key].dtype != object for key in arrays.files)
+    assert load_policy(path).observation_size == OBS_SIZE
 
 
 def test_a_shipped_model_can_sample_too():

@@ -80,3 +80,26 @@ def test_what_counts_as_the_guard(test: str, guard: bool) -> None:
     node = ast.parse(f"if {test}:\n    pass\n").body[0]
     assert isinstance(node, ast.If)
     assert _is_main_guard(node.test) is guard
+
+
+def test_every_command_module_runs_its_command_only_under_the_guard() -> None:
+    """``python -m agents.evaluate`` and the like: a spawned worker imports the module again, as ``__mp_main__``.
+
+    A command at the module's top level would run again in every worker, so tournaments played in one process.
+    """
+    import ast
+
+    for path in sorted([*ROOT.glob("agents/**/*.py"), *ROOT.glob("gubs_env/**/*.py"), ROOT / "train.py"]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        calls = [node for node in tree.body if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)]
+        unguarded = [node.lineno for node in calls if ast.unparse(node.value.func) == "sys.exit"]
+        assert not unguarded, f"{path.relative_to(ROOT)}:{unguarded[0]} runs its command outside the guard"
+
+
+@pytest.mark.slow
+def test_the_tournament_command_uses_its_workers(tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GUBS_QUIET_COMPILE="1")
+    argv = [sys.executable, "-m", "agents.evaluate", "random", "heuristic", "--games", "4", "--jobs", "2"]
+    result = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "playing in this process" not in result.stderr
