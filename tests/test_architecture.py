@@ -160,3 +160,25 @@ def test_the_room_rules_catch_an_upward_import() -> None:
     assert "agents.bots" not in ALLOWED["gubs_env.engine"] | ALLOWED["gubs_env"]
     assert _room("gubs_env.engine.cards.effects") == "gubs_env.engine"
     assert _room("gubs_env.bench") == "gubs_env"
+
+
+def test_every_data_file_in_the_packages_is_installed_with_them() -> None:
+    """A non-editable install copies only what pyproject's package-data lists: the shipped models must be in it."""
+    import fnmatch
+    import subprocess
+    import tomllib
+
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    tracked = subprocess.run(
+        ["git", "ls-files", *PACKAGES], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    data = [path for path in tracked if not path.endswith(".py")]
+    assert data, "the shipped models are data files of agents.bots"
+    for path in data:
+        matches = [
+            package
+            for package, patterns in listed.items()
+            for pattern in patterns
+            if fnmatch.fnmatch(path, package.replace(".", "/") + "/" + pattern)
+        ]
+        assert matches, f"{path} is not in [tool.setuptools.package-data]"
