@@ -166,8 +166,9 @@ def test_every_data_file_in_the_packages_is_installed_with_them() -> None:
     """A non-editable install copies only what pyproject's package-data lists: the shipped models must be in it."""
     import fnmatch
     import subprocess
-    import tomllib
+    import sys
 
+    tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")  # pytest needs tomli on 3.10
     listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     tracked = subprocess.run(
         ["git", "ls-files", *PACKAGES], cwd=ROOT, capture_output=True, text=True, check=True
