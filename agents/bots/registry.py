@@ -7,7 +7,7 @@ A spec is one of:
   size): the shipped models (``gubs-net:sample`` samples from the policy instead of taking its most likely action);
 - a path to a model file: a ``MaskablePPO.save`` archive (``runs/gubs/model.zip``) or a weights-only ``.npz``
   (``:sample`` allowed too), read by :func:`agents.bots.model_file.load_policy`, which runs nothing the file holds;
-- ``search`` or ``search:worlds=64,top=4,z=1``: the search bot with its settings
+- ``search`` or ``search:worlds=64,top=4,z=1,base=gubs-net``: the search bot with its settings
   (:class:`~agents.bots.search.SearchSettings`); ``search-all-seeing:...`` is the same search on the true position,
   built only where the caller allows it (measurements, never play against people);
 - ``package.module:ClassName``: any importable :class:`~agents.bots.base.Agent` subclass, called with

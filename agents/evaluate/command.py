@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
             jobs=args.jobs,
             progress=sys.stderr.isatty(),
             records_dir=args.records,
+            fields=args.fields,
         )
     except AgentSpecError as err:  # raised while the agents are built, before any game
         parser.error(str(err))
@@ -80,6 +81,13 @@ def _parser() -> argparse.ArgumentParser:
         "search (search:worlds=64,top=4,...), a .zip or .npz model, package.module:Class",
     )
     add_deal_arguments(parser, games=2000, per="pairing")
+    parser.add_argument(
+        "--fields",
+        nargs="+",
+        metavar="AGENT",
+        help="play only against a field of these (each one of the AGENTs): e.g. --fields heuristic measures "
+        "every agent against heuristics without the tables where a costly agent fills every other seat",
+    )
     parser.add_argument("--jobs", type=positive_int, default=None, help="worker processes (default: one per core)")
     parser.add_argument("--out", type=Path, metavar="DIR", help="write tournament.csv, .json and .png into this folder")
     parser.add_argument(
@@ -96,6 +104,9 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
     repeated = sorted({spec for spec in specs if specs.count(spec) > 1})
     if repeated:
         parser.error(f"each agent may be given once; repeated: {', '.join(repeated)}")
+    strangers = [spec for spec in args.fields or [] if spec.strip() not in specs]
+    if strangers:
+        parser.error(f"--fields takes agents given to compare; not among them: {', '.join(strangers)}")
     for flag, folder in (("--out", args.out), ("--records", args.records)):
         problem = folder is not None and unwritable_folder(folder)
         if problem:

@@ -43,7 +43,7 @@ DEFAULT_AGENTS = (
     "ppo-2p",
     "ppo-4p",
     "search",
-    "search:worlds=32,top=4,z=1",
+    "search:base=heuristic",
     "search-all-seeing",
 )
 BASELINE = "heuristic"

@@ -1,18 +1,20 @@
 """``python -m agents.evaluate.search_gap``: how far the search bot's sampled worlds judge from the true position.
 
-The search bot (:mod:`agents.bots.search`) leaves the heuristic's choice when its playouts in sampled worlds say
-another candidate gains. This command measures whether such gains are real. In heuristic-only games it stops at a
-share of the decisions with two or more legal ids and plays every candidate of the search bot twice, on the same
-seed: in the bot's sampled worlds (what its seat may know) and in the true position (the all-seeing variant's
-worlds: every hand and the deck order, only the future shuffles redrawn). A candidate's *gain* is its mean paired
-value minus the heuristic choice's. The true gain is what playing the candidate is worth in that game; averaged
-over many positions, the sampled gain must agree with it if the worlds are drawn as the real positions arise.
+The search bot (:mod:`agents.bots.search`) leaves its base policy's choice when its playouts in sampled worlds say
+another candidate gains; here the base is the heuristic (``base=heuristic`` unless ``--search`` names another).
+This command measures whether such gains are real. In heuristic-only games it stops at a share of the decisions
+with two or more legal ids and plays every candidate of the search bot twice, on the same seed: in the bot's
+sampled worlds (what its seat may know) and in the true position (the all-seeing variant's worlds: every hand and
+the deck order, only the future shuffles redrawn). A candidate's *gain* is its mean paired value minus the base
+choice's. The true gain is what playing the candidate is worth in that game; averaged over many positions, the
+sampled gain must agree with it if the worlds are drawn as the real positions arise.
 
 Printed: how well the sampled gains follow the true ones (correlation), their mean difference with a 95% interval
 (the bias), what the candidates the worlds favour truly gain, and the action kinds that contribute most to the
 bias.
 
->>> pairs = collect_gaps(num_players=2, games=1, settings=SearchSettings(worlds=4, top=2), share=0.2, progress=False)
+>>> settings = SearchSettings(worlds=4, top=2, base="heuristic")
+>>> pairs = collect_gaps(num_players=2, games=1, settings=settings, share=0.2, progress=False)
 >>> all(p.alternative != p.choice for p in pairs)
 True
 """
@@ -151,7 +153,11 @@ def _parser() -> CommandParser:
     )
     parser.add_argument("--players", type=player_count, default=2, help="table size (default 2)")
     parser.add_argument("--games", type=positive_int, default=30, help="heuristic-only games (default 30)")
-    parser.add_argument("--search", default="worlds=64,top=4", help="search settings (default worlds=64,top=4)")
+    parser.add_argument(
+        "--search",
+        default="worlds=64,top=4,base=heuristic",
+        help="search settings (default worlds=64,top=4,base=heuristic)",
+    )
     parser.add_argument("--share", type=float, default=0.25, help="share of decisions measured (default 0.25)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="first deal (default 0)")
     return parser

@@ -277,9 +277,10 @@ def run_tournament(
     progress: bool | None = None,
     records_dir: str | Path | None = None,
     allow_all_seeing: bool = False,
+    fields: Sequence[str] | None = None,
     **rule_options: Any,
 ) -> TournamentResult:
-    """Play every agent against a field of every other agent and rate them all.
+    """Play every agent against a field of every other agent (or of each of ``fields``) and rate them all.
 
     Each pairing (A, B) plays deals ``seed, seed + 1, …, seed + deals - 1``, each deal once with A at every
     seat, so a pairing is ``deals * num_players`` games and every pairing sees the same deals. At 2 players
@@ -305,20 +306,25 @@ def run_tournament(
             keeps its log).
         allow_all_seeing: admit the all-seeing search (``search-all-seeing``), which reads every hidden card; for
             measurements such as the ladder only.
+        fields: play only the pairings whose field (every seat but the agent's) is one of these agents, all
+            of them in ``agents`` (None: every pairing). Measuring a costly agent against baselines then skips
+            the tables where it fills every other seat; the payoff matrix shows the skipped cells as None.
         **rule_options: rule options for every game (see :class:`gubs_env.engine.options.RuleOptions`).
 
     Returns:
         The pairings, payoff matrix and ratings.
 
     Raises:
-        ValueError: fewer than two agents, duplicates, or a bad count, seed or rule option.
+        ValueError: fewer than two agents, duplicates, a field that is not among the agents, or a bad count,
+            seed or rule option.
         agents.bots.registry.AgentSpecError: a spec that names no agent (raised before any game is played).
     """
     specs = _check_config(agents, num_players, deals, seed, jobs, rule_options)
+    field_indices = _field_indices(specs, fields)
     runner = _GameRunner(specs, num_players, rule_options, records_dir, allow_all_seeing)
     for spec in specs:
         runner.agent(spec, 0)  # builds each agent once here, so a bad spec fails before any game or file
-    played = _played_pairings(len(specs), num_players)
+    played = _played_pairings(len(specs), num_players, field_indices)
     tasks = [(p, d, s) for p in range(len(played)) for d in range(deals) for s in range(num_players)]
     if records_dir is not None:
         Path(records_dir).mkdir(parents=True, exist_ok=True)
@@ -361,9 +367,27 @@ def _check_config(
     return specs
 
 
-def _played_pairings(k: int, num_players: int) -> list[tuple[int, int]]:
-    """Ordered pairs of distinct agents; at 2 players (A, B) and (B, A) seat the same two, so only A < B."""
-    return [(a, b) for a in range(k) for b in range(k) if a != b and (num_players > 2 or a < b)]
+def _field_indices(specs: list[str], fields: Sequence[str] | None) -> set[int]:
+    """The indices of the agents that may fill a field (all of them when ``fields`` is None)."""
+    if fields is None:
+        return set(range(len(specs)))
+    if isinstance(fields, str):
+        raise ValueError("fields is a list of specs, not one string")
+    chosen = [f.strip() if isinstance(f, str) else f for f in fields]
+    unknown = [str(f) for f in chosen if f not in specs]
+    if unknown or not chosen:
+        raise ValueError(f"a field must be one of the agents ({', '.join(specs)}), not {', '.join(unknown) or 'none'}")
+    return {specs.index(f) for f in chosen}
+
+
+def _played_pairings(k: int, num_players: int, fields: set[int]) -> list[tuple[int, int]]:
+    """Ordered pairs (agent, field) of distinct agents whose field is in ``fields``.
+
+    At 2 players (A, B) and (B, A) seat the same two, so only A < B is played, when either may be a field.
+    """
+    if num_players == 2:
+        return [(a, b) for a in range(k) for b in range(a + 1, k) if a in fields or b in fields]
+    return [(a, b) for a in range(k) for b in range(k) if a != b and b in fields]
 
 
 class _GameRunner:

@@ -10,9 +10,10 @@ import pytest
 
 from agents.bots.heuristic.decide import heuristic_action, heuristic_scores, rng_state
 from agents.bots.heuristic.tables import TABLES
+from agents.bots.ppo import PPOAgent
 from agents.bots.registry import AgentSpecError, make_agent
 from agents.bots.search import AllSeeingSearchAgent, SearchAgent, SearchSettings
-from agents.bots.search.agent import _pick
+from agents.bots.search.agent import _pick, base_for
 from agents.bots.search.belief import HOLD_RATIO, reweight_hands
 from agents.bots.search.rollout import MARGIN_WEIGHT, candidate_values
 from agents.evaluate.matches import play_game
@@ -20,9 +21,10 @@ from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game, Step
 from gubs_env.engine.positions.determinize import knowledge, sample_world
-from gubs_env.fast.convert import state_to_row
+from gubs_env.fast.convert import row_to_game, state_to_row
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.core.rng import seed_pcg64
+from gubs_env.fast.determinize import new_rows, sample_rows
 from tests.helpers import table
 
 TINY = "worlds=3,top=3,z=0"
@@ -35,6 +37,15 @@ def test_settings_parse_any_subset_in_any_order():
     assert SearchSettings.parse("top=2,worlds=8") == SearchSettings(worlds=8, top=2)
     assert SearchSettings.parse("z=0.5") == SearchSettings(z=0.5)
     assert SearchSettings.parse(SearchSettings(7, 3, 2.5).spec().partition(":")[2]) == SearchSettings(7, 3, 2.5)
+    assert SearchSettings.parse(" base = gubs-net ,worlds=8") == SearchSettings(worlds=8, base="gubs-net")
+    every = SearchSettings(5, 2, 1.5, 0.5, "heuristic")
+    assert SearchSettings.parse(every.spec().partition(":")[2]) == every
+
+
+def test_auto_searches_over_the_strongest_shipped_policy_at_each_size():
+    assert base_for("auto", 2) == "ppo-2p"
+    assert all(base_for("auto", n) == "gubs-net" for n in range(3, 7))
+    assert base_for("heuristic", 2) == "heuristic" and base_for("ppo-4p", 6) == "ppo-4p"
 
 
 @pytest.mark.parametrize(
@@ -51,6 +62,9 @@ def test_settings_parse_any_subset_in_any_order():
         ("worlds=8,worlds=9", "given twice"),
         ("worlds=eight", "must be a number"),
         ("worlds=" + "9" * 1000, "worlds must be int"),
+        ("base=minimax", "base must be one of auto, heuristic"),
+        ("base=agents.bots.heuristic:HeuristicAgent", "base must be one of"),
+        ("base=runs/model.npz", "base must be one of"),
     ],
 )
 def test_bad_settings_are_refused_with_the_reason(text, words):
@@ -86,6 +100,48 @@ def test_it_needs_the_game_not_an_observation():
 
 
 # --- choosing among candidates -------------------------------------------------------------------------
+
+
+def _midgame(num_players: int, seed: int, wanted: int = 3) -> Game:
+    """A position with at least ``wanted`` legal actions, reached by random play."""
+    game = Game(num_players, seed=seed, record_log=False)
+    rng = np.random.default_rng(seed)
+    while len(game.legal_actions()) < wanted or int(rng.integers(4)):
+        game.apply(game.legal_actions()[int(rng.integers(len(game.legal_actions())))])
+        if game.is_over:
+            game = Game(num_players, seed=seed + 100, record_log=False)
+    return game
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_candidates_start_with_the_base_choice_and_mix_in_the_heuristic(num_players):
+    codec = ActionCodec(num_players)
+    for seed in range(6):
+        game = _midgame(num_players, seed)
+        seat = game.current_player
+        observation = encode(game.state, seat)
+        legal = np.asarray(codec.ids(game.legal_actions(), seat), dtype=np.int64)
+        heuristic_best = int(legal[np.argmax(heuristic_scores(observation, legal))])
+        network = PPOAgent.pretrained("2p" if num_players == 2 else "net")
+        network_best = int(legal[np.argmax(network.action_logits(observation, legal))])
+        for top in (1, 2, 4):
+            found = SearchAgent(0, SearchSettings(top=top)).candidates(game, seat, codec)
+            assert found[0] == network_best
+            assert len(set(found.tolist())) == found.size == min(top, legal.size)
+            assert set(found.tolist()) <= set(legal.tolist())
+            if top > 1:
+                assert heuristic_best in found
+        by_heuristic = SearchAgent(0, SearchSettings(top=2, base="heuristic")).candidates(game, seat, codec)
+        assert by_heuristic[0] == heuristic_best
+
+
+def test_with_the_heuristic_as_base_and_no_worlds_to_convince_it_it_plays_the_heuristic():
+    codec = ActionCodec(3)
+    for seed in range(4):
+        game = _midgame(3, seed)
+        seat = game.current_player
+        stubborn = SearchAgent(seed, SearchSettings(worlds=2, top=3, z=10, base="heuristic"))
+        assert stubborn.act_in_game(game, codec) == stubborn.candidates(game, seat, codec)[0]
 
 
 def test_it_keeps_the_heuristic_choice_unless_a_gain_is_clear():
@@ -228,14 +284,31 @@ def test_the_same_seed_plays_the_same_game():
 # --- what it may see -----------------------------------------------------------------------------------
 
 
-def test_its_worlds_are_the_engine_resampled_worlds():
+def test_its_worlds_are_the_compiled_sampler_worlds_and_look_like_the_real_game():
     game = Game(4, seed=8, record_log=False)
     for _ in range(30):
         game.apply(game.legal_actions()[-1])
     seat = game.current_player
-    searcher = SearchAgent(0, SearchSettings(worlds=3))
-    mine = [world.copy() for world in searcher._worlds(game, seat, 1234)]
-    assert [Game.from_state(w).to_dict() for w in mine] == [game.resample(seat, 1234 + w).to_dict() for w in range(3)]
+    rows, rngs = SearchAgent(0, SearchSettings(worlds=3)).world_rows(game, seat, 1234)
+    expected_rows, expected_rngs = new_rows(3)
+    sample_rows(knowledge(game.state, seat), 1234, expected_rows, expected_rngs)
+    assert np.array_equal(rows, expected_rows) and np.array_equal(rngs, expected_rngs)
+    worlds = [row_to_game(rows[w], rngs[w], record_log=False) for w in range(3)]
+    assert all(world.information_state(seat) == game.information_state(seat) for world in worlds)
+    assert len({repr(world.to_dict()["deck"]) for world in worlds}) > 1
+
+
+def test_the_all_seeing_worlds_are_the_true_position_with_the_sampled_worlds_futures():
+    game = Game(3, seed=4, record_log=False)
+    for _ in range(20):
+        game.apply(game.legal_actions()[0])
+    seat = game.current_player
+    _, sampled_rngs = SearchAgent(0, SearchSettings(worlds=2)).world_rows(game, seat, 77)
+    rows, rngs = AllSeeingSearchAgent(0, SearchSettings(worlds=2)).world_rows(game, seat, 77)
+    assert np.array_equal(rngs, sampled_rngs)
+    true_row = np.empty(L.ROW, dtype=np.int32)
+    state_to_row(game.state, true_row, np.empty(6, dtype=np.uint64))
+    assert all(np.array_equal(row, true_row) for row in rows)
 
 
 def _hidden_swapped(game: Game, viewer: int) -> Game:

@@ -35,7 +35,7 @@ def round_robin():
     return run_tournament(THREE, num_players=2, deals=4, seed=3, jobs=1)
 
 
-def _seatings(monkeypatch, agents, num_players, deals, seed):
+def _seatings(monkeypatch, agents, num_players, deals, seed, fields=None):
     """Run a tournament in-process; return it and {(agent, field): sorted [(deal seed, agent's seat)]} as played."""
     played = defaultdict(list)
     real = tournament.play_game
@@ -52,7 +52,7 @@ def _seatings(monkeypatch, agents, num_players, deals, seed):
         return real(table, game_seed, codec, **options)
 
     monkeypatch.setattr(tournament, "play_game", recording)
-    result = run_tournament(agents, num_players=num_players, deals=deals, seed=seed, jobs=1)
+    result = run_tournament(agents, num_players=num_players, deals=deals, seed=seed, jobs=1, fields=fields)
     return result, {key: sorted(value) for key, value in played.items()}
 
 
@@ -74,6 +74,26 @@ def test_two_player_pairings_are_played_once_and_give_both_rows(monkeypatch):
     for (a, b), row in rows.items():
         assert row.games == rows[b, a].games == 6
         assert row.mean_margin == pytest.approx(-rows[b, a].mean_margin)
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_fields_play_only_the_pairings_against_those_fields(monkeypatch, num_players):
+    result, seatings = _seatings(monkeypatch, THREE, num_players, 2, 0, fields=["heuristic"])
+    assert all("heuristic" in pair for pair in seatings)
+    if num_players == 2:  # a pair is played when either agent may be the field; it gives both rows
+        assert len(seatings) == 4 and ("heuristic", "random") in seatings
+    else:
+        assert len(seatings) == 2 and all(field == "heuristic" for _, field in seatings)
+    matrix = result.matrix()
+    assert matrix[0][1] is not None and matrix[2][1] is not None and matrix[0][2] is None
+    assert len(result.games) == 2 * 2 * num_players  # two pairings of two deals
+    assert {r.agent for r in result.ratings} == set(THREE)
+
+
+@pytest.mark.parametrize("fields", [["minimax"], [], "heuristic"])
+def test_a_field_outside_the_agents_is_refused(fields):
+    with pytest.raises(ValueError, match="field"):
+        run_tournament(["random", "heuristic"], deals=1, fields=fields)
 
 
 def test_pairing_intervals_are_wilson_intervals():
@@ -199,6 +219,7 @@ def test_command_prints_the_report_and_writes_files(capsys, tmp_path):
         ["random", "heuristic", "--out", "{blocker}/out"],
         ["random", "heuristic", "--out", "{blocker}"],
         ["random", "heuristic", "--records", "{blocker}/games"],
+        ["random", "heuristic", "--fields", "ppo-2p"],
     ],
 )
 def test_command_rejects_bad_input(argv, capsys, tmp_path):

@@ -1,6 +1,7 @@
 """The search bot.
 
-Determinized playouts over the heuristic (:mod:`~agents.bots.search.agent`), played in compiled code
+Determinized playouts that correct a base policy, a shipped network or the heuristic
+(:mod:`~agents.bots.search.agent`), played out by the heuristic in compiled code
 (:mod:`~agents.bots.search.rollout`).
 """
 

@@ -1,26 +1,25 @@
-"""The search bot: determinized playouts over the heuristic, deviating from it only when the playouts say so.
+"""The search bot: determinized playouts that correct a base policy only where they clearly disagree with it.
 
 At each decision with more than one legal id, the bot
 
-1. ranks the legal ids by the heuristic's own scores and keeps the best ``top`` as candidates (the heuristic's
-   choice first);
-2. samples ``worlds`` full positions its seat cannot tell from the real one (:meth:`Game.resample`: the unseen
-   cards dealt anew, the future draws unknown);
+1. takes as candidates its base policy's choice (a shipped network, or the heuristic), then the heuristic's and
+   the base's next best ids, up to ``top``;
+2. samples ``worlds`` full positions its seat cannot tell from the real one (the distribution of
+   :meth:`Game.resample`: the unseen cards dealt anew, the future draws unknown), in one compiled call;
 3. in every world plays every candidate and then the heuristic at every seat to the end, in compiled code
    (:mod:`~agents.bots.search.rollout`), all candidates of a world on the same deck and the same tie-breaks;
-4. keeps the heuristic's choice unless another candidate's mean gain over it, paired world by world, exceeds
+4. keeps the base's choice unless another candidate's mean gain over it, paired world by world, exceeds
    ``z`` standard errors, in which case it plays the candidate with the best mean.
 
-Step 4 is what makes it a lift of the heuristic rather than a noisy replacement: a playout's result is mostly
+Step 4 is what makes it a lift of the base policy rather than a noisy replacement: a playout's result is mostly
 the luck of the draw, so with few worlds the plain argmax picks noise (measured: plain flat playouts at about
-100 ms a decision are only as strong as the heuristic). :class:`AllSeeingSearchAgent` is the same search on the
-true position, for measurement only.
+100 ms a decision are only as strong as the heuristic they play out). :class:`AllSeeingSearchAgent` is the same
+search on the true position, for measurement only.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -28,33 +27,50 @@ import numpy as np
 from agents.bots.base import Agent
 from agents.bots.heuristic.decide import heuristic_scores
 from agents.bots.heuristic.tables import TABLES
+from agents.bots.ppo import SHIPPED_SPECS, PPOAgent
 from agents.bots.search.belief import reweight_hands
 from agents.bots.search.rollout import candidate_values
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
 from gubs_env.engine.positions.determinize import knowledge, sample_world
-from gubs_env.engine.state import GameState
 from gubs_env.fast.convert import state_to_row
-from gubs_env.fast.core import layout as L
+from gubs_env.fast.determinize import new_rows, sample_rows
+
+BASES = ("auto", "heuristic", "gubs-net", "ppo-2p", "ppo-4p")
+"""The policies a search may start from: the heuristic, a shipped network, or ``auto`` (see :func:`base_for`)."""
+
+
+def base_for(base: str, num_players: int) -> str:
+    """The base policy a search with setting ``base`` plays at a table of ``num_players``.
+
+    ``auto`` is the strongest shipped policy at that size as measured against heuristics (docs/search.md):
+    ppo-2p at 2 players, gubs-net at 3 to 6.
+    """
+    if base != "auto":
+        return base
+    return "ppo-2p" if num_players == 2 else "gubs-net"
 
 
 @dataclass(frozen=True)
 class SearchSettings:
-    """How much the search bot searches; the spec ``search:worlds=64,top=4,z=1`` sets them by name."""
+    """How much the search bot searches; the spec ``search:worlds=64,top=4,z=1,base=gubs-net`` sets them by name."""
 
     worlds: int = 48
     """Sampled worlds per decision (every candidate is played once in each)."""
     top: int = 3
-    """Candidates: the heuristic's best ``top`` legal ids."""
+    """Candidates: the base policy's choice, then the heuristic's and the base's next best, up to ``top``."""
     z: float = 2.5
-    """Leave the heuristic's choice only for a candidate whose paired mean gain exceeds ``z`` standard errors."""
+    """Leave the base's choice only for a candidate whose paired mean gain exceeds ``z`` standard errors."""
     prior: float = 0.0
     """How strongly the other hands are drawn toward what players keep (:mod:`~agents.bots.search.belief`);
     0 deals them uniformly, as :meth:`Game.resample` does."""
+    base: str = "auto"
+    """The policy whose choice the search keeps unless the playouts say otherwise: one of :data:`BASES`."""
 
     LIMITS = {"worlds": (1, 4096), "top": (1, 64), "z": (0.0, 10.0), "prior": (0.0, 2.0)}
     FLOATS = ("z", "prior")
+    WORDS = {"base": BASES}
 
     def __post_init__(self) -> None:
         for name, (low, high) in self.LIMITS.items():
@@ -64,12 +80,16 @@ class SearchSettings:
                 raise ValueError(f"search setting {name} must be {kind.__name__} from {low} to {high}, not {value!r}")
             if kind is int and not float(value).is_integer():
                 raise ValueError(f"search setting {name} must be a whole number, not {value!r}")
+        for name, allowed in self.WORDS.items():
+            if getattr(self, name) not in allowed:
+                choices = ", ".join(allowed)
+                raise ValueError(f"search setting {name} must be one of {choices}, not {getattr(self, name)!r}")
 
     @classmethod
     def parse(cls, text: str) -> SearchSettings:
-        """Settings from ``worlds=64,top=4,z=1`` (any subset, any order); ``ValueError`` names what is wrong."""
+        """Settings from ``worlds=64,top=4,base=heuristic``; ``ValueError`` says what is wrong."""
         known = {f.name: f for f in fields(cls)}
-        values: dict[str, float | int] = {}
+        values: dict[str, float | int | str] = {}
         for part in text.split(","):
             name, sep, raw = part.partition("=")
             name = name.strip()
@@ -77,6 +97,9 @@ class SearchSettings:
                 raise ValueError(f"unknown search setting {part.strip()[:40]!r}: use {', '.join(known)}")
             if name in values:
                 raise ValueError(f"search setting {name} is given twice")
+            if name in cls.WORDS:
+                values[name] = raw.strip()[:40]
+                continue
             try:
                 number = float(raw.strip()[:40])
             except ValueError:
@@ -86,7 +109,7 @@ class SearchSettings:
 
     def spec(self, name: str = "search") -> str:
         """The agent spec that builds these settings."""
-        return f"{name}:worlds={self.worlds},top={self.top},z={self.z:g},prior={self.prior:g}"
+        return f"{name}:worlds={self.worlds},top={self.top},z={self.z:g},prior={self.prior:g},base={self.base}"
 
 
 def _whole(name: str, number: float) -> int:
@@ -107,7 +130,8 @@ class SearchAgent(Agent):
         self.decision_seconds: list[float] = []
         """Wall time of each searched decision (those with more than one candidate), for the cost report."""
         self.deviations = 0
-        """Searched decisions where the bot played something other than the heuristic's choice."""
+        """Searched decisions where the bot played something other than its base policy's choice."""
+        self._networks: dict[str, PPOAgent] = {}
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Not available: the bot needs the game, not its observation (use :meth:`act_in_game`)."""
@@ -137,34 +161,61 @@ class SearchAgent(Agent):
     def playout_values(self, game: Game, seat: int, candidates: np.ndarray, seed: int) -> np.ndarray:
         """``(worlds, len(candidates))``: ``seat``'s playout value of each candidate in each of this bot's worlds.
 
-        The worlds and the playouts depend on ``seed`` alone, so two bots given the same seed play the same
-        futures: :mod:`agents.evaluate.search_gap` compares the sampled worlds with the true one that way.
+        The worlds and the playouts depend on ``seed`` alone, and every world's future generator is the one
+        :func:`~gubs_env.fast.determinize.sample_rows` seeds for ``(seed, w)``, so two bots given the same seed
+        play the same futures: :mod:`agents.evaluate.search_gap` compares the sampled worlds with the true one
+        that way.
         """
-        worlds = np.empty((self.settings.worlds, L.ROW), dtype=np.int32)
-        world_rngs = np.empty((self.settings.worlds, 6), dtype=np.uint64)
-        for w, world in enumerate(self._worlds(game, seat, seed)):
-            state_to_row(world, worlds[w], world_rngs[w])
+        worlds, world_rngs = self.world_rows(game, seat, seed)
         values = np.empty((self.settings.worlds, candidates.size), dtype=np.float64)
         candidate_values(worlds, world_rngs, candidates, seat, np.uint64(seed), TABLES.ints, TABLES.floats, values)
         return values
 
     def candidates(self, game: Game, seat: int, codec: ActionCodec) -> np.ndarray:
-        """The legal ids this bot would try at ``game``'s decision: the heuristic's best ``top``, its choice first."""
+        """The legal ids this bot would try at ``game``'s decision, the base policy's choice first.
+
+        After it come the heuristic's ids and the base network's in turn, each in its own order of preference,
+        without repeats, up to ``top`` (with the heuristic as the base: its best ``top``).
+        """
         ids = np.asarray(codec.ids(game.legal_actions(), seat), dtype=np.int64)
-        scores = heuristic_scores(encode(game.state, seat), ids)
-        return ids[np.argsort(-scores, kind="stable")[: self.settings.top]]
+        observation = encode(game.state, seat)
+        by_heuristic = ids[np.argsort(-heuristic_scores(observation, ids), kind="stable")]
+        base = base_for(self.settings.base, game.num_players)
+        if base == "heuristic":
+            return by_heuristic[: self.settings.top]
+        by_network = ids[np.argsort(-self._network(base).action_logits(observation, ids), kind="stable")]
+        chosen: list[int] = []
+        for pair in zip(by_network, by_heuristic, strict=True):
+            for action in pair:
+                if int(action) not in chosen:
+                    chosen.append(int(action))
+        return np.asarray(chosen[: self.settings.top], dtype=np.int64)
 
-    def _worlds(self, game: Game, seat: int, seed: int) -> Iterator[GameState]:
-        """``worlds`` positions ``seat`` cannot tell from the real one, each with its own future.
+    def _network(self, spec: str) -> PPOAgent:
+        """The shipped network ``spec``, loaded once per bot."""
+        if spec not in self._networks:
+            self._networks[spec] = PPOAgent.pretrained(SHIPPED_SPECS[spec])
+        return self._networks[spec]
 
-        With ``prior`` 0, equal to ``game.resample(seat, seed + w).state`` for each ``w`` (the seat's knowledge is
-        read once); otherwise those worlds with the other hands moved toward what players keep.
+    def world_rows(self, game: Game, seat: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """``worlds`` positions ``seat`` cannot tell from the real one, as compiled rows with their generators.
+
+        With ``prior`` 0 they are drawn in one compiled call (:func:`~gubs_env.fast.determinize.sample_rows`,
+        the distribution of :meth:`Game.resample`); otherwise each is sampled in Python and its other hands
+        are moved toward what players keep (:mod:`~agents.bots.search.belief`). Either way world ``w``'s
+        future generator is the one ``sample_rows`` seeds for ``(seed, w)``.
         """
         known = knowledge(game.state, seat)
-        for w in range(self.settings.worlds):
-            world = sample_world(known, seed + w)
-            reweight_hands(world, known, self.settings.prior, seed + w)
-            yield world
+        rows, rngs = new_rows(self.settings.worlds)
+        sample_rows(known, seed, rows, rngs)
+        if self.settings.prior > 0:
+            future = rngs.copy()
+            for w in range(self.settings.worlds):
+                world = sample_world(known, seed + w)
+                reweight_hands(world, known, self.settings.prior, seed + w)
+                state_to_row(world, rows[w], rngs[w])
+            rngs[:] = future
+        return rows, rngs
 
 
 class AllSeeingSearchAgent(SearchAgent):
@@ -177,11 +228,14 @@ class AllSeeingSearchAgent(SearchAgent):
 
     name = "search-all-seeing"
 
-    def _worlds(self, game: Game, seat: int, seed: int) -> Iterator[GameState]:
+    def world_rows(self, game: Game, seat: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """The true position ``worlds`` times, each with the future generator the sampled world ``w`` gets."""
+        rows, rngs = new_rows(self.settings.worlds)
+        sample_rows(knowledge(game.state, seat), seed, rows, rngs)  # for the generators only
+        scratch = np.empty(rngs.shape[1], dtype=np.uint64)
         for w in range(self.settings.worlds):
-            world = game.state.copy()
-            world.rng = np.random.default_rng(seed + w)  # the true position, but not the true future draws
-            yield world
+            state_to_row(game.state, rows[w], scratch)  # the true position, but not the true future draws
+        return rows, rngs
 
 
 def _pick(values: np.ndarray, z: float) -> int:
