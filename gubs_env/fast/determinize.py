@@ -308,6 +308,23 @@ def world_seed(seed: np.uint64, world: int, stream: int) -> np.uint64:
 
 
 @nb.njit(cache=True)
+def _seed_future(rng: np.ndarray, seed: np.uint64, world: int) -> None:
+    """Seed world ``world``'s own future generator for a call's ``seed``."""
+    seed_pcg64(rng, world_seed(seed, world, _WORLD_STREAM))
+
+
+@nb.njit(cache=True)
+def seed_futures(seed: np.uint64, rngs: np.ndarray) -> None:
+    """Seed ``rngs[w]`` with the future generator :func:`sample_rows` gives world ``w`` for ``seed``.
+
+    For worlds built another way (the true position, or hands drawn by a belief) that must play the futures
+    the sampled worlds of the same seed play.
+    """
+    for w in range(rngs.shape[0]):
+        _seed_future(rngs[w], seed, w)
+
+
+@nb.njit(cache=True)
 def _below(rng: np.ndarray, bound: int) -> int:
     """A uniform int in ``[0, bound)``, for bounds up to 2**62 (masked rejection on 64-bit draws)."""
     if bound <= 1:
@@ -535,7 +552,7 @@ def _sample_kernel(
             for i in range(size - placed):
                 row[L.CARDS + i] = block[placed + i]
 
-        seed_pcg64(rngs[w], world_seed(seed, w, _WORLD_STREAM))
+        _seed_future(rngs[w], seed, w)
 
 
 def sample_rows(k: Knowledge | WorldPlan, seed: int, rows: np.ndarray, rngs: np.ndarray) -> None:

@@ -35,9 +35,9 @@ from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
 from gubs_env.engine.positions.determinize import knowledge, sample_world
 from gubs_env.fast.convert import state_to_row
-from gubs_env.fast.determinize import new_rows, sample_rows
+from gubs_env.fast.determinize import new_rows, sample_rows, seed_futures
 
-BASES = ("auto", "heuristic", "gubs-net", "ppo-2p", "ppo-4p")
+BASES = ("auto", "heuristic", *SHIPPED_SPECS)
 """The policies a search may start from: the heuristic, a shipped network, or ``auto`` (see :func:`base_for`)."""
 
 
@@ -207,14 +207,14 @@ class SearchAgent(Agent):
         """
         known = knowledge(game.state, seat)
         rows, rngs = new_rows(self.settings.worlds)
-        sample_rows(known, seed, rows, rngs)
-        if self.settings.prior > 0:
-            future = rngs.copy()
-            for w in range(self.settings.worlds):
-                world = sample_world(known, seed + w)
-                reweight_hands(world, known, self.settings.prior, seed + w)
-                state_to_row(world, rows[w], rngs[w])
-            rngs[:] = future
+        if self.settings.prior == 0:
+            sample_rows(known, seed, rows, rngs)
+            return rows, rngs
+        for w in range(self.settings.worlds):
+            world = sample_world(known, seed + w)
+            reweight_hands(world, known, self.settings.prior, seed + w)
+            state_to_row(world, rows[w], rngs[w])
+        seed_futures(np.uint64(seed), rngs)
         return rows, rngs
 
 
@@ -231,10 +231,9 @@ class AllSeeingSearchAgent(SearchAgent):
     def world_rows(self, game: Game, seat: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
         """The true position ``worlds`` times, each with the future generator the sampled world ``w`` gets."""
         rows, rngs = new_rows(self.settings.worlds)
-        sample_rows(knowledge(game.state, seat), seed, rows, rngs)  # for the generators only
-        scratch = np.empty(rngs.shape[1], dtype=np.uint64)
-        for w in range(self.settings.worlds):
-            state_to_row(game.state, rows[w], scratch)  # the true position, but not the true future draws
+        state_to_row(game.state, rows[0], rngs[0])
+        rows[1:] = rows[0]  # the true position in every world, but the sampled worlds' future draws, not the true ones
+        seed_futures(np.uint64(seed), rngs)
         return rows, rngs
 
 
