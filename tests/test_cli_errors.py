@@ -640,7 +640,11 @@ class _Started(Exception):
 
 def _build_then_start(agents: list[str], **settings: object) -> None:
     from agents.bots.registry import make_agent
+    from agents.evaluate.tournament import _field_indices
 
+    fields = settings.get("fields")
+    assert fields is None or isinstance(fields, list)
+    _field_indices([a.strip() for a in agents], fields)  # a field the command let through is valid
     for spec in agents:
         make_agent(spec)  # the real run_tournament builds every agent before any game
     raise _Started
@@ -672,7 +676,7 @@ PATHS = ["good.json", "bad.json", "/dev/null", "missing.json", "bad.zip", "missi
 PATHS += ["file/x", "out", "/proc/out", "page.html"]
 SPECS = ["random", "heuristic", "nobody", "random,heuristic", "heuristic,random,random", ",", "ppo-9p", "bad.zip"]
 SPECS += ["agents.bots.random_agent:RandomAgent", "no.such.module:Agent", "agents.bots.random_agent:Nothing"]
-SPECS += ["bad.zip:sample"]
+SPECS += ["bad.zip:sample", "search:base=nope", "search:base=x.y:Z,worlds=2"]
 SWITCH = None
 """An option that takes no value."""
 
@@ -705,6 +709,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--jobs": NUMBERS,
             "--out": PATHS,
             "--records": PATHS,
+            "--fields": SPECS,
         },
     ),
     "select": (
@@ -782,7 +787,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--games": NUMBERS,
             "--share": NUMBERS,
             "--seed": NUMBERS,
-            "--search": ["worlds=4", "worlds=0", "top=2,z=1", "depth=3", "worlds=4,worlds=5", ""],
+            "--search": ["worlds=4", "worlds=0", "top=2,z=1", "depth=3", "worlds=4,worlds=5", "", "base=../m.npz"],
         },
     ),
     "train_bench": (
