@@ -55,6 +55,7 @@ def _search_and_play() -> None:
 
     play_games(range(4), 3)
     match(make_agent("search:worlds=4,top=2"), make_agent("heuristic"), 2, games=1, seed=0)
+    match(make_agent("ismcts:iterations=4"), make_agent("heuristic"), 2, games=1, seed=0)
 
 
 STAGES: list[dict[str, Callable[[], None]]] = [

@@ -50,6 +50,7 @@ BUDGET: list[tuple[str, str]] = [
     ("--from 500000 --every 100000", "--from 0 --every 1"),
     ("cleanrl_ppo --total-timesteps 200000", "cleanrl_ppo --total-timesteps 256 --num-envs 4 --num-steps 64"),
     ("--players 2 4 --deals 50", "--players 2 --deals 1 --agents random heuristic search:worlds=2,top=2"),
+    ("--deals 20 --fields heuristic --agents random heuristic search ", "--deals 1 --fields heuristic --agents random heuristic search:worlds=2,top=2 "),  # noqa: E501
     ("max_simulations=50", "max_simulations=2"),  # docs/openspiel.md's ISMCTS: 42 CPU s as written, 2 with these
     ("n_rollouts=2", "n_rollouts=1"),
 ]

@@ -676,7 +676,7 @@ PATHS = ["good.json", "bad.json", "/dev/null", "missing.json", "bad.zip", "missi
 PATHS += ["file/x", "out", "/proc/out", "page.html"]
 SPECS = ["random", "heuristic", "nobody", "random,heuristic", "heuristic,random,random", ",", "ppo-9p", "bad.zip"]
 SPECS += ["agents.bots.random_agent:RandomAgent", "no.such.module:Agent", "agents.bots.random_agent:Nothing"]
-SPECS += ["bad.zip:sample", "search:base=nope", "search:base=x.y:Z,worlds=2"]
+SPECS += ["bad.zip:sample", "search:base=nope", "search:base=x.y:Z,worlds=2", "ismcts:iterations=0", "ismcts:x=1"]
 SWITCH = None
 """An option that takes no value."""
 

@@ -10,6 +10,8 @@ A spec is one of:
 - ``search`` or ``search:worlds=64,top=4,z=1,base=gubs-net``: the search bot with its settings
   (:class:`~agents.bots.search.SearchSettings`); ``search-all-seeing:...`` is the same search on the true position,
   built only where the caller allows it (measurements, never play against people);
+- ``ismcts`` or ``ismcts:iterations=2000,c=0.5``: information-set Monte Carlo tree search
+  (:class:`~agents.bots.search.ISMCTSSettings`);
 - ``package.module:ClassName``: any importable :class:`~agents.bots.base.Agent` subclass, called with
   ``seed=`` when it accepts one. Anything else the name finds (a function such as ``sys:exit``, a module, a
   class of another kind) is refused before it is called.
@@ -23,9 +25,12 @@ from pathlib import Path
 
 from agents.bots.base import Agent
 
-BUILTIN = ("random", "heuristic", "gubs-net", "ppo-2p", "ppo-4p", "search")
+BUILTIN = ("random", "heuristic", "gubs-net", "ppo-2p", "ppo-4p", "search", "ismcts")
 SEARCH = "search"
 ALL_SEEING = "search-all-seeing"
+ISMCTS = "ismcts"
+SEARCHES = (SEARCH, ALL_SEEING, ISMCTS)
+"""The spec names whose settings follow a colon."""
 SAMPLE_SUFFIX = ":sample"
 MODEL_SUFFIXES = (".zip", ".npz")
 """Specs ending so are model file paths."""
@@ -55,7 +60,7 @@ def make_agent(spec: str, seed: int = 0, *, allow_all_seeing: bool = False) -> A
 
         return HeuristicAgent(seed)
     name, _, settings = spec.partition(":")
-    if name in (SEARCH, ALL_SEEING):
+    if name in SEARCHES:
         return _search(name, settings, seed, allow_all_seeing, spec)
     sample = spec.endswith(SAMPLE_SUFFIX)
     base = spec.removesuffix(SAMPLE_SUFFIX)
@@ -77,7 +82,7 @@ def names_code(spec: str) -> bool:
     spec = spec.strip()
     name = spec.partition(":")[0]
     base = spec.removesuffix(SAMPLE_SUFFIX)
-    return ":" in spec and name not in (SEARCH, ALL_SEEING) and not _names_model(base)
+    return ":" in spec and name not in SEARCHES and not _names_model(base)
 
 
 def _names_model(base: str) -> bool:
@@ -88,7 +93,7 @@ def _names_model(base: str) -> bool:
 
 
 def _search(name: str, settings: str, seed: int, allow_all_seeing: bool, spec: str) -> Agent:
-    from agents.bots.search import AllSeeingSearchAgent, SearchAgent, SearchSettings
+    from agents.bots.search import AllSeeingSearchAgent, ISMCTSAgent, ISMCTSSettings, SearchAgent, SearchSettings
 
     if name == ALL_SEEING and not allow_all_seeing:
         raise AgentSpecError(
@@ -96,10 +101,13 @@ def _search(name: str, settings: str, seed: int, allow_all_seeing: bool, spec: s
             "not for play"
         )
     try:
-        parsed = SearchSettings.parse(settings) if settings else SearchSettings()
-    except ValueError as err:
+        if name == ISMCTS:
+            agent: Agent = ISMCTSAgent(seed, ISMCTSSettings.parse(settings) if settings else None)
+        else:
+            searcher = AllSeeingSearchAgent if name == ALL_SEEING else SearchAgent
+            agent = searcher(seed, SearchSettings.parse(settings) if settings else None)
+    except ValueError as err:  # a setting the spec gets wrong
         raise AgentSpecError(f"{spec[:60]!r}: {err}") from None
-    agent = (AllSeeingSearchAgent if name == ALL_SEEING else SearchAgent)(seed, parsed)
     agent.name = spec
     return agent
 

@@ -45,6 +45,7 @@ DEFAULT_AGENTS = (
     "search",
     "search:base=heuristic",
     "search-all-seeing",
+    "ismcts",
 )
 BASELINE = "heuristic"
 TIMING_GAMES = 2
@@ -73,14 +74,28 @@ def run_ladder(
     jobs: int | None = None,
     out: Path | None = None,
     progress: bool = True,
+    fields: list[str] | None = None,
 ) -> list[LadderRow]:
-    """Play the ladder (see the module docstring) and return its rows; ``out`` also gets the files."""
+    """Play the ladder (see the module docstring) and return its rows; ``out`` also gets the files.
+
+    ``fields`` plays only the pairings against those agents (it must name the heuristic, which the table ranks
+    against): at 4 to 6 players that skips the tables where a search fills every other seat.
+    """
     from agents.evaluate.tournament import run_tournament
 
+    if fields is not None and BASELINE not in fields:
+        raise ValueError(f"the ladder ranks against {BASELINE}: include it in the fields")
     rows: list[LadderRow] = []
     for n in players:
         result = run_tournament(
-            agents, num_players=n, deals=deals, seed=seed, jobs=jobs, progress=progress, allow_all_seeing=True
+            agents,
+            num_players=n,
+            deals=deals,
+            seed=seed,
+            jobs=jobs,
+            progress=progress,
+            allow_all_seeing=True,
+            fields=fields,
         )
         if out is not None:
             result.save(out / f"{n}p")
@@ -98,10 +113,10 @@ def run_ladder(
 
 def _time_searches(rows: list[LadderRow], agents: list[str], players: list[int], seed: int, progress: bool) -> None:
     """Median and 99th percentile of each search setting's decision time over whole games, one core."""
-    from agents.bots.registry import make_agent
+    from agents.bots.registry import SEARCHES, make_agent
     from agents.evaluate.matches import play_game
 
-    searches = [a for a in agents if a.split(":")[0].startswith("search")]
+    searches = [a for a in agents if a.split(":")[0].strip() in SEARCHES]
     jobs = [(a, n, g) for a in searches for n in players for g in range(TIMING_GAMES)]
     times: dict[tuple[str, int], list[float]] = {}
     for agent, n, game in tqdm(jobs, desc="timing searches", unit="game", disable=not progress):
@@ -190,9 +205,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=non_negative_int, default=0, help="first deal's seed (default 0)")
     parser.add_argument("--jobs", type=positive_int, default=None, help="worker processes (default: every core)")
     parser.add_argument("--out", type=Path, default=Path("results/ladder"), help="folder for the files")
+    parser.add_argument(
+        "--fields",
+        nargs="+",
+        metavar="SPEC",
+        help=f"play only against these agents (must include {BASELINE}; default: every pairing)",
+    )
     args: argparse.Namespace = parser.parse_args(argv)
     if BASELINE not in args.agents:
         parser.error(f"the ladder ranks against {BASELINE}: include it in --agents")
+    if args.fields is not None:
+        if BASELINE not in args.fields:
+            parser.error(f"the ladder ranks against {BASELINE}: include it in --fields")
+        missing = [f for f in args.fields if f not in args.agents]
+        if missing:
+            parser.error(f"--fields {missing[0][:60]!r} is not one of --agents")
     problem = unwritable_folder(args.out)
     if problem:
         parser.error(f"--out: {problem}")
@@ -204,7 +231,9 @@ def main(argv: list[str] | None = None) -> int:
         except AgentSpecError as err:
             parser.error(str(err))
     start = time.time()
-    rows = run_ladder(args.agents, args.players, args.deals, args.seed, args.jobs, args.out, sys.stderr.isatty())
+    rows = run_ladder(
+        args.agents, args.players, args.deals, args.seed, args.jobs, args.out, sys.stderr.isatty(), args.fields
+    )
     print(markdown(rows, args.players))
     print(f"wrote {args.out / 'ladder.md'}, ladder.csv, ladder.json, ladder.png ({math.ceil(time.time() - start)} s)")
     return EXIT_OK

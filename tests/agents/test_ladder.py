@@ -28,9 +28,23 @@ def test_a_tiny_ladder_writes_its_table_data_and_chart(tmp_path):
     assert (tmp_path / "2p" / "tournament.csv").exists() and (tmp_path / "3p" / "tournament.json").exists()
 
 
+def test_fields_play_only_against_the_named_agents_and_every_search_kind_is_timed(tmp_path):
+    agents = ["random", "heuristic", "ismcts:iterations=4"]
+    rows = ladder.run_ladder(agents, [3], deals=1, jobs=1, out=tmp_path, progress=False, fields=["heuristic"])
+    by_agent = {r.agent: r for r in rows}
+    assert by_agent["random"].win_rate_vs_baseline is not None
+    assert by_agent["ismcts:iterations=4"].median_ms is not None  # a tree search is timed like the others
+    played = json.loads((tmp_path / "3p" / "tournament.json").read_text())["pairings"]
+    assert {p["opponent"] for p in played} == {"heuristic"}
+    with pytest.raises(ValueError, match="include it in the fields"):
+        ladder.run_ladder(agents, [2], deals=1, jobs=1, progress=False, fields=["random"])
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
+        (["--fields", "random"], "include it in --fields"),
+        (["--fields", "heuristic", "nobody"], "'nobody' is not one of --agents"),
         (["--agents", "random", "search"], "include it in --agents"),
         (["--agents", "heuristic", "search:worlds=0"], "worlds must be int"),
         (["--players", "7"], "players"),

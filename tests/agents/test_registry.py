@@ -79,6 +79,7 @@ def test_a_subclass_by_spec_is_built_and_named() -> None:
         ("weights.npz:sample", False),
         ("search:worlds=8", False),
         ("search-all-seeing:top=2", False),
+        ("ismcts:iterations=8", False),
         ("os:system", True),
         ("examples.my_agents:MyAgent", True),
     ],

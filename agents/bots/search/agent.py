@@ -20,7 +20,7 @@ search on the true position, for measurement only.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from agents.bots.heuristic.tables import TABLES
 from agents.bots.ppo import SHIPPED_SPECS, PPOAgent
 from agents.bots.search.belief import reweight_hands
 from agents.bots.search.rollout import candidate_values
+from agents.bots.search.settings import Settings
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
@@ -53,7 +54,7 @@ def base_for(base: str, num_players: int) -> str:
 
 
 @dataclass(frozen=True)
-class SearchSettings:
+class SearchSettings(Settings):
     """How much the search bot searches; the spec ``search:worlds=64,top=4,z=1,base=gubs-net`` sets them by name."""
 
     worlds: int = 48
@@ -71,51 +72,6 @@ class SearchSettings:
     LIMITS = {"worlds": (1, 4096), "top": (1, 64), "z": (0.0, 10.0), "prior": (0.0, 2.0)}
     FLOATS = ("z", "prior")
     WORDS = {"base": BASES}
-
-    def __post_init__(self) -> None:
-        for name, (low, high) in self.LIMITS.items():
-            value = getattr(self, name)
-            kind = float if name in self.FLOATS else int
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-                raise ValueError(f"search setting {name} must be {kind.__name__} from {low} to {high}, not {value!r}")
-            if kind is int and not float(value).is_integer():
-                raise ValueError(f"search setting {name} must be a whole number, not {value!r}")
-        for name, allowed in self.WORDS.items():
-            if getattr(self, name) not in allowed:
-                choices = ", ".join(allowed)
-                raise ValueError(f"search setting {name} must be one of {choices}, not {getattr(self, name)!r}")
-
-    @classmethod
-    def parse(cls, text: str) -> SearchSettings:
-        """Settings from ``worlds=64,top=4,base=heuristic``; ``ValueError`` says what is wrong."""
-        known = {f.name: f for f in fields(cls)}
-        values: dict[str, float | int | str] = {}
-        for part in text.split(","):
-            name, sep, raw = part.partition("=")
-            name = name.strip()
-            if not sep or name not in known:
-                raise ValueError(f"unknown search setting {part.strip()[:40]!r}: use {', '.join(known)}")
-            if name in values:
-                raise ValueError(f"search setting {name} is given twice")
-            if name in cls.WORDS:
-                values[name] = raw.strip()[:40]
-                continue
-            try:
-                number = float(raw.strip()[:40])
-            except ValueError:
-                raise ValueError(f"search setting {name} must be a number, not {raw.strip()[:40]!r}") from None
-            values[name] = number if name in cls.FLOATS else _whole(name, number)
-        return cls(**values)  # type: ignore[arg-type]
-
-    def spec(self, name: str = "search") -> str:
-        """The agent spec that builds these settings."""
-        return f"{name}:worlds={self.worlds},top={self.top},z={self.z:g},prior={self.prior:g},base={self.base}"
-
-
-def _whole(name: str, number: float) -> int:
-    if not number.is_integer():
-        raise ValueError(f"search setting {name} must be a whole number, not {number:g}")
-    return int(number)
 
 
 class SearchAgent(Agent):

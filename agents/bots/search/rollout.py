@@ -27,7 +27,7 @@ so lowers the variance of a candidate's mean without changing which candidate wi
 
 
 @nb.njit(cache=True)
-def _play_to_end(
+def play_to_end(
     g: np.ndarray,
     r: np.ndarray,
     tie: np.ndarray,
@@ -123,6 +123,6 @@ def candidate_values(
                 r[i] = world_rngs[w, i]
             seed_pcg64(tie, tie_seed + np.uint64(w))
             advance(g, r, candidates[k])
-            made += 1 + _play_to_end(g, r, tie, ti, tf, obs, mask, raw, c, f, ids, scores, 1 << 30)
+            made += 1 + play_to_end(g, r, tie, ti, tf, obs, mask, raw, c, f, ids, scores, 1 << 30)
             out[w, k] = outcome_of(g, seat)
     return made
