@@ -74,20 +74,15 @@ class SearchSettings(Settings):
     WORDS = {"base": BASES}
 
 
-class SearchAgent(Agent):
-    """The search bot (see the module docstring). It decides from the game, through what its seat may know."""
+class GameSearcher(Agent):
+    """A bot that searches the game itself (``needs_game``), through what its seat may know, and times it."""
 
-    name = "search"
     needs_game = True
 
-    def __init__(self, seed: int | None = None, settings: SearchSettings | None = None) -> None:
+    def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
-        self.settings = settings or SearchSettings()
         self.decision_seconds: list[float] = []
         """Wall time of each searched decision (those with more than one candidate), for the cost report."""
-        self.deviations = 0
-        """Searched decisions where the bot played something other than its base policy's choice."""
-        self._networks: dict[str, PPOAgent] = {}
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Not available: the bot needs the game, not its observation (use :meth:`act_in_game`)."""
@@ -95,6 +90,19 @@ class SearchAgent(Agent):
             f"{self.name} decides from the game itself: ask it with act_in_game(game, codec) (matches, tournaments "
             "and play do), not with an observation"
         )
+
+
+class SearchAgent(GameSearcher):
+    """The search bot (see the module docstring). It decides from the game, through what its seat may know."""
+
+    name = "search"
+
+    def __init__(self, seed: int | None = None, settings: SearchSettings | None = None) -> None:
+        super().__init__(seed)
+        self.settings = settings or SearchSettings()
+        self.deviations = 0
+        """Searched decisions where the bot played something other than its base policy's choice."""
+        self._networks: dict[str, PPOAgent] = {}
 
     def act_in_game(self, game: Game, codec: ActionCodec) -> int:
         """The id to play at ``game``'s current decision (see the module docstring)."""

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from agents.bots.base import Agent
 from agents.bots.heuristic.decide import choose_among, new_scratch
 from agents.bots.heuristic.tables import TABLES
-from agents.bots.search.rollout import outcome_of, play_to_end
+from agents.bots.search.agent import GameSearcher
+from agents.bots.search.rollout import legal_ids, load_world, outcome_of, play_to_end
 from agents.bots.search.settings import Settings
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.engine import Game
@@ -41,20 +41,8 @@ from gubs_env.fast.core import layout as L
 from gubs_env.fast.core import tables as T
 from gubs_env.fast.core.observe import encode
 from gubs_env.fast.core.rng import seed_pcg64
-from gubs_env.fast.core.rules import advance, legal_mask
+from gubs_env.fast.core.rules import advance
 from gubs_env.fast.determinize import new_rows, sample_rows
-
-
-@nb.njit(cache=True)
-def _legal_ids(g: np.ndarray, mask: np.ndarray, ids: np.ndarray) -> int:
-    """The pending decision's legal ids in ascending order (the order the heuristic splits ties by)."""
-    legal_mask(g, mask, ids)
-    count = 0
-    for i in range(mask.shape[0]):
-        if mask[i]:
-            ids[count] = i
-            count += 1
-    return count
 
 
 @nb.njit(cache=True)
@@ -100,14 +88,13 @@ def tree_visits(
     nodes = 1
     made = 0
     for w in range(iterations):
-        g[:] = worlds[w]
-        r[:] = world_rngs[w]
+        load_world(worlds, world_rngs, w, g, r)
         seed_pcg64(tie, tie_seed + np.uint64(w))
         node = 0
         depth = 0
         path[0] = 0
         while g[L.STEP] != T.S_OVER:
-            count = _legal_ids(g, mask, legal)
+            count = legal_ids(g, mask, legal)
             made += 1
             if count == 1:
                 advance(g, r, legal[0])
@@ -150,10 +137,8 @@ def tree_visits(
             visits[path[d]] += 1
             for s in range(n):
                 value[path[d], s] += reward[s]
-    visits_out[:] = 0
     for a in range(T.N_ACTIONS):
-        if child[0, a] >= 0:
-            visits_out[a] = visits[child[0, a]]
+        visits_out[a] = visits[child[0, a]] if child[0, a] >= 0 else 0
     return made
 
 
@@ -172,24 +157,14 @@ class ISMCTSSettings(Settings):
     KIND = "ismcts"
 
 
-class ISMCTSAgent(Agent):
+class ISMCTSAgent(GameSearcher):
     """Information-set MCTS (see the module docstring). It decides from the game, through what its seat may know."""
 
     name = "ismcts"
-    needs_game = True
 
     def __init__(self, seed: int | None = None, settings: ISMCTSSettings | None = None) -> None:
         super().__init__(seed)
         self.settings = settings or ISMCTSSettings()
-        self.decision_seconds: list[float] = []
-        """Wall time of each searched decision (those with more than one legal id), for the cost report."""
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Not available: the bot needs the game, not its observation (use :meth:`act_in_game`)."""
-        raise TypeError(
-            f"{self.name} decides from the game itself: ask it with act_in_game(game, codec) (matches, tournaments "
-            "and play do), not with an observation"
-        )
 
     def act_in_game(self, game: Game, codec: ActionCodec) -> int:
         """The id to play at ``game``'s current decision: the root child the tree visited most."""

@@ -27,6 +27,31 @@ so lowers the variance of a candidate's mean without changing which candidate wi
 
 
 @nb.njit(cache=True)
+def legal_ids(g: np.ndarray, mask: np.ndarray, ids: np.ndarray) -> int:
+    """The pending decision's legal ids in ascending order, the order the heuristic splits ties by; how many."""
+    legal_mask(g, mask, ids)
+    count = 0
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            ids[count] = i
+            count += 1
+    return count
+
+
+@nb.njit(cache=True)
+def load_world(worlds: np.ndarray, world_rngs: np.ndarray, w: int, g: np.ndarray, r: np.ndarray) -> None:
+    """Copy world ``w`` and its generator into the scratch row ``g`` and generator ``r``.
+
+    Element loops, not slice assignment: numba compiles a slice assignment with its shape-mismatch message,
+    which costs a cold compile seconds (see :mod:`agents.bots.heuristic.scoring`).
+    """
+    for i in range(worlds.shape[1]):
+        g[i] = worlds[w, i]
+    for i in range(world_rngs.shape[1]):
+        r[i] = world_rngs[w, i]
+
+
+@nb.njit(cache=True)
 def play_to_end(
     g: np.ndarray,
     r: np.ndarray,
@@ -45,16 +70,10 @@ def play_to_end(
     """Play the row with the heuristic at every seat until it ends or ``max_decisions`` are made; returns them."""
     made = 0
     while g[L.STEP] != T.S_OVER and made < max_decisions:
-        count = legal_mask(g, mask, ids)
+        count = legal_ids(g, mask, ids)
         if count == 1:
             a = ids[0]
         else:
-            # the heuristic splits ties by position among the ids in ascending order, as the mask lists them
-            count = 0
-            for i in range(mask.shape[0]):
-                if mask[i]:
-                    ids[count] = i
-                    count += 1
             encode(g, g[L.ACTOR], scratch_obs)
             a = choose_among(scratch_obs, ids, count, tie, ti, tf, raw, c, f, scores)
         advance(g, r, a)
@@ -117,10 +136,7 @@ def candidate_values(
     made = 0
     for w in range(worlds.shape[0]):
         for k in range(candidates.shape[0]):
-            for i in range(worlds.shape[1]):
-                g[i] = worlds[w, i]
-            for i in range(6):
-                r[i] = world_rngs[w, i]
+            load_world(worlds, world_rngs, w, g, r)
             seed_pcg64(tie, tie_seed + np.uint64(w))
             advance(g, r, candidates[k])
             made += 1 + play_to_end(g, r, tie, ti, tf, obs, mask, raw, c, f, ids, scores, 1 << 30)
