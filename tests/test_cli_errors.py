@@ -677,6 +677,7 @@ PATHS += ["file/x", "out", "/proc/out", "page.html"]
 SPECS = ["random", "heuristic", "nobody", "random,heuristic", "heuristic,random,random", ",", "ppo-9p", "bad.zip"]
 SPECS += ["agents.bots.random_agent:RandomAgent", "no.such.module:Agent", "agents.bots.random_agent:Nothing"]
 SPECS += ["bad.zip:sample", "search:base=nope", "search:base=x.y:Z,worlds=2", "ismcts:iterations=0", "ismcts:x=1"]
+SPECS += ["heuristic-tuned", "good.json", "bad.json", "missing.json", "search:base=heuristic-tuned,steps=-1"]
 SWITCH = None
 """An option that takes no value."""
 

@@ -2,7 +2,9 @@
 
 A spec is one of:
 
-- ``random`` or ``heuristic``: the baseline agents;
+- ``random`` or ``heuristic``: the baseline agents; ``heuristic-tuned``: the heuristic with the weights its
+  tuning found (:mod:`agents.training.tune_heuristic`); a path to a ``.json`` weight set: the heuristic with those
+  weights (:mod:`agents.bots.heuristic.weights_file`, read as data);
 - ``gubs-net`` (one network for every table size from 2 to 6), ``ppo-2p`` or ``ppo-4p`` (each trained at one
   size): the shipped models (``gubs-net:sample`` samples from the policy instead of taking its most likely action);
 - a path to a model file: a ``MaskablePPO.save`` archive (``runs/gubs/model.zip``) or a weights-only ``.npz``
@@ -24,16 +26,13 @@ import inspect
 from pathlib import Path
 
 from agents.bots.base import Agent
+from agents.bots.names import ALL_SEEING, BUILTIN, ISMCTS, SEARCHES, TUNED
 
-BUILTIN = ("random", "heuristic", "gubs-net", "ppo-2p", "ppo-4p", "search", "ismcts")
-SEARCH = "search"
-ALL_SEEING = "search-all-seeing"
-ISMCTS = "ismcts"
-SEARCHES = (SEARCH, ALL_SEEING, ISMCTS)
-"""The spec names whose settings follow a colon."""
 SAMPLE_SUFFIX = ":sample"
 MODEL_SUFFIXES = (".zip", ".npz")
 """Specs ending so are model file paths."""
+WEIGHTS_SUFFIX = ".json"
+"""Specs ending so are paths of heuristic weight sets."""
 
 
 class AgentSpecError(ValueError):
@@ -59,6 +58,8 @@ def make_agent(spec: str, seed: int = 0, *, allow_all_seeing: bool = False) -> A
         from agents.bots.heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
+    if spec == TUNED or spec.endswith(WEIGHTS_SUFFIX):
+        return _weighted_heuristic(spec, seed)
     name, _, settings = spec.partition(":")
     if name in SEARCHES:
         return _search(name, settings, seed, allow_all_seeing, spec)
@@ -69,8 +70,8 @@ def make_agent(spec: str, seed: int = 0, *, allow_all_seeing: bool = False) -> A
     if names_code(spec):
         return _imported(spec, seed)
     raise AgentSpecError(
-        f"unknown agent {spec!r}: use {', '.join(BUILTIN)}, a path to a .zip or .npz model or an importable "
-        "module:Class"
+        f"unknown agent {spec!r}: use {', '.join(BUILTIN)}, a path to a .zip or .npz model or a .json heuristic "
+        "weight set, or an importable module:Class"
     )
 
 
@@ -82,7 +83,7 @@ def names_code(spec: str) -> bool:
     spec = spec.strip()
     name = spec.partition(":")[0]
     base = spec.removesuffix(SAMPLE_SUFFIX)
-    return ":" in spec and name not in SEARCHES and not _names_model(base)
+    return ":" in spec and name not in SEARCHES and not _names_model(base) and not spec.endswith(WEIGHTS_SUFFIX)
 
 
 def _names_model(base: str) -> bool:
@@ -108,6 +109,23 @@ def _search(name: str, settings: str, seed: int, allow_all_seeing: bool, spec: s
             agent = searcher(seed, SearchSettings.parse(settings) if settings else None)
     except ValueError as err:  # a setting the spec gets wrong
         raise AgentSpecError(f"{spec[:60]!r}: {err}") from None
+    agent.name = spec
+    return agent
+
+
+def _weighted_heuristic(spec: str, seed: int) -> Agent:
+    """The heuristic with the shipped tuned weights (``heuristic-tuned``) or a weight set file's."""
+    from agents.bots.heuristic import HeuristicAgent
+    from agents.bots.heuristic.weights_file import SHIPPED, WeightsFileError, load_weights
+
+    path = SHIPPED if spec == TUNED else Path(spec)
+    if spec != TUNED and not path.exists():
+        raise AgentSpecError(f"no heuristic weight set at {spec}")
+    try:
+        tables = load_weights(path)
+    except WeightsFileError as err:
+        raise AgentSpecError(str(err)) from None
+    agent = HeuristicAgent(seed, tables)
     agent.name = spec
     return agent
 

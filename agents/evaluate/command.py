@@ -77,8 +77,9 @@ def _parser() -> argparse.ArgumentParser:
         "agents",
         nargs="+",
         metavar="AGENT",
-        help="two or more of: random, heuristic, gubs-net, ppo-2p, ppo-4p (add :sample to sample the policy), "
-        "search (search:worlds=64,top=4,...), a .zip or .npz model, package.module:Class",
+        help="two or more of: random, heuristic, heuristic-tuned, gubs-net, ppo-2p, ppo-4p (add :sample to sample "
+        "the policy), search (search:worlds=64,top=4,...), ismcts, a .zip or .npz model, a .json heuristic weight "
+        "set, package.module:Class",
     )
     add_deal_arguments(parser, games=2000, per="pairing")
     parser.add_argument(

@@ -39,6 +39,7 @@ PROG = "python -m agents.evaluate.ladder"
 DEFAULT_AGENTS = (
     "random",
     "heuristic",
+    "heuristic-tuned",
     "gubs-net",
     "ppo-2p",
     "ppo-4p",

@@ -182,7 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_BOT,
         metavar="SPEC[,SPEC...]",
         help="agents for the bot seats: one spec for all, or one per bot seat in seat order; random, heuristic, "
-        "gubs-net, ppo-2p, ppo-4p, search, a .zip or .npz model or module:Class (default: heuristic)",
+        "heuristic-tuned, gubs-net, ppo-2p, ppo-4p, search, ismcts, a .zip or .npz model, a .json heuristic weight "
+        "set or module:Class (default: heuristic)",
     )
     parser.add_argument(
         "--seat", type=non_negative_int, help="your seat (default: 0); with --watch, the seat whose view is shown"

@@ -36,6 +36,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 from agents.bots.base import Agent
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.heuristic.decide import heuristic_actions
+from agents.bots.heuristic.tables import TABLES
 from agents.bots.model_file import PolicyWeights
 from agents.bots.ppo import ACTIVATION_FUNCTIONS, PPOAgent
 from agents.bots.random_agent import RandomAgent
@@ -455,8 +456,11 @@ class FastSelfPlayVecEnv(VecEnv):
 
 
 def _compiled(agent: Agent) -> bool:
-    """Whether the compiled heuristic plays for ``agent``: a HeuristicAgent itself (a subclass may decide otherwise)."""
-    return type(agent) is HeuristicAgent
+    """Whether the compiled heuristic plays for ``agent``: a HeuristicAgent itself with the default weights.
+
+    A subclass may decide otherwise, and another weight set decides through its own ``act``.
+    """
+    return type(agent) is HeuristicAgent and agent.tables is TABLES
 
 
 def _kind(agent: Agent) -> int:

@@ -15,6 +15,7 @@ from tqdm import tqdm
 
 from agents.bots.base import Agent
 from agents.bots.heuristic import HeuristicAgent
+from agents.bots.heuristic.tables import TABLES, HeuristicTables
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
@@ -51,7 +52,7 @@ def collect(
     about 10 times sooner (docs/training.md).
     """
     if type(teacher) is HeuristicAgent:
-        return _collect_compiled(player_counts, games, seed, progress, gamma)
+        return _collect_compiled(player_counts, games, seed, progress, gamma, teacher.tables)
     observations, masks, actions, returns = [], [], [], []
     codecs = {n: ActionCodec(n) for n in player_counts}
     for g in tqdm(range(games), desc="demonstrations", unit="game", disable=not progress, leave=False):
@@ -77,7 +78,13 @@ def collect(
 
 
 def _collect_compiled(
-    player_counts: list[int], games: int, seed: int, progress: bool, gamma: float, batch: int = 512
+    player_counts: list[int],
+    games: int,
+    seed: int,
+    progress: bool,
+    gamma: float,
+    tables: HeuristicTables = TABLES,
+    batch: int = 512,
 ) -> Demonstrations:
     """:func:`collect` for the heuristic teacher: ``batch`` games at a time, each step one compiled decision for all.
 
@@ -104,7 +111,7 @@ def _collect_compiled(
         rows = np.flatnonzero(table.actor >= 0)
         bar.update(len(ids) - len(rows))  # deals that end before anyone decides
         while rows.size:
-            heuristic_actions(table.obs, table.mask, rows, rows, rngs, chosen)
+            heuristic_actions(table.obs, table.mask, rows, rows, rngs, chosen, tables)
             observations.append(table.obs[rows].astype(np.float16))
             masks.append(table.mask[rows].astype(bool))
             actions.append(chosen[rows])

@@ -13,9 +13,9 @@ from agents.bots.heuristic.tables import TABLES
 from agents.bots.ppo import PPOAgent
 from agents.bots.registry import AgentSpecError, make_agent
 from agents.bots.search import AllSeeingSearchAgent, SearchAgent, SearchSettings
-from agents.bots.search.agent import _pick, base_for
+from agents.bots.search.agent import _pick, _pick_gain, base_for
 from agents.bots.search.belief import HOLD_RATIO, reweight_hands
-from agents.bots.search.rollout import MARGIN_WEIGHT, candidate_values
+from agents.bots.search.rollout import MARGIN_WEIGHT, candidate_values, paired_gains, seat_tables
 from agents.evaluate.matches import play_game
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
@@ -186,7 +186,7 @@ def test_playouts_are_the_heuristic_playing_the_real_rules(players):
         world_rng = np.empty((1, 6), dtype=np.uint64)
         state_to_row(game.state, world[0], world_rng[0])
         values = np.empty((1, ids.size))
-        candidate_values(world, world_rng, ids, seat, np.uint64(99), TABLES.ints, TABLES.floats, values)
+        candidate_values(world, world_rng, ids, seat, np.uint64(99), TABLES.ints, seat_tables(TABLES.floats), values)
         for k, first in enumerate(ids.tolist()):
             final = _reference_playout(game.clone(), first, 99)
             won = final.winners()
@@ -205,7 +205,7 @@ def test_candidates_in_one_world_share_its_luck():
     for w in range(2):
         state_to_row(game.state, world[w], world_rng[w])
     values = np.empty((2, 2))
-    candidate_values(world, world_rng, doubled, seat, np.uint64(5), TABLES.ints, TABLES.floats, values)
+    candidate_values(world, world_rng, doubled, seat, np.uint64(5), TABLES.ints, seat_tables(TABLES.floats), values)
     assert values[0, 0] == values[0, 1] and values[1, 0] == values[1, 1]  # the same choice, the same outcome
 
 
@@ -398,3 +398,126 @@ def test_the_other_hands_move_toward_what_players_keep():
 
     uniform, believed = share(0.0), share(1.0)
     assert believed[0] > 1.8 * uniform[0] and believed[1] < 0.5 * uniform[1], (uniform, believed)
+
+
+# --- per-seat weights and the budgeted search ---------------------------------------------------------------
+
+
+def _somewhere_into(players: int, seed: int) -> Game:
+    game = Game(players, seed=seed, record_log=False)
+    rng = np.random.default_rng(seed)
+    for _ in range(int(rng.integers(5, 40))):
+        game.apply(game.legal_actions()[int(rng.integers(len(game.legal_actions())))])
+    return game
+
+
+def test_playouts_weigh_each_seat_with_its_own_tables():
+    """The searching seat may play its playouts with other weights: its decisions are then those weights'."""
+    from agents.bots.heuristic.tables import tables_with
+
+    odd = tables_with({"END_STAKE": 1.0, "DRAW_GAIN": 2.0, "CARD_VALUE.GUB": 0.2})
+    differs = 0
+    for seed in range(4):
+        game = _somewhere_into(3, seed)
+        if game.is_over:
+            continue
+        seat = game.current_player
+        codec = ActionCodec(3)
+        ids = np.array(codec.ids(game.legal_actions(), seat), dtype=np.int64)
+        world = np.empty((1, L.ROW), dtype=np.int32)
+        world_rng = np.empty((1, 6), dtype=np.uint64)
+        state_to_row(game.state, world[0], world_rng[0])
+        values = np.empty((1, ids.size))
+        mixed = seat_tables(TABLES.floats, seat, odd.floats)
+        candidate_values(world, world_rng, ids, seat, np.uint64(7), TABLES.ints, mixed, values)
+        plain = np.empty((1, ids.size))
+        candidate_values(world, world_rng, ids, seat, np.uint64(7), TABLES.ints, seat_tables(TABLES.floats), plain)
+        differs += not np.array_equal(values, plain)
+        for k, first in enumerate(ids.tolist()):
+            final = game.clone()
+            tie = np.empty(6, dtype=np.uint64)
+            seed_pcg64(tie, np.uint64(7))
+            final.apply(codec.action(first, seat))
+            while (actor := final.current_player) is not None:
+                mask = codec.mask(final.legal_actions(), actor)
+                tables = odd if actor == seat else TABLES
+                final.apply(codec.action(heuristic_action(encode(final.state, actor), mask, tie, tables), actor))
+            won = final.winners()
+            margin = final.scores()[seat] - max(s for i, s in enumerate(final.scores()) if i != seat)
+            assert values[0, k] == pytest.approx((seat in won) / len(won) + MARGIN_WEIGHT * margin)
+    assert differs  # the weights changed some outcome: the test can tell the tables apart
+
+
+def _gain_inputs(players: int = 3, worlds: int = 40, seed: int = 2):
+    game = _somewhere_into(players, seed)
+    while len(game.legal_actions()) < 3:  # a decision with three candidates at least
+        game.apply(game.legal_actions()[0])
+    seat = game.current_player
+    ids = np.array(ActionCodec(players).ids(game.legal_actions(), seat), dtype=np.int64)[:3]
+    rows, rngs = new_rows(worlds)
+    sample_rows(knowledge(game.state, seat), 11, rows, rngs)
+    return rows, rngs, ids, seat
+
+
+def test_paired_gains_are_the_paired_differences_of_the_worlds_each_candidate_played():
+    rows, rngs, ids, seat = _gain_inputs()
+    assert ids.size >= 2
+    tfs = seat_tables(TABLES.floats)
+    values = np.empty((rows.shape[0], ids.size))
+    candidate_values(rows, rngs, ids, seat, np.uint64(3), TABLES.ints, tfs, values)
+    gains = np.zeros((ids.size, 3))
+    spent = paired_gains(rows, rngs, ids, seat, np.uint64(3), TABLES.ints, tfs, 10**9, 8, 2.5, gains)
+    assert spent > 0 and gains[0].tolist() == [0.0, 0.0, 0.0]
+    for k in range(1, ids.size):
+        n = int(gains[k, 0])
+        assert n > 0 and n % 8 == 0  # whole rounds, the first ones
+        diff = values[:n, k] - values[:n, 0]
+        assert gains[k, 1] == pytest.approx(diff.sum()) and gains[k, 2] == pytest.approx((diff**2).sum())
+
+
+def test_a_budget_stops_the_search_after_the_round_that_spends_it():
+    rows, rngs, ids, seat = _gain_inputs(worlds=64)
+    gains = np.zeros((ids.size, 3))
+    paired_gains(rows, rngs, ids, seat, np.uint64(3), TABLES.ints, seat_tables(TABLES.floats), 1, 8, 0.0, gains)
+    assert gains[1:, 0].max() == 8  # one round of 8 worlds
+
+
+def test_a_budgeted_search_keeps_a_clearly_better_candidate_and_plays_it():
+    """On the last draw, spearing the other seat's Gub wins; the search starts from Go and must leave it."""
+    from tests.agents.test_ismcts import _last_draw_with_a_spear
+
+    game = _last_draw_with_a_spear(2)
+    codec = ActionCodec(2)
+    by_text = {str(a): i for a, i in zip(game.legal_actions(), codec.ids(game.legal_actions(), 0), strict=True)}
+    go, theirs = by_text["Go (end turn)"], by_text["Spear → seat 1: kill a Free Gub"]
+    rows, rngs = new_rows(64)
+    sample_rows(knowledge(game.state, 0), 5, rows, rngs)
+    gains = np.zeros((2, 3))
+    candidates = np.array([go, theirs], dtype=np.int64)
+    tfs = seat_tables(TABLES.floats)
+    paired_gains(rows, rngs, candidates, 0, np.uint64(1), TABLES.ints, tfs, 10**6, 16, 2.5, gains)
+    assert gains[1, 0] == 64 and gains[1, 1] / gains[1, 0] > 0.5
+    assert _pick_gain(gains, 2.5) == 1
+
+
+def test_a_clearly_worse_candidate_leaves_the_race_early():
+    from tests.agents.test_ismcts import _last_draw_with_a_spear
+
+    game = _last_draw_with_a_spear(2)
+    codec = ActionCodec(2)
+    by_text = {str(a): i for a, i in zip(game.legal_actions(), codec.ids(game.legal_actions(), 0), strict=True)}
+    theirs, own = by_text["Spear → seat 1: kill a Free Gub"], by_text["Spear → seat 0: kill a Free Gub"]
+    rows, rngs = new_rows(256)
+    sample_rows(knowledge(game.state, 0), 5, rows, rngs)
+    gains = np.zeros((2, 3))
+    candidates = np.array([theirs, own], dtype=np.int64)
+    tfs = seat_tables(TABLES.floats)
+    paired_gains(rows, rngs, candidates, 0, np.uint64(1), TABLES.ints, tfs, 10**6, 16, 2.5, gains)
+    assert gains[1, 0] == 16 and _pick_gain(gains, 2.5) == 0
+
+
+def test_the_budgeted_search_plays_legal_games_with_the_tuned_base():
+    for players in (2, 4):
+        table = [make_agent("search:worlds=32,steps=3000,base=heuristic-tuned,rollout=heuristic-tuned", seed=1)]
+        table += [make_agent("heuristic", seed=s) for s in range(1, players)]
+        assert play_game(table, 3).is_over

@@ -6,6 +6,7 @@ import numpy as np
 
 from agents.bots.base import Agent
 from agents.bots.heuristic.decide import heuristic_action, rng_state, set_rng_state
+from agents.bots.heuristic.tables import TABLES, HeuristicTables
 
 
 class HeuristicAgent(Agent):
@@ -13,14 +14,19 @@ class HeuristicAgent(Agent):
 
     Equal scores are split by the agent's own seeded generator, through the compiled decision, so the same seed
     gives the same games here, in :func:`~agents.bots.heuristic.decide.heuristic_actions` batches and in the
-    training environments.
+    training environments. ``tables`` holds the numbers it weighs: the defaults, or a weight set such as the
+    tuned one (:mod:`~agents.bots.heuristic.weights_file`).
     """
 
     name = "heuristic"
 
+    def __init__(self, seed: int | None = None, tables: HeuristicTables = TABLES) -> None:
+        super().__init__(seed)
+        self.tables = tables
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The legal id with the highest score; equal scores are split by the generator."""
         state = rng_state(self.rng)
-        choice = heuristic_action(observation, action_mask, state)
+        choice = heuristic_action(observation, action_mask, state, self.tables)
         set_rng_state(self.rng, state)
         return choice

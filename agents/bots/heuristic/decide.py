@@ -175,8 +175,10 @@ def _check_batch(
         raise ValueError("out and rng_states must be writeable")
 
 
-def heuristic_action(observation: np.ndarray, mask: np.ndarray, generator_state: np.ndarray) -> int:
-    """One decision, drawing ties from ``generator_state`` (advanced in place).
+def heuristic_action(
+    observation: np.ndarray, mask: np.ndarray, generator_state: np.ndarray, tables: HeuristicTables = TABLES
+) -> int:
+    """One decision, drawing ties from ``generator_state`` (advanced in place), with the weights of ``tables``.
 
     Raises:
         ValueError: as :func:`heuristic_actions`.
@@ -189,6 +191,7 @@ def heuristic_action(observation: np.ndarray, mask: np.ndarray, generator_state:
         np.zeros(1, dtype=np.int64),
         generator_state.reshape(1, -1),
         out,
+        tables,
     )
     return int(out[0])
 

@@ -284,3 +284,54 @@ def build_tables() -> HeuristicTables:
 
 TABLES = build_tables()
 """The tables of :mod:`~agents.bots.weights.weights`."""
+
+
+def _tunable_slots() -> dict[str, int]:
+    """Every number of the float table a tuning may change, by name, with its index.
+
+    The scalar constants by their name in :mod:`~agents.bots.heuristic.weights`, a per-kind entry as
+    ``TABLE.KIND`` (``CARD_VALUE.SUPER_LURE``), a Hold decay by its count of Letters (``HOLD_DECAY.0``). The
+    derived values, the hand limit and the observation's scale are not among them.
+    """
+    slots = {name: i for i, name in enumerate(CONSTANTS)}
+    playable = [kind for kind in Kind if kind not in weights._EVENT_KINDS]
+    slots |= {f"CARD_VALUE.{kind.name}": TF_CARD_VALUE + int(kind) for kind in playable}
+    slots |= {f"HOLD_VALUE.{kind.name}": TF_HOLD_VALUE + int(kind) for kind in playable}
+    slots |= {f"ANSWER_COST.{kind.name}": TF_ANSWER_COST + int(kind) for kind in weights.ANSWER_COST}
+    slots |= {f"BARRICADE_WORTH.{kind.name}": TF_BARRICADE_WORTH + int(kind) for kind in weights.BARRICADE_WORTH}
+    slots |= {f"HOLD_DECAY.{i}": TF_HOLD_DECAY + i for i in range(len(weights.HOLD_DECAY))}
+    slots |= {f"THREATS.{kind.name}": TF_VAR + i for i, kind in enumerate(weights.THREATS)}
+    return slots
+
+
+TUNABLE = _tunable_slots()
+"""The weights a tuning may set (:func:`tables_with`), by name, with their index in ``TABLES.floats``."""
+SHARES = frozenset({"LEADER_WEIGHT", "CARD_TO_HAND_SHARE"})
+"""Weights that are shares of a whole: 0 to 1 (the others only need to be 0 or more)."""
+MAX_WEIGHT = 100.0
+"""No weight of the heuristic means anything beyond this; a larger value in a file is refused."""
+
+
+def tables_with(values: dict[str, float]) -> HeuristicTables:
+    """The default tables with the named weights (keys of :data:`TUNABLE`) set to ``values``.
+
+    Raises:
+        ValueError: an unknown name, or a value that is not a finite number in its range (0 to 1 for
+            :data:`SHARES`, 0 to :data:`MAX_WEIGHT` for the others).
+    """
+    floats = TABLES.floats.copy()
+    for name, value in values.items():
+        if name not in TUNABLE:
+            raise ValueError(f"unknown heuristic weight {str(name)[:60]!r}")
+        high = 1.0 if name in SHARES else MAX_WEIGHT
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= high:
+            raise ValueError(f"heuristic weight {name} must be a number from 0 to {high:g}, not {str(value)[:40]}")
+        floats[TUNABLE[name]] = float(value)
+    floats[C_LEADER_REST] = 1.0 - floats[C_LEADER_WEIGHT]
+    floats[C_CARD_TO_HAND_REST] = 1.0 - floats[C_CARD_TO_HAND_SHARE]
+    return HeuristicTables(TABLES.ints, floats)
+
+
+def named_weights(tables: HeuristicTables) -> dict[str, float]:
+    """The inverse of :func:`tables_with`: every tunable weight of ``tables`` by name."""
+    return {name: float(tables.floats[i]) for name, i in TUNABLE.items()}

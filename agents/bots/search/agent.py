@@ -26,10 +26,13 @@ import numpy as np
 
 from agents.bots.base import Agent
 from agents.bots.heuristic.decide import heuristic_scores
-from agents.bots.heuristic.tables import TABLES
+from agents.bots.heuristic.tables import TABLES, HeuristicTables
+from agents.bots.heuristic.weights_file import SHIPPED as SHIPPED_WEIGHTS
+from agents.bots.heuristic.weights_file import load_weights
+from agents.bots.names import TUNED
 from agents.bots.ppo import SHIPPED_SPECS, PPOAgent
 from agents.bots.search.belief import reweight_hands
-from agents.bots.search.rollout import candidate_values
+from agents.bots.search.rollout import candidate_values, paired_gains, seat_tables
 from agents.bots.search.settings import Settings
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
@@ -38,8 +41,9 @@ from gubs_env.engine.positions.determinize import knowledge, sample_world
 from gubs_env.fast.convert import state_to_row
 from gubs_env.fast.determinize import new_rows, sample_rows, seed_futures
 
-BASES = ("auto", "heuristic", *SHIPPED_SPECS)
-"""The policies a search may start from: the heuristic, a shipped network, or ``auto`` (see :func:`base_for`)."""
+BASES = ("auto", "heuristic", TUNED, *SHIPPED_SPECS)
+"""The policies a search may start from: the heuristic, its tuned weights, a shipped network, or ``auto``
+(see :func:`base_for`)."""
 
 
 def base_for(base: str, num_players: int) -> str:
@@ -53,12 +57,16 @@ def base_for(base: str, num_players: int) -> str:
     return "ppo-2p" if num_players == 2 else "gubs-net"
 
 
+ROLLOUTS = ("heuristic", TUNED)
+"""The weight sets the searching seat may play its playouts with."""
+
+
 @dataclass(frozen=True)
 class SearchSettings(Settings):
     """How much the search bot searches; the spec ``search:worlds=64,top=4,z=1,base=gubs-net`` sets them by name."""
 
     worlds: int = 48
-    """Sampled worlds per decision (every candidate is played once in each)."""
+    """Sampled worlds per decision: every candidate is played in each, or, with a ``steps`` budget, at most."""
     top: int = 3
     """Candidates: the base policy's choice, then the heuristic's and the base's next best, up to ``top``."""
     z: float = 2.5
@@ -68,10 +76,22 @@ class SearchSettings(Settings):
     0 deals them uniformly, as :meth:`Game.resample` does."""
     base: str = "auto"
     """The policy whose choice the search keeps unless the playouts say otherwise: one of :data:`BASES`."""
+    steps: int = 0
+    """Playout decisions a searched decision may spend (0: no budget, every candidate in every world). With a
+    budget the worlds are played in rounds and a candidate leaves once it cannot show a gain in what is left
+    (:func:`~agents.bots.search.rollout.paired_gains`)."""
 
-    LIMITS = {"worlds": (1, 4096), "top": (1, 64), "z": (0.0, 10.0), "prior": (0.0, 2.0)}
+    rollout: str = "heuristic"
+    """The weights the searching seat plays its playouts with: ``heuristic`` or ``heuristic-tuned`` (the other
+    seats always play the default heuristic)."""
+
+    LIMITS = {"worlds": (1, 4096), "top": (1, 64), "z": (0.0, 10.0), "prior": (0.0, 2.0), "steps": (0, 10_000_000)}
     FLOATS = ("z", "prior")
-    WORDS = {"base": BASES}
+    WORDS = {"base": BASES, "rollout": ROLLOUTS}
+
+
+ROUND = 16
+"""Worlds per round of a budgeted search (:func:`~agents.bots.search.rollout.paired_gains`)."""
 
 
 class GameSearcher(Agent):
@@ -103,6 +123,7 @@ class SearchAgent(GameSearcher):
         self.deviations = 0
         """Searched decisions where the bot played something other than its base policy's choice."""
         self._networks: dict[str, PPOAgent] = {}
+        self._tuned_tables: HeuristicTables | None = None
 
     def act_in_game(self, game: Game, codec: ActionCodec) -> int:
         """The id to play at ``game``'s current decision (see the module docstring)."""
@@ -119,8 +140,16 @@ class SearchAgent(GameSearcher):
         return int(choice)
 
     def _search(self, game: Game, seat: int, candidates: np.ndarray) -> int:
-        values = self.playout_values(game, seat, candidates, int(self.rng.integers(2**62)))
-        return int(candidates[_pick(values, self.settings.z)])
+        seed = int(self.rng.integers(2**62))
+        if self.settings.steps == 0:
+            return int(candidates[_pick(self.playout_values(game, seat, candidates, seed), self.settings.z)])
+        worlds, world_rngs = self.world_rows(game, seat, seed)
+        gains = np.zeros((candidates.size, 3), dtype=np.float64)
+        tfs = self.playout_tables(seat)
+        s = self.settings
+        tie_seed = np.uint64(seed)
+        paired_gains(worlds, world_rngs, candidates, seat, tie_seed, TABLES.ints, tfs, s.steps, ROUND, s.z, gains)
+        return int(candidates[_pick_gain(gains, s.z)])
 
     def playout_values(self, game: Game, seat: int, candidates: np.ndarray, seed: int) -> np.ndarray:
         """``(worlds, len(candidates))``: ``seat``'s playout value of each candidate in each of this bot's worlds.
@@ -132,8 +161,13 @@ class SearchAgent(GameSearcher):
         """
         worlds, world_rngs = self.world_rows(game, seat, seed)
         values = np.empty((self.settings.worlds, candidates.size), dtype=np.float64)
-        candidate_values(worlds, world_rngs, candidates, seat, np.uint64(seed), TABLES.ints, TABLES.floats, values)
+        tfs = self.playout_tables(seat)
+        candidate_values(worlds, world_rngs, candidates, seat, np.uint64(seed), TABLES.ints, tfs, values)
         return values
+
+    def playout_tables(self, seat: int) -> np.ndarray:
+        """The weights each seat plays the playouts with: the default heuristic's, ``rollout``'s at ``seat``."""
+        return seat_tables(TABLES.floats, seat, self._tuned().floats if self.settings.rollout == TUNED else None)
 
     def candidates(self, game: Game, seat: int, codec: ActionCodec) -> np.ndarray:
         """The legal ids this bot would try at ``game``'s decision, the base policy's choice first.
@@ -147,9 +181,12 @@ class SearchAgent(GameSearcher):
         base = base_for(self.settings.base, game.num_players)
         if base == "heuristic":
             return by_heuristic[: self.settings.top]
-        by_network = ids[np.argsort(-self._network(base).action_logits(observation, ids), kind="stable")]
+        if base == TUNED:
+            by_base = ids[np.argsort(-heuristic_scores(observation, ids, self._tuned()), kind="stable")]
+        else:
+            by_base = ids[np.argsort(-self._network(base).action_logits(observation, ids), kind="stable")]
         chosen: list[int] = []
-        for pair in zip(by_network, by_heuristic, strict=True):
+        for pair in zip(by_base, by_heuristic, strict=True):
             for action in pair:
                 if int(action) not in chosen:
                     chosen.append(int(action))
@@ -160,6 +197,12 @@ class SearchAgent(GameSearcher):
         if spec not in self._networks:
             self._networks[spec] = PPOAgent.pretrained(SHIPPED_SPECS[spec])
         return self._networks[spec]
+
+    def _tuned(self) -> HeuristicTables:
+        """The shipped tuned weights, read once per bot."""
+        if self._tuned_tables is None:
+            self._tuned_tables = load_weights(SHIPPED_WEIGHTS)
+        return self._tuned_tables
 
     def world_rows(self, game: Game, seat: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
         """``worlds`` positions ``seat`` cannot tell from the real one, as compiled rows with their generators.
@@ -199,6 +242,20 @@ class AllSeeingSearchAgent(SearchAgent):
         rows[1:] = rows[0]  # the true position in every world, but the sampled worlds' future draws, not the true ones
         seed_futures(np.uint64(seed), rngs)
         return rows, rngs
+
+
+def _pick_gain(gains: np.ndarray, z: float) -> int:
+    """:func:`_pick` from :func:`~agents.bots.search.rollout.paired_gains`' sums: 0 unless a gain is clear."""
+    best, pick = 0.0, 0
+    for k in range(1, gains.shape[0]):
+        n, total, squares = gains[k]
+        if n < 2:
+            continue
+        mean = total / n
+        spread = np.sqrt(max(squares / n - mean * mean, 0.0) * n / (n - 1))
+        if mean > z * spread / np.sqrt(n) and mean > best:
+            best, pick = mean, k
+    return pick
 
 
 def _pick(values: np.ndarray, z: float) -> int:

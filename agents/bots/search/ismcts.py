@@ -32,7 +32,7 @@ import numpy as np
 from agents.bots.heuristic.decide import choose_among, new_scratch
 from agents.bots.heuristic.tables import TABLES
 from agents.bots.search.agent import GameSearcher
-from agents.bots.search.rollout import legal_ids, load_world, outcome_of, play_to_end
+from agents.bots.search.rollout import legal_ids, load_world, outcome_of, play_to_end, seat_tables
 from agents.bots.search.settings import Settings
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.engine import Game
@@ -52,7 +52,7 @@ def tree_visits(
     tie_seed: np.uint64,
     explore: float,
     ti: np.ndarray,
-    tf: np.ndarray,
+    tfs: np.ndarray,
     visits_out: np.ndarray,
 ) -> int:
     """Run one iteration per world from the shared root; ``visits_out[a]``: how often root id ``a`` was followed.
@@ -63,7 +63,7 @@ def tree_visits(
         tie_seed: the tie-break generators' seed; iteration ``w`` uses ``tie_seed + w``.
         explore: the exploration constant ``c``.
         ti: the heuristic's integer tables.
-        tf: the heuristic's float tables.
+        tfs: ``(SEATS, F)``, the float tables each seat's heuristic weighs.
         visits_out: ``(N_ACTIONS,)`` int64, overwritten.
 
     Returns:
@@ -118,7 +118,7 @@ def tree_visits(
                     chosen = legal[j]
             if fresh > 0:
                 encode(g, actor, obs)
-                chosen = choose_among(obs, untried, fresh, tie, ti, tf, raw, c, f, scores)
+                chosen = choose_among(obs, untried, fresh, tie, ti, tfs[actor], raw, c, f, scores)
                 best = nodes
                 nodes += 1
                 child[node, chosen] = best
@@ -129,7 +129,7 @@ def tree_visits(
             path[depth] = node
             if fresh > 0:
                 break  # a new leaf: the heuristic plays on from here
-        made += play_to_end(g, r, tie, ti, tf, obs, mask, raw, c, f, ids, scores, 1 << 30)
+        made += play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1 << 30)
         n = g[L.NUM_PLAYERS]
         for s in range(n):
             reward[s] = outcome_of(g, s)
@@ -184,5 +184,5 @@ class ISMCTSAgent(GameSearcher):
         rows, rngs = new_rows(self.settings.iterations)
         sample_rows(knowledge(game.state, seat), seed, rows, rngs)
         visits = np.zeros(T.N_ACTIONS, dtype=np.int64)
-        tree_visits(rows, rngs, np.uint64(seed), self.settings.c, TABLES.ints, TABLES.floats, visits)
+        tree_visits(rows, rngs, np.uint64(seed), self.settings.c, TABLES.ints, seat_tables(TABLES.floats), visits)
         return visits

@@ -1,13 +1,16 @@
-"""Compiled playouts for the search bot: copies of sampled worlds, one candidate id each, played to the end.
+"""Compiled playouts for the search bots: copies of sampled worlds, one candidate id each, played to the end.
 
-Every seat of a playout is played by the heuristic (:func:`~agents.bots.heuristic.decide.choose_among`), inside
-one compiled loop over the engine's rows (:mod:`gubs_env.fast`): no Python runs per playout step. A candidate's
-playouts in world ``w`` share their world's deck, the world's generator and the tie-break generator with every
-other candidate's playout in that world (common random numbers), so the difference between two candidates'
-values is the difference their own choice makes, not the luck of two draws.
+Every seat of a playout is played by the heuristic (:func:`~agents.bots.heuristic.decide.choose_among`), each
+seat with its own weight set (``tfs[seat]``: the searching seat may play out with the tuned weights, the others
+with the default ones), inside one compiled loop over the engine's rows (:mod:`gubs_env.fast`): no Python runs
+per playout step. A candidate's playouts in world ``w`` share their world's deck, the world's generator and the
+tie-break generator with every other candidate's playout in that world (common random numbers), so the
+difference between two candidates' values is the difference their own choice makes, not the luck of two draws.
 """
 
 from __future__ import annotations
+
+import math
 
 import numba as nb
 import numpy as np
@@ -24,6 +27,14 @@ MARGIN_WEIGHT = 0.05
 
 A playout's outcome is mostly win or loss, decided by the draws; the margin separates a near win from a rout and
 so lowers the variance of a candidate's mean without changing which candidate wins more often by much."""
+
+
+def seat_tables(others: np.ndarray, seat: int = -1, own: np.ndarray | None = None) -> np.ndarray:
+    """``(SEATS, F)`` float tables for the playouts: ``others`` at every seat, ``own`` at ``seat`` if given."""
+    tfs = np.tile(others, (L.SEATS, 1))
+    if own is not None:
+        tfs[seat] = own
+    return tfs
 
 
 @nb.njit(cache=True)
@@ -57,7 +68,7 @@ def play_to_end(
     r: np.ndarray,
     tie: np.ndarray,
     ti: np.ndarray,
-    tf: np.ndarray,
+    tfs: np.ndarray,
     scratch_obs: np.ndarray,
     mask: np.ndarray,
     raw: np.ndarray,
@@ -67,15 +78,19 @@ def play_to_end(
     scores: np.ndarray,
     max_decisions: int,
 ) -> int:
-    """Play the row with the heuristic at every seat until it ends or ``max_decisions`` are made; returns them."""
+    """Play the row with the heuristic at every seat until it ends or ``max_decisions`` are made; returns them.
+
+    Seat ``s`` decides with the float tables ``tfs[s]``.
+    """
     made = 0
     while g[L.STEP] != T.S_OVER and made < max_decisions:
         count = legal_ids(g, mask, ids)
         if count == 1:
             a = ids[0]
         else:
-            encode(g, g[L.ACTOR], scratch_obs)
-            a = choose_among(scratch_obs, ids, count, tie, ti, tf, raw, c, f, scores)
+            actor = g[L.ACTOR]
+            encode(g, actor, scratch_obs)
+            a = choose_among(scratch_obs, ids, count, tie, ti, tfs[actor], raw, c, f, scores)
         advance(g, r, a)
         made += 1
     return made
@@ -109,7 +124,7 @@ def candidate_values(
     seat: int,
     tie_seed: np.uint64,
     ti: np.ndarray,
-    tf: np.ndarray,
+    tfs: np.ndarray,
     out: np.ndarray,
 ) -> int:
     """``out[w, k]``: ``seat``'s outcome of playing ``candidates[k]`` in world ``w``, then the heuristic to the end.
@@ -121,7 +136,7 @@ def candidate_values(
         seat: the searching seat.
         tie_seed: the tie-break generators' seed; world ``w``'s playouts all use ``tie_seed + w``.
         ti: the heuristic's integer tables.
-        tf: the heuristic's float tables.
+        tfs: ``(SEATS, F)``, the float tables each seat's heuristic weighs.
         out: ``(W, K)`` float64, filled.
 
     Returns:
@@ -139,6 +154,93 @@ def candidate_values(
             load_world(worlds, world_rngs, w, g, r)
             seed_pcg64(tie, tie_seed + np.uint64(w))
             advance(g, r, candidates[k])
-            made += 1 + play_to_end(g, r, tie, ti, tf, obs, mask, raw, c, f, ids, scores, 1 << 30)
+            made += 1 + play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1 << 30)
             out[w, k] = outcome_of(g, seat)
     return made
+
+
+@nb.njit(cache=True)
+def paired_gains(
+    worlds: np.ndarray,
+    world_rngs: np.ndarray,
+    candidates: np.ndarray,
+    seat: int,
+    tie_seed: np.uint64,
+    ti: np.ndarray,
+    tfs: np.ndarray,
+    budget: int,
+    batch: int,
+    z: float,
+    gains: np.ndarray,
+) -> int:
+    """Each candidate's gain over ``candidates[0]``, paired world by world, with playouts spent where they can tell.
+
+    The worlds are played in rounds of ``batch``: in each world ``candidates[0]`` and every candidate still in
+    the race, then the heuristic to the end, as :func:`candidate_values` plays them. After each round a
+    candidate leaves the race when even the rest of the budget is unlikely to show it better than
+    ``candidates[0]``: when its mean gain plus one standard error is below what the whole budget's last round
+    would need (``z`` standard errors at the worlds it could still reach). The search stops when no candidate
+    is left, or when ``budget`` playout decisions or the worlds are spent.
+
+    Args:
+        worlds: ``(W, ROW)`` int32 rows of sampled worlds (not changed).
+        world_rngs: ``(W, 6)`` uint64, each world's own generator (not changed).
+        candidates: int64 ids legal at every world's pending decision, which ``seat`` makes; the first is the
+            one the others are compared with.
+        seat: the searching seat.
+        tie_seed: the tie-break generators' seed; world ``w``'s playouts all use ``tie_seed + w``.
+        ti: the heuristic's integer tables.
+        tfs: ``(SEATS, F)``, the float tables each seat's heuristic weighs.
+        budget: playout decisions to spend at most (a round in progress is finished).
+        batch: worlds per round.
+        z: the standard errors the caller will ask of a gain before it plays the candidate.
+        gains: ``(K, 3)`` float64, filled: per candidate the worlds played and the sum and the sum of squares
+            of its gain (row 0 stays zero).
+
+    Returns:
+        The playout decisions spent.
+    """
+    obs = np.zeros(T.OBS_LEN, dtype=np.float32)
+    mask = np.zeros(T.N_ACTIONS, dtype=np.int8)
+    raw, c, f, ids, scores = new_scratch()
+    g = np.empty(worlds.shape[1], dtype=np.int32)
+    r = np.empty(6, dtype=np.uint64)
+    tie = np.empty(6, dtype=np.uint64)
+    racing = np.ones(candidates.shape[0], dtype=np.bool_)
+    racing[0] = False
+    for k in range(candidates.shape[0]):
+        for j in range(3):
+            gains[k, j] = 0.0
+    spent = 0
+    playouts = 0
+    w = 0
+    while w < worlds.shape[0] and spent < budget and racing.any():
+        end = min(w + batch, worlds.shape[0])
+        for ww in range(w, end):
+            base = 0.0
+            for k in range(candidates.shape[0]):
+                if k > 0 and not racing[k]:
+                    continue
+                load_world(worlds, world_rngs, ww, g, r)
+                seed_pcg64(tie, tie_seed + np.uint64(ww))
+                advance(g, r, candidates[k])
+                spent += 1 + play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1 << 30)
+                playouts += 1
+                value = outcome_of(g, seat)
+                if k == 0:
+                    base = value
+                else:
+                    gains[k, 0] += 1.0
+                    gains[k, 1] += value - base
+                    gains[k, 2] += (value - base) ** 2
+        w = end
+        per_world = spent / playouts * (1 + racing.sum())
+        reach_left = max(budget - spent, 0) / per_world
+        for k in range(1, candidates.shape[0]):
+            if racing[k]:
+                n = gains[k, 0]
+                mean = gains[k, 1] / n
+                spread = math.sqrt(max(gains[k, 2] / n - mean * mean, 1e-12) * n / max(n - 1.0, 1.0))
+                reach = min(n + reach_left, float(worlds.shape[0]))
+                racing[k] = mean + spread / math.sqrt(n) >= z * spread / math.sqrt(reach)
+    return spent

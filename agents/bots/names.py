@@ -1,0 +1,15 @@
+"""The names of the built-in agent specs, in a module that imports nothing.
+
+The registry builds agents by these names, and bots that refer to each other by name (a search over the tuned
+heuristic) read them here, so that neither imports the other.
+"""
+
+TUNED = "heuristic-tuned"
+"""The heuristic with the weights its tuning found (agents/bots/models/heuristic_tuned.json)."""
+SEARCH = "search"
+ALL_SEEING = "search-all-seeing"
+ISMCTS = "ismcts"
+SEARCHES = (SEARCH, ALL_SEEING, ISMCTS)
+"""The spec names whose settings follow a colon."""
+BUILTIN = ("random", "heuristic", TUNED, "gubs-net", "ppo-2p", "ppo-4p", SEARCH, ISMCTS)
+"""The names a spec may be, besides model and weight-set paths and ``module:Class``."""
