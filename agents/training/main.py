@@ -4,7 +4,8 @@ Usage: ``python train.py`` trains for about 10 minutes on 2-player tables and wr
 ``runs/gubs`` (or the next free ``runs/gubs-N``); ``python train.py --players 2 4 --minutes 60 --out runs/mix``
 scales it up; ``python train.py --resume --out runs/gubs`` continues a stopped run from its last checkpoint.
 
-A new run first imitates the heuristic agent (policy and critic fitted to its games, agents/training/imitation.py).
+A new run first imitates the tuned heuristic (``--teacher``; policy and critic fitted to its games,
+agents/training/imitation.py).
 The learner then plays from a random seat against opponents drawn per seat and per episode from a pool: the
 random and heuristic agents and frozen snapshots of the learner itself, in several vector environments; by
 default the heuristic plays every opponent seat (the default recipe: docs/training.md).
@@ -27,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from agents.bots.names import TUNED
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.support.cli import (
     CommandParser,
@@ -50,7 +52,11 @@ DEFAULT_ENT_COEF = 0.0
 """A new run's step size and entropy bonus: small steps and no bonus, so that PPO improves on the imitated heuristic
 instead of drifting away from it (docs/training.md, "Strength after 10 minutes")."""
 DEFAULT_IMITATE_GAMES = 1500
-"""Heuristic games a new run imitates before PPO (``--imitate-games``): a start at the heuristic's level."""
+"""The teacher's games a new run imitates before PPO (``--imitate-games``): a start at the teacher's level."""
+TEACHERS = ("heuristic", TUNED)
+"""Whose games a new run may imitate (``--teacher``)."""
+DEFAULT_TEACHER = TUNED
+"""The tuned weights: a warm start a few points above the heuristic at 2 players and far above it from 3 up."""
 
 
 ENGINE_PRESETS: dict[str, dict[str, Any]] = {
@@ -302,8 +308,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--imitate-games",
         type=non_negative_int,
         default=DEFAULT_IMITATE_GAMES,
-        help=f"before self-play, imitate the heuristic agent over this many games (default: {DEFAULT_IMITATE_GAMES:,}; "
+        help=f"before self-play, imitate the teacher over this many games (default: {DEFAULT_IMITATE_GAMES:,}; "
         "0: none; a new run only)",
+    )
+    parser.add_argument(
+        "--teacher",
+        choices=TEACHERS,
+        default=DEFAULT_TEACHER,
+        help=f"whose games a new run imitates: the heuristic or its tuned weights (default: {DEFAULT_TEACHER})",
     )
     parser.add_argument(
         "--opponent",
@@ -420,15 +432,16 @@ def new_model(args: argparse.Namespace, envs):
 
 
 def _imitate_heuristic(model, args: argparse.Namespace) -> None:
-    """Warm-start the policy on the heuristic agent's choices and the critic on their outcomes ."""
-    from agents.bots.heuristic import HeuristicAgent
+    """Warm-start the policy on the teacher's choices (``--teacher``) and the critic on their outcomes."""
+    from agents.bots.registry import make_agent
     from agents.training.imitation import collect, pretrain
 
     players = sorted(set(args.players))
-    data = collect(HeuristicAgent(), players, args.imitate_games, args.seed, not args.no_progress, model.gamma)
+    teacher = make_agent(args.teacher)
+    data = collect(teacher, players, args.imitate_games, args.seed, not args.no_progress, model.gamma)
     losses = pretrain(model, data, seed=args.seed, progress=not args.no_progress)
     print(
-        f"imitated {len(data):,} heuristic decisions from {args.imitate_games} games "
+        f"imitated {len(data):,} {args.teacher} decisions from {args.imitate_games} games "
         f"(cross-entropy {losses[0]:.3f} -> {losses[-1]:.3f})"
     )
 

@@ -30,6 +30,20 @@ def test_the_compiled_heuristic_collects_the_reference_demonstrations():
     assert np.array_equal(in_chunks.returns, reference.returns) and np.array_equal(in_chunks.actions, reference.actions)
 
 
+def test_a_tuned_teacher_is_collected_with_its_own_weights_in_the_batch():
+    from agents.bots.registry import make_agent
+
+    class OneAtATime(HeuristicAgent):
+        """The tuned teacher, played game by game on the reference engine."""
+
+    tuned = make_agent("heuristic-tuned")
+    batched = collect(tuned, [2, 4], games=6, seed=5, progress=False)
+    reference = collect(OneAtATime(tables=tuned.tables), [2, 4], games=6, seed=5, progress=False)
+    default = collect(HeuristicAgent(), [2, 4], games=6, seed=5, progress=False)
+    assert np.array_equal(batched.actions, reference.actions) and np.array_equal(batched.returns, reference.returns)
+    assert len(batched) != len(default) or not np.array_equal(batched.actions, default.actions)  # other choices
+
+
 @pytest.mark.slow
 def test_pretraining_lowers_the_loss_and_copies_the_teacher():
     from sb3_contrib import MaskablePPO

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -107,8 +108,14 @@ def test_a_huge_or_missing_file_is_refused_before_it_is_parsed(tmp_path):
         load_weights(huge)
     with pytest.raises(WeightsFileError, match="cannot read"):
         load_weights(tmp_path / "absent.json")
-    with pytest.raises(WeightsFileError, match="cannot read"):
+    with pytest.raises(WeightsFileError, match="not a regular file"):
         load_weights(tmp_path)
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    with pytest.raises(WeightsFileError, match="not a regular file"):  # refused without waiting for a writer
+        load_weights(pipe)
+    with pytest.raises(WeightsFileError, match="not a regular file"):
+        load_weights("/dev/zero")
 
 
 @settings(max_examples=60, deadline=None)

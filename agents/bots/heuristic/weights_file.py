@@ -15,6 +15,8 @@ else with a :class:`WeightsFileError`.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +47,14 @@ def load_weights(path: str | Path) -> HeuristicTables:
     """
     path = Path(path)
     try:
-        raw = read_bounded(path, MAX_FILE_BYTES)
+        regular = stat.S_ISREG(os.stat(path).st_mode)  # a FIFO would block the open below, a device never end
+        raw = read_bounded(path, MAX_FILE_BYTES) if regular else b""
     except FileTooLargeError as err:
         raise WeightsFileError(f"heuristic weight set {err}") from None
-    except (OSError, ValueError) as err:  # missing, unreadable, a directory, a NUL in the path
+    except (OSError, ValueError) as err:  # missing, unreadable, a NUL in the path
         raise WeightsFileError(f"cannot read heuristic weights {path}: {err}") from None
+    if not regular:
+        raise WeightsFileError(f"heuristic weight set {path}: not a regular file")
     try:
         document = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_repeats, parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as err:

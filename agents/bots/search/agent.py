@@ -65,8 +65,8 @@ ROLLOUTS = ("heuristic", TUNED)
 class SearchSettings(Settings):
     """How much the search bot searches; the spec ``search:worlds=64,top=4,z=1,base=gubs-net`` sets them by name."""
 
-    worlds: int = 48
-    """Sampled worlds per decision: every candidate is played in each, or, with a ``steps`` budget, at most."""
+    worlds: int = 512
+    """Sampled worlds per decision: with a ``steps`` budget, at most; without one, every candidate in each."""
     top: int = 3
     """Candidates: the base policy's choice, then the heuristic's and the base's next best, up to ``top``."""
     z: float = 2.5
@@ -76,14 +76,15 @@ class SearchSettings(Settings):
     0 deals them uniformly, as :meth:`Game.resample` does."""
     base: str = "auto"
     """The policy whose choice the search keeps unless the playouts say otherwise: one of :data:`BASES`."""
-    steps: int = 0
-    """Playout decisions a searched decision may spend (0: no budget, every candidate in every world). With a
-    budget the worlds are played in rounds and a candidate leaves once it cannot show a gain in what is left
-    (:func:`~agents.bots.search.rollout.paired_gains`)."""
+    steps: int = 60_000
+    """Playout decisions a searched decision may spend, about 100 ms on one core (0: no budget, every candidate in
+    every one of ``worlds``). The worlds are played in rounds of :data:`ROUND` and a candidate leaves once it cannot
+    show a gain in what is left (:func:`~agents.bots.search.rollout.paired_gains`), so a clear decision costs a
+    round and a close one the whole budget."""
 
-    rollout: str = "heuristic"
-    """The weights the searching seat plays its playouts with: ``heuristic`` or ``heuristic-tuned`` (the other
-    seats always play the default heuristic)."""
+    rollout: str = TUNED
+    """The weights the searching seat plays its playouts with: ``heuristic-tuned`` (nearer the base networks'
+    strength than the heuristic) or ``heuristic``; the other seats always play the default heuristic."""
 
     LIMITS = {"worlds": (1, 4096), "top": (1, 64), "z": (0.0, 10.0), "prior": (0.0, 2.0), "steps": (0, 10_000_000)}
     FLOATS = ("z", "prior")
