@@ -19,14 +19,14 @@ import hashlib
 import json
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from gubs_env.engine import Action, Game, IllegalActionError, InvalidStateError, action_from_dict, action_to_dict
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.options import RuleOptions
+from gubs_env.support import strict_json
 from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomically
 
 RECORD_FORMAT = 1
@@ -177,40 +177,11 @@ class GameRecord:
         if len(text) > MAX_RECORD_BYTES:
             raise RecordError(f"a game record is at most {MAX_RECORD_BYTES:,} bytes, not {len(text):,}")
         try:
-            if isinstance(text, bytes):
-                text = text.decode("utf-8")
-            data = json.loads(
-                text,
-                parse_constant=_refuse_constant,
-                parse_float=_finite_float,
-                object_pairs_hook=_object_without_repeats,
-            )
+            data = strict_json.loads(text, finite=True)
         except (ValueError, RecursionError) as err:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
             raise RecordError(f"not a JSON game record: {_clip(err)}") from None
         _check_depth(data)
         return cls.from_dict(data)
-
-
-def _refuse_constant(name: str) -> NoReturn:
-    """``parse_constant`` for :func:`json.loads`: NaN and Infinity are not JSON and never in a record."""
-    raise ValueError(f"{name} is not allowed in a game record")
-
-
-def _finite_float(text: str) -> float:
-    """``parse_float`` for :func:`json.loads`: ``1e999`` would read as infinity, which JSON cannot hold."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{_clip(text, 40)} is out of range")
-    return value
-
-
-def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook`` for :func:`json.loads`: a key given twice would make the record ambiguous."""
-    data = dict(pairs)
-    if len(data) != len(pairs):
-        counts = Counter(key for key, _ in pairs)
-        raise ValueError(f"repeated key(s) {_short(sorted(k for k, n in counts.items() if n > 1))}")
-    return data
 
 
 def _check_depth(data: Any) -> None:

@@ -482,37 +482,31 @@ def test_a_budget_stops_the_search_after_the_round_that_spends_it():
     assert gains[1:, 0].max() == 8  # one round of 8 worlds
 
 
-def test_a_budgeted_search_keeps_a_clearly_better_candidate_and_plays_it():
-    """On the last draw, spearing the other seat's Gub wins; the search starts from Go and must leave it."""
+def _spear_race(first: str, second: str, worlds: int) -> np.ndarray:
+    """paired_gains of ``second`` over ``first`` on the last draw with a Spear in hand (2 players, seat 0)."""
     from tests.agents.test_ismcts import _last_draw_with_a_spear
 
     game = _last_draw_with_a_spear(2)
     codec = ActionCodec(2)
     by_text = {str(a): i for a, i in zip(game.legal_actions(), codec.ids(game.legal_actions(), 0), strict=True)}
-    go, theirs = by_text["Go (end turn)"], by_text["Spear → seat 1: kill a Free Gub"]
-    rows, rngs = new_rows(64)
+    rows, rngs = new_rows(worlds)
     sample_rows(knowledge(game.state, 0), 5, rows, rngs)
     gains = np.zeros((2, 3))
-    candidates = np.array([go, theirs], dtype=np.int64)
+    candidates = np.array([by_text[first], by_text[second]], dtype=np.int64)
     tfs = seat_tables(TABLES.floats)
     paired_gains(rows, rngs, candidates, 0, np.uint64(1), TABLES.ints, tfs, 10**6, 16, 2.5, gains)
+    return gains
+
+
+def test_a_budgeted_search_keeps_a_clearly_better_candidate_and_plays_it():
+    """On the last draw, spearing the other seat's Gub wins; the search starts from Go and must leave it."""
+    gains = _spear_race("Go (end turn)", "Spear → seat 1: kill a Free Gub", 64)
     assert gains[1, 0] == 64 and gains[1, 1] / gains[1, 0] > 0.5
     assert _pick_gain(gains, 2.5) == 1
 
 
 def test_a_clearly_worse_candidate_leaves_the_race_early():
-    from tests.agents.test_ismcts import _last_draw_with_a_spear
-
-    game = _last_draw_with_a_spear(2)
-    codec = ActionCodec(2)
-    by_text = {str(a): i for a, i in zip(game.legal_actions(), codec.ids(game.legal_actions(), 0), strict=True)}
-    theirs, own = by_text["Spear → seat 1: kill a Free Gub"], by_text["Spear → seat 0: kill a Free Gub"]
-    rows, rngs = new_rows(256)
-    sample_rows(knowledge(game.state, 0), 5, rows, rngs)
-    gains = np.zeros((2, 3))
-    candidates = np.array([theirs, own], dtype=np.int64)
-    tfs = seat_tables(TABLES.floats)
-    paired_gains(rows, rngs, candidates, 0, np.uint64(1), TABLES.ints, tfs, 10**6, 16, 2.5, gains)
+    gains = _spear_race("Spear → seat 1: kill a Free Gub", "Spear → seat 0: kill a Free Gub", 256)
     assert gains[1, 0] == 16 and _pick_gain(gains, 2.5) == 0
 
 

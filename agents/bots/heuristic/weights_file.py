@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.bots.heuristic.tables import HeuristicTables, named_weights, tables_with
+from gubs_env.support import strict_json
 from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomically
 
 FORMAT_NAME = "gubs-heuristic-weights"
@@ -56,8 +57,8 @@ def load_weights(path: str | Path) -> HeuristicTables:
     if not regular:
         raise WeightsFileError(f"heuristic weight set {path}: not a regular file")
     try:
-        document = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_repeats, parse_constant=_no_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        document = strict_json.loads(raw)
+    except (ValueError, RecursionError) as err:
         raise WeightsFileError(f"{path} is not a heuristic weight set: {str(err)[:200]}") from None
     return _tables(document, path)
 
@@ -89,17 +90,4 @@ def _tables(document: Any, path: Path) -> HeuristicTables:
         return tables_with(weights)
     except ValueError as err:
         raise WeightsFileError(f"{path}: {err}") from None
-
-
-def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"{key[:40]!r} is given twice")
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number a weight can take")
 

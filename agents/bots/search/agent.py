@@ -246,26 +246,25 @@ class AllSeeingSearchAgent(SearchAgent):
 
 
 def _pick_gain(gains: np.ndarray, z: float) -> int:
-    """:func:`_pick` from :func:`~agents.bots.search.rollout.paired_gains`' sums: 0 unless a gain is clear."""
+    """The candidate to play: 0 (the base's choice) unless another's paired mean gain exceeds ``z`` standard errors.
+
+    ``gains[k]`` holds candidate ``k``'s worlds, and the sum and the sum of squares of its gain over candidate 0
+    (:func:`~agents.bots.search.rollout.paired_gains`); of the clear gains the largest is played.
+    """
     best, pick = 0.0, 0
     for k in range(1, gains.shape[0]):
         n, total, squares = gains[k]
-        if n < 2:
+        if n < 1:
             continue
         mean = total / n
-        spread = np.sqrt(max(squares / n - mean * mean, 0.0) * n / (n - 1))
+        spread = np.sqrt(max(squares / n - mean * mean, 0.0) * n / (n - 1)) if n > 1 else 0.0
         if mean > z * spread / np.sqrt(n) and mean > best:
             best, pick = mean, k
     return pick
 
 
 def _pick(values: np.ndarray, z: float) -> int:
-    """The column to play: 0 (the heuristic's choice) unless another's paired gain over it is clear (see above)."""
-    gains = values[:, 1:] - values[:, :1]
-    mean = gains.mean(axis=0)
-    worlds = values.shape[0]
-    spread = gains.std(axis=0, ddof=1) if worlds > 1 else np.zeros_like(mean)
-    clear = mean > z * spread / np.sqrt(worlds)
-    if not clear.any():
-        return 0
-    return 1 + int(np.argmax(np.where(clear, mean, -np.inf)))
+    """:func:`_pick_gain` from every candidate's value in every world (columns: candidates, the base's first)."""
+    differences = values - values[:, :1]
+    n = np.full(values.shape[1], float(values.shape[0]))
+    return _pick_gain(np.stack([n, differences.sum(axis=0), (differences**2).sum(axis=0)], axis=1), z)

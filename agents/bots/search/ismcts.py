@@ -32,7 +32,7 @@ import numpy as np
 from agents.bots.heuristic.decide import choose_among, new_scratch
 from agents.bots.heuristic.tables import TABLES
 from agents.bots.search.agent import GameSearcher
-from agents.bots.search.rollout import legal_ids, load_world, outcome_of, play_to_end, seat_tables
+from agents.bots.search.rollout import legal_ids, load_world, outcome_of, play_to_end, playout_scratch, seat_tables
 from agents.bots.search.settings import Settings
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.engine import Game
@@ -77,14 +77,10 @@ def tree_visits(
     value = np.zeros((capacity, L.SEATS), dtype=np.float64)
     path = np.empty(capacity, dtype=np.int64)
     reward = np.zeros(L.SEATS, dtype=np.float64)
-    obs = np.zeros(T.OBS_LEN, dtype=np.float32)
-    mask = np.zeros(T.N_ACTIONS, dtype=np.int8)
+    obs, mask, g, r, tie = playout_scratch(worlds.shape[1])
     legal = np.empty(T.N_ACTIONS, dtype=np.int64)
     untried = np.empty(T.N_ACTIONS, dtype=np.int64)
     raw, c, f, ids, scores = new_scratch()
-    g = np.empty(worlds.shape[1], dtype=np.int32)
-    r = np.empty(6, dtype=np.uint64)
-    tie = np.empty(6, dtype=np.uint64)
     nodes = 1
     made = 0
     for w in range(iterations):

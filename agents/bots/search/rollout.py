@@ -97,6 +97,49 @@ def play_to_end(
 
 
 @nb.njit(cache=True)
+def playout_scratch(width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Work arrays of a playout: (observation, mask, game row of ``width`` cells, its generator, tie generator)."""
+    return (
+        np.zeros(T.OBS_LEN, dtype=np.float32),
+        np.zeros(T.N_ACTIONS, dtype=np.int8),
+        np.empty(width, dtype=np.int32),
+        np.empty(6, dtype=np.uint64),
+        np.empty(6, dtype=np.uint64),
+    )
+
+
+@nb.njit(cache=True)
+def play_from(
+    worlds: np.ndarray,
+    world_rngs: np.ndarray,
+    w: int,
+    first: int,
+    tie_seed: np.uint64,
+    ti: np.ndarray,
+    tfs: np.ndarray,
+    g: np.ndarray,
+    r: np.ndarray,
+    tie: np.ndarray,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    raw: np.ndarray,
+    c: np.ndarray,
+    f: np.ndarray,
+    ids: np.ndarray,
+    scores: np.ndarray,
+) -> int:
+    """Load world ``w`` into ``g``, play ``first``, then the heuristic to the end; returns the decisions made.
+
+    The tie-break generator is seeded with ``tie_seed + w``, so every candidate played in world ``w`` shares it.
+    The last seven arrays are work space (:func:`playout_scratch`, :func:`~agents.bots.heuristic.decide.new_scratch`).
+    """
+    load_world(worlds, world_rngs, w, g, r)
+    seed_pcg64(tie, tie_seed + np.uint64(w))
+    advance(g, r, first)
+    return 1 + play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1 << 30)
+
+
+@nb.njit(cache=True)
 def outcome_of(g: np.ndarray, seat: int) -> float:
     """``seat``'s value of a finished row: its share of the win (1/k among k winners) plus the weighted margin."""
     n = g[L.NUM_PLAYERS]
@@ -142,19 +185,12 @@ def candidate_values(
     Returns:
         How many decisions the playouts made in all (for the cost report).
     """
-    obs = np.zeros(T.OBS_LEN, dtype=np.float32)
-    mask = np.zeros(T.N_ACTIONS, dtype=np.int8)
-    raw, c, f, ids, scores = new_scratch()
-    g = np.empty(worlds.shape[1], dtype=np.int32)
-    r = np.empty(6, dtype=np.uint64)
-    tie = np.empty(6, dtype=np.uint64)
+    obs, mask, g, r, tie = playout_scratch(worlds.shape[1])
+    work = (obs, mask, *new_scratch())
     made = 0
     for w in range(worlds.shape[0]):
         for k in range(candidates.shape[0]):
-            load_world(worlds, world_rngs, w, g, r)
-            seed_pcg64(tie, tie_seed + np.uint64(w))
-            advance(g, r, candidates[k])
-            made += 1 + play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1 << 30)
+            made += play_from(worlds, world_rngs, w, candidates[k], tie_seed, ti, tfs, g, r, tie, *work)
             out[w, k] = outcome_of(g, seat)
     return made
 
@@ -200,12 +236,8 @@ def paired_gains(
     Returns:
         The playout decisions spent.
     """
-    obs = np.zeros(T.OBS_LEN, dtype=np.float32)
-    mask = np.zeros(T.N_ACTIONS, dtype=np.int8)
-    raw, c, f, ids, scores = new_scratch()
-    g = np.empty(worlds.shape[1], dtype=np.int32)
-    r = np.empty(6, dtype=np.uint64)
-    tie = np.empty(6, dtype=np.uint64)
+    obs, mask, g, r, tie = playout_scratch(worlds.shape[1])
+    work = (obs, mask, *new_scratch())
     racing = np.ones(candidates.shape[0], dtype=np.bool_)
     racing[0] = False
     for k in range(candidates.shape[0]):
@@ -221,10 +253,7 @@ def paired_gains(
             for k in range(candidates.shape[0]):
                 if k > 0 and not racing[k]:
                     continue
-                load_world(worlds, world_rngs, ww, g, r)
-                seed_pcg64(tie, tie_seed + np.uint64(ww))
-                advance(g, r, candidates[k])
-                spent += 1 + play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1 << 30)
+                spent += play_from(worlds, world_rngs, ww, candidates[k], tie_seed, ti, tfs, g, r, tie, *work)
                 playouts += 1
                 value = outcome_of(g, seat)
                 if k == 0:

@@ -42,6 +42,7 @@ from agents.play.table import DEFAULT_DELAY, set_table
 from agents.play.web.options import DEFAULT_HOST, DEFAULT_PORT, address_is_loopback
 from agents.play.web.page import page_html
 from agents.play.web.session import RequestError, WebGame
+from gubs_env.support import strict_json
 from gubs_env.support.cli import EXIT_FAILURE
 
 MAX_BODY = 1024
@@ -384,7 +385,7 @@ def parse_request(body: bytes, keys: set[str]) -> dict[str, Any]:
         RequestError: the body is anything else (the message says what is wrong).
     """
     try:
-        data = json.loads(body.decode("utf-8"), parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+        data = strict_json.loads(body)
     except (UnicodeDecodeError, ValueError, RecursionError) as err:
         raise RequestError(f"the body is not valid JSON: {err}") from None
     if not isinstance(data, dict):
@@ -395,17 +396,6 @@ def parse_request(body: bytes, keys: set[str]) -> dict[str, Any]:
     return data
 
 
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    data: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in data:
-            raise ValueError(f"the key {key!r} is given twice")
-        data[key] = value
-    return data
 
 
 def run_web(parser: argparse.ArgumentParser, args: argparse.Namespace, out: TextIO | None = None) -> int:
