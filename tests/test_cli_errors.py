@@ -758,6 +758,22 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--learning-rate": NUMBERS,
             "--batch-size": NUMBERS,
             "--ba": NUMBERS,
+            "--labels": PATHS,
+            "--init": [*PATHS, *SPECS],
+            "--imitate-lr": NUMBERS,
+        },
+    ),
+    "expert": (
+        "agents.training.expert",
+        [],
+        {
+            "--search": SPECS,
+            "--players": NUMBERS,
+            "--games": NUMBERS,
+            "--seed": NUMBERS,
+            "--jobs": NUMBERS,
+            "--out": PATHS,
+            "--no-progress": SWITCH,
         },
     ),
     "heuristic": (
@@ -840,6 +856,8 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "audit_tables", lambda *args: _raise(_Started()))
     if name == "search_gap":
         monkeypatch.setattr(module, "collect_gaps", lambda *args: _raise(_Started()))
+    if name == "expert":
+        monkeypatch.setattr(module, "label", lambda *args: _raise(_Started()))
     if name == "train_bench":
         monkeypatch.setattr(module, "run", lambda *args: _raise(_Started()))
     if name == "bench":

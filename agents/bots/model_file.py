@@ -235,18 +235,22 @@ def _open_archive(path: Path) -> zipfile.ZipFile:
     return archive
 
 
-def _read_member(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
-    """One member's bytes, refusing it before decompression when it declares (or turns out) too large."""
+def _read_member(archive: zipfile.ZipFile, name: str, path: Path, limit: int | None = None) -> bytes:
+    """One member's bytes, refusing it before decompression when it declares (or turns out) over ``limit`` bytes.
+
+    ``limit`` defaults to :data:`MAX_MEMBER_BYTES`.
+    """
+    limit = MAX_MEMBER_BYTES if limit is None else limit
     info = archive.getinfo(name)
-    if info.file_size > MAX_MEMBER_BYTES:
+    if info.file_size > limit:
         raise ModelFileError(f"{path}: member {name} declares {info.file_size:,} bytes, over the limit")
     try:
         with archive.open(info) as member:
-            data = member.read(MAX_MEMBER_BYTES + 1)
+            data = member.read(limit + 1)
     except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError, OSError, ValueError) as err:
         raise ModelFileError(f"{path}: member {name} is corrupt or unsupported ({err})") from None
-    if len(data) > MAX_MEMBER_BYTES:
-        raise ModelFileError(f"{path}: member {name} is over the {MAX_MEMBER_BYTES:,}-byte limit")
+    if len(data) > limit:
+        raise ModelFileError(f"{path}: member {name} is over the {limit:,}-byte limit")
     return data
 
 
@@ -328,7 +332,7 @@ def _read_weights_file(archive: zipfile.ZipFile, path: Path) -> tuple[list[Layer
     missing = [f"{n}.npy" for n in _SCALARS if f"{n}.npy" not in names]
     if missing:
         raise ModelFileError(f"{path}: policy weights file without {', '.join(missing)}")
-    scalars = {n: _read_npy(archive, f"{n}.npy", path) for n in _SCALARS}
+    scalars = {n: read_npy(archive, f"{n}.npy", path) for n in _SCALARS}
     if _scalar_text(scalars["format"]) != FORMAT_NAME:
         raise ModelFileError(f"{path}: format.npy does not name {FORMAT_NAME}")
     version = _scalar_int(scalars["version"], "version", path)
@@ -351,14 +355,28 @@ def _read_weights_file(archive: zipfile.ZipFile, path: Path) -> tuple[list[Layer
         odd = sorted(names ^ expected)
         raise ModelFileError(f"{path}: members {', '.join(odd)[:120]} missing or unexpected")
     layers = [
-        (_read_npy(archive, f"weight_{i}.npy", path), _read_npy(archive, f"bias_{i}.npy", path)) for i in range(count)
+        (read_npy(archive, f"weight_{i}.npy", path), read_npy(archive, f"bias_{i}.npy", path)) for i in range(count)
     ]
     return layers, activation
 
 
-def _read_npy(archive: zipfile.ZipFile, name: str, path: Path) -> np.ndarray:
-    """One .npy member, its header checked against its length before numpy reads it (no pickled objects)."""
-    raw = _read_member(archive, name, path)
+def read_npy(
+    archive: zipfile.ZipFile, name: str, path: Path, kinds: str = "fiU", limit: int | None = None
+) -> np.ndarray:
+    """One .npy member, its header checked against its length before numpy reads it (no pickled objects).
+
+    Args:
+        archive: the open archive.
+        name: the member.
+        path: the file, for messages.
+        kinds: the numpy dtype kinds accepted (numbers and text by default; ``b`` adds booleans).
+        limit: the member's largest size in bytes (default :data:`MAX_MEMBER_BYTES`).
+
+    Raises:
+        ModelFileError: the member is too large, corrupt, not a .npy array of those kinds, or its header
+            declares more or fewer bytes than it holds (a huge declared shape is refused before allocation).
+    """
+    raw = _read_member(archive, name, path, limit)
     stream = io.BytesIO(raw)
     try:
         version = np.lib.format.read_magic(stream)
@@ -370,7 +388,7 @@ def _read_npy(archive: zipfile.ZipFile, name: str, path: Path) -> np.ndarray:
             raise ValueError(f"npy version {version}")
     except (ValueError, EOFError, SyntaxError, TypeError) as err:
         raise ModelFileError(f"{path}: {name} is not a numpy array file ({str(err)[:80]})") from None
-    if dtype.kind not in "fiU" or dtype.hasobject or len(shape) > 2:
+    if dtype.kind not in kinds or dtype.hasobject or len(shape) > 2:
         raise ModelFileError(f"{path}: {name} holds {dtype} values shaped {shape}, not numbers or text")
     if math.prod(shape) * dtype.itemsize != len(raw) - stream.tell():  # exact integers: no overflow
         raise ModelFileError(f"{path}: {name} declares shape {shape} but holds a different number of bytes")

@@ -164,7 +164,13 @@ def _discounted_outcomes(game: Game, seats: list[int], gamma: float) -> list[flo
 
 
 def pretrain(
-    model, data: Demonstrations, epochs: int = 4, batch_size: int = 512, seed: int = 0, progress: bool = True
+    model,
+    data: Demonstrations,
+    epochs: int = 4,
+    batch_size: int = 512,
+    seed: int = 0,
+    progress: bool = True,
+    learning_rate: float = 1e-3,
 ) -> list[float]:
     """Fit the policy to the demonstrations (cross-entropy over the legal ids) and the value head to their returns.
 
@@ -173,7 +179,7 @@ def pretrain(
     import torch
 
     policy = model.policy
-    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     rng = np.random.default_rng(seed)
     losses = []
     for _ in tqdm(range(epochs), desc="imitation", unit="epoch", disable=not progress, leave=False):

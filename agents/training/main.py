@@ -5,7 +5,8 @@ Usage: ``python train.py`` trains for about 10 minutes on 2-player tables and wr
 scales it up; ``python train.py --resume --out runs/gubs`` continues a stopped run from its last checkpoint.
 
 A new run first imitates the tuned heuristic (``--teacher``; policy and critic fitted to its games,
-agents/training/imitation.py).
+agents/training/imitation.py), or the search's labelled decisions (``--labels``, expert iteration:
+agents/training/expert.py); ``--init MODEL`` starts the policy from a network's weights before that.
 The learner then plays from a random seat against opponents drawn per seat and per episode from a pool: the
 random and heuristic agents and frozen snapshots of the learner itself, in several vector environments; by
 default the heuristic plays every opponent seat (the default recipe: docs/training.md).
@@ -53,6 +54,11 @@ DEFAULT_ENT_COEF = 0.0
 instead of drifting away from it (docs/training.md, "Strength after 10 minutes")."""
 DEFAULT_IMITATE_GAMES = 1500
 """The teacher's games a new run imitates before PPO (``--imitate-games``): a start at the teacher's level."""
+DEFAULT_IMITATE_LR = 1e-3
+INIT_IMITATE_LR = 3e-4
+"""The warm start's step size from a trained policy (``--init``): smaller, so it is corrected rather than redrawn."""
+INIT_SHAPES = [(256, 512), (256, 256), (356, 256)]
+"""The learner's actor layers (``net_arch`` 256x256 over the observation, then the action logits): ``--init``'s."""
 TEACHERS = ("heuristic", TUNED)
 """Whose games a new run may imitate (``--teacher``)."""
 DEFAULT_TEACHER = TUNED
@@ -318,6 +324,28 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"whose games a new run imitates: the heuristic or its tuned weights (default: {DEFAULT_TEACHER})",
     )
     parser.add_argument(
+        "--labels",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="imitate these search-labelled decisions (python -m agents.training.expert) instead of the teacher's "
+        "games: expert iteration (docs/training.md; a new run only)",
+    )
+    parser.add_argument(
+        "--init",
+        default=None,
+        metavar="MODEL",
+        help="start the policy from this network's weights (a shipped name such as gubs-net, or a .npz or .zip "
+        "model file with 256x256 tanh layers) before the warm start; a new run only",
+    )
+    parser.add_argument(
+        "--imitate-lr",
+        type=positive_float,
+        default=None,
+        help="Adam step size of the warm start (default: 1e-3, or 3e-4 with --init, which starts from a trained "
+        "policy)",
+    )
+    parser.add_argument(
         "--opponent",
         default=None,
         metavar="SPEC",
@@ -353,7 +381,41 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         _check_opponent(parser, args.opponent)
     if not args.resume and _holds_run(args.out):
         parser.error(f"{args.out} already holds a run: pass --resume to continue it, or choose another --out")
+    if args.resume and (args.labels or args.init):
+        parser.error("--labels and --init start a new run; a resumed run goes on from its checkpoint")
+    args.labels_data = _read_labels(parser, args.labels) if args.labels else None
+    args.init_layers = _read_init(parser, args.init) if args.init else None
+    if args.imitate_lr is None:
+        args.imitate_lr = INIT_IMITATE_LR if args.init else DEFAULT_IMITATE_LR
     return args
+
+
+def _read_labels(parser: argparse.ArgumentParser, path: Path) -> Any:
+    """The labels file, checked before anything is built (status 2 and one line otherwise)."""
+    from agents.training.expert import LabelsFileError, load_labels
+
+    try:
+        return load_labels(path)
+    except LabelsFileError as error:
+        parser.error(f"--labels: {error}")
+
+
+def _read_init(parser: argparse.ArgumentParser, spec: str) -> Any:
+    """The actor layers of ``--init`` (a shipped network's name or a model file), as the learner's shapes need."""
+    from agents.bots.model_file import ModelFileError, load_policy
+    from agents.bots.ppo import MODELS_DIR, PRETRAINED, SHIPPED_SPECS
+
+    path = MODELS_DIR / PRETRAINED[SHIPPED_SPECS[spec]] if spec in SHIPPED_SPECS else Path(spec)
+    try:
+        weights = load_policy(path)
+    except ModelFileError as error:
+        parser.error(f"--init: {error}")
+    shapes = [w.shape for w, _ in weights.layers]
+    if weights.activation != "tanh" or shapes != INIT_SHAPES:
+        parser.error(
+            f"--init: {spec} has {weights.activation} layers shaped {shapes}; the learner's are tanh {INIT_SHAPES}"
+        )
+    return weights.layers
 
 
 def _check_opponent(parser: argparse.ArgumentParser, spec: str) -> None:
@@ -439,11 +501,35 @@ def _imitate_heuristic(model, args: argparse.Namespace) -> None:
     players = sorted(set(args.players))
     teacher = make_agent(args.teacher)
     data = collect(teacher, players, args.imitate_games, args.seed, not args.no_progress, model.gamma)
-    losses = pretrain(model, data, seed=args.seed, progress=not args.no_progress)
+    losses = pretrain(model, data, seed=args.seed, progress=not args.no_progress, learning_rate=args.imitate_lr)
     print(
         f"imitated {len(data):,} {args.teacher} decisions from {args.imitate_games} games "
         f"(cross-entropy {losses[0]:.3f} -> {losses[-1]:.3f})"
     )
+
+
+def _imitate_labels(model, args: argparse.Namespace) -> None:
+    """Warm-start the policy on the search's labels (``--labels``) and the critic on their returns."""
+    from agents.training.expert import summary
+    from agents.training.imitation import pretrain
+
+    data = args.labels_data
+    losses = pretrain(model, data, seed=args.seed, progress=not args.no_progress, learning_rate=args.imitate_lr)
+    print(f"imitated {summary(data)} (cross-entropy {losses[0]:.3f} -> {losses[-1]:.3f})")
+
+
+def _load_actor(model, layers: list[tuple[Any, Any]]) -> None:
+    """Copy ``layers`` (weight ``(out, in)``, bias) into the learner's actor: hidden layers, then the action head."""
+    import numpy as np
+    import torch
+
+    from agents.bots.model_file import actor_modules
+
+    modules, _ = actor_modules(model.policy)
+    with torch.no_grad():
+        for module, (weight, bias) in zip(modules, layers, strict=True):
+            module.weight.copy_(torch.from_numpy(np.array(weight)))  # a copy: the loaded arrays are read-only
+            module.bias.copy_(torch.from_numpy(np.array(bias)))
 
 
 def train(args: argparse.Namespace) -> Path:
@@ -517,7 +603,12 @@ def _train(args: argparse.Namespace, started: float) -> Path:
         print(f"resuming at {model.num_timesteps:,} timesteps")
     else:
         model = new_model(args, envs)
-        if args.imitate_games:
+        if args.init_layers is not None:
+            _load_actor(model, args.init_layers)
+            print(f"policy starts from {args.init}")
+        if args.labels_data is not None:
+            _imitate_labels(model, args)
+        elif args.imitate_games:
             _imitate_heuristic(model, args)
         # committed at once: from here on the folder is a run that --resume can continue
         run = commit_checkpoint(args.out, model, RunState(settings=settings))

@@ -128,17 +128,25 @@ class SearchAgent(GameSearcher):
 
     def act_in_game(self, game: Game, codec: ActionCodec) -> int:
         """The id to play at ``game``'s current decision (see the module docstring)."""
+        return self.decide(game, codec)[0]
+
+    def decide(self, game: Game, codec: ActionCodec) -> tuple[int, np.ndarray]:
+        """The id to play at ``game``'s current decision and the candidates it was chosen from (the base's first).
+
+        A single candidate is played without a search; expert iteration labels only the searched decisions
+        (:mod:`agents.training.expert`).
+        """
         seat = game.current_player
         if seat is None:
             raise ValueError("the game is over: nobody is asked for an action")
         candidates = self.candidates(game, seat, codec)
         if candidates.size == 1:
-            return int(candidates[0])
+            return int(candidates[0]), candidates
         start = time.perf_counter()
         choice = self._search(game, seat, candidates)
         self.decision_seconds.append(time.perf_counter() - start)
         self.deviations += choice != candidates[0]
-        return int(choice)
+        return int(choice), candidates
 
     def _search(self, game: Game, seat: int, candidates: np.ndarray) -> int:
         seed = int(self.rng.integers(2**62))

@@ -1,0 +1,370 @@
+"""Expert iteration's expert half: positions labelled by the search bot, for a network to learn from.
+
+Expert iteration alternates an *expert*, a search stronger than the policy it starts from, and an *apprentice*,
+a network that learns to decide as the expert does without searching. Here the expert is the search bot
+(:mod:`agents.bots.search`, over the strongest shipped policy at each table size) and the apprentice is any
+network ``train.py`` trains: ``python train.py --labels FILE`` imitates these labels instead of the teacher's
+games, optionally from a model's weights (``--init``), then goes on by PPO (docs/training.md).
+
+``python -m agents.training.expert --players 2 3 4 5 6 --games 1000 --out runs/expert/labels.npz`` plays
+``--games`` games, the table sizes in turn: the search at one seat (each deal of a size seats it one place
+further on), the heuristic at every other, which is the field the networks are trained and measured against.
+Every decision of the searching seat that the search weighs (more than one candidate) is kept:
+
+- the observation and mask its seat saw;
+- ``actions``: the search's choice, the policy target (the networks play their most likely id, so the id the
+  search would play is what a better network plays);
+- ``base_actions``: the base policy's choice, kept beside it to show how much the search changed;
+- ``returns``: the game's outcome for that seat (+1 win, -1 loss, 0 truncated), discounted once per later
+  decision of the seat, the value target: what PPO's critic predicts (a playout's value is a win share
+  against heuristic continuations, a different quantity);
+- ``players``: the table size.
+
+The games run in worker processes (``--jobs``, default one per core) and come back in game order, so the file
+depends on the settings and the seed only. A labels file is data: :func:`load_labels` reads it with
+``allow_pickle=False`` after checking the archive's declared sizes, and checks every array
+(:class:`LabelsFileError` otherwise).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import stat
+import sys
+import zipfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from agents.training.imitation import Demonstrations
+from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.encoding.observation import OBS_SIZE
+from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+
+PROG = "python -m agents.training.expert"
+GAMMA = 0.995
+"""The discount of the returns: the training environments' (once per decision of the same seat)."""
+MAX_LABELS_BYTES = 2 * 2**30
+"""Largest labels file read at all (a million decisions take about 200 MB compressed)."""
+MAX_UNPACKED_BYTES = 8 * 2**30
+"""Largest sum of the archive members' declared sizes: a zip bomb is refused before anything is unpacked."""
+CHUNK_GAMES = 4
+"""Games a worker plays per task: small enough for a steady progress bar."""
+
+
+class LabelsFileError(ValueError):
+    """A labels file that cannot be read or does not hold what :func:`save_labels` writes."""
+
+
+@dataclass
+class SearchLabels(Demonstrations):
+    """The searching seat's decisions with the search's choices (``actions``); see the module docstring."""
+
+    base_actions: np.ndarray
+    """The base policy's choice at each decision (``actions`` differs from it where the search corrected it)."""
+    players: np.ndarray
+    """The table size of each decision's game."""
+
+    @property
+    def corrected(self) -> int:
+        """Decisions where the search played something other than its base policy's choice."""
+        return int((self.actions != self.base_actions).sum())
+
+
+def searcher_seat(game: int, sizes: int, players: int) -> int:
+    """The searching seat of game ``game``: each table size's games seat it one place further on."""
+    return (game // sizes) % players
+
+
+def label_game(search, heuristic, players: int, deal: int, seat: int) -> dict[str, list]:
+    """One game: ``search`` (a :class:`~agents.bots.search.SearchAgent`) at ``seat``, ``heuristic`` elsewhere.
+
+    Returns the searched decisions' observations, masks, choices, base choices and returns, as lists.
+    """
+    from gubs_env.encoding.action_table import ActionCodec
+    from gubs_env.encoding.observation import encode
+    from gubs_env.engine import Game
+
+    codec = ActionCodec(players)
+    game = Game(players, seed=deal, record_log=False)
+    for s in range(players):  # as play_game resets its table: the game is the one a tournament plays
+        (search if s == seat else heuristic).reset(deal * 101 + s)
+    rows: dict[str, list] = {"observations": [], "masks": [], "actions": [], "base_actions": [], "own_index": []}
+    own = 0
+    while (actor := game.current_player) is not None:
+        if actor != seat:
+            game.apply(codec.action(heuristic.act_in_game(game, codec), actor))
+            continue
+        observation = encode(game.state, seat)
+        mask = codec.mask(game.legal_actions(), seat)
+        choice, candidates = search.decide(game, codec)
+        if candidates.size > 1:
+            rows["observations"].append(observation.astype(np.float16))
+            rows["masks"].append(mask.astype(bool))
+            rows["actions"].append(choice)
+            rows["base_actions"].append(int(candidates[0]))
+            rows["own_index"].append(own)
+        own += 1
+        game.apply(codec.action(choice, seat))
+    outcome = 0.0 if game.truncated else (1.0 if seat in game.winners() else -1.0)
+    later = own - 1 - np.asarray(rows.pop("own_index"), dtype=np.int64)
+    rows["returns"] = list(outcome * GAMMA**later)
+    return rows
+
+
+def label(
+    spec: str,
+    player_counts: list[int],
+    games: int,
+    seed: int = 0,
+    jobs: int = 1,
+    progress: bool = True,
+) -> SearchLabels:
+    """Play ``games`` games with the search ``spec`` at one seat and keep its searched decisions.
+
+    Game ``g`` is dealt with seed ``seed + g`` at ``player_counts[g % len(player_counts)]`` seats, the search at
+    :func:`searcher_seat`. The result depends on the arguments other than ``jobs`` and ``progress`` only.
+    """
+    tasks = [list(range(start, min(start + CHUNK_GAMES, games))) for start in range(0, games, CHUNK_GAMES)]
+    bar = tqdm(total=games, desc="search labels", unit="game", disable=not progress)
+    if jobs <= 1 or len(tasks) <= 1:
+        _build(spec)
+        parts = []
+        for task in tasks:
+            parts.append(_label_games(task, player_counts, seed))
+            bar.update(len(task))
+    else:
+        parts = _label_in_workers(spec, tasks, player_counts, seed, min(jobs, len(tasks)), bar)
+    bar.close()
+    merged: dict[str, list] = {name: [] for name in parts[0]} if parts else {}
+    for part in parts:
+        for name, values in part.items():
+            merged[name] += values
+    if not merged.get("actions"):
+        raise ValueError("the games gave no searched decision to label: play more games")
+    return SearchLabels(
+        observations=np.stack(merged["observations"]),
+        masks=np.stack(merged["masks"]),
+        actions=np.asarray(merged["actions"], dtype=np.int64),
+        returns=np.asarray(merged["returns"], dtype=np.float32),
+        base_actions=np.asarray(merged["base_actions"], dtype=np.int64),
+        players=np.asarray(merged["players"], dtype=np.int64),
+    )
+
+
+_worker: tuple | None = None
+"""The process's search bot and heuristic, built once (:func:`_build`)."""
+
+
+def _build(spec: str) -> None:
+    global _worker
+    from agents.bots.registry import make_agent
+
+    _worker = (make_agent(spec), make_agent("heuristic"))
+
+
+def _init_worker(spec: str) -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the pool; a worker would only print a traceback
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _build(spec)
+
+
+def _label_games(task: list[int], player_counts: list[int], seed: int) -> dict[str, list]:
+    """The labels of the games ``task`` (see :func:`label`), concatenated in game order."""
+    assert _worker is not None, "the worker initializer did not run"
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)  # one thread per worker: the workers already use every core
+    search, heuristic = _worker
+    out: dict[str, list] = {name: [] for name in _KINDS}
+    for g in task:
+        players = player_counts[g % len(player_counts)]
+        rows = label_game(search, heuristic, players, seed + g, searcher_seat(g, len(player_counts), players))
+        for name, values in rows.items():
+            out[name] += values
+        out["players"] += [players] * len(rows["actions"])
+    return out
+
+
+def _label_in_workers(
+    spec: str, tasks: list[list[int]], player_counts: list[int], seed: int, jobs: int, bar: tqdm
+) -> list[dict[str, list]]:
+    """:func:`_label_games` over ``tasks`` in ``jobs`` spawned processes; results in the tasks' order."""
+    import multiprocessing
+
+    # spawn, not fork: forking a process whose torch threads run can deadlock the children
+    context = multiprocessing.get_context("spawn")
+    executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(spec,))
+    try:
+        futures = {executor.submit(_label_games, task, player_counts, seed): len(task) for task in tasks}
+        for future in as_completed(futures):
+            future.result()
+            bar.update(futures[future])
+        return [future.result() for future in futures]  # in the tasks' order, whatever order they finished in
+    finally:
+        executor.shutdown(cancel_futures=True)
+
+
+# --- the labels file ---------------------------------------------------------------------------------------
+
+_KINDS = {
+    "observations": ("f", 2, OBS_SIZE),
+    "masks": ("b", 2, NUM_ACTIONS),
+    "actions": ("i", 1, None),
+    "returns": ("f", 1, None),
+    "base_actions": ("i", 1, None),
+    "players": ("i", 1, None),
+}
+"""Each array of a labels file: its numpy kind, its dimensions and its width (None: one value per decision)."""
+
+
+def save_labels(path: str | Path, labels: SearchLabels) -> Path:
+    """Write ``labels`` as a compressed ``.npz`` of plain arrays (:func:`load_labels` reads it back)."""
+    from gubs_env.support.files import write_atomically
+
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **{f.name: getattr(labels, f.name) for f in fields(labels)})
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, buffer.getvalue())
+    return path
+
+
+def load_labels(path: str | Path) -> SearchLabels:
+    """The labels a :func:`save_labels` file holds, read as data and checked.
+
+    The file is read once (a regular file of at most :data:`MAX_LABELS_BYTES`), then each array through
+    :func:`~agents.bots.model_file.read_npy`: its header checked against its bytes before numpy reads it, and
+    never unpickled.
+
+    Raises:
+        LabelsFileError: not a regular file, over the size limits, not an archive of exactly the expected
+            arrays, an array of the wrong kind or shape, a label that is not legal in its mask, a return
+            outside [-1, 1] or a table size the game does not have.
+    """
+    from agents.bots.model_file import ModelFileError, read_npy
+    from gubs_env.support.files import FileTooLargeError, read_bounded
+
+    path = Path(path)
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+        data = read_bounded(path, MAX_LABELS_BYTES) if regular else b""
+    except FileTooLargeError:
+        raise LabelsFileError(f"{path}: over the {MAX_LABELS_BYTES:,}-byte limit") from None
+    except (OSError, ValueError) as err:
+        raise LabelsFileError(f"{path}: cannot read: {getattr(err, 'strerror', None) or err}") from None
+    if not regular:
+        raise LabelsFileError(f"{path}: not a regular file")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as err:
+        raise LabelsFileError(f"{path}: not a labels file ({str(err)[:80]})") from None
+    with archive:
+        members = archive.infolist()
+        if sorted(m.filename for m in members) != sorted(f"{name}.npy" for name in _KINDS):
+            raise LabelsFileError(f"{path}: not a labels file (it must hold exactly {', '.join(sorted(_KINDS))})")
+        if sum(m.file_size for m in members) > MAX_UNPACKED_BYTES:
+            raise LabelsFileError(f"{path}: its arrays declare more than {MAX_UNPACKED_BYTES:,} bytes")
+        kinds = "".join(kind for kind, _, _ in _KINDS.values())
+        try:
+            arrays = {name: read_npy(archive, f"{name}.npy", path, kinds, MAX_UNPACKED_BYTES) for name in _KINDS}
+        except ModelFileError as err:
+            raise LabelsFileError(str(err)) from None
+    return _checked(arrays, path)
+
+
+def _checked(arrays: dict[str, np.ndarray], path: Path) -> SearchLabels:
+    """The labels, once every array has its kind and shape and every value its range."""
+    count = len(arrays["actions"]) if arrays["actions"].ndim == 1 else -1
+    for name, (kind, dims, width) in _KINDS.items():
+        array = arrays[name]
+        shape_ok = array.ndim == dims and len(array) == count and (width is None or array.shape[1] == width)
+        if array.dtype.kind != kind or not shape_ok or count < 1:
+            raise LabelsFileError(f"{path}: {name} holds {array.dtype} values shaped {array.shape}, not labels")
+    for name in ("actions", "base_actions"):
+        ids = arrays[name]
+        if ids.min() < 0 or ids.max() >= NUM_ACTIONS or not arrays["masks"][np.arange(count), ids].all():
+            raise LabelsFileError(f"{path}: {name} holds an id that is not legal at its decision")
+    returns = arrays["returns"]
+    if not (np.isfinite(returns).all() and np.abs(returns).max() <= 1.0):
+        raise LabelsFileError(f"{path}: returns must be finite numbers from -1 to 1")
+    if not np.isfinite(arrays["observations"]).all():
+        raise LabelsFileError(f"{path}: observations must be finite numbers")
+    players = arrays["players"]
+    if players.min() < MIN_PLAYERS or players.max() > MAX_PLAYERS:
+        raise LabelsFileError(f"{path}: players must be table sizes from {MIN_PLAYERS} to {MAX_PLAYERS}")
+    return SearchLabels(
+        observations=arrays["observations"].astype(np.float16),
+        masks=arrays["masks"],
+        actions=arrays["actions"].astype(np.int64),
+        returns=returns.astype(np.float32),
+        base_actions=arrays["base_actions"].astype(np.int64),
+        players=players.astype(np.int64),
+    )
+
+
+# --- the command -------------------------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None = None):
+    """The command line."""
+    from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int
+
+    parser = CommandParser(prog=PROG, description=__doc__.split("\n")[0])
+    parser.add_argument("--search", default="search", help="the expert: a search spec (default: search)")
+    parser.add_argument(
+        "--players", type=player_count, nargs="+", default=[2, 3, 4, 5, 6], help="table sizes, in turn (default 2-6)"
+    )
+    parser.add_argument("--games", type=positive_int, default=1000, help="games to play (default 1,000)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default 0)")
+    parser.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, help="worker processes")
+    parser.add_argument("--out", type=Path, required=True, help="the labels file to write (.npz)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    from agents.bots.names import SEARCH
+    from agents.bots.registry import AgentSpecError, make_agent
+
+    if args.search.partition(":")[0] != SEARCH:
+        parser.error(f"--search: {args.search!r} is not a search spec (search or search:...)")
+    try:
+        make_agent(args.search)
+    except AgentSpecError as error:
+        parser.error(f"--search: {error}")
+    from gubs_env.support.cli import unwritable_folder
+
+    problem = unwritable_folder(args.out.parent)
+    if problem:
+        parser.error(f"--out: {problem}")
+    return args
+
+
+def summary(labels: SearchLabels) -> str:
+    """How many decisions per table size, and how many the search corrected."""
+    sizes = ", ".join(f"{n}p {int((labels.players == n).sum()):,}" for n in np.unique(labels.players))
+    share = labels.corrected / len(labels)
+    corrected = f"the search corrected its base at {labels.corrected:,} ({share:.1%})"
+    return f"{len(labels):,} labelled decisions ({sizes}); {corrected}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Label, write, report; status 2 (one line) for a bad command line, 1 when the games gave nothing to label."""
+    from gubs_env.support.cli import failure
+
+    args = parse_args(argv)
+    try:
+        labels = label(args.search, args.players, args.games, args.seed, args.jobs, not args.no_progress)
+    except ValueError as error:  # no searched decision in the games played
+        return failure(PROG, error, argv)
+    save_labels(args.out, labels)
+    print(summary(labels))
+    print(f"labels: {args.out}  (train on them: python train.py --labels {args.out})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

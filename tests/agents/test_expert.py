@@ -1,0 +1,257 @@
+"""Expert iteration: search labels (agents/training/expert.py), their file, and train.py's --labels and --init."""
+
+import io
+import os
+import zipfile
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agents.bots.model_file import load_policy
+from agents.bots.ppo import MODELS_DIR, PRETRAINED
+from agents.bots.registry import make_agent
+from agents.evaluate.matches import play_game
+from agents.training import expert
+from agents.training import main as train
+from agents.training.expert import LabelsFileError, label, label_game, load_labels, save_labels, searcher_seat
+
+SEARCH = "search:steps=3000,worlds=32"
+"""A small budget: labels in a second or two per game."""
+
+
+@pytest.fixture(scope="module")
+def labels():
+    return label(SEARCH, [2, 3], games=4, seed=11, jobs=1, progress=False)
+
+
+def test_labels_are_legal_ids_of_their_decisions_and_mix_the_sizes_as_asked(labels):
+    rows = np.arange(len(labels))
+    assert labels.masks[rows, labels.actions].all() and labels.masks[rows, labels.base_actions].all()
+    assert (labels.masks.sum(axis=1) > 1).all()  # only decisions with a choice are labelled
+    assert set(np.unique(labels.players)) == {2, 3}
+    assert labels.observations.dtype == np.float16 and labels.observations.shape[0] == len(labels)
+    assert np.isfinite(labels.returns).all() and (np.abs(labels.returns) <= 1).all()
+    assert labels.corrected == int((labels.actions != labels.base_actions).sum())
+
+
+def test_the_labelled_game_is_the_game_a_tournament_plays_and_the_labels_are_its_searched_moves():
+    players, deal, seat = 2, 7, 1
+    search, heuristic = make_agent(SEARCH), make_agent("heuristic")
+    rows = label_game(search, heuristic, players, deal, seat)
+    searched = len(search.decision_seconds)
+    assert len(rows["actions"]) == searched  # one label per searched decision, none for forced ones
+    table = [make_agent("heuristic"), make_agent("heuristic")]
+    table[seat] = replay = make_agent(SEARCH)
+    game = play_game(table, deal)
+    assert len(replay.decision_seconds) == searched and replay.deviations == search.deviations
+    returns = np.asarray(rows["returns"])
+    won = seat in game.winners()
+    assert (returns > 0).all() if won else (returns <= 0).all()
+    assert np.all(np.diff(np.abs(returns)) >= 0)  # the later the decision, the less discounted
+    assert abs(abs(returns[-1]) - (1.0 if not game.truncated else 0.0)) < 0.05
+
+
+def test_searcher_seat_rotates_within_each_table_size():
+    sizes = [2, 3]
+    seats = {n: [searcher_seat(g, len(sizes), n) for g in range(12) if sizes[g % 2] == n] for n in sizes}
+    assert seats == {2: [0, 1, 0, 1, 0, 1], 3: [0, 1, 2, 0, 1, 2]}
+
+
+@pytest.mark.slow
+def test_labels_do_not_depend_on_the_worker_count(labels):
+    again = label(SEARCH, [2, 3], games=4, seed=11, jobs=2, progress=False)
+    for name in ("observations", "masks", "actions", "base_actions", "returns", "players"):
+        assert np.array_equal(getattr(again, name), getattr(labels, name)), name
+
+
+def test_a_labels_file_round_trips(labels, tmp_path):
+    path = save_labels(tmp_path / "labels.npz", labels)
+    back = load_labels(path)
+    for name in ("observations", "masks", "actions", "base_actions", "returns", "players"):
+        assert np.array_equal(getattr(back, name), getattr(labels, name)), name
+
+
+def _arrays(labels):
+    return {name: np.array(getattr(labels, name)) for name in expert._KINDS}
+
+
+def _write(path, arrays, **extra):
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays, **extra)
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda a: a.update(actions=a["actions"][:-1]), "shaped"),
+        (lambda a: a.update(observations=a["observations"][:, :10]), "shaped"),
+        (lambda a: a.update(masks=a["masks"].astype(np.float32)), "values shaped"),
+        (lambda a: a["actions"].__setitem__(0, 999), "not legal"),
+        (lambda a: a["base_actions"].__setitem__(0, -1), "not legal"),
+        (lambda a: a["returns"].__setitem__(0, 1.5), "from -1 to 1"),
+        (lambda a: a["returns"].__setitem__(0, np.nan), "from -1 to 1"),
+        (lambda a: a["observations"].__setitem__((0, 0), np.inf), "finite"),
+        (lambda a: a["players"].__setitem__(0, 7), "table sizes"),
+        (lambda a: a.pop("players"), "not a labels file"),
+    ],
+)
+def test_a_labels_file_that_is_not_what_save_labels_writes_is_refused(labels, tmp_path, change, message):
+    arrays = _arrays(labels)
+    change(arrays)
+    with pytest.raises(LabelsFileError, match=message):
+        load_labels(_write(tmp_path / "bad.npz", arrays))
+
+
+def test_a_pickled_array_in_a_labels_file_is_refused_without_being_unpickled(labels, tmp_path):
+    ran = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(ran), "w"))
+
+    arrays = _arrays(labels)
+    arrays["players"] = np.array([Payload()] * len(labels), dtype=object)
+    path = tmp_path / "pickle.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, array in arrays.items():
+            buffer = io.BytesIO()
+            np.save(buffer, array, allow_pickle=True)
+            archive.writestr(f"{name}.npy", buffer.getvalue())
+    with pytest.raises(LabelsFileError):
+        load_labels(path)
+    assert not ran.exists()
+
+
+def test_labels_files_over_the_limits_or_not_files_are_refused(labels, tmp_path, monkeypatch):
+    path = save_labels(tmp_path / "labels.npz", labels)
+    monkeypatch.setattr(expert, "MAX_UNPACKED_BYTES", 1000)
+    with pytest.raises(LabelsFileError, match="declare more than"):
+        load_labels(path)
+    monkeypatch.setattr(expert, "MAX_LABELS_BYTES", 100)
+    with pytest.raises(LabelsFileError, match="over the"):
+        load_labels(path)
+    with pytest.raises(LabelsFileError, match="not a regular file"):
+        load_labels(tmp_path)
+    with pytest.raises(LabelsFileError, match="cannot read"):
+        load_labels(tmp_path / "missing.npz")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(LabelsFileError, match="not a regular file"):
+        load_labels(fifo)  # refused by its kind, without opening it (which would wait for a writer)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=2000))
+def test_any_bytes_are_labels_or_a_labels_file_error(tmp_path, data):
+    path = tmp_path / "fuzz.npz"
+    path.write_bytes(data)
+    with pytest.raises(LabelsFileError):
+        load_labels(path)
+
+
+def test_expert_command_line_refusals_are_one_line_with_status_2(tmp_path, capsys):
+    for argv, message in [
+        (["--search", "ismcts", "--out", str(tmp_path / "l.npz")], "not a search spec"),
+        (["--search", "search:worlds=0", "--out", str(tmp_path / "l.npz")], "worlds must be"),
+        (["--players", "7", "--out", str(tmp_path / "l.npz")], "player counts go from 2 to 6"),
+        (["--games", "0", "--out", str(tmp_path / "l.npz")], "must be at least 1"),
+        (["--out", "/proc/nope/l.npz"], "--out"),
+    ]:
+        with pytest.raises(SystemExit) as exit_info:
+            expert.parse_args(argv)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+# --- train.py --labels and --init ---------------------------------------------------------------------------
+
+TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "2", "--no-progress", "--envs", "2"]
+
+
+def test_init_starts_the_policy_from_the_models_weights(tmp_path):
+    out = tmp_path / "run"
+    assert train.main(["--init", "gubs-net", "--imitate-games", "0", "--steps", "1", "--out", str(out), *TINY]) == 0
+    shipped, trained = load_policy(MODELS_DIR / PRETRAINED["net"]), load_policy(out / "model.zip")
+    for (w, b), (w2, b2) in zip(shipped.layers, trained.layers, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+
+
+def test_labels_warm_start_fits_the_labels_and_lowers_its_loss(labels, tmp_path, capsys):
+    from agents.training.imitation import pretrain
+
+    path = save_labels(tmp_path / "labels.npz", labels)
+    out = tmp_path / "run"
+    argv = ["--labels", str(path), "--players", "2", "3", "--steps", "1", "--out", str(out), *TINY]
+    assert train.main(argv) == 0
+    assert "imitated" in capsys.readouterr().out and (out / "model.zip").is_file()
+    args = train.parse_args(["--steps", "1", "--out", str(tmp_path / "fit"), *TINY])
+    model = train.new_model(args, train.make_envs(args))
+    losses = pretrain(model, labels, epochs=5, batch_size=64, progress=False)
+    assert losses[-1] < losses[0]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--labels", "/nonexistent/labels.npz"], "--labels:"),
+        (["--init", "/nonexistent/model.npz"], "--init:"),
+        (["--init", "ppo-9p"], "--init:"),
+        (["--imitate-lr", "0"], "must be above 0"),
+    ],
+)
+def test_bad_labels_or_init_are_one_line_errors(argv, message, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        train.parse_args([*argv, "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_init_refuses_a_network_of_other_shapes(tmp_path, capsys):
+    from agents.bots.model_file import save_policy
+    from gubs_env.encoding.action_table import NUM_ACTIONS
+    from gubs_env.encoding.observation import OBS_SIZE
+
+    rng = np.random.default_rng(0)
+    layers = [
+        (rng.standard_normal((64, OBS_SIZE)), np.zeros(64)),
+        (rng.standard_normal((NUM_ACTIONS, 64)), np.zeros(NUM_ACTIONS)),
+    ]
+    small = save_policy(
+        tmp_path / "small.npz", [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers], "tanh"
+    )
+    with pytest.raises(SystemExit):
+        train.parse_args(["--init", str(small), "--out", str(tmp_path / "run")])
+    assert "the learner's are tanh" in capsys.readouterr().err
+
+
+def test_init_and_labels_start_new_runs_only(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert train.main(["--imitate-games", "0", "--steps", "1", "--out", str(out), *TINY]) == 0
+    with pytest.raises(SystemExit):
+        train.parse_args(["--resume", "--init", "gubs-net", "--out", str(out)])
+    assert "start a new run" in capsys.readouterr().err
+
+
+def test_an_array_header_that_declares_more_than_it_holds_is_refused_before_allocation(labels, tmp_path):
+    arrays = _arrays(labels)
+    path = tmp_path / "huge.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, array in arrays.items():
+            buffer = io.BytesIO()
+            np.save(buffer, array)
+            raw = buffer.getvalue()
+            if name == "returns":  # the same bytes, but a header that claims a trillion values
+                header = np.lib.format.header_data_from_array_1_0(array)
+                header["shape"] = (10**12,)
+                head = io.BytesIO()
+                np.lib.format.write_array_header_1_0(head, header)
+                raw = head.getvalue() + array.tobytes()
+            archive.writestr(f"{name}.npy", raw)
+    with pytest.raises(LabelsFileError, match="declares shape"):
+        load_labels(path)
