@@ -514,16 +514,16 @@ def _init_worker(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker = _GameRunner(specs, num_players, rule_options, records_dir, allow_all_seeing)
     _worker.build_all()
-    _limit_torch_threads()
+    limit_torch_threads()
 
 
 def _play_chunk(played: list[tuple[int, int]], chunk: list[tuple[int, int, int]], seed: int) -> list[GameOutcome]:
     assert _worker is not None, "the worker initializer did not run"
-    _limit_torch_threads()  # again, for agents that import torch only when they first act
+    limit_torch_threads()  # again, for agents that import torch only when they first act
     return [_worker.play(played, *task, seed) for task in chunk]
 
 
-def _limit_torch_threads() -> None:
+def limit_torch_threads() -> None:
     """One torch thread per worker: the workers already use every core, more threads only contend.
 
     Only once torch is loaded: importing it just to set this would cost every worker seconds for agents

@@ -33,7 +33,6 @@ import io
 import os
 import signal
 import stat
-import sys
 import zipfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, fields
@@ -101,12 +100,10 @@ def label_game(search, heuristic, players: int, deal: int, seat: int) -> dict[st
         if actor != seat:
             game.apply(codec.action(heuristic.act_in_game(game, codec), actor))
             continue
-        observation = encode(game.state, seat)
-        mask = codec.mask(game.legal_actions(), seat)
         choice, candidates = search.decide(game, codec)
-        if candidates.size > 1:
-            rows["observations"].append(observation.astype(np.float16))
-            rows["masks"].append(mask.astype(bool))
+        if candidates.size > 1:  # deciding does not change the game: what the seat saw is what it sees now
+            rows["observations"].append(encode(game.state, seat).astype(np.float16))
+            rows["masks"].append(codec.mask(game.legal_actions(), seat).astype(bool))
             rows["actions"].append(choice)
             rows["base_actions"].append(int(candidates[0]))
             rows["own_index"].append(own)
@@ -177,10 +174,10 @@ def _init_worker(spec: str) -> None:
 
 def _label_games(task: list[int], player_counts: list[int], seed: int) -> dict[str, list]:
     """The labels of the games ``task`` (see :func:`label`), concatenated in game order."""
+    from agents.evaluate.tournament import limit_torch_threads
+
     assert _worker is not None, "the worker initializer did not run"
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.get_num_threads() != 1:
-        torch.set_num_threads(1)  # one thread per worker: the workers already use every core
+    limit_torch_threads()
     search, heuristic = _worker
     out: dict[str, list] = {name: [] for name in _KINDS}
     for g in task:

@@ -20,6 +20,9 @@ from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
 
+LEARNING_RATE = 1e-3
+"""Adam's step size for fitting a fresh policy to demonstrations (``train.py --imitate-lr``'s default)."""
+
 
 @dataclass
 class Demonstrations:
@@ -170,7 +173,7 @@ def pretrain(
     batch_size: int = 512,
     seed: int = 0,
     progress: bool = True,
-    learning_rate: float = 1e-3,
+    learning_rate: float = LEARNING_RATE,
 ) -> list[float]:
     """Fit the policy to the demonstrations (cross-entropy over the legal ids) and the value head to their returns.
 

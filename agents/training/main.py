@@ -54,7 +54,6 @@ DEFAULT_ENT_COEF = 0.0
 instead of drifting away from it (docs/training.md, "Strength after 10 minutes")."""
 DEFAULT_IMITATE_GAMES = 1500
 """The teacher's games a new run imitates before PPO (``--imitate-games``): a start at the teacher's level."""
-DEFAULT_IMITATE_LR = 1e-3
 INIT_IMITATE_LR = 3e-4
 """The warm start's step size from a trained policy (``--init``): smaller, so it is corrected rather than redrawn."""
 INIT_SHAPES = [(256, 512), (256, 256), (356, 256)]
@@ -386,7 +385,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.labels_data = _read_labels(parser, args.labels) if args.labels else None
     args.init_layers = _read_init(parser, args.init) if args.init else None
     if args.imitate_lr is None:
-        args.imitate_lr = INIT_IMITATE_LR if args.init else DEFAULT_IMITATE_LR
+        from agents.training.imitation import LEARNING_RATE
+
+        args.imitate_lr = INIT_IMITATE_LR if args.init else LEARNING_RATE
     return args
 
 
