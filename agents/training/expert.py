@@ -20,6 +20,13 @@ Every decision of the searching seat that the search weighs (more than one candi
   against heuristic continuations, a different quantity);
 - ``players``: the table size.
 
+The expert never plays a choice the blunder audit flags (:mod:`agents.evaluate.blunders`: each kind is a choice
+beaten outright by another legal one): where the search's choice is one, it plays :func:`without_blunder` of it,
+and that is the label (``--keep-blunders`` plays the search's choice as it is). ``--expert`` may also name any
+bot, whose own choices are then the labels, with its blunders corrected; ``--corrected-only`` keeps just the
+decisions where what was played differs from the base's choice. ``--expert gubs-net --corrected-only`` thus gives
+the network's blunders in the positions its own play reaches, each with the clean choice to learn instead.
+
 The games run in worker processes (``--jobs``, default one per core) and come back in game order, so the file
 depends on the settings and the seed only. A labels file is data: :func:`load_labels` reads it with
 ``allow_pickle=False`` after checking the archive's declared sizes, and checks every array
@@ -41,6 +48,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from agents.bots.names import SEARCH
 from agents.training.imitation import Demonstrations
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
@@ -81,10 +89,67 @@ def searcher_seat(game: int, sizes: int, players: int) -> int:
     return (game // sizes) % players
 
 
-def label_game(search, heuristic, players: int, deal: int, seat: int) -> dict[str, list]:
-    """One game: ``search`` (a :class:`~agents.bots.search.SearchAgent`) at ``seat``, ``heuristic`` elsewhere.
+class BotExpert:
+    """Any bot as the expert, deciding as :meth:`~agents.bots.search.SearchAgent.decide` does.
 
-    Returns the searched decisions' observations, masks, choices, base choices and returns, as lists.
+    Its candidates are its own choice, then the other legal ids, so its labels are its own play, with
+    :func:`without_blunder` where the audit flags a choice; with ``--corrected-only``, just those corrections: for a
+    network to unlearn its blunders in the positions its own play reaches.
+    """
+
+    def __init__(self, bot) -> None:
+        self.bot = bot
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reset the bot for a new game."""
+        self.bot.reset(seed)
+
+    def decide(self, game, codec) -> tuple[int, np.ndarray]:
+        """The bot's choice at ``game``'s decision, and the legal ids, its choice first."""
+        choice = self.bot.act_in_game(game, codec)
+        others = [i for i in codec.ids(game.legal_actions(), game.current_player) if i != choice]
+        return choice, np.asarray([choice, *others], dtype=np.int64)
+
+
+def without_blunder(game, codec, choice: int, candidates: np.ndarray) -> int:
+    """``choice``, or where the blunder audit flags it, the first legal id it does not flag.
+
+    The ids are tried in the search's order of candidates, then the other legal ids in the heuristic's order of
+    preference. A flagged choice always has a clean alternative (each kind is defined by one,
+    :mod:`agents.evaluate.blunders`), so what the expert plays instead is never a blunder itself.
+    """
+    from agents.bots.heuristic.decide import heuristic_scores
+    from agents.evaluate.blunders import blunders
+    from gubs_env.encoding.observation import encode
+
+    seat = game.current_player
+    if not blunders(game, codec.action(choice, seat)):
+        return choice
+    ids = np.asarray(codec.ids(game.legal_actions(), seat), dtype=np.int64)
+    rest = ids[~np.isin(ids, candidates)]
+    rest = rest[np.argsort(-heuristic_scores(encode(game.state, seat), rest), kind="stable")]
+    for action in (*candidates, *rest):
+        if not blunders(game, codec.action(int(action), seat)):
+            return int(action)
+    return choice  # unreachable by the kinds' definitions; kept so that a new kind cannot leave a seat stuck
+
+
+@dataclass(frozen=True)
+class Labelling:
+    """How the expert's decisions become labels."""
+
+    keep_blunders: bool = False
+    """Play the expert's choice even where the blunder audit flags it (otherwise :func:`without_blunder` of it)."""
+    corrected_only: bool = False
+    """Keep only the decisions where what was played differs from the base's choice."""
+
+
+def label_game(search, heuristic, players: int, deal: int, seat: int, how: Labelling = Labelling()) -> dict[str, list]:
+    """One game: the expert ``search`` at ``seat``, ``heuristic`` elsewhere.
+
+    ``search`` is a :class:`~agents.bots.search.SearchAgent` or a :class:`BotExpert`; it plays and keeps its
+    choices as ``how`` says (:class:`Labelling`). Returns the searched decisions' observations, masks, choices,
+    base choices and returns, as lists.
     """
     from gubs_env.encoding.action_table import ActionCodec
     from gubs_env.encoding.observation import encode
@@ -101,7 +166,10 @@ def label_game(search, heuristic, players: int, deal: int, seat: int) -> dict[st
             game.apply(codec.action(heuristic.act_in_game(game, codec), actor))
             continue
         choice, candidates = search.decide(game, codec)
-        if candidates.size > 1:  # deciding does not change the game: what the seat saw is what it sees now
+        if not how.keep_blunders:
+            choice = without_blunder(game, codec, choice, candidates)
+        kept = candidates.size > 1 and not (how.corrected_only and choice == candidates[0])
+        if kept:  # deciding does not change the game: what the seat saw is what it sees now
             rows["observations"].append(encode(game.state, seat).astype(np.float16))
             rows["masks"].append(codec.mask(game.legal_actions(), seat).astype(bool))
             rows["actions"].append(choice)
@@ -122,22 +190,24 @@ def label(
     seed: int = 0,
     jobs: int = 1,
     progress: bool = True,
+    how: Labelling = Labelling(),
 ) -> SearchLabels:
     """Play ``games`` games with the search ``spec`` at one seat and keep its searched decisions.
 
     Game ``g`` is dealt with seed ``seed + g`` at ``player_counts[g % len(player_counts)]`` seats, the search at
-    :func:`searcher_seat`. The result depends on the arguments other than ``jobs`` and ``progress`` only.
+    :func:`searcher_seat`, its decisions played and kept as ``how`` says. The result depends on the arguments other
+    than ``jobs`` and ``progress`` only.
     """
     tasks = [list(range(start, min(start + CHUNK_GAMES, games))) for start in range(0, games, CHUNK_GAMES)]
-    bar = tqdm(total=games, desc="search labels", unit="game", disable=not progress)
+    bar = tqdm(total=games, desc="expert labels", unit="game", disable=not progress)
     if jobs <= 1 or len(tasks) <= 1:
         _build(spec)
         parts = []
         for task in tasks:
-            parts.append(_label_games(task, player_counts, seed))
+            parts.append(_label_games(task, player_counts, seed, how))
             bar.update(len(task))
     else:
-        parts = _label_in_workers(spec, tasks, player_counts, seed, min(jobs, len(tasks)), bar)
+        parts = _label_in_workers(spec, tasks, player_counts, seed, how, min(jobs, len(tasks)), bar)
     bar.close()
     merged: dict[str, list] = {name: [] for name in parts[0]} if parts else {}
     for part in parts:
@@ -163,7 +233,8 @@ def _build(spec: str) -> None:
     global _worker
     from agents.bots.registry import make_agent
 
-    _worker = (make_agent(spec), make_agent("heuristic"))
+    expert = make_agent(spec)
+    _worker = (expert if spec.partition(":")[0] == SEARCH else BotExpert(expert), make_agent("heuristic"))
 
 
 def _init_worker(spec: str) -> None:
@@ -172,7 +243,7 @@ def _init_worker(spec: str) -> None:
     _build(spec)
 
 
-def _label_games(task: list[int], player_counts: list[int], seed: int) -> dict[str, list]:
+def _label_games(task: list[int], player_counts: list[int], seed: int, how: Labelling) -> dict[str, list]:
     """The labels of the games ``task`` (see :func:`label`), concatenated in game order."""
     from agents.evaluate.tournament import limit_torch_threads
 
@@ -182,7 +253,8 @@ def _label_games(task: list[int], player_counts: list[int], seed: int) -> dict[s
     out: dict[str, list] = {name: [] for name in _KINDS}
     for g in task:
         players = player_counts[g % len(player_counts)]
-        rows = label_game(search, heuristic, players, seed + g, searcher_seat(g, len(player_counts), players))
+        seat = searcher_seat(g, len(player_counts), players)
+        rows = label_game(search, heuristic, players, seed + g, seat, how)
         for name, values in rows.items():
             out[name] += values
         out["players"] += [players] * len(rows["actions"])
@@ -190,7 +262,13 @@ def _label_games(task: list[int], player_counts: list[int], seed: int) -> dict[s
 
 
 def _label_in_workers(
-    spec: str, tasks: list[list[int]], player_counts: list[int], seed: int, jobs: int, bar: tqdm
+    spec: str,
+    tasks: list[list[int]],
+    player_counts: list[int],
+    seed: int,
+    how: Labelling,
+    jobs: int,
+    bar: tqdm,
 ) -> list[dict[str, list]]:
     """:func:`_label_games` over ``tasks`` in ``jobs`` spawned processes; results in the tasks' order."""
     import multiprocessing
@@ -199,7 +277,7 @@ def _label_in_workers(
     context = multiprocessing.get_context("spawn")
     executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(spec,))
     try:
-        futures = {executor.submit(_label_games, task, player_counts, seed): len(task) for task in tasks}
+        futures = {executor.submit(_label_games, task, player_counts, seed, how): len(task) for task in tasks}
         for future in as_completed(futures):
             future.result()
             bar.update(futures[future])
@@ -219,6 +297,13 @@ _KINDS = {
     "players": ("i", 1, None),
 }
 """Each array of a labels file: its numpy kind, its dimensions and its width (None: one value per decision)."""
+
+
+def join_labels(parts: list[SearchLabels]) -> SearchLabels:
+    """One set of labels holding every decision of ``parts``, in their order (the first part itself if alone)."""
+    if len(parts) == 1:
+        return parts[0]
+    return SearchLabels(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(SearchLabels)})
 
 
 def save_labels(path: str | Path, labels: SearchLabels) -> Path:
@@ -314,7 +399,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int
 
     parser = CommandParser(prog=PROG, description=__doc__.split("\n")[0])
-    parser.add_argument("--search", default="search", help="the expert: a search spec (default: search)")
+    parser.add_argument(
+        "--expert",
+        "--search",
+        dest="expert",
+        default="search",
+        metavar="SPEC",
+        help="whose decisions are labelled: a search spec (default: search), or any bot, whose own choices are kept "
+        "(with their blunders corrected)",
+    )
     parser.add_argument(
         "--players", type=player_count, nargs="+", default=[2, 3, 4, 5, 6], help="table sizes, in turn (default 2-6)"
     )
@@ -322,17 +415,27 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default 0)")
     parser.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, help="worker processes")
     parser.add_argument("--out", type=Path, required=True, help="the labels file to write (.npz)")
+    parser.add_argument(
+        "--keep-blunders",
+        action="store_true",
+        help="play the expert's choice even where the blunder audit flags it (default: the first clean candidate)",
+    )
+    parser.add_argument(
+        "--corrected-only",
+        action="store_true",
+        help="keep only the decisions where the expert played other than its base's choice (for a bot: its "
+        "corrected blunders)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    from agents.bots.names import SEARCH
     from agents.bots.registry import AgentSpecError, make_agent
 
-    if args.search.partition(":")[0] != SEARCH:
-        parser.error(f"--search: {args.search!r} is not a search spec (search or search:...)")
+    if args.keep_blunders and args.corrected_only and args.expert.partition(":")[0] != SEARCH:
+        parser.error("--corrected-only with --keep-blunders keeps nothing of a bot's decisions")
     try:
-        make_agent(args.search)
+        make_agent(args.expert)
     except AgentSpecError as error:
-        parser.error(f"--search: {error}")
+        parser.error(f"--expert: {error}")
     from gubs_env.support.cli import unwritable_folder
 
     problem = unwritable_folder(args.out.parent)
@@ -342,10 +445,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def summary(labels: SearchLabels) -> str:
-    """How many decisions per table size, and how many the search corrected."""
+    """How many decisions per table size, and how many the expert corrected."""
     sizes = ", ".join(f"{n}p {int((labels.players == n).sum()):,}" for n in np.unique(labels.players))
     share = labels.corrected / len(labels)
-    corrected = f"the search corrected its base at {labels.corrected:,} ({share:.1%})"
+    corrected = f"the expert corrected its base at {labels.corrected:,} ({share:.1%})"
     return f"{len(labels):,} labelled decisions ({sizes}); {corrected}"
 
 
@@ -354,8 +457,9 @@ def main(argv: list[str] | None = None) -> int:
     from gubs_env.support.cli import failure
 
     args = parse_args(argv)
+    how = Labelling(keep_blunders=args.keep_blunders, corrected_only=args.corrected_only)
     try:
-        labels = label(args.search, args.players, args.games, args.seed, args.jobs, not args.no_progress)
+        labels = label(args.expert, args.players, args.games, args.seed, args.jobs, not args.no_progress, how)
     except ValueError as error:  # no searched decision in the games played
         return failure(PROG, error, argv)
     save_labels(args.out, labels)

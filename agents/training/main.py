@@ -325,10 +325,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--labels",
         type=Path,
+        nargs="+",
         default=None,
         metavar="FILE",
-        help="imitate these search-labelled decisions (python -m agents.training.expert) instead of the teacher's "
-        "games: expert iteration (docs/training.md; a new run only)",
+        help="imitate these search-labelled decisions (python -m agents.training.expert; several files are "
+        "joined) instead of the teacher's games: expert iteration (docs/training.md; a new run only)",
     )
     parser.add_argument(
         "--init",
@@ -391,12 +392,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def _read_labels(parser: argparse.ArgumentParser, path: Path) -> Any:
-    """The labels file, checked before anything is built (status 2 and one line otherwise)."""
-    from agents.training.expert import LabelsFileError, load_labels
+def _read_labels(parser: argparse.ArgumentParser, paths: list[Path]) -> Any:
+    """The labels files, joined, each checked before anything is built (status 2 and one line otherwise)."""
+    from agents.training.expert import LabelsFileError, join_labels, load_labels
 
     try:
-        return load_labels(path)
+        return join_labels([load_labels(path) for path in paths])
     except LabelsFileError as error:
         parser.error(f"--labels: {error}")
 

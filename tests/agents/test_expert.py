@@ -12,10 +12,24 @@ from hypothesis import strategies as st
 from agents.bots.model_file import load_policy
 from agents.bots.ppo import MODELS_DIR, PRETRAINED
 from agents.bots.registry import make_agent
+from agents.evaluate.blunders import blunders
 from agents.evaluate.matches import play_game
 from agents.training import expert
 from agents.training import main as train
-from agents.training.expert import LabelsFileError, label, label_game, load_labels, save_labels, searcher_seat
+from agents.training.expert import (
+    BotExpert,
+    Labelling,
+    LabelsFileError,
+    label,
+    label_game,
+    load_labels,
+    save_labels,
+    searcher_seat,
+    without_blunder,
+)
+from gubs_env.encoding.action_table import ActionCodec
+from gubs_env.engine import Game
+from gubs_env.engine.positions import position
 
 SEARCH = "search:steps=3000,worlds=32"
 """A small budget: labels in a second or two per game."""
@@ -39,7 +53,7 @@ def test_labels_are_legal_ids_of_their_decisions_and_mix_the_sizes_as_asked(labe
 def test_the_labelled_game_is_the_game_a_tournament_plays_and_the_labels_are_its_searched_moves():
     players, deal, seat = 2, 7, 1
     search, heuristic = make_agent(SEARCH), make_agent("heuristic")
-    rows = label_game(search, heuristic, players, deal, seat)
+    rows = label_game(search, heuristic, players, deal, seat, Labelling(keep_blunders=True))
     searched = len(search.decision_seconds)
     assert len(rows["actions"]) == searched  # one label per searched decision, none for forced ones
     table = [make_agent("heuristic"), make_agent("heuristic")]
@@ -51,6 +65,96 @@ def test_the_labelled_game_is_the_game_a_tournament_plays_and_the_labels_are_its
     assert (returns > 0).all() if won else (returns <= 0).all()
     assert np.all(np.diff(np.abs(returns)) >= 0)  # the later the decision, the less discounted
     assert abs(abs(returns[-1]) - (1.0 if not game.truncated else 0.0)) < 0.05
+
+
+def own_trap_position() -> tuple[Game, ActionCodec, dict[str, int]]:
+    """Seat 0 holds a Sud Spout and each side has a Free Gub: the Spout on one's own Gub is the blunder."""
+    game = Game.from_dict(position(hands=[{"Sud Spout": 1}, {}], sides=[{"free": 1}, {"free": 1}]))
+    codec = ActionCodec(2)
+    ids = dict(zip(map(str, game.legal_actions()), codec.ids(game.legal_actions(), 0), strict=True))
+    return game, codec, ids
+
+
+def test_without_blunder_keeps_a_clean_choice_and_replaces_a_flagged_one_by_the_first_clean_candidate():
+    game, codec, ids = own_trap_position()
+    own, theirs, go = ids["Sud Spout → seat 0"], ids["Sud Spout → seat 1"], ids["Go (end turn)"]
+    assert without_blunder(game, codec, theirs, np.array([theirs, own])) == theirs
+    assert without_blunder(game, codec, own, np.array([own, go, theirs])) == go  # the candidates' order first
+    # with no clean candidate, the other legal ids in the heuristic's order: never the flagged one
+    replaced = without_blunder(game, codec, own, np.array([own]))
+    assert replaced in (theirs, go) and blunders(game, codec.action(replaced, 0)) == ()
+
+
+class BlunderingExpert:
+    """A stand-in for the search that plays a blunder wherever one is legal, and remembers what it decided at."""
+
+    def __init__(self) -> None:
+        self.positions: list[Game] = []
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def decide(self, game: Game, codec: ActionCodec) -> tuple[int, np.ndarray]:
+        seat = game.current_player
+        ids = codec.ids(game.legal_actions(), seat)
+        flagged = [i for i in ids if blunders(game, codec.action(i, seat))]
+        choice = (flagged or ids)[0]
+        self.positions.append(game.clone())
+        return choice, np.array([choice, *[i for i in ids if i != choice][:1]])
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_the_expert_plays_no_blunder_unless_asked_to_keep_them(keep):
+    expert_, heuristic = BlunderingExpert(), make_agent("heuristic")
+    flagged = 0
+    for deal in range(6):
+        expert_.positions.clear()
+        rows = label_game(expert_, heuristic, 2, deal, deal % 2, Labelling(keep_blunders=keep))
+        chosen = [p for p in expert_.positions if len(p.legal_actions()) > 1]
+        assert len(chosen) == len(rows["actions"])
+        seat = deal % 2
+        codec = ActionCodec(2)
+        flagged += sum(bool(blunders(p, codec.action(a, seat))) for p, a in zip(chosen, rows["actions"], strict=True))
+    assert (flagged > 0) if keep else (flagged == 0)
+
+
+def test_a_bot_as_expert_gives_its_own_play_and_corrected_only_keeps_its_corrected_blunders():
+    heuristic = make_agent("heuristic")
+    kept, corrected = 0, 0
+    for deal in range(4):
+        everything = label_game(BotExpert(make_agent("random")), heuristic, 2, deal, 0)
+        assert everything["base_actions"]  # every choice of the bot is there
+        only = label_game(BotExpert(make_agent("random")), heuristic, 2, deal, 0, Labelling(corrected_only=True))
+        changed = [a != b for a, b in zip(everything["actions"], everything["base_actions"], strict=True)]
+        assert only["actions"] == [a for a, c in zip(everything["actions"], changed, strict=True) if c]
+        assert only["returns"] == [r for r, c in zip(everything["returns"], changed, strict=True) if c]
+        kept, corrected = kept + len(everything["actions"]), corrected + sum(changed)
+    assert 0 < corrected < kept  # random blunders now and then: those choices, and only those, are corrected
+
+
+def test_labels_of_a_bot_expert_from_the_command(tmp_path, capsys):
+    out = tmp_path / "fixes.npz"
+    assert (
+        expert.main(
+            [
+                "--expert",
+                "random",
+                "--players",
+                "2",
+                "--games",
+                "4",
+                "--jobs",
+                "1",
+                "--corrected-only",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    fixes = load_labels(out)
+    assert len(fixes) == fixes.corrected > 0 and "the expert corrected its base" in capsys.readouterr().out
 
 
 def test_searcher_seat_rotates_within_each_table_size():
@@ -155,8 +259,9 @@ def test_any_bytes_are_labels_or_a_labels_file_error(tmp_path, data):
 
 def test_expert_command_line_refusals_are_one_line_with_status_2(tmp_path, capsys):
     for argv, message in [
-        (["--search", "ismcts", "--out", str(tmp_path / "l.npz")], "not a search spec"),
+        (["--expert", "nobody", "--out", str(tmp_path / "l.npz")], "--expert:"),
         (["--search", "search:worlds=0", "--out", str(tmp_path / "l.npz")], "worlds must be"),
+        (["--expert", "gubs-net", "--keep-blunders", "--corrected-only", "--out", "l.npz"], "keeps nothing"),
         (["--players", "7", "--out", str(tmp_path / "l.npz")], "player counts go from 2 to 6"),
         (["--games", "0", "--out", str(tmp_path / "l.npz")], "must be at least 1"),
         (["--out", "/proc/nope/l.npz"], "--out"),
@@ -193,6 +298,15 @@ def test_labels_warm_start_fits_the_labels_and_lowers_its_loss(labels, tmp_path,
     model = train.new_model(args, train.make_envs(args))
     losses = pretrain(model, labels, epochs=5, batch_size=64, progress=False)
     assert losses[-1] < losses[0]
+
+
+def test_several_labels_files_are_joined_in_order(labels, tmp_path):
+    first, second = save_labels(tmp_path / "a.npz", labels), save_labels(tmp_path / "b.npz", labels)
+    args = train.parse_args(["--labels", str(first), str(second), "--steps", "1", "--out", str(tmp_path / "r")])
+    joined = args.labels_data
+    assert len(joined) == 2 * len(labels) and joined.corrected == 2 * labels.corrected
+    assert np.array_equal(joined.actions, np.concatenate([labels.actions, labels.actions]))
+    assert np.array_equal(joined.players[len(labels) :], labels.players)
 
 
 @pytest.mark.parametrize(
