@@ -89,6 +89,11 @@ def searcher_seat(game: int, sizes: int, players: int) -> int:
     return (game // sizes) % players
 
 
+def names_search(spec: str) -> bool:
+    """Whether ``spec`` is the search bot's, which gives its base's choice beside its own (others: BotExpert)."""
+    return spec.partition(":")[0] == SEARCH
+
+
 class BotExpert:
     """Any bot as the expert, deciding as :meth:`~agents.bots.search.SearchAgent.decide` does.
 
@@ -234,7 +239,7 @@ def _build(spec: str) -> None:
     from agents.bots.registry import make_agent
 
     expert = make_agent(spec)
-    _worker = (expert if spec.partition(":")[0] == SEARCH else BotExpert(expert), make_agent("heuristic"))
+    _worker = (expert if names_search(spec) else BotExpert(expert), make_agent("heuristic"))
 
 
 def _init_worker(spec: str) -> None:
@@ -430,7 +435,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     from agents.bots.registry import AgentSpecError, make_agent
 
-    if args.keep_blunders and args.corrected_only and args.expert.partition(":")[0] != SEARCH:
+    if args.keep_blunders and args.corrected_only and not names_search(args.expert):
         parser.error("--corrected-only with --keep-blunders keeps nothing of a bot's decisions")
     try:
         make_agent(args.expert)
