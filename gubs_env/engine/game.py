@@ -19,10 +19,11 @@ import numpy as np
 
 from gubs_env.engine import display, rules
 from gubs_env.engine.actions import Action, mistyped_fields
-from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.display import TablePicture
 from gubs_env.engine.log import Fact, LogEntry
 from gubs_env.engine.options import RuleOptions
+from gubs_env.engine.players import check_player_count
 from gubs_env.engine.positions.serialize import brief, state_from_dict, state_to_dict, state_to_dict_checked
 from gubs_env.engine.setup import new_state
 from gubs_env.engine.state import GameState, Pending, Step
@@ -52,15 +53,6 @@ def _same_action(action: Action, legal: tuple[Action, ...]) -> Action | None:
         if candidate == action:
             return candidate
     return None
-
-
-def check_player_count(num_players: Any) -> int:
-    """``num_players`` as an int, if it is an int (or numpy integer) from 2 to 6; else ``ValueError``."""
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-        raise ValueError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players!r}")
-    if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players}")
-    return int(num_players)
 
 
 def _check_seed(seed: Any) -> int | None:
