@@ -3,20 +3,46 @@
 Every agent maps ``(observation, action_mask)`` to an action id (:class:`~agents.bots.base.Agent`).
 """
 
+from importlib import import_module
 from typing import Any
 
 from agents.bots.base import Agent
 from agents.bots.random_agent import RandomAgent
 
-__all__ = ["Agent", "MatchResult", "RandomAgent", "match", "play_game", "wilson_interval"]
+_LAZY = {
+    "HeuristicAgent": "agents.bots.heuristic",
+    "MatchResult": "agents.evaluate.matches",
+    "PPOAgent": "agents.bots.ppo",
+    "make_agent": "agents.bots.registry",
+    "match": "agents.evaluate.matches",
+    "play_game": "agents.evaluate.matches",
+    "run_tournament": "agents.evaluate.tournament",
+    "wilson_interval": "agents.evaluate.matches",
+}
+"""The names imported on first use, by module: they load the engines, numba and the models, which
+``import agents`` (an agent of one's own needs only :class:`Agent`) should not pay for."""
 
-_FROM_EVALUATE = ("MatchResult", "match", "play_game", "wilson_interval")
+__all__ = [
+    "Agent",
+    "HeuristicAgent",
+    "MatchResult",
+    "PPOAgent",
+    "RandomAgent",
+    "make_agent",
+    "match",
+    "play_game",
+    "run_tournament",
+    "wilson_interval",
+]
 
 
 def __getattr__(name: str) -> Any:
-    """The evaluation tools, imported on first use (they load the engines; the bots alone do not need them)."""
-    if name in _FROM_EVALUATE:
-        from agents.evaluate import matches
-
-        return getattr(matches, name)
+    """A name of :data:`_LAZY`, imported from its module on first use."""
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazy ones included (``dir(agents)`` and completion list them)."""
+    return sorted({*globals(), *__all__})

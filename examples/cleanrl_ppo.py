@@ -23,6 +23,7 @@ from torch import nn
 from torch.distributions import Categorical
 
 import gubs_env  # noqa: F401  (registers Gubs-v0)
+from gubs_env.support.cli import player_count
 
 MASKED_LOGIT = -1e9
 """The logit of an illegal id: its probability is 0 in float32."""
@@ -34,7 +35,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--total-timesteps", type=int, default=200_000, help="learner timesteps in all")
     parser.add_argument("--num-envs", type=int, default=32, help="games played at once")
     parser.add_argument("--num-steps", type=int, default=64, help="rollout length per game")
-    parser.add_argument("--players", type=int, nargs="+", default=[2], help="table sizes, cycled over the games")
+    parser.add_argument("--players", type=player_count, nargs="+", default=[2], help="table sizes, cycled over games")
     parser.add_argument("--learning-rate", type=float, default=2.5e-4)
     parser.add_argument("--update-epochs", type=int, default=4)
     parser.add_argument("--num-minibatches", type=int, default=4)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from agents.bots.base import Agent, legal_ids
-from agents.bots.model_file import Layer, PolicyWeights, actor_modules, load_policy, save_policy
+from agents.bots.model_file import PolicyWeights, actor_modules, load_policy, save_policy
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 PRETRAINED = {"2p": "gubs_2p.zip", "4p": "gubs_4p.zip", "net": "gubs_net.npz"}
@@ -52,11 +52,14 @@ class PPOAgent(Agent):
         self.name = name
         self.frozen = frozen
         self._source: object = None
-        """What the prepared layers were read from (a PolicyWeights or a live policy): another one is read anew."""
+        """What the weights were read from (a PolicyWeights or a live policy): another one is read anew."""
         self._version: tuple[int, ...] | None = None
-        self._layers: list[Layer] = []
-        self._activation: Callable[[np.ndarray], np.ndarray] = np.tanh
+        self._weights: PolicyWeights | None = None
+        """The weights the forward pass reads: the model itself, or a copy of a live policy's."""
+        self._first_t = np.empty((0, 0), dtype=np.float32)
+        """The first weight of :attr:`_weights` transposed, made once per change of the weights."""
         self._linears: list[Any] = []
+        self._activation_name = "tanh"
 
     @classmethod
     def load(cls, path: str | Path, deterministic: bool = True, name: str | None = None) -> PPOAgent:
@@ -100,10 +103,11 @@ class PPOAgent(Agent):
                 f"act takes one observation of shape ({self.input_size},), not an array of shape "
                 f"{np.shape(observation)}; for a batch of shape (batch, {self.input_size}) use act_batch"
             )
-        layers = self._actor_layers()  # once: for a live model each call compares the weights' versions
-        _check_mask(action_mask, (layers[-1][0].shape[0],), "action_mask")
+        weights = self._actor_weights()  # once: for a live model each call compares the weights' versions
+        _check_mask(action_mask, (weights.action_count,), "action_mask")
         legal = legal_ids(action_mask)
-        return self._choose(legal, self._logits(layers, observation, legal))
+        logits = self._logits(weights, observation, legal)
+        return int(legal[self._choose(logits[None], None)[0]])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The policy's choices for a batch: one forward pass for all rows, the same ids as :meth:`act` row by row.
@@ -129,30 +133,26 @@ class PPOAgent(Agent):
                 "for one observation use act"
             )
         _check_mask(action_masks, logits.shape, "action_masks")
-        chosen = np.empty(logits.shape[0], dtype=np.int64)
-        for row in range(logits.shape[0]):
-            legal = np.flatnonzero(action_masks[row])
-            if legal.size == 0:
-                raise ValueError(f"action_masks row {row} allows no action: that seat is not the one to act")
-            chosen[row] = self._choose(legal, logits[row, legal])
-        return chosen
+        empty = np.flatnonzero(~np.any(action_masks, axis=1))
+        if empty.size:
+            raise ValueError(f"action_masks row {empty[0]} allows no action: that seat is not the one to act")
+        return self._choose(logits, action_masks).astype(np.int64, copy=False)
 
-    def _choose(self, legal: np.ndarray, logits: np.ndarray) -> int:
-        """The id among ``legal`` (with these logits) that the agent plays: the most likely, or a sample."""
+    def _choose(self, logits: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
+        """The column each row plays among its legal ones: the most likely, or a draw (see :func:`sample_masked`)."""
         if self.deterministic:
-            return int(legal[np.argmax(logits)])
-        weights = np.exp(logits - logits.max()).cumsum()
-        return int(legal[np.searchsorted(weights, self.rng.random() * weights[-1], side="right")])
+            return np.argmax(logits if masks is None else np.where(masks != 0, logits, -np.inf), axis=1)
+        return sample_masked(logits, masks, self.rng)
 
     @property
     def input_size(self) -> int:
         """The length of an observation the actor reads (512 for Gubs)."""
-        return int(self._actor_layers()[0][0].shape[0])
+        return self._actor_weights().observation_size
 
     @property
     def output_size(self) -> int:
         """The number of action ids the actor scores (356 for Gubs)."""
-        return int(self._actor_layers()[-1][0].shape[0])
+        return self._actor_weights().action_count
 
     def action_logits(self, observation: np.ndarray, ids: np.ndarray | None = None) -> np.ndarray:
         """The policy's logits before masking: for every id, or only for ``ids``; for one observation or a batch.
@@ -172,65 +172,108 @@ class PPOAgent(Agent):
         Raises:
             ValueError: an observation of another length or rank than the model reads, or ``ids`` with a batch.
         """
-        return self._logits(self._actor_layers(), observation, ids)
+        return self._logits(self._actor_weights(), observation, ids)
 
-    def _logits(self, layers: list[Layer], observation: np.ndarray, ids: np.ndarray | None) -> np.ndarray:
-        """:meth:`action_logits` with the layers already prepared."""
-        (first_weight_t, first_bias), *hidden, (head_weight, head_bias) = layers
+    def _logits(self, weights: PolicyWeights, observation: np.ndarray, ids: np.ndarray | None) -> np.ndarray:
+        """:meth:`action_logits` with the weights already read: the shapes checked, then :func:`policy_logits`."""
         x = np.asarray(observation, dtype=np.float32)
-        size = first_weight_t.shape[0]
+        size = weights.observation_size
         if x.ndim == 2 and x.shape[1] == size:
             if ids is not None:
                 raise ValueError("ids selects logits of one observation; for a batch, index the returned rows")
-            # a batch: dense products, one per layer for every row (the sparse read below pays off for one row)
-            x = self._activation(x @ first_weight_t + first_bias)
-            for weight, bias in hidden:
-                x = self._activation(x @ weight.T + bias)
-            return x @ head_weight.T + head_bias
-        if x.shape != (size,):
+        elif x.shape != (size,):
             raise ValueError(
                 f"observation must have shape ({size},) or (batch, {size}), not {x.shape}; this model reads "
                 f"observations of {size} values"
             )
-        # An observation has a few dozen non-zero values: the first layer reads only their weight rows.
-        nonzero = np.flatnonzero(x)
-        x = self._activation(x[nonzero] @ first_weight_t[nonzero] + first_bias)
-        for weight, bias in hidden:
-            x = self._activation(weight @ x + bias)
-        if ids is None:
-            return head_weight @ x + head_bias
-        return head_weight[ids] @ x + head_bias[ids]
+        return policy_logits(weights, x, ids, self._first_t)
 
-    def _actor_layers(self) -> list[Layer]:
-        """The actor's (weight, bias) pairs in numpy, the first weight transposed (one input's weights per row)."""
+    def _actor_weights(self) -> PolicyWeights:
+        """The weights to play: the model's own, or a live policy's copied (see :meth:`_live_weights`)."""
         if isinstance(self.model, PolicyWeights):
             if self._source is not self.model:
-                self._source, self._activation = self.model, ACTIVATION_FUNCTIONS[self.model.activation]
-                self._layers = _transposed_first(list(self.model.layers))
-            return self._layers
-        return self._live_layers(self.model.policy)
+                self._source = self.model
+                self._use(self.model)
+            assert self._weights is not None  # set by _use
+            return self._weights
+        return self._live_weights(self.model.policy)
 
-    def _live_layers(self, policy: Any) -> list[Layer]:
-        """A live policy's layers, copied again after every in-place change (an optimizer step) unless frozen."""
+    def _live_weights(self, policy: Any) -> PolicyWeights:
+        """A live policy's weights, copied again after every in-place change (an optimizer step) unless frozen."""
         if self._source is not policy:
-            self._linears, activation = actor_modules(policy)
+            self._linears, self._activation_name = actor_modules(policy)
             self._source, self._version = policy, None
-            self._activation = ACTIVATION_FUNCTIONS[activation]
-        elif self.frozen:
-            return self._layers
+        elif self.frozen and self._weights is not None:
+            return self._weights
         # every in-place change of a tensor bumps its version: then copy the weights again
         version = tuple(m.weight._version + m.bias._version for m in self._linears)
-        if version != self._version:
-            copied = [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in self._linears]
-            self._layers = _transposed_first(copied)
+        if version != self._version or self._weights is None:
+            copied = tuple((m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in self._linears)
+            self._use(PolicyWeights(copied, self._activation_name))
             self._version = version
-        return self._layers
+        assert self._weights is not None  # just copied, or kept from the last copy
+        return self._weights
+
+    def _use(self, weights: PolicyWeights) -> None:
+        """Play ``weights`` from now on, with their first weight transposed once for :func:`policy_logits`."""
+        self._weights = weights
+        self._first_t = np.ascontiguousarray(weights.layers[0][0].T)
 
 
-def _transposed_first(layers: list[Layer]) -> list[Layer]:
-    """The layers with the first weight transposed and contiguous, for the sparse first-layer product."""
-    first_weight, first_bias = layers[0]
-    return [(np.ascontiguousarray(first_weight.T), first_bias), *layers[1:]]
+def policy_logits(
+    weights: PolicyWeights, observations: np.ndarray, ids: np.ndarray | None = None, first_t: np.ndarray | None = None
+) -> np.ndarray:
+    """The actor's logits, in numpy: the one forward pass of shipped models, agents and training snapshots.
+
+    The numbers ``MaskablePPO.predict`` uses, at a fraction of torch's per-call cost, which matters when agents
+    play many games. Observations are sparse (one has a few dozen non-zero values of 512, a batch shares about a
+    hundred), so the first layer reads only the weight rows of the inputs that are non-zero somewhere; with
+    ``ids`` the action head computes only those rows (a few ids are legal at a time, of 356).
+
+    Args:
+        weights: the actor.
+        observations: one observation ``(input_size,)`` or a stack of them ``(k, input_size)`` (not checked).
+        ids: the action ids whose logits are wanted (default: all).
+        first_t: the first weight transposed and contiguous, when the caller keeps it (made here otherwise).
+
+    Returns:
+        ``(len(ids),)`` or ``(num_actions,)`` for one observation; ``(k, len(ids))`` or ``(k, num_actions)``
+        for a stack.
+    """
+    activation = ACTIVATION_FUNCTIONS[weights.activation]
+    (first_weight, first_bias), *hidden, (head_weight, head_bias) = weights.layers
+    if first_t is None or first_t.shape != first_weight.shape[::-1]:
+        first_t = np.ascontiguousarray(first_weight.T)
+    inputs = np.flatnonzero(observations if observations.ndim == 1 else observations.any(axis=0))
+    x = activation(observations[..., inputs] @ first_t[inputs] + first_bias)
+    for weight, bias in hidden:
+        x = activation(x @ weight.T + bias)
+    if ids is None:
+        return x @ head_weight.T + head_bias
+    return x @ head_weight[ids].T + head_bias[ids]
+
+
+def sample_masked(logits: np.ndarray, masks: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:
+    """One column per row, drawn from the softmax of the row's logits over its legal columns.
+
+    Each row takes one uniform draw from ``rng``, in row order, and inverts the row's cumulative weights: a
+    batch draws exactly what that many one-row calls would, so an agent's games do not depend on how its
+    decisions were batched.
+
+    Args:
+        logits: ``(k, n)``.
+        masks: ``(k, n)``, non-zero where a column is legal; None: every column is. Each row needs one.
+        rng: the generator to draw from.
+
+    Returns:
+        int ``(k,)``: the column drawn in each row.
+    """
+    masked = logits if masks is None else np.where(masks != 0, logits, -np.inf)
+    weights = np.exp(masked - masked.max(axis=1, keepdims=True)).cumsum(axis=1)
+    # the draw is scaled in the weights' own precision, as one float32 row always was
+    targets = rng.random(len(weights)).astype(weights.dtype) * weights[:, -1]
+    # the first column whose cumulative weight passes the target: illegal columns add nothing, so never they
+    return np.count_nonzero(weights <= targets[:, None], axis=1)
 
 
 def _check_mask(mask: np.ndarray, shape: tuple[int, ...], name: str) -> None:

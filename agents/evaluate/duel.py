@@ -17,8 +17,8 @@ import numpy as np
 from agents.bots.heuristic.decide import choose_among, new_scratch
 from agents.bots.heuristic.tables import TABLES, HeuristicTables
 from agents.bots.search.rollout import legal_ids
-from gubs_env.engine.players import check_player_count
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
+from gubs_env.engine.players import check_player_count
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.core import tables as T
 from gubs_env.fast.core.observe import encode

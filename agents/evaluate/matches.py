@@ -21,8 +21,6 @@ from agents.bots.base import Agent
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.engine import Game
 
-PROG = "python -m agents.evaluate"
-
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     """The Wilson score interval of a win rate (95% for the default ``z``)."""

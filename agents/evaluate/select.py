@@ -28,6 +28,7 @@ from typing import Any
 from agents.bots.registry import make_agent
 from agents.evaluate.matches import MatchResult, match
 from agents.evaluate.processes import worker_count
+from gubs_env.engine.players import TableSizes
 
 VALIDATION_SEED = 1_000_000
 _SNAPSHOT = re.compile(r"step_(\d+)\.zip")
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             make_agent(str(candidate.path))
     except (OSError, ValueError, AgentSpecError) as err:
         parser.error(str(err))
-    sizes = sorted(set(args.players))
+    sizes = TableSizes.of(args.players).distinct
     try:
         results = {n: evaluate_candidates(found, n, args.opponent, args.games, args.seed, args.jobs) for n in sizes}
     except AgentSpecError as err:  # a checkpoint that cannot be loaded: an unusable input file

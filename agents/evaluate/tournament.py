@@ -34,8 +34,8 @@ from agents.bots.registry import SAMPLE_SUFFIX, make_agent
 from agents.evaluate.matches import MatchResult, play_game, wants_progress
 from agents.evaluate.processes import worker_count
 from gubs_env.encoding.action_table import ActionCodec
-from gubs_env.engine import Game
-from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from gubs_env.engine.options import RuleOptions
+from gubs_env.engine.players import check_player_count
 from gubs_env.records.record import GameRecord
 
 CSV_NAME, JSON_NAME, PNG_NAME = "tournament.csv", "tournament.json", "tournament.png"
@@ -353,8 +353,8 @@ def _check_config(
     duplicates = sorted({s for s in specs if specs.count(s) > 1})
     if duplicates:
         raise ValueError(f"each agent may appear once; repeated: {', '.join(map(str, duplicates))}")
+    check_player_count(num_players)
     checks = [
-        (num_players, MIN_PLAYERS, MAX_PLAYERS, "num_players"),
         (deals, 1, math.inf, "deals"),
         (seed, 0, math.inf, "seed"),
         (1 if jobs is None else jobs, 1, math.inf, "jobs"),
@@ -363,7 +363,7 @@ def _check_config(
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
             span = f"at least {low}" if high == math.inf else f"from {low} to {high}"
             raise ValueError(f"{name} must be a whole number {span}, not {value!r}")
-    Game(num_players, seed=0, record_log=False, **rule_options)  # rejects bad rule options before any work
+    RuleOptions.from_dict(rule_options)  # rejects bad rule options before any work
     return specs
 
 

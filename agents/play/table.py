@@ -39,10 +39,10 @@ SEED_RANGE = 2**32
 
 
 class Player(Protocol):
-    """Whoever sits at a seat: picks one of the legal actions whenever the game asks that seat."""
+    """Whoever sits at a seat, in the terminal or the browser: picks a legal action whenever the game asks it."""
 
     def choose(self, game: Game) -> Action:
-        """One of ``game.legal_actions()``."""
+        """One of ``game.legal_actions()``; a bot that cannot choose one raises :class:`BotError`."""
         ...
 
 

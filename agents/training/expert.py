@@ -52,7 +52,7 @@ from agents.bots.names import SEARCH
 from agents.training.imitation import Demonstrations
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
-from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from gubs_env.engine.players import TableSizes
 
 PROG = "python -m agents.training.expert"
 GAMMA = 0.995
@@ -384,8 +384,10 @@ def _checked(arrays: dict[str, np.ndarray], path: Path) -> SearchLabels:
     if not np.isfinite(arrays["observations"]).all():
         raise LabelsFileError(f"{path}: observations must be finite numbers")
     players = arrays["players"]
-    if players.min() < MIN_PLAYERS or players.max() > MAX_PLAYERS:
-        raise LabelsFileError(f"{path}: players must be table sizes from {MIN_PLAYERS} to {MAX_PLAYERS}")
+    try:
+        TableSizes.of(np.unique(players))  # each size once: a file holds a row per decision
+    except ValueError as err:
+        raise LabelsFileError(f"{path}: players must be table sizes: {err}") from None
     return SearchLabels(
         observations=arrays["observations"].astype(np.float16),
         masks=arrays["masks"],

@@ -38,7 +38,7 @@ from agents.bots.heuristic import HeuristicAgent
 from agents.bots.heuristic.decide import heuristic_actions
 from agents.bots.heuristic.tables import TABLES
 from agents.bots.model_file import PolicyWeights
-from agents.bots.ppo import ACTIVATION_FUNCTIONS, PPOAgent
+from agents.bots.ppo import PPOAgent, policy_logits, sample_masked
 from agents.bots.random_agent import RandomAgent
 from agents.training.pool import OpponentPool, PoolConfig
 from gubs_env.engine import IllegalActionError
@@ -62,46 +62,12 @@ ATTRIBUTES = ("learner_seat", "num_players", "render_mode")
 """Per-environment values ``get_attr`` returns."""
 
 
-def policy_logits(
-    weights: PolicyWeights, observations: np.ndarray, ids: np.ndarray | None = None, first_t: np.ndarray | None = None
-) -> np.ndarray:
-    """The actor's logits for a stack of observations, ``(k, 512)`` in, ``(k, 356)`` out: one numpy forward pass.
-
-    With ``ids`` only those columns of the output are computed, ``(k, len(ids))``: the action head's rows of the
-    ids the rows may choose, a few dozen of 356. The first layer reads only the inputs that are non-zero in some
-    row (observations are sparse: a batch of them shares about a hundred non-zero inputs of 512), from
-    ``first_t``, the first weight transposed and contiguous (made here when not given).
-    """
-    activation = ACTIVATION_FUNCTIONS[weights.activation]
-    (first_weight, first_bias), *hidden, (head_weight, head_bias) = weights.layers
-    if first_t is None:
-        first_t = np.ascontiguousarray(first_weight.T)
-    inputs = np.flatnonzero(observations.any(axis=0))
-    x = activation(observations[:, inputs] @ first_t[inputs] + first_bias)
-    for weight, bias in hidden:
-        x = activation(x @ weight.T + bias)
-    if ids is None:
-        return x @ head_weight.T + head_bias
-    return x @ head_weight[ids].T + head_bias[ids]
-
-
-def sample_masked(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One id per row, drawn from the softmax of ``logits`` over the row's legal ids (``masks`` != 0).
-
-    The Gumbel-max draw: the legal id with the largest logit plus Gumbel noise follows the softmax exactly, in a
-    few whole-array operations (what matters for the handful of games a snapshot plays at once).
-    """
-    noise = rng.random(logits.shape)
-    np.log(noise, out=noise)
-    np.negative(noise, out=noise)
-    np.log(noise, out=noise)
-    perturbed = np.subtract(logits, noise, out=noise)
-    perturbed[masks == 0] = -np.inf
-    return np.argmax(perturbed, axis=1)
-
-
 class SnapshotOpponent:
-    """A frozen snapshot as a batched opponent: one forward pass for all the games waiting on it, then a draw."""
+    """A frozen snapshot as a batched opponent: one forward pass for all the games waiting on it, then a draw.
+
+    The pass and the draw are :class:`~agents.bots.ppo.PPOAgent`'s own (:func:`~agents.bots.ppo.policy_logits`,
+    :func:`~agents.bots.ppo.sample_masked`), from the env's sampling generator rather than an agent's.
+    """
 
     def __init__(self, weights: PolicyWeights, rng: np.random.Generator) -> None:
         self.weights = weights

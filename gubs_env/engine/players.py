@@ -21,7 +21,7 @@ def is_player_count(value: Any) -> bool:
     return (
         isinstance(value, (int, np.integer))
         and not isinstance(value, (bool, np.bool_))
-        and MIN_PLAYERS <= value <= MAX_PLAYERS
+        and bool(MIN_PLAYERS <= value <= MAX_PLAYERS)  # a numpy integer compares to a numpy bool
     )
 
 
@@ -34,7 +34,7 @@ def check_player_count(value: Any, what: str = "num_players") -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{what} must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, not {_brief(value)}")
     if not MIN_PLAYERS <= value <= MAX_PLAYERS:
-        raise ValueError(f"{what} must be from {MIN_PLAYERS} to {MAX_PLAYERS}, not {int(value)}")
+        raise ValueError(f"{what} must be from {MIN_PLAYERS} to {MAX_PLAYERS}, not {_brief(int(value))}")
     return int(value)
 
 
@@ -95,5 +95,7 @@ class TableSizes:
 
 def _brief(value: Any, limit: int = 60) -> str:
     """``repr(value)``, cut to ``limit`` characters for a one-line error."""
+    if isinstance(value, int) and value.bit_length() > 64:  # repr refuses ints of over 4,300 digits
+        return f"an int of {value.bit_length()} bits"
     text = repr(value) if not isinstance(value, Sequence) or len(value) < 100 else f"a {type(value).__name__}"
     return text if len(text) <= limit else text[: limit - 3] + "..."

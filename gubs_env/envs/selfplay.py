@@ -23,6 +23,8 @@ from gymnasium import spaces
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game
+from gubs_env.engine.options import RuleOptions
+from gubs_env.engine.players import check_player_count
 from gubs_env.engine.positions.serialize import brief
 
 Opponent = Callable[[np.ndarray, np.ndarray], int]
@@ -77,7 +79,8 @@ class SelfPlayEnv(gym.Env):
         ask_forced: bool = False,
         **rule_options: Any,
     ) -> None:
-        Game(num_players, seed=0, record_log=False, **rule_options)  # validates, with the engine's errors
+        num_players = check_player_count(num_players)  # the engine's own checks, before any game is dealt
+        RuleOptions.from_dict(rule_options)
         if learner_seat is not None and _int_or_none(learner_seat) not in range(num_players):
             raise ValueError(
                 f"learner_seat must be None or an int seat from 0 to {num_players - 1}, not {brief(learner_seat)}"

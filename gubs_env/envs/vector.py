@@ -53,7 +53,8 @@ from gymnasium.vector.utils import batch_space
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import IllegalActionError
-from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from gubs_env.engine.cards import MAX_PLAYERS
+from gubs_env.engine.players import TableSizes
 from gubs_env.engine.positions.serialize import brief
 from gubs_env.fast import FastGames
 from gubs_env.fast.selfplay import CALLER_SEAT, RANDOM_SEAT, WAITS_EPISODE, WAITS_OPPONENT, SelfPlayLoop
@@ -77,8 +78,9 @@ class GubsVectorEnv(VectorEnv):
 
     Args:
         num_envs: how many games.
-        num_players: one table size (2 to 6) for every game, or a list of sizes that cycles over the games (game
-            ``i`` plays ``num_players[i % len(num_players)]``).
+        num_players: one table size (2 to 6) for every game, or a list of sizes (or a
+            :class:`~gubs_env.engine.players.TableSizes`) that cycles over the games (game ``i`` plays
+            ``num_players[i % len(num_players)]``).
         opponents: ``"random"`` or one batched opponent for every opponent seat (see the module's docstring).
         pick_opponents: ``None``, or a callable choosing each episode's opponents (then ``opponents`` is unused).
         learner_seat: a seat for the learner in every episode (below every table size), or ``None`` to draw it at
@@ -99,7 +101,7 @@ class GubsVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 8,
-        num_players: int | Sequence[int] = 2,
+        num_players: int | Sequence[int] | TableSizes = 2,
         opponents: Opponent = RANDOM,
         pick_opponents: OpponentPicker | None = None,
         learner_seat: int | None = None,
@@ -110,7 +112,7 @@ class GubsVectorEnv(VectorEnv):
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, not {brief(num_envs)}")
-        sizes = table_sizes(num_players)
+        sizes = TableSizes.of(num_players)
         mode = _mode(autoreset_mode)
         if type(on_illegal) is not str or on_illegal not in ("lose", "raise"):
             raise ValueError(f"on_illegal must be 'raise' or 'lose', not {brief(on_illegal)}")
@@ -372,17 +374,6 @@ class GubsVectorEnv(VectorEnv):
         ):
             raise ValueError(f"seed must be None, an int >= 0 or {self.num_envs} ints >= 0, not {brief(seed)}")
         return np.array([int(v) for v in values], dtype=np.uint64)
-
-
-def table_sizes(num_players: Any) -> list[int]:
-    """``num_players`` (one table size or a list of them) as a list of sizes, or a ValueError."""
-    sizes = [num_players] if isinstance(num_players, int) else list(num_players) if _listlike(num_players) else []
-    if not sizes or not all(type(n) is int and MIN_PLAYERS <= n <= MAX_PLAYERS for n in sizes):
-        raise ValueError(
-            f"num_players must be a table size from {MIN_PLAYERS} to {MAX_PLAYERS} or a list of them, "
-            f"not {brief(num_players)}"
-        )
-    return sizes
 
 
 def _batched(value: Any) -> bool:

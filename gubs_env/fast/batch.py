@@ -22,8 +22,8 @@ from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import Game, IllegalActionError
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
-from gubs_env.engine.players import check_player_count
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
+from gubs_env.engine.players import check_player_count
 from gubs_env.engine.state import Step
 from gubs_env.fast import kernels
 from gubs_env.fast.boundary import (

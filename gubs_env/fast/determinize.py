@@ -375,7 +375,7 @@ def _can_answer(row: np.ndarray, step: int, seat: int) -> bool:
 
 @nb.njit(cache=True)
 def _rebuild_queue(row: np.ndarray, n: int) -> None:
-    """_queue: the seats after the asked one that this world's hands let answer, in the order they are asked."""
+    """The seats after the asked one that this world's hands let answer, in order (the engine's answer_queue)."""
     step = row[L.STEP]
     count = 0
     if step == T.S_CANCEL or step == T.S_FLOP or step == T.S_CURE or step == T.S_KEEP:

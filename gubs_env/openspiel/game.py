@@ -19,6 +19,7 @@ from gubs_env.encoding.observation import LAYOUT, OBS_SIZE, encode
 from gubs_env.engine.cards import CARDS, MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.game import Game
 from gubs_env.engine.options import RuleOptions
+from gubs_env.engine.players import is_player_count
 
 GAME_NAME = "python_gubs"
 DEAL = 0
@@ -109,7 +110,7 @@ class GubsGame(pyspiel.Game):
         if unknown:
             raise ValueError(f"{GAME_NAME}: unknown parameter(s) {', '.join(unknown)}")
         players = params.get("players", MIN_PLAYERS)
-        if isinstance(players, bool) or not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        if not is_player_count(players):
             raise ValueError(
                 f"{GAME_NAME}: players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, not {players!r}"
             )

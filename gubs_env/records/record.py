@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from gubs_env.engine import Action, Game, IllegalActionError, InvalidStateError, action_from_dict, action_to_dict
-from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.options import RuleOptions
+from gubs_env.engine.players import check_player_count
 from gubs_env.support import strict_json
 from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomically
 
@@ -244,8 +244,10 @@ def _check_fields(data: Any) -> None:
 def _check_setup(data: dict[str, Any]) -> None:
     """The table: the player count, the seed, the names and the rule options."""
     n = data["num_players"]
-    if not _is_int(n, MIN_PLAYERS, MAX_PLAYERS):
-        raise RecordError(f"record field 'num_players' must be from {MIN_PLAYERS} to {MAX_PLAYERS}, not {n}")
+    try:
+        check_player_count(n, "record field 'num_players'")
+    except ValueError as err:
+        raise RecordError(str(err)) from None
     if data["seed"] < 0:
         raise RecordError(f"cannot set the game up: seed must be None or an int >= 0, not {data['seed']}")
     if not all(_is_name(p) for p in data["players"]):

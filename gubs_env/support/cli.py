@@ -33,6 +33,7 @@ from typing import Any, NoReturn
 
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.options import MAX_TURNS_LIMIT
+from gubs_env.engine.players import check_player_count
 
 EXIT_OK = 0
 """The command did what was asked."""
@@ -300,10 +301,12 @@ def probability(text: str) -> float:
 
 def player_count(text: str) -> int:
     """A table size the game allows."""
-    value = int(_number(int, "a whole number", text))
-    if not MIN_PLAYERS <= value <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"player counts go from {MIN_PLAYERS} to {MAX_PLAYERS}, not {shown(text)}")
-    return value
+    try:
+        return check_player_count(int(_number(int, "a whole number", text)), "a player count")
+    except ValueError:  # argparse shows an ArgumentTypeError's own words: say it the command line's way
+        raise argparse.ArgumentTypeError(
+            f"player counts go from {MIN_PLAYERS} to {MAX_PLAYERS}, not {shown(text)}"
+        ) from None
 
 
 def turn_limit(text: str) -> int:

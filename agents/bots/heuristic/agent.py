@@ -14,15 +14,17 @@ class HeuristicAgent(Agent):
 
     Equal scores are split by the agent's own seeded generator, through the compiled decision, so the same seed
     gives the same games here, in :func:`~agents.bots.heuristic.decide.heuristic_actions` batches and in the
-    training environments. ``tables`` holds the numbers it weighs: the defaults, or a weight set such as the
-    tuned one (:mod:`~agents.bots.heuristic.weights_file`).
+    training environments. ``tables`` holds the numbers it weighs: ``None`` for the defaults
+    (:data:`~agents.bots.heuristic.tables.TABLES`), or a weight set such as the tuned one
+    (:mod:`~agents.bots.heuristic.weights_file`).
     """
 
     name = "heuristic"
 
-    def __init__(self, seed: int | None = None, tables: HeuristicTables = TABLES) -> None:
+    # None rather than TABLES as the default: a signature shows its defaults, and TABLES is a page of arrays
+    def __init__(self, seed: int | None = None, tables: HeuristicTables | None = None) -> None:
         super().__init__(seed)
-        self.tables = tables
+        self.tables = TABLES if tables is None else tables
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The legal id with the highest score; equal scores are split by the generator."""

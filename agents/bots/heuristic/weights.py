@@ -163,7 +163,6 @@ _RING_SIZES = tuple(RING_SIZE.values())
 _BARRICADES: tuple[Kind, ...] = BARRICADES
 """The order of the per-seat ``protected`` and ``rings`` fields of the observation."""
 _EVENT_KINDS = frozenset(range(Kind.LETTER_G, NUM_KINDS))
-_NO_VALUE = float("-inf")
 
 _SCALE = (1.0 / INV_SCALE).astype(np.float32)
 

@@ -26,7 +26,6 @@ from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomic
 
 FORMAT_NAME = "gubs-heuristic-weights"
 FORMAT_VERSION = 1
-SUFFIX = ".json"
 MAX_FILE_BYTES = 64 * 1024
 """A weight set is about 4 KB; anything much longer is not one."""
 MAX_NOTE = 2000
@@ -90,4 +89,3 @@ def _tables(document: Any, path: Path) -> HeuristicTables:
         return tables_with(weights)
     except ValueError as err:
         raise WeightsFileError(f"{path}: {err}") from None
-

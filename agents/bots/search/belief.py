@@ -23,7 +23,7 @@ import random
 import numpy as np
 
 from gubs_env.engine.cards import NUM_KINDS, Kind
-from gubs_env.engine.positions.determinize import Knowledge, _queue
+from gubs_env.engine.positions.determinize import Knowledge, answer_queue
 from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers
 from gubs_env.engine.state import GameState, Step
 
@@ -121,7 +121,7 @@ def reweight_hands(st: GameState, known: Knowledge, strength: float, seed: int) 
             hand[out_kind] += 1
             continue
         st.deck[slot] = out_kind
-    st.pending.queue = _queue(known, st)
+    st.pending.queue = answer_queue(known, st)
     for s in range(st.num_players):  # other seats' records of a scouted hand follow the hand they looked at
         seen = st.seen_hand[s]
         if s != known.viewer and seen is not None:

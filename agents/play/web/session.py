@@ -21,9 +21,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from agents.play.table import HUMAN, YOU, BotError, decision_text, result_text, scores_text
+from agents.play.table import HUMAN, YOU, BotError, Player, decision_text, result_text, scores_text
 from gubs_env.engine import Action, Game
 from gubs_env.records.record import GameRecord, RecordError
 from gubs_env.records.transcript import seat_name, transcript
@@ -40,14 +40,6 @@ class RequestError(ValueError):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
-
-
-class Bot(Protocol):
-    """A bot at a seat: picks one of the legal actions whenever the game asks that seat."""
-
-    def choose(self, game: Game) -> Action:
-        """One of ``game.legal_actions()``; a :class:`~agents.play.table.BotError` when it cannot choose one."""
-        ...
 
 
 Picture = Callable[[Game, "int | None"], str]
@@ -83,7 +75,7 @@ class WebGame:
         self,
         game: Game,
         human: int,
-        bots: Mapping[int, Bot],
+        bots: Mapping[int, Player],
         specs: Sequence[str | None],
         *,
         seed: int | None,

@@ -547,7 +547,7 @@ def answer_splits(
     return seats, others, options
 
 
-def _queue(k: Knowledge, st: GameState) -> list[int]:
+def answer_queue(k: Knowledge, st: GameState) -> list[int]:
     """The seats after the asked one that the world's hands let answer, in order (as the engine asks)."""
     play = k.play
 
@@ -570,7 +570,7 @@ def _pending(k: Knowledge, st: GameState, rnd: random.Random) -> Pending:
     """The pending decision of the world: public fields as known, hidden ones drawn from the world."""
     pend = Pending(k.step, k.actor, k.by, k.play, None if k.event is None else Kind(k.event))
     pend.picks = list(k.picks)
-    pend.queue = _queue(k, st)
+    pend.queue = answer_queue(k, st)
     marks = list(k.marks)
     for seat, mark in enumerate(marks):
         if mark is None:  # another seat's hidden keep: one of its cards, each card alike

@@ -23,12 +23,12 @@ from gubs_env.engine.cards import (
     HAND_LIMIT,
     LETTERS,
     MAX_PLAYERS,
-    MIN_PLAYERS,
     NUM_KINDS,
     RINGS,
     Kind,
 )
 from gubs_env.engine.options import LETTER_PLACEMENTS, MAX_TURNS_LIMIT, RuleOptions
+from gubs_env.engine.players import check_player_count
 from gubs_env.engine.rules import PLAYABLE, cancel_answers, cure_answers, flop_answers, legal_actions
 from gubs_env.engine.state import RING_BASE, RING_SIZES, GameState, Pending, Side, Step
 
@@ -196,6 +196,16 @@ def _int(value: Any, where: str, lo: int, hi: int) -> int:
     if not lo <= value <= hi:
         raise _fail(f"{where} = {brief(value)} is outside {lo}..{hi}")
     return value
+
+
+def _player_count(value: Any) -> int:
+    """The state's ``num_players``: a JSON int that is a table size the game allows."""
+    if type(value) is not int:  # JSON's ints only, as every other field (check_player_count takes numpy's too)
+        raise _fail(f"num_players must be an int, not {brief(value)}")
+    try:
+        return check_player_count(value)
+    except ValueError as err:
+        raise _fail(str(err)) from None
 
 
 def _bool(value: Any, where: str) -> bool:
@@ -386,7 +396,7 @@ def state_from_dict(d: Any) -> GameState:
     d = _dict(d, KEYS, "state")
     if type(d["version"]) is not int or d["version"] != FORMAT_VERSION:
         raise _fail(f"version {brief(d['version'])} is not {FORMAT_VERSION}")
-    n = _int(d["num_players"], "num_players", MIN_PLAYERS, MAX_PLAYERS)
+    n = _player_count(d["num_players"])
     st = GameState(n, _options_from_dict(d["options"]), _rng_from_dict(d["rng"]))
     turn = _dict(d["turn"], _TURN_KEYS, "turn")
     st.turn_player = _int(turn["player"], "turn.player", 0, n - 1)
