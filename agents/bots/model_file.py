@@ -11,7 +11,8 @@ Two formats are read, told apart by their contents (both are zip archives), not 
   ``torch.load(weights_only=True)``, which rebuilds tensors and refuses any other object) and the plain-JSON
   ``policy_kwargs`` of ``data`` are read. The activation is SB3's default, Tanh: a file whose ``policy_kwargs``
   is not plain JSON (a custom activation or network class, stored as a pickle) is refused.
-- the project's weights-only format (``.npz`` by convention), written by :func:`save_policy`: numpy arrays only,
+- the project's weights-only format (``.npz`` by convention, :data:`agents.bots.spec.POLICY_FILE_SUFFIX`),
+  written by :func:`save_policy`: numpy arrays only,
   read with ``allow_pickle=False`` after checking every array header against the bytes that follow it. It holds
   ``format`` (:data:`FORMAT_NAME`), ``version`` (:data:`FORMAT_VERSION`), ``activation`` (one of
   :data:`ACTIVATIONS`), ``observation_size``, ``action_count``, ``layer_count`` and ``weight_<i>`` /
@@ -46,8 +47,6 @@ from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomic
 
 FORMAT_NAME = "gubs-policy-weights"
 FORMAT_VERSION = 1
-WEIGHTS_SUFFIX = ".npz"
-"""The weights-only format's file extension (by convention: files are recognised by their contents)."""
 ACTIVATIONS = ("tanh", "relu")
 """Activations between the actor's layers that the numpy forward pass implements."""
 

@@ -1,157 +1,138 @@
-"""Agents by name, so commands and worker processes can build them from plain strings.
+"""Agents by spec, so commands and worker processes can build them from plain strings.
 
-A spec is one of:
-
-- ``random`` or ``heuristic``: the baseline agents; ``heuristic-tuned``: the heuristic with the weights its
-  tuning found (:mod:`agents.training.tune_heuristic`); a path to a ``.json`` weight set: the heuristic with those
-  weights (:mod:`agents.bots.heuristic.weights_file`, read as data);
-- ``gubs-net`` (one network for every table size from 2 to 6), ``ppo-2p`` or ``ppo-4p`` (each trained at one
-  size): the shipped models (``gubs-net:sample`` samples from the policy instead of taking its most likely action);
-- a path to a model file: a ``MaskablePPO.save`` archive (``runs/gubs/model.zip``) or a weights-only ``.npz``
-  (``:sample`` allowed too), read by :func:`agents.bots.model_file.load_policy`, which runs nothing the file holds;
-- ``search`` or ``search:worlds=64,top=4,z=1,base=gubs-net``: the search bot with its settings
-  (:class:`~agents.bots.search.SearchSettings`); ``search-all-seeing:...`` is the same search on the true position,
-  built only where the caller allows it (measurements, never play against people);
-- ``ismcts`` or ``ismcts:iterations=2000,c=0.5``: information-set Monte Carlo tree search
-  (:class:`~agents.bots.search.ISMCTSSettings`);
-- ``package.module:ClassName``: any importable :class:`~agents.bots.base.Agent` subclass, called with
-  ``seed=`` when it accepts one. Anything else the name finds (a function such as ``sys:exit``, a module, a
-  class of another kind) is refused before it is called.
+The grammar of a spec, and its parsed form :class:`~agents.bots.spec.AgentSpec`, are in :mod:`agents.bots.spec`;
+this module builds the agent a parsed spec names: one builder per :class:`~agents.bots.spec.SpecKind`. A new
+built-in bot is a name in :data:`agents.bots.spec.BUILTIN_NAMES` and a line in :data:`_BUILTINS` here.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 
 from agents.bots.base import Agent
-from agents.bots.names import ALL_SEEING, BUILTIN, ISMCTS, SEARCHES, TUNED
+from agents.bots.names import ALL_SEEING, TUNED
+from agents.bots.spec import AgentSpec, AgentSpecError, SpecKind
 
-SAMPLE_SUFFIX = ":sample"
-MODEL_SUFFIXES = (".zip", ".npz")
-"""Specs ending so are model file paths."""
-WEIGHTS_SUFFIX = ".json"
-"""Specs ending so are paths of heuristic weight sets."""
+__all__ = ["AgentSpec", "AgentSpecError", "make_agent", "names_code"]
 
 
-class AgentSpecError(ValueError):
-    """A spec that names no agent."""
+def make_agent(spec: AgentSpec | str, seed: int = 0, *, allow_all_seeing: bool = False) -> Agent:
+    """Build the agent ``spec`` names (see :mod:`agents.bots.spec`), seeded with ``seed``.
 
-
-def make_agent(spec: str, seed: int = 0, *, allow_all_seeing: bool = False) -> Agent:
-    """Build the agent ``spec`` names (see the module docstring), seeded with ``seed``.
-
-    ``allow_all_seeing`` admits the all-seeing search, which reads every hidden card: only measurements set it.
+    Args:
+        spec: the spec, parsed or as text (parsed here, once).
+        seed: the agent's seed.
+        allow_all_seeing: admit the all-seeing search, which reads every hidden card: only measurements set it.
 
     Raises:
-        AgentSpecError: the spec names nothing that can be built (with the reason).
+        AgentSpecError: the spec names nothing that can be built (with the reason, on one line).
     """
-    if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"an agent spec is a non-empty string, not {spec!r}")
-    spec = spec.strip()
-    if spec == "random":
-        from agents.bots.random_agent import RandomAgent
-
-        return RandomAgent(seed)
-    if spec == "heuristic":
-        from agents.bots.heuristic import HeuristicAgent
-
-        return HeuristicAgent(seed)
-    if spec == TUNED or spec.endswith(WEIGHTS_SUFFIX):
-        return _weighted_heuristic(spec, seed)
-    name, _, settings = spec.partition(":")
-    if name in SEARCHES:
-        return _search(name, settings, seed, allow_all_seeing, spec)
-    sample = spec.endswith(SAMPLE_SUFFIX)
-    base = spec.removesuffix(SAMPLE_SUFFIX)
-    if _names_model(base):
-        return _ppo(base, sample, seed, spec)
-    if names_code(spec):
-        return _imported(spec, seed)
-    raise AgentSpecError(
-        f"unknown agent {spec!r}: use {', '.join(BUILTIN)}, a path to a .zip or .npz model or a .json heuristic "
-        "weight set, or an importable module:Class"
-    )
+    parsed = AgentSpec.of(spec)
+    return _BUILDERS[parsed.kind](parsed, seed, allow_all_seeing)
 
 
 def names_code(spec: str) -> bool:
-    """Whether :func:`make_agent` would import a module for ``spec`` (the ``package.module:ClassName`` form).
+    """Whether :func:`make_agent` would import a module for ``spec`` (see :attr:`AgentSpec.names_code`).
 
-    What a file says is data: a spec read from a file (a run's ``run.json``) must not be one of these.
+    Raises:
+        AgentSpecError: ``spec`` names no agent.
     """
-    spec = spec.strip()
-    name = spec.partition(":")[0]
-    base = spec.removesuffix(SAMPLE_SUFFIX)
-    return ":" in spec and name not in SEARCHES and not _names_model(base) and not spec.endswith(WEIGHTS_SUFFIX)
+    return AgentSpec.parse(spec).names_code
 
 
-def _names_model(base: str) -> bool:
-    """Whether a spec without ``:sample`` names a shipped model (or a misspelt ``ppo-`` one) or a model file."""
-    from agents.bots.ppo import SHIPPED_SPECS
-
-    return base in SHIPPED_SPECS or base.startswith("ppo-") or base.endswith(MODEL_SUFFIXES)
+def _builtin(spec: AgentSpec, seed: int, _allow_all_seeing: bool) -> Agent:
+    return _BUILTINS[spec.name](seed)
 
 
-def _search(name: str, settings: str, seed: int, allow_all_seeing: bool, spec: str) -> Agent:
-    from agents.bots.search import AllSeeingSearchAgent, ISMCTSAgent, ISMCTSSettings, SearchAgent, SearchSettings
+def _random(seed: int) -> Agent:
+    from agents.bots.random_agent import RandomAgent
 
-    if name == ALL_SEEING and not allow_all_seeing:
-        raise AgentSpecError(
-            f"{ALL_SEEING} reads every hidden card: it is for measurements (python -m agents.evaluate.ladder), "
-            "not for play"
-        )
-    try:
-        if name == ISMCTS:
-            agent: Agent = ISMCTSAgent(seed, ISMCTSSettings.parse(settings) if settings else None)
-        else:
-            searcher = AllSeeingSearchAgent if name == ALL_SEEING else SearchAgent
-            agent = searcher(seed, SearchSettings.parse(settings) if settings else None)
-    except ValueError as err:  # a setting the spec gets wrong
-        raise AgentSpecError(f"{spec[:60]!r}: {err}") from None
-    agent.name = spec
-    return agent
+    return RandomAgent(seed)
 
 
-def _weighted_heuristic(spec: str, seed: int) -> Agent:
-    """The heuristic with the shipped tuned weights (``heuristic-tuned``) or a weight set file's."""
+def _heuristic(seed: int) -> Agent:
     from agents.bots.heuristic import HeuristicAgent
-    from agents.bots.heuristic.weights_file import SHIPPED, WeightsFileError, load_weights
 
-    path = SHIPPED if spec == TUNED else Path(spec)
-    if spec != TUNED and not path.exists():
-        raise AgentSpecError(f"no heuristic weight set at {spec}")
+    return HeuristicAgent(seed)
+
+
+def _tuned(seed: int) -> Agent:
+    from agents.bots.heuristic.weights_file import SHIPPED
+
+    return _weighted_heuristic(TUNED, SHIPPED, seed)
+
+
+_BUILTINS: dict[str, Callable[[int], Agent]] = {"random": _random, "heuristic": _heuristic, TUNED: _tuned}
+"""The builder of each of :data:`agents.bots.spec.BUILTIN_NAMES`, given the seed."""
+
+
+def _weight_set(spec: AgentSpec, seed: int, _allow_all_seeing: bool) -> Agent:
+    """The heuristic with a weight set file's weights."""
+    assert spec.path is not None  # a weight-set spec always names its file
+    if not spec.path.exists():
+        raise AgentSpecError(f"no heuristic weight set at {spec.name}")
+    return _weighted_heuristic(str(spec), spec.path, seed)
+
+
+def _weighted_heuristic(name: str, path: Path, seed: int) -> Agent:
+    """The heuristic with the weights of the file at ``path``, named ``name``."""
+    from agents.bots.heuristic import HeuristicAgent
+    from agents.bots.heuristic.weights_file import WeightsFileError, load_weights
+
     try:
         tables = load_weights(path)
     except WeightsFileError as err:
         raise AgentSpecError(str(err)) from None
     agent = HeuristicAgent(seed, tables)
-    agent.name = spec
+    agent.name = name
     return agent
 
 
-def _ppo(base: str, sample: bool, seed: int, spec: str) -> Agent:
+def _network(spec: AgentSpec, seed: int, _allow_all_seeing: bool) -> Agent:
+    """A shipped network, or the network of a model file (read safely, see :mod:`agents.bots.model_file`)."""
     from agents.bots.model_file import ModelFileError
-    from agents.bots.ppo import SHIPPED_SPECS, PPOAgent
+    from agents.bots.ppo import PPOAgent
 
-    if not base.endswith(MODEL_SUFFIXES):
-        if base not in SHIPPED_SPECS:
-            raise AgentSpecError(f"unknown shipped model {base!r}; shipped: {', '.join(SHIPPED_SPECS)}")
-        agent = PPOAgent.pretrained(SHIPPED_SPECS[base], deterministic=not sample)
-    else:
-        if not Path(base).exists():
-            raise AgentSpecError(f"no model file at {base}")
-        try:
-            agent = PPOAgent.load(base, deterministic=not sample, name=Path(base).stem)
-        except (ModelFileError, OSError) as err:  # a file that cannot be read safely is a spec naming no agent
-            raise AgentSpecError(str(err)) from None
-    agent.name = spec
+    path = spec.model_file
+    assert path is not None  # a network or model-file spec always names its file
+    if spec.kind is SpecKind.MODEL_FILE and not path.exists():
+        raise AgentSpecError(f"no model file at {spec.name}")
+    try:
+        agent = PPOAgent.load(path, deterministic=not spec.sample, name=path.stem)
+    except (ModelFileError, OSError) as err:  # a file that cannot be read safely is a spec naming no agent
+        raise AgentSpecError(str(err)) from None
+    agent.name = str(spec)
     agent.reset(seed)
     return agent
 
 
-def _imported(spec: str, seed: int) -> Agent:
-    module_name, _, attr = spec.partition(":")
+def _searcher(spec: AgentSpec, seed: int, allow_all_seeing: bool) -> Agent:
+    """A search bot with the spec's settings (validated when the spec was parsed)."""
+    from agents.bots.search import AllSeeingSearchAgent, ISMCTSAgent, ISMCTSSettings, SearchAgent, SearchSettings
+
+    if spec.is_all_seeing and not allow_all_seeing:
+        raise AgentSpecError(
+            f"{ALL_SEEING} reads every hidden card: it is for measurements (python -m agents.evaluate.ladder), "
+            "not for play"
+        )
+    settings = spec.search_settings
+    if isinstance(settings, ISMCTSSettings):
+        agent: Agent = ISMCTSAgent(seed, settings)
+    else:
+        assert isinstance(settings, SearchSettings)
+        agent = (AllSeeingSearchAgent if spec.is_all_seeing else SearchAgent)(seed, settings)
+    agent.name = str(spec)
+    return agent
+
+
+def _imported(parsed: AgentSpec, seed: int, _allow_all_seeing: bool) -> Agent:
+    """An instance of the :class:`Agent` subclass a ``module:Class`` spec names, once its module is imported."""
+    assert parsed.code is not None  # a code spec always names its module and class
+    module_name, attr = parsed.code
+    spec = parsed.name
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:
@@ -189,3 +170,14 @@ def _first_line(err: BaseException, limit: int = 200) -> str:
     """An exception's message on one bounded line, for a command's one-line error."""
     text = str(err).strip().splitlines()
     return text[0][:limit] if text else ""
+
+
+_BUILDERS: dict[SpecKind, Callable[[AgentSpec, int, bool], Agent]] = {
+    SpecKind.BUILTIN: _builtin,
+    SpecKind.WEIGHT_SET: _weight_set,
+    SpecKind.NETWORK: _network,
+    SpecKind.MODEL_FILE: _network,
+    SpecKind.SEARCHER: _searcher,
+    SpecKind.CODE: _imported,
+}
+"""The builder of each kind of spec, given the parsed spec, the seed and whether the all-seeing search is allowed."""

@@ -22,6 +22,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.bots.base import Agent
+from agents.bots.spec import AgentSpec
 from agents.evaluate.blunders import BLUNDER_KINDS, KIND_NAMES, blunders, chances
 from agents.evaluate.matches import play_game, wants_progress, wilson_interval
 from gubs_env.encoding.action_table import ActionCodec
@@ -159,7 +160,9 @@ def audit_agent(
     return audit
 
 
-def build_tables(specs: Sequence[str], num_players: int, against: str = "heuristic") -> list[tuple[Agent, list[Agent]]]:
+def build_tables(
+    specs: Sequence[AgentSpec | str], num_players: int, against: AgentSpec | str = "heuristic"
+) -> list[tuple[Agent, list[Agent]]]:
     """Each audited bot with its opponents, built from specs (``against`` may be :data:`SELF`).
 
     Raises:
@@ -167,20 +170,22 @@ def build_tables(specs: Sequence[str], num_players: int, against: str = "heurist
     """
     from agents.bots.registry import make_agent
 
+    opponent = None if against == SELF else AgentSpec.of(against)
     tables = []
-    for spec in specs:
-        other = spec if against == SELF else against
+    for text in specs:
+        spec = AgentSpec.of(text)
+        other = spec if opponent is None else opponent
         bot = make_agent(spec, seed=0, allow_all_seeing=True)
         tables.append((bot, [make_agent(other, seed=s, allow_all_seeing=True) for s in range(1, num_players)]))
     return tables
 
 
 def run_audit(
-    specs: Sequence[str],
+    specs: Sequence[AgentSpec | str],
     num_players: int = 2,
     games: int = 200,
     seed: int = 0,
-    against: str = "heuristic",
+    against: AgentSpec | str = "heuristic",
     keep_examples: int = 0,
     progress: bool | None = None,
 ) -> list[Audit]:
@@ -189,7 +194,8 @@ def run_audit(
     Raises:
         AgentSpecError: a spec names no agent (before any game is played).
     """
-    return audit_tables(build_tables(specs, num_players, against), games, seed, against, keep_examples, progress)
+    tables = build_tables(specs, num_players, against)
+    return audit_tables(tables, games, seed, str(against), keep_examples, progress)
 
 
 def audit_tables(
@@ -290,16 +296,13 @@ def _parser() -> CommandParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Audit the bots the command line names and print the report (see the module docstring)."""
-    from agents.bots.registry import AgentSpecError
+    from agents.bots.spec import AgentSpecError, parse_distinct
 
     parser = _parser()
     args = parser.parse_args(argv)
-    specs = [spec.strip() for spec in args.agents]
-    repeated = sorted({spec for spec in specs if specs.count(spec) > 1})
-    if repeated:
-        parser.error(f"each bot may be given once; repeated: {', '.join(repeated)}")
     against = args.against.strip()
     try:
+        specs = parse_distinct(args.agents, "bot")
         tables = build_tables(specs, args.players, against)  # every spec is built before any game is played
     except AgentSpecError as err:
         parser.error(str(err))

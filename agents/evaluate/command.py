@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     cannot be built, a model file that cannot be loaded, an output folder that cannot be written) before
     anything is played or written; 1 when an output cannot be written after all; 130 after Ctrl-C.
     """
-    from agents.bots.registry import AgentSpecError
+    from agents.bots.spec import AgentSpecError
     from agents.evaluate.tournament import run_tournament
 
     parser = _parser()
@@ -99,13 +99,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Argparse-style errors for what the argument types cannot see."""
-    specs = [spec.strip() for spec in args.agents]
-    if len(specs) < 2:
-        parser.error(f"give at least two agents to compare, got {len(specs)}")
-    repeated = sorted({spec for spec in specs if specs.count(spec) > 1})
-    if repeated:
-        parser.error(f"each agent may be given once; repeated: {', '.join(repeated)}")
-    strangers = [spec for spec in args.fields or [] if spec.strip() not in specs]
+    from agents.bots.spec import AgentSpecError, index_of, parse_distinct
+
+    if len(args.agents) < 2:
+        parser.error(f"give at least two agents to compare, got {len(args.agents)}")
+    try:
+        specs = parse_distinct(args.agents)
+    except AgentSpecError as err:
+        parser.error(str(err))
+    strangers = [field for field in args.fields or [] if index_of(field, specs) is None]
     if strangers:
         parser.error(f"--fields takes agents given to compare; not among them: {', '.join(strangers)}")
     for flag, folder in (("--out", args.out), ("--records", args.records)):

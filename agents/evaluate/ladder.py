@@ -114,10 +114,11 @@ def run_ladder(
 
 def _time_searches(rows: list[LadderRow], agents: list[str], players: list[int], seed: int, progress: bool) -> None:
     """Median and 99th percentile of each search setting's decision time over whole games, one core."""
-    from agents.bots.registry import SEARCHES, make_agent
+    from agents.bots.registry import make_agent
+    from agents.bots.spec import AgentSpec, SpecKind
     from agents.evaluate.matches import play_game
 
-    searches = [a for a in agents if a.split(":")[0].strip() in SEARCHES]
+    searches = [a for a in agents if AgentSpec.parse(a).kind is SpecKind.SEARCHER]
     jobs = [(a, n, g) for a in searches for n in players for g in range(TIMING_GAMES)]
     times: dict[tuple[str, int], list[float]] = {}
     for agent, n, game in tqdm(jobs, desc="timing searches", unit="game", disable=not progress):

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.bots.registry import make_agent
+from agents.bots.spec import AgentSpec, AgentSpecError
 from agents.evaluate.matches import MatchResult, match
 from agents.evaluate.processes import worker_count
 from gubs_env.engine.players import TableSizes
@@ -71,13 +72,15 @@ def candidates(run_dir: str | Path, first: int = 0, every: int = 1, final: bool 
 def evaluate_candidates(
     found: list[Candidate],
     num_players: int,
-    opponent: str = "heuristic",
+    opponent: AgentSpec | str = "heuristic",
     games: int = 2000,
     seed: int = VALIDATION_SEED,
     jobs: int = 1,
 ) -> list[MatchResult]:
     """Each candidate's match against ``opponent`` at every other seat (same deals for all), in order."""
-    tasks = [(str(c.path), c.label, opponent, num_players, games, seed) for c in found]
+    model_specs = [AgentSpec.for_model_file(c.path) for c in found]
+    opponent = AgentSpec.of(opponent)
+    tasks = [(spec, c.label, opponent, num_players, games, seed) for spec, c in zip(model_specs, found, strict=True)]
     if jobs > 1 and len(tasks) > 1:
         jobs = worker_count(jobs, "evaluate_candidates")
     if jobs <= 1 or len(tasks) <= 1:
@@ -94,8 +97,10 @@ def relative_to_chance(results: dict[int, MatchResult]) -> float:
     return sum(result.win_rate * n for n, result in results.items()) / len(results)
 
 
-def _evaluate(path: str, label: str, opponent: str, num_players: int, games: int, seed: int) -> MatchResult:
-    agent = make_agent(path)
+def _evaluate(
+    model: AgentSpec, label: str, opponent: AgentSpec, num_players: int, games: int, seed: int
+) -> MatchResult:
+    agent = make_agent(model)
     agent.name = label
     others = [make_agent(opponent, seed=seed + seat) for seat in range(num_players - 1)]
     return match(agent, others, num_players, games, seed)
@@ -110,7 +115,6 @@ def _evaluate_in_worker(*task: Any) -> MatchResult:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m agents.evaluate.select RUN_DIR``: the run's checkpoints against one opponent; the best is marked."""
-    from agents.bots.registry import AgentSpecError
     from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int, unwritable_file
 
     parser = CommandParser(prog="python -m agents.evaluate.select", description=__doc__.split("\n\n")[0])
@@ -137,9 +141,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--export: {problem}")  # now, rather than after every checkpoint was played
     try:
         found = candidates(args.run_dir, args.first, args.every)
+        args.opponent = AgentSpec.parse(args.opponent)
         make_agent(args.opponent)
         for candidate in found:  # every file read safely before any game is played
-            make_agent(str(candidate.path))
+            make_agent(AgentSpec.for_model_file(candidate.path))
     except (OSError, ValueError, AgentSpecError) as err:
         parser.error(str(err))
     sizes = TableSizes.of(args.players).distinct

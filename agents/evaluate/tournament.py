@@ -30,7 +30,8 @@ from typing import Any
 from tqdm import tqdm
 
 from agents.bots.base import Agent
-from agents.bots.registry import SAMPLE_SUFFIX, make_agent
+from agents.bots.registry import make_agent
+from agents.bots.spec import AgentSpec, AgentSpecError, index_of, parse_distinct
 from agents.evaluate.matches import MatchResult, play_game, wants_progress
 from agents.evaluate.processes import worker_count
 from gubs_env.encoding.action_table import ActionCodec
@@ -269,7 +270,7 @@ class TournamentResult:
 
 
 def run_tournament(
-    agents: Sequence[str],
+    agents: Sequence[AgentSpec | str],
     num_players: int = 2,
     deals: int = 1000,
     seed: int = 0,
@@ -277,7 +278,7 @@ def run_tournament(
     progress: bool | None = None,
     records_dir: str | Path | None = None,
     allow_all_seeing: bool = False,
-    fields: Sequence[str] | None = None,
+    fields: Sequence[AgentSpec | str] | None = None,
     **rule_options: Any,
 ) -> TournamentResult:
     """Play every agent against a field of every other agent (or of each of ``fields``) and rate them all.
@@ -296,7 +297,8 @@ def run_tournament(
     ordinal, ``mu - 3 * sigma``.
 
     Args:
-        agents: two or more distinct agent specs (see :func:`agents.bots.registry.make_agent`).
+        agents: two or more distinct agent specs, as text or parsed (see :mod:`agents.bots.spec`); the results name
+            each by its text as given (stripped), or a parsed one by its canonical text.
         num_players: seats per game.
         deals: seeded deals per pairing.
         seed: the first deal's seed.
@@ -317,7 +319,8 @@ def run_tournament(
     Raises:
         ValueError: fewer than two agents, duplicates, a field that is not among the agents, or a bad count,
             seed or rule option.
-        agents.bots.registry.AgentSpecError: a spec that names no agent (raised before any game is played).
+        agents.bots.spec.AgentSpecError: a spec that names no agent, or two specs naming the same agent (raised
+            before any game is played; it is a ValueError).
     """
     specs = _check_config(agents, num_players, deals, seed, jobs, rule_options)
     field_indices = _field_indices(specs, fields)
@@ -343,16 +346,20 @@ def run_tournament(
 
 
 def _check_config(
-    agents: Sequence[str], num_players: int, deals: int, seed: int, jobs: int | None, rule_options: dict[str, Any]
+    agents: Sequence[AgentSpec | str],
+    num_players: int,
+    deals: int,
+    seed: int,
+    jobs: int | None,
+    rule_options: dict[str, Any],
 ) -> list[str]:
+    """The agents' names (their specs as given, stripped; a parsed spec's canonical text), once all is valid."""
     if isinstance(agents, str):
         raise ValueError("agents is a list of specs, not one string")
-    specs = [a.strip() if isinstance(a, str) else a for a in agents]
-    if len(specs) < 2:
-        raise ValueError(f"a tournament needs at least two agents, got {len(specs)}")
-    duplicates = sorted({s for s in specs if specs.count(s) > 1})
-    if duplicates:
-        raise ValueError(f"each agent may appear once; repeated: {', '.join(map(str, duplicates))}")
+    if len(agents) < 2:
+        raise ValueError(f"a tournament needs at least two agents, got {len(agents)}")
+    parse_distinct(agents)  # two texts naming one agent (search, search:worlds=512) are refused too
+    specs = [str(agent).strip() for agent in agents]
     check_player_count(num_players)
     checks = [
         (deals, 1, math.inf, "deals"),
@@ -367,17 +374,21 @@ def _check_config(
     return specs
 
 
-def _field_indices(specs: list[str], fields: Sequence[str] | None) -> set[int]:
-    """The indices of the agents that may fill a field (all of them when ``fields`` is None)."""
+def _field_indices(specs: list[str], fields: Sequence[AgentSpec | str] | None) -> set[int]:
+    """The indices of the agents that may fill a field (all of them when ``fields`` is None).
+
+    A field is matched to an agent as a parsed spec, so ``search:top=4,worlds=64`` finds ``search:worlds=64,top=4``.
+    """
     if fields is None:
         return set(range(len(specs)))
     if isinstance(fields, str):
         raise ValueError("fields is a list of specs, not one string")
-    chosen = [f.strip() if isinstance(f, str) else f for f in fields]
-    unknown = [str(f) for f in chosen if f not in specs]
-    if unknown or not chosen:
+    parsed = [AgentSpec.parse(spec) for spec in specs]
+    found = {str(field).strip(): index_of(field, parsed) for field in fields}
+    unknown = [field for field, index in found.items() if index is None]
+    if unknown or not found:
         raise ValueError(f"a field must be one of the agents ({', '.join(specs)}), not {', '.join(unknown) or 'none'}")
-    return {specs.index(f) for f in chosen}
+    return {index for index in found.values() if index is not None}
 
 
 def _played_pairings(k: int, num_players: int, fields: set[int]) -> list[tuple[int, int]]:
@@ -625,12 +636,15 @@ def _plot_labels(specs: list[str]) -> dict[str, str]:
     return short if len(set(short.values())) == len(specs) else {spec: spec for spec in specs}
 
 
-def _short_label(spec: str) -> str:
-    """``pkg.module:Class`` → ``Class``; ``runs/x/model.zip:sample`` → ``model.zip:sample``; others unchanged."""
-    base = spec.removesuffix(SAMPLE_SUFFIX)
-    if base.endswith(".zip"):
-        return Path(base).name + spec[len(base) :]
-    return base.rsplit(":", 1)[1] if ":" in base else spec
+def _short_label(name: str) -> str:
+    """The spec's :attr:`~agents.bots.spec.AgentSpec.short_name`, or ``name`` itself when it is no spec.
+
+    A result read from a file, or made by hand, may name its agents anything.
+    """
+    try:
+        return AgentSpec.parse(name).short_name
+    except AgentSpecError:
+        return name
 
 
 def _columns(headers: list[str], rows: list[list[str]]) -> str:

@@ -29,6 +29,7 @@ from gubs_env.support.cli import (
 
 if TYPE_CHECKING:
     from agents.bots.base import Agent
+    from agents.bots.spec import AgentSpec
 HUMAN = "human"
 """The name of the human's seat in a record."""
 YOU = "you"
@@ -210,15 +211,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def seat_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str | None]:
-    """The agent spec of every seat, ``None`` at the human's; a bad combination is a parser error."""
+def seat_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[AgentSpec | None]:
+    """The agent spec of every seat, ``None`` at the human's; a bad spec or combination is a parser error.
+
+    ``--bots`` is a comma-separated list whose search specs may hold commas of their own
+    (:func:`agents.bots.spec.split_list`).
+    """
+    from agents.bots.spec import AgentSpec, AgentSpecError, split_list
+
     n = args.players
-    specs = [spec.strip() for spec in args.bots.split(",")]
     bot_seats = n if args.watch else n - 1
+    try:
+        texts = split_list(args.bots)
+        if len(texts) not in (1, bot_seats):
+            parser.error(f"--bots needs 1 spec or {bot_seats} (one per bot seat), not {len(texts)}")
+        specs: list[AgentSpec | None] = [AgentSpec.parse(text) for text in texts]
+    except AgentSpecError as err:
+        parser.error(f"--bots: {err}")
     if len(specs) == 1:
         specs *= bot_seats
-    elif len(specs) != bot_seats:
-        parser.error(f"--bots needs 1 spec or {bot_seats} (one per bot seat), not {len(specs)}")
     if args.seat is not None and args.seat >= n:
         parser.error(f"--seat must be a seat from 0 to {n - 1}, not {args.seat}")
     if args.delay is not None and not (args.watch or args.web):
@@ -229,10 +240,15 @@ def seat_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> lis
     return [*specs[:human], None, *specs[human:]]
 
 
+def seat_names(specs: Sequence[AgentSpec | str | None], human: str) -> list[str]:
+    """Each seat's name: its spec's text, or ``human`` at the human's seat (YOU on screen, HUMAN in a record)."""
+    return [human if spec is None else str(spec) for spec in specs]
+
+
 class Table(NamedTuple):
     """What a play command sets up before the first move: seats, seed, bots and the game."""
 
-    specs: list[str | None]
+    specs: list[AgentSpec | None]
     seed: int
     bots: dict[int, BotPlayer]
     game: Game
@@ -253,9 +269,10 @@ def set_table(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Tabl
     return Table(specs, seed, bots, game)
 
 
-def make_bots(parser: argparse.ArgumentParser, specs: Sequence[str | None], seed: int) -> dict[int, BotPlayer]:
+def make_bots(parser: argparse.ArgumentParser, specs: Sequence[AgentSpec | None], seed: int) -> dict[int, BotPlayer]:
     """A :class:`BotPlayer` per seat with a spec; a spec that builds nothing is a parser error."""
-    from agents.bots.registry import AgentSpecError, make_agent  # agents (and maybe torch) only when playing
+    from agents.bots.registry import make_agent  # agents (and maybe torch) only when playing
+    from agents.bots.spec import AgentSpecError
 
     bots = {}
     for seat, spec in enumerate(specs):

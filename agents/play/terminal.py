@@ -25,19 +25,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from agents.play.web.options import check_web_arguments
-from gubs_env.engine import Action, Game, LogEntry, Step
-from gubs_env.records.record import GameRecord, RecordError
-from gubs_env.records.transcript import seat_name, transcript
-from gubs_env.support.cli import (
-    EXIT_FAILURE,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    failure,
-)
-
-if TYPE_CHECKING:
-    pass
 from agents.play.table import (
     DEFAULT_DELAY,
     HUMAN,
@@ -50,8 +37,22 @@ from agents.play.table import (
     play_out,
     result_text,
     scores_text,
+    seat_names,
     set_table,
 )
+from agents.play.web.options import check_web_arguments
+from gubs_env.engine import Action, Game, LogEntry, Step
+from gubs_env.records.record import GameRecord, RecordError
+from gubs_env.records.transcript import seat_name, transcript
+from gubs_env.support.cli import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    failure,
+)
+
+if TYPE_CHECKING:
+    from agents.bots.spec import AgentSpec
 
 EXIT_STOPPED = EXIT_FAILURE
 """The status when the game is left because the input ended (the record is still saved)."""
@@ -237,12 +238,12 @@ class Session:
         out: where everything is printed.
     """
 
-    def __init__(self, game: Game, seed: int, specs: Sequence[str | None], out: TextIO) -> None:
+    def __init__(self, game: Game, seed: int, specs: Sequence[AgentSpec | str | None], out: TextIO) -> None:
         self.game = game
         self.seed = seed
         self.human = next((s for s, spec in enumerate(specs) if spec is None), None)
-        self.names = [YOU if spec is None else spec for spec in specs]
-        self.record_names = [HUMAN if spec is None else spec for spec in specs]
+        self.names = seat_names(specs, YOU)
+        self.record_names = seat_names(specs, HUMAN)
         self.viewer = self.human
         self.out = out
 

@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from agents.bots.names import SEARCH
+from agents.bots.spec import AgentSpec, AgentSpecError
 from agents.training.imitation import Demonstrations
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
@@ -87,11 +87,6 @@ class SearchLabels(Demonstrations):
 def searcher_seat(game: int, sizes: int, players: int) -> int:
     """The searching seat of game ``game``: each table size's games seat it one place further on."""
     return (game // sizes) % players
-
-
-def names_search(spec: str) -> bool:
-    """Whether ``spec`` is the search bot's, which gives its base's choice beside its own (others: BotExpert)."""
-    return spec.partition(":")[0] == SEARCH
 
 
 class BotExpert:
@@ -189,7 +184,7 @@ def label_game(search, heuristic, players: int, deal: int, seat: int, how: Label
 
 
 def label(
-    spec: str,
+    spec: AgentSpec | str,
     player_counts: list[int],
     games: int,
     seed: int = 0,
@@ -199,10 +194,13 @@ def label(
 ) -> SearchLabels:
     """Play ``games`` games with the search ``spec`` at one seat and keep its searched decisions.
 
+    ``spec`` is any bot's (text is parsed here): the search bot's labels are its corrections of its base
+    (:attr:`~agents.bots.spec.AgentSpec.is_search`); any other bot's are its own choices (:class:`BotExpert`).
     Game ``g`` is dealt with seed ``seed + g`` at ``player_counts[g % len(player_counts)]`` seats, the search at
     :func:`searcher_seat`, its decisions played and kept as ``how`` says. The result depends on the arguments other
     than ``jobs`` and ``progress`` only.
     """
+    spec = AgentSpec.of(spec)
     tasks = [list(range(start, min(start + CHUNK_GAMES, games))) for start in range(0, games, CHUNK_GAMES)]
     bar = tqdm(total=games, desc="expert labels", unit="game", disable=not progress)
     if jobs <= 1 or len(tasks) <= 1:
@@ -234,15 +232,15 @@ _worker: tuple | None = None
 """The process's search bot and heuristic, built once (:func:`_build`)."""
 
 
-def _build(spec: str) -> None:
+def _build(spec: AgentSpec) -> None:
     global _worker
     from agents.bots.registry import make_agent
 
     expert = make_agent(spec)
-    _worker = (expert if names_search(spec) else BotExpert(expert), make_agent("heuristic"))
+    _worker = (expert if spec.is_search else BotExpert(expert), make_agent("heuristic"))
 
 
-def _init_worker(spec: str) -> None:
+def _init_worker(spec: AgentSpec) -> None:
     # Ctrl-C reaches the whole process group: the parent stops the pool; a worker would only print a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _build(spec)
@@ -267,7 +265,7 @@ def _label_games(task: list[int], player_counts: list[int], seed: int, how: Labe
 
 
 def _label_in_workers(
-    spec: str,
+    spec: AgentSpec,
     tasks: list[list[int]],
     player_counts: list[int],
     seed: int,
@@ -435,9 +433,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    from agents.bots.registry import AgentSpecError, make_agent
+    from agents.bots.registry import make_agent
 
-    if args.keep_blunders and args.corrected_only and not names_search(args.expert):
+    try:
+        args.expert = AgentSpec.parse(args.expert)
+    except AgentSpecError as error:
+        parser.error(f"--expert: {error}")
+    if args.keep_blunders and args.corrected_only and not args.expert.is_search:
         parser.error("--corrected-only with --keep-blunders keeps nothing of a bot's decisions")
     try:
         make_agent(args.expert)

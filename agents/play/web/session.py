@@ -21,12 +21,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agents.play.table import HUMAN, YOU, BotError, Player, decision_text, result_text, scores_text
+from agents.play.table import HUMAN, YOU, BotError, Player, decision_text, result_text, scores_text, seat_names
 from gubs_env.engine import Action, Game
 from gubs_env.records.record import GameRecord, RecordError
 from gubs_env.records.transcript import seat_name, transcript
+
+if TYPE_CHECKING:
+    from agents.bots.spec import AgentSpec
 
 MIN_POLL_S = 0.1
 """The page never polls faster than this while bots move."""
@@ -76,7 +79,7 @@ class WebGame:
         game: Game,
         human: int,
         bots: Mapping[int, Player],
-        specs: Sequence[str | None],
+        specs: Sequence[AgentSpec | str | None],
         *,
         seed: int | None,
         delay: float = 0.0,
@@ -96,8 +99,8 @@ class WebGame:
         self.game = game
         self.human = human
         self.bots = dict(bots)
-        self.names = [YOU if spec is None else spec for spec in specs]
-        self.record_names = [HUMAN if spec is None else spec for spec in specs]
+        self.names = seat_names(specs, YOU)
+        self.record_names = seat_names(specs, HUMAN)
         self.seed = seed
         self.delay = delay
         self.record_path = Path(record_path) if record_path is not None else None

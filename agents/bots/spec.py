@@ -1,0 +1,372 @@
+"""Agent specs: the text that names a bot, parsed once into an :class:`AgentSpec`.
+
+Every command, run file and worker process names its bots by a spec; this module is the one place that reads
+one. A spec (surrounding whitespace ignored) is one of:
+
+=====================================  ============  ===================================================================
+spec                                   kind          the agent
+=====================================  ============  ===================================================================
+``random``, ``heuristic``              BUILTIN       the baseline agents
+``heuristic-tuned``                    BUILTIN       the heuristic with the weights its tuning found
+                                                     (:mod:`agents.training.tune_heuristic`)
+``path/to/weights.json``               WEIGHT_SET    the heuristic with that weight set
+                                                     (:mod:`agents.bots.heuristic.weights_file`, read as data)
+``gubs-net``, ``ppo-2p``, ``ppo-4p``   NETWORK       a shipped network (gubs-net: one for every table size from 2 to 6;
+                                                     the others each trained at one size); ``NAME:sample`` samples
+                                                     from the policy instead of taking its most likely action
+``runs/x/model.zip``, ``policy.npz``   MODEL_FILE    a ``MaskablePPO.save`` archive or a weights-only file, read by
+                                                     :func:`agents.bots.model_file.load_policy` (which runs nothing the
+                                                     file holds); ``PATH:sample`` samples
+``search``, ``search:worlds=64,...``   SEARCHER      the search bot with its settings
+                                                     (:class:`~agents.bots.search.SearchSettings`)
+``search-all-seeing[:...]``            SEARCHER      the same search on the true position: built only where the
+                                                     caller allows it (measurements, never play against people)
+``ismcts``, ``ismcts:iterations=2000`` SEARCHER      information-set MCTS (:class:`~agents.bots.search.ISMCTSSettings`)
+``package.module:ClassName``           CODE          any importable :class:`~agents.bots.base.Agent` subclass, called
+                                                     with ``seed=`` when it accepts one
+=====================================  ============  ===================================================================
+
+A spec whose text before its first colon is a search name is a search spec, whatever follows; any other is a
+path only when it ends in ``.json``, or in ``.zip`` or ``.npz`` (before any ``:sample``, which is refused after
+anything but a network), and ``module:Class`` when it holds a colon and is none of the above (the module dotted
+Python names, the class one). A spec holds printable characters only, at most :data:`MAX_SPEC_LENGTH` of them.
+
+Parsing checks the form only: a search's settings are validated here (once), but no file is opened and no module
+imported. :func:`agents.bots.registry.make_agent` builds the agent, and is where a missing file, a module that does
+not import or a class that is not an agent is reported. A spec read from a file (a run's ``run.json``) is data:
+check :attr:`AgentSpec.names_code` before building it, since building a ``module:Class`` spec imports the module.
+
+Canonical form and equality: ``str(spec)`` is the spec's canonical text and ``AgentSpec.parse(str(spec)) == spec``.
+A search's settings are kept as the values that differ from the defaults, in the settings' own field order, so two
+specs are equal exactly when they build the same agent: ``search:top=4,worlds=64`` equals ``search:worlds=64,top=4``
+(canonically ``search:worlds=64,top=4``), ``search:worlds=512`` equals ``search`` and ``search:z=2.50`` equals
+``search``. Paths are compared as written (``./a.zip`` and ``a.zip`` differ): resolving them would read the disk.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agents.bots.names import ALL_SEEING, BUILTIN, ISMCTS, SEARCH, SEARCHES, TUNED
+
+if TYPE_CHECKING:
+    from agents.bots.search.settings import Settings
+
+SAMPLE_SUFFIX = ":sample"
+"""After a network's spec: sample from its policy instead of taking its most likely action."""
+WEIGHT_SET_SUFFIX = ".json"
+"""Specs ending so are paths of heuristic weight sets."""
+POLICY_FILE_SUFFIX = ".npz"
+"""The extension of :mod:`agents.bots.model_file`'s weights-only format (files are told apart by their contents)."""
+MODEL_FILE_SUFFIXES = (".zip", POLICY_FILE_SUFFIX)
+"""Specs ending so (before any ``:sample``) are model file paths."""
+BUILTIN_NAMES = ("random", "heuristic", TUNED)
+"""The built-in agents that are neither networks nor searches."""
+MAX_SPEC_LENGTH = 4096
+"""Longest spec read: room for any path (Linux's PATH_MAX), far below what would make a message unwieldy."""
+_QUOTED = 60
+"""Characters of a spec that an error message repeats."""
+
+
+class AgentSpecError(ValueError):
+    """A spec that names no agent (the message, one line, says why)."""
+
+
+class SpecKind(enum.Enum):
+    """What a spec names (see the module docstring's table)."""
+
+    BUILTIN = "built-in"
+    WEIGHT_SET = "weight set"
+    NETWORK = "network"
+    MODEL_FILE = "model file"
+    SEARCHER = "searcher"
+    CODE = "code"
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed agent spec (see the module docstring); build one with :meth:`parse` or :meth:`of`.
+
+    Attributes:
+        kind: what the spec names.
+        name: the built-in, network or search name; the path as written for a weight set or model file; the whole
+            ``module:Class`` for code.
+        sample: sample from a network's policy (``:sample``); False for every other kind.
+        settings: a search's settings that differ from their defaults, as ``(name, value text)`` pairs in the
+            settings' field order (empty for every other kind).
+    """
+
+    kind: SpecKind
+    name: str
+    sample: bool = False
+    settings: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> AgentSpec:
+        """The spec ``text`` names, surrounding whitespace ignored.
+
+        Raises:
+            AgentSpecError: ``text`` is not a non-empty string of printable characters within
+                :data:`MAX_SPEC_LENGTH`, or names nothing the grammar knows (a one-line message says why).
+        """
+        text = _checked_text(text)
+        if text in BUILTIN_NAMES:
+            return cls(SpecKind.BUILTIN, text)
+        head, colon, rest = text.partition(":")
+        if head in SEARCHES:
+            return cls(SpecKind.SEARCHER, head, settings=_search_settings(head, rest, text) if colon else ())
+        if text.endswith(WEIGHT_SET_SUFFIX):
+            return cls(SpecKind.WEIGHT_SET, text)
+        base = text.removesuffix(SAMPLE_SUFFIX)
+        network = _network(base)
+        if network is not None:
+            return cls(network, base, sample=base != text)
+        if base != text:
+            raise AgentSpecError(
+                f"{_quoted(text)}: only a network samples ({SAMPLE_SUFFIX} follows a shipped network or a .zip or "
+                ".npz model file)"
+            )
+        if colon:
+            return cls(SpecKind.CODE, _checked_code(head, rest, text))
+        raise AgentSpecError(
+            f"unknown agent {_quoted(text)}: use {', '.join(BUILTIN)}, a path to a .zip or .npz model or a "
+            ".json heuristic weight set, or an importable module:Class"
+        )
+
+    @classmethod
+    def of(cls, value: AgentSpec | str) -> AgentSpec:
+        """``value`` itself when it is already parsed, else :meth:`parse` of it.
+
+        Raises:
+            AgentSpecError: as :meth:`parse`.
+        """
+        return value if isinstance(value, AgentSpec) else cls.parse(value)
+
+    @classmethod
+    def for_model_file(cls, path: str | Path, sample: bool = False) -> AgentSpec:
+        """The spec of the model file at ``path`` (a ``.zip`` or ``.npz``; nothing is read here).
+
+        Raises:
+            AgentSpecError: ``path`` is not a model file's name, or not a path a spec can hold.
+        """
+        spec = cls.parse(str(path) + (SAMPLE_SUFFIX if sample else ""))
+        if spec.kind is not SpecKind.MODEL_FILE:
+            raise AgentSpecError(f"{_quoted(str(path))} is not a model file (a .zip or .npz)")
+        return spec
+
+    def __str__(self) -> str:
+        """The canonical spec text: :meth:`parse` of it gives back an equal spec."""
+        if self.settings:
+            return f"{self.name}:{','.join(f'{key}={value}' for key, value in self.settings)}"
+        return self.name + (SAMPLE_SUFFIX if self.sample else "")
+
+    @property
+    def names_code(self) -> bool:
+        """Whether building this spec imports a module (``package.module:ClassName``): never for a spec from a file."""
+        return self.kind is SpecKind.CODE
+
+    @property
+    def is_search(self) -> bool:
+        """Whether this is the search bot (``search`` or ``search-all-seeing``), not ``ismcts``.
+
+        The search bot corrects a base policy and gives the base's choice beside its own
+        (:meth:`~agents.bots.search.SearchAgent.decide`); any searcher is ``kind is SpecKind.SEARCHER``.
+        """
+        return self.kind is SpecKind.SEARCHER and self.name in (SEARCH, ALL_SEEING)
+
+    @property
+    def is_all_seeing(self) -> bool:
+        """Whether this is the all-seeing search, which reads every hidden card (measurements only)."""
+        return self.kind is SpecKind.SEARCHER and self.name == ALL_SEEING
+
+    @property
+    def path(self) -> Path | None:
+        """The file a weight-set or model-file spec names, as written; None for other kinds."""
+        return Path(self.name) if self.kind in (SpecKind.WEIGHT_SET, SpecKind.MODEL_FILE) else None
+
+    @property
+    def model_file(self) -> Path | None:
+        """The network's file: a shipped network's in ``agents/bots/models``, or a model-file spec's path.
+
+        None for the kinds that play no network of their own (a search's base network is a setting).
+        """
+        if self.kind is SpecKind.NETWORK:
+            from agents.bots.ppo import MODELS_DIR, PRETRAINED, SHIPPED_SPECS
+
+            return MODELS_DIR / PRETRAINED[SHIPPED_SPECS[self.name]]
+        return self.path if self.kind is SpecKind.MODEL_FILE else None
+
+    @property
+    def code(self) -> tuple[str, str] | None:
+        """The module and the class name of a ``module:Class`` spec; None for other kinds."""
+        if self.kind is not SpecKind.CODE:
+            return None
+        module, _, attribute = self.name.partition(":")
+        return module, attribute
+
+    @property
+    def search_settings(self) -> Settings | None:
+        """A searcher's settings (defaults where the spec gives none); None for other kinds."""
+        if self.kind is not SpecKind.SEARCHER:
+            return None
+        settings_class = _settings_class(self.name)
+        given = ",".join(f"{key}={value}" for key, value in self.settings)
+        return settings_class.parse(given) if given else settings_class()
+
+    @property
+    def short_name(self) -> str:
+        """A label for crowded places (a plot's axis).
+
+        The class of a ``module:Class`` spec, the file name of a path (with ``:sample``), else the canonical text.
+        """
+        if self.code is not None:
+            return self.code[1]
+        if self.path is not None:
+            return self.path.name + (SAMPLE_SUFFIX if self.sample else "")
+        return str(self)
+
+
+def parse_distinct(values: Iterable[AgentSpec | str], what: str = "agent") -> list[AgentSpec]:
+    """Every spec of ``values`` parsed, in order, when none is given twice (compared as parsed values).
+
+    Args:
+        values: specs as text or parsed.
+        what: the word for one of them in the message (``agent``, ``bot``).
+
+    Raises:
+        AgentSpecError: a spec names no agent, or two name the same one (``search`` and ``search:worlds=512``).
+    """
+    specs = [AgentSpec.of(value) for value in values]
+    repeated = sorted({str(spec) for spec in specs if specs.count(spec) > 1})
+    if repeated:
+        raise AgentSpecError(f"each {what} may be given once; repeated: {', '.join(repeated)}")
+    return specs
+
+
+def index_of(value: AgentSpec | str, specs: Sequence[AgentSpec]) -> int | None:
+    """Where the spec ``value`` is among ``specs``, compared parsed; None when absent or naming no agent at all."""
+    try:
+        spec = AgentSpec.of(value)
+    except AgentSpecError:
+        return None
+    return specs.index(spec) if spec in specs else None
+
+
+def parse_list(text: str) -> list[AgentSpec]:
+    """The specs of a comma-separated list (``heuristic,search:worlds=64,top=4,gubs-net``), see :func:`split_list`.
+
+    Raises:
+        AgentSpecError: the list or one of its specs names no agent (an empty part included).
+    """
+    return [AgentSpec.parse(part) for part in split_list(text)]
+
+
+def split_list(text: str) -> list[str]:
+    """The spec texts of a comma-separated list, each stripped, none parsed yet.
+
+    A search's settings are themselves separated by commas, so a part shaped ``name=value`` continues the search
+    spec before it (``search:worlds=64,top=4``); any other part starts a new spec (an empty one included).
+
+    Raises:
+        AgentSpecError: ``text`` is not a string a spec list can be (see :meth:`AgentSpec.parse`).
+    """
+    parts: list[str] = []
+    for part in _checked_text(text).split(","):
+        if parts and _continues_search(parts[-1], part):
+            parts[-1] += "," + part.strip()
+        else:
+            parts.append(part.strip())
+    return parts
+
+
+def _continues_search(previous: str, part: str) -> bool:
+    """Whether ``part`` of a list is one more setting of the search spec before it (``top=4`` after ``search:z=1``)."""
+    name, equals, _ = part.partition("=")
+    head, colon, _ = previous.strip().partition(":")
+    return bool(equals and colon) and head in SEARCHES and name.strip().isidentifier()
+
+
+def _checked_text(text: object) -> str:
+    """``text`` stripped, once it is a string a spec can be: non-empty, bounded, printable."""
+    if not isinstance(text, str):
+        raise AgentSpecError(f"an agent spec is a non-empty string, not {type(text).__name__}")
+    text = text.strip()
+    if not text:
+        raise AgentSpecError("an agent spec is a non-empty string, not ''")
+    if len(text) > MAX_SPEC_LENGTH:
+        raise AgentSpecError(f"an agent spec is at most {MAX_SPEC_LENGTH:,} characters, not {len(text):,}")
+    if not text.isprintable():  # control characters, NUL, line breaks: nothing a name or path should hold
+        raise AgentSpecError(f"an agent spec holds printable characters only, not {_quoted(text)}")
+    return text
+
+
+def _quoted(text: str) -> str:
+    """``text`` quoted for a message, cut short when long."""
+    return repr(text[:_QUOTED]) + ("..." if len(text) > _QUOTED else "")
+
+
+def _network(base: str) -> SpecKind | None:
+    """NETWORK or MODEL_FILE when ``base`` (the spec without ``:sample``) names a network; None otherwise.
+
+    Raises:
+        AgentSpecError: ``base`` looks like a shipped network's name (``ppo-...``) but is none of them.
+    """
+    if base.endswith(MODEL_FILE_SUFFIXES):
+        return SpecKind.MODEL_FILE
+    from agents.bots.ppo import SHIPPED_SPECS  # numpy only: parsing never imports torch
+
+    if base in SHIPPED_SPECS:
+        return SpecKind.NETWORK
+    if base.startswith("ppo-"):
+        raise AgentSpecError(f"unknown shipped model {_quoted(base)}; shipped: {', '.join(SHIPPED_SPECS)}")
+    return None
+
+
+def _settings_class(name: str) -> type[Settings]:
+    """The settings class of the searcher ``name``."""
+    from agents.bots.search import ISMCTSSettings, SearchSettings
+
+    return ISMCTSSettings if name == ISMCTS else SearchSettings
+
+
+def _search_settings(name: str, text: str, spec: str) -> tuple[tuple[str, str], ...]:
+    """The canonical settings of searcher ``name`` from ``text`` (``worlds=64,top=4``; empty: the defaults).
+
+    Raises:
+        AgentSpecError: a setting is unknown, given twice, or out of its bounds (the settings class says which).
+    """
+    settings_class = _settings_class(name)
+    try:
+        settings = settings_class.parse(text) if text.strip() else settings_class()
+    except ValueError as err:
+        raise AgentSpecError(f"{_quoted(spec)}: {err}") from None
+    defaults = settings_class()
+    return tuple(
+        (f.name, _setting_text(getattr(settings, f.name)))
+        for f in fields(settings)
+        if getattr(settings, f.name) != getattr(defaults, f.name)
+    )
+
+
+def _setting_text(value: float | int | str) -> str:
+    """A setting's value as canonical text that parses back to the same value (whole floats without ``.0``)."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return str(value)
+
+
+def _checked_code(module: str, attribute: str, spec: str) -> str:
+    """``module:attribute``, once both are names Python could import (nothing is imported here).
+
+    Raises:
+        AgentSpecError: the module is empty, relative or not dotted identifiers, or the attribute is no identifier.
+    """
+    if not all(part.isidentifier() for part in module.split(".")):
+        raise AgentSpecError(f"cannot import {_quoted(module)} for agent {_quoted(spec)}: not an absolute module name")
+    if not attribute.isidentifier():
+        raise AgentSpecError(f"{_quoted(spec)}: {_quoted(attribute)} is not a class name")
+    return f"{module}:{attribute}"
