@@ -1,10 +1,16 @@
 """gubs_env: an exact Gubs rules engine and reinforcement-learning environments built on it.
 
-The engine (:mod:`gubs_env.engine`) needs only numpy; ``gubs_env.env()`` and ``gubs_env.raw_env`` (PettingZoo)
-and :mod:`gubs_env.envs.selfplay` and :mod:`gubs_env.envs.vector` (Gymnasium) are imported on first use.
+The engine (:mod:`gubs_env.engine`) and the encoding (``ActionCodec``, ``NUM_ACTIONS``, ``OBS_SIZE``) need only
+numpy; ``gubs_env.env()`` and ``gubs_env.raw_env`` (PettingZoo), :mod:`gubs_env.envs.selfplay` and
+:mod:`gubs_env.envs.vector` (Gymnasium), one game by action ids on either engine (``open_table``, ``IdTable``) and
+the compiled engine's ``FastGame`` (numba) are imported on first use.
 """
 
+from typing import Any
+
 from gubs_env import viz as _viz  # noqa: F401  (registers the table pictures every Game shows)
+from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
+from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import (
     CARDS,
     Action,
@@ -22,24 +28,44 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CARDS",
+    "NUM_ACTIONS",
+    "OBS_SIZE",
     "Action",
+    "ActionCodec",
+    "FastGame",
     "Game",
     "GubsVectorEnv",
+    "IdTable",
     "IllegalActionError",
     "InvalidStateError",
     "Kind",
     "RuleOptions",
     "SelfPlayEnv",
     "env",
+    "open_table",
     "raw_env",
 ]
 
+_LAZY = {
+    "env": "gubs_env.envs",
+    "raw_env": "gubs_env.envs",
+    "SelfPlayEnv": "gubs_env.envs",
+    "GubsVectorEnv": "gubs_env.envs",
+    "IdTable": "gubs_env.envs",
+    "open_table": "gubs_env.envs",
+    "FastGame": "gubs_env.fast",
+}
+"""Names imported on first use, and where from: the environments need gymnasium and pettingzoo, the compiled
+engine numba, so that the engine alone works without those packages and ``import gubs_env`` stays quick."""
 
-def __getattr__(name: str):
-    # The RL environments need gymnasium and pettingzoo: import them only when asked for, so that the
-    # engine alone works without those packages.
-    if name in ("env", "raw_env", "SelfPlayEnv", "GubsVectorEnv"):
-        from gubs_env import envs
 
-        return getattr(envs, name)
-    raise AttributeError(f"module 'gubs_env' has no attribute {name!r}")
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'gubs_env' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_LAZY[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

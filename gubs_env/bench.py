@@ -19,7 +19,6 @@ runs.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import platform
 import random
 import sys
@@ -31,6 +30,7 @@ from typing import Any
 from tqdm import tqdm
 
 from gubs_env.engine import Game
+from gubs_env.envs.engines import ENGINES, fast_engine_available
 from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int, run_command
 
 
@@ -215,12 +215,9 @@ def _table(rows: list[EngineFigures]) -> str:
     return "\n".join(lines)
 
 
-ENGINES = ("fast", "reference", "both")
-
-
-def fast_engine_available() -> bool:
-    """Whether numba (and so :mod:`gubs_env.fast`) can be imported."""
-    return importlib.util.find_spec("numba") is not None
+BOTH = "both"
+BENCH_ENGINES = (*ENGINES, BOTH)
+"""``--engine``: one of the engines, or both side by side."""
 
 
 def warm_up_fast_engine() -> float:
@@ -467,8 +464,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--engine",
-        choices=ENGINES,
-        default="both",
+        choices=BENCH_ENGINES,
+        default=BOTH,
         help="which engine to measure: the compiled one, the reference one, or both side by side (default: both)",
     )
     parser.add_argument(
@@ -485,8 +482,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print Markdown tables."""
     args = parse_args(argv)
-    fast = args.engine in ("fast", "both")
-    reference = args.engine in ("reference", "both")
+    fast = args.engine in ("fast", BOTH)
+    reference = args.engine in ("reference", BOTH)
     if fast and not fast_engine_available():
         print("The fast engine needs numba: pip install -e '.[fast]'")
         return 1

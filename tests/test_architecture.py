@@ -26,9 +26,10 @@ ALLOWED: dict[str, set[str]] = {
     "gubs_env.openspiel": {"gubs_env.engine", "gubs_env.encoding"},
     "gubs_env": LIBRARY | {"gubs_env.viz", "gubs_env.envs"},
     "agents.bots": LIBRARY,
-    "agents.evaluate": LIBRARY | {"agents.bots"},
+    "agents.evaluate": LIBRARY | {"gubs_env.envs", "agents.bots"},
     "agents.training": LIBRARY | {"gubs_env.envs", "agents.bots", "agents.evaluate"},
-    "agents.rllib": LIBRARY | {"gubs_env", "agents", "agents.bots", "agents.evaluate", "agents.training"},
+    "agents.rllib": LIBRARY
+    | {"gubs_env", "gubs_env.envs", "agents", "agents.bots", "agents.evaluate", "agents.training"},
     "agents.play": LIBRARY | {"gubs_env.viz", "agents.bots", "agents.evaluate"},
     "agents": {"agents.bots", "agents.evaluate"},
 }

@@ -1,25 +1,26 @@
 """Head-to-head evaluation: seat-rotated games between agents, win rates with Wilson intervals.
 
-Games run on the engine directly (no environment wrappers), with each agent seeing exactly what the
-environments would show it: on the compiled engine (:mod:`gubs_env.fast`) when numba is installed and no log is
-kept, else on the reference engine. Both give the same game for the same deal and choices (``tests/fast``), so
-results do not depend on which one ran. Tournaments (:mod:`agents.evaluate.tournament`) are built on these games.
+Games run on an :class:`~gubs_env.encoding.id_table.IdTable` (no environment wrappers), with each agent seeing
+exactly what the environments would show it: on the compiled engine (:mod:`gubs_env.fast`) when numba is installed
+and no log is kept, else on the reference engine. Both give the same game for the same deal and choices
+(``tests/fast``), so results do not depend on which one ran. Tournaments (:mod:`agents.evaluate.tournament`) are
+built on these games.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from tqdm import tqdm
 
 from agents.bots.base import Agent
 from gubs_env.encoding.action_table import ActionCodec
+from gubs_env.encoding.id_table import IdTable, ReferenceTable
 from gubs_env.engine import Game
+from gubs_env.envs.engines import AUTO, check_engine, open_table
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -59,17 +60,13 @@ class MatchResult:
         return f"{self.agent}: {self.win_rate:.1%} wins [{low:.1%}, {high:.1%}] over {games}"
 
 
-ENGINES = ("auto", "fast", "reference")
-"""Which engine :func:`play_game` uses: ``auto`` is the compiled one when it can serve (numba installed, no log)."""
-
-
 def play_game(
     table: Sequence[Agent],
     seed: int,
     codec: ActionCodec | None = None,
     *,
     record_log: bool = False,
-    engine: str = "auto",
+    engine: str = AUTO,
     **rule_options,
 ) -> Game:
     """One game dealt with ``seed``, ``table[seat]`` playing each seat; returns the finished game.
@@ -78,46 +75,38 @@ def play_game(
     An agent that decides from the game itself (``needs_game``, the search bots) is asked through
     :meth:`~agents.bots.base.Agent.act_in_game`, on the reference engine. ``record_log`` keeps the game's log
     (needed for a :class:`~gubs_env.records.record.GameRecord`; slower, and only the reference engine keeps
-    one). ``engine`` is one of :data:`ENGINES`; the compiled engine plays the same game about 1.4 times as fast
-    when a heuristic agent is at the table (the agents' own time is the rest).
+    one). ``engine`` is one of :data:`~gubs_env.envs.engines.ENGINE_CHOICES`; the compiled engine plays the same
+    game about 1.4 times as fast when a heuristic agent is at the table (the agents' own time is the rest).
+
+    Raises:
+        ValueError: an unknown engine, or ``engine="fast"`` with an agent that decides from the game itself.
     """
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
+    check_engine(engine)
     for i, agent in enumerate(table):
         agent.reset(seed * 101 + i)
     searching = any(agent.needs_game for agent in table)
     if searching and engine == "fast":
         raise ValueError("an agent at this table decides from the game itself: it plays on the reference engine")
-    fast = None if record_log or searching or engine == "reference" else _fast_table(engine == "fast", **rule_options)
-    if fast is not None:
-        return _play_fast(table, seed, fast)
     n = len(table)
-    codec = codec or ActionCodec(n)
-    game = Game(n, seed=seed, record_log=record_log, **rule_options)
-    while (seat := game.current_player) is not None:
-        game.apply(codec.action(table[seat].act_in_game(game, codec), seat))
-    return game
+    ids: IdTable
+    if record_log or searching:  # only the reference engine keeps a log and is a Game to search
+        ids = ReferenceTable(n, seed, record_log=record_log, **rule_options)
+    else:
+        ids = open_table(engine, n, seed, **rule_options)
+    ask = _asking_the_game(table, ids, codec or ActionCodec(n)) if searching else _asking_the_agents(table, ids)
+    while (seat := ids.actor) >= 0:
+        ids.step(ask(seat))
+    return ids.game  # the finished position: the table's own game, or the compiled engine's as a reference game
 
 
-@functools.lru_cache(maxsize=8)
-def _fast_table(required: bool, **rule_options: Any) -> Any:
-    """A single game of the compiled engine for these rule options, reused; None if numba is missing."""
-    try:
-        from gubs_env.fast import FastGame
-    except ImportError:
-        if required:
-            raise
-        return None
-    return FastGame(2, seed=0, **rule_options)
+def _asking_the_agents(table: Sequence[Agent], ids: IdTable) -> Callable[[int], int]:
+    """Each seat's agent asked with what the environments would show it (the mask is its own copy to keep)."""
+    return lambda seat: table[seat].act(ids.observation(seat), ids.action_mask())
 
 
-def _play_fast(table: Sequence[Agent], seed: int, game: Any) -> Game:
-    """:func:`play_game` on the compiled engine; the finished position comes back as a reference game."""
-    game.reset(seed, len(table))
-    while (seat := game.actor) >= 0:
-        # a copy of the mask: an agent may keep what it was shown, and the game's own is rewritten every step
-        game.step(table[seat].act(game.observe(seat), game.mask.copy()))
-    return game.export_game(record_log=False)
+def _asking_the_game(table: Sequence[Agent], ids: IdTable, codec: ActionCodec) -> Callable[[int], int]:
+    """Each seat's agent asked with the reference game itself, as the search bots decide."""
+    return lambda seat: table[seat].act_in_game(ids.game, codec)
 
 
 def wants_progress(progress: bool | None) -> bool:

@@ -28,11 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gubs_env.envs.engines import ENGINES, Engine
 from gubs_env.support.cli import CommandParser, non_negative_int, positive_float, run_command
 
 LAYOUTS = (("local", 1), ("local", 2), ("two-node cluster", 2))
 """Where the sampling runs: (Ray layout, env runners)."""
-ENGINES = ("reference", "fast")
+SAMPLED: tuple[Engine, ...] = tuple(sorted(ENGINES, key=lambda engine: engine != "reference"))
+"""The engines whose sampling is timed, the reference first: the baseline leads the table."""
 
 _RLLIB_RATE = re.compile(r"([\d,]+) learner steps/s, ([\d,]+) env steps/s")
 _SB3_RATE = re.compile(r"trained [\d,]+ timesteps in [\d.]+ min \(([\d,]+) steps/s\)")
@@ -180,7 +182,7 @@ def _sampled_steps(env_runner: Any) -> int:
     return sum(episode.env_steps() for episode in env_runner.sample())
 
 
-def measure_sampling(layout: str, runners: int, engines: list[str], seconds: float) -> list[Sampling]:
+def measure_sampling(layout: str, runners: int, engines: list[Engine], seconds: float) -> list[Sampling]:
     """Start Ray in ``layout``, then time each engine's env runners sampling for about ``seconds``."""
     import ray
 
@@ -253,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         sampled = []
         for layout, runners in LAYOUTS:
             print(f"sampling on {layout} Ray, {runners} env runner(s), {args.sample_seconds:g} s each", flush=True)
-            sampled += measure_sampling(layout, runners, list(ENGINES), args.sample_seconds)
+            sampled += measure_sampling(layout, runners, list(SAMPLED), args.sample_seconds)
         print(sampling_report(sampled), flush=True)
     if args.part in ("all", "training"):
         with tempfile.TemporaryDirectory() as folder:

@@ -12,12 +12,12 @@ action-masking modules read. An action id that is in the space but not legal now
 seat that chose it and 0 for the others, as the PettingZoo ``env()`` does: a policy that masks never sees it,
 and RLlib's environment check (which steps unmasked random actions) runs through.
 
-The config's ``engine`` picks who plays the game: ``"reference"`` (the default), the readable engine
-(:class:`gubs_env.engine.Game`), or ``"fast"``, the compiled engine (:mod:`gubs_env.fast`, through one slot of
-:class:`~agents.rllib.fast_tables.FastTables`). Both give the same episodes for a seed: the same deals, agents,
-observations, masks and rewards. One game at a time the readable engine is the quicker; training plays all of an
-env runner's games in one batch of the compiled engine through :class:`~agents.rllib.runner.FastEnvRunner`, which
-steps :class:`~agents.rllib.fast_tables.FastTables` itself (docs/rllib.md).
+The config's ``engine`` picks who plays the game (:func:`gubs_env.envs.engines.open_table`): ``"reference"``
+(the default), the readable engine (:class:`gubs_env.engine.Game`), ``"fast"``, the compiled engine
+(:class:`gubs_env.fast.FastGame`), or ``"auto"``. Both give the same episodes for a seed: the same deals, agents,
+observations, masks and rewards. Training plays all of an env runner's games in one batch of the compiled engine
+through :class:`~agents.rllib.runner.FastEnvRunner`, which steps :class:`~agents.rllib.fast_tables.FastTables`
+itself (docs/rllib.md).
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ from agents.rllib.seats import (
     rule_options_of,
     table_sizes,
 )
-from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
-from gubs_env.encoding.observation import encode
+from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine import Game
+from gubs_env.envs.engines import Engine, IdTable, open_table
 
 __all__ = [
     "ILLEGAL_REWARD",
@@ -72,8 +72,8 @@ class GubsMultiAgentEnv(MultiAgentEnv):
 
     Args:
         config: ``players`` (list of table sizes, default ``[2]``), ``rule_options`` (engine rule options,
-            e.g. ``{"max_turns": 500}``) and ``engine`` (``"reference"``, the default, or ``"fast"``); RLlib
-            passes its ``EnvContext`` here.
+            e.g. ``{"max_turns": 500}``) and ``engine`` (``"reference"``, the default, ``"fast"`` or ``"auto"``);
+            RLlib passes its ``EnvContext`` here.
 
     Raises:
         ValueError: a bad table size, rule option or engine.
@@ -87,11 +87,7 @@ class GubsMultiAgentEnv(MultiAgentEnv):
         self.sizes = table_sizes(config)
         self.rule_options = rule_options_of(config)
         self.engine = engine_of(config)
-        self._play: _ReferenceGame | _FastGame = (
-            _FastGame(self.sizes, self.rule_options)
-            if self.engine == "fast"
-            else _ReferenceGame(self.sizes, self.rule_options)
-        )
+        self._play = _Games(self.engine, self.sizes, self.rule_options)
         self.possible_agents = list[Any](possible_agents(self.sizes))
         self.agents = []
         one = observation_space()
@@ -144,83 +140,59 @@ class GubsMultiAgentEnv(MultiAgentEnv):
             raise RuntimeError("call reset() before step()")
 
 
-class _ReferenceGame:
-    """One game after another on the readable engine (the env's ``engine="reference"``)."""
+class _Games:
+    """One game after another on either engine: the deals of a seat stream, ids in, the env's dicts out."""
 
-    def __init__(self, sizes: list[int], rule_options: dict[str, Any]) -> None:
-        Game(sizes[0], seed=0, record_log=False, **rule_options)  # the engine checks the options
-        self.sizes, self.rule_options = sizes, rule_options
+    def __init__(self, engine: Engine, sizes: list[int], rule_options: dict[str, Any]) -> None:
+        open_table(engine, sizes[0], 0, **rule_options)  # the engine checks the options now, not at the first reset
+        self.engine, self.sizes, self.rule_options = engine, sizes, rule_options
         self._rng = np.random.default_rng()
-        self._codecs = {n: ActionCodec(n) for n in set(sizes)}
-        self._game: Game | None = None
+        self._table: IdTable | None = None
+        self._names: list[str] = []
         self._seen: set[int] = set()
+        """The seats that have observed in this game: they get a last observation and a reward at its end."""
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        """The legal ids the seat to act was shown: what its action is checked against."""
+
+    def table(self) -> IdTable:
+        assert self._table is not None  # the env resets before it asks
+        return self._table
 
     def game(self) -> Game:
-        assert self._game is not None  # the env resets before it asks
-        return self._game
+        return self.table().game
 
     def names(self) -> list[str]:
-        return [agent_id(seat, self.game().num_players) for seat in range(self.game().num_players)]
+        return self._names
 
     def seat_to_act(self) -> int:
-        seat = self.game().current_player
-        assert seat is not None  # a running game always has a player to decide
-        return seat
+        return self.table().actor
 
     def reset(self, seed: int | None) -> AgentDict:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         players, game_seed = deal(self._rng, self.sizes)
-        self._game = Game(players, seed=game_seed, record_log=False, **self.rule_options)
+        self._table = open_table(self.engine, players, game_seed, **self.rule_options)
+        self._names = [agent_id(seat, players) for seat in range(players)]
         self._seen = set()
         return self._to_act()
 
     def step(self, action: int) -> StepResult:
-        game, seat = self.game(), self.seat_to_act()
-        codec = self._codecs[game.num_players]
-        if action not in codec.ids(game.legal_actions(), seat):
-            return illegal_end(self._final_observations(), self.names()[seat], action)
-        game.apply(codec.action(action, seat))
-        if game.is_over:
-            return game_over(self._final_observations(), self.names(), game.winners(), game.truncated)
+        table, seat = self.table(), self.seat_to_act()
+        if not self._mask[action]:
+            return illegal_end(self._final_observations(), self._names[seat], action)
+        table.step(action)
+        if table.over:
+            return game_over(self._final_observations(), self._names, table.winners(), table.truncated)
         return playing(self._to_act())
 
     def _to_act(self) -> AgentDict:
-        game, seat = self.game(), self.seat_to_act()
+        table, seat = self.table(), self.seat_to_act()
         self._seen.add(seat)
-        mask = self._codecs[game.num_players].mask(game.legal_actions(), seat)
-        return {self.names()[seat]: observation(encode(game.state, seat), mask)}
+        self._mask = table.action_mask()
+        return {self._names[seat]: observation(table.observation(seat), self._mask)}
 
     def _final_observations(self) -> AgentDict:
         """Every seat that has observed gets a last observation (with an empty mask) to close its episode."""
         empty = np.zeros(NUM_ACTIONS, dtype=np.float32)
-        names = self.names()
-        return {names[seat]: observation(encode(self.game().state, seat), empty) for seat in sorted(self._seen)}
-
-
-class _FastGame:
-    """One game after another on the compiled engine: slot 0 of a one-slot :class:`FastTables`."""
-
-    def __init__(self, sizes: list[int], rule_options: dict[str, Any]) -> None:
-        from agents.rllib.fast_tables import FastTables  # numba loads only for this engine
-
-        self._tables = FastTables(1, sizes, rule_options)
-        self._actions = np.zeros(1, dtype=np.int64)
-
-    def game(self) -> Game:
-        return self._tables.export(0)
-
-    def names(self) -> list[str]:
-        return self._tables.names(0)
-
-    def seat_to_act(self) -> int:
-        return self._tables.seat_to_act(0)
-
-    def reset(self, seed: int | None) -> AgentDict:
-        return self._tables.reset([0], [seed])[0]
-
-    def step(self, action: int) -> StepResult:
-        self._actions[0] = action
-        result = self._tables.step(self._actions)[0]
-        assert result is not None  # the one slot acted
-        return result
+        table = self.table()
+        return {self._names[seat]: observation(table.observation(seat), empty) for seat in sorted(self._seen)}

@@ -17,12 +17,12 @@ from gymnasium import spaces
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from gubs_env.envs.engines import ENGINES as ENGINES  # re-exported: train.py as committed imports it from here
+from gubs_env.envs.engines import Engine, resolve_engine
 
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
 ILLEGAL_REWARD = -1.0
-ENGINES = ("fast", "reference")
-"""The engines: the compiled one (:mod:`gubs_env.fast`) and the readable one (:mod:`gubs_env.engine`)."""
 
 AgentDict = dict[Any, Any]
 """RLlib's ``MultiAgentDict``: agent id to a value."""
@@ -97,20 +97,17 @@ def rule_options_of(config: Mapping[str, Any]) -> dict[str, Any]:
     return dict(rule_options)
 
 
-def engine_of(config: Mapping[str, Any]) -> str:
-    """The ``engine`` entry of an env config: ``"reference"`` (the default) or ``"fast"``.
+def engine_of(config: Mapping[str, Any]) -> Engine:
+    """The engine that plays for the ``engine`` entry of an env config; ``"reference"`` when it is missing.
 
-    One game at a time, the readable engine is the quicker of the two (its Python costs less than a call into
-    compiled code); the compiled engine pays off for many games at once, as :class:`~agents.rllib.runner.FastEnvRunner`
-    plays them.
+    The entry takes what every ``engine=`` argument takes (:func:`~gubs_env.envs.engines.resolve_engine`), so
+    ``"auto"`` is the compiled engine when numba is installed.
 
     Raises:
-        ValueError: any other value.
+        ValueError: not one of :data:`~gubs_env.envs.engines.ENGINE_CHOICES`.
+        ImportError: ``"fast"`` without numba.
     """
-    engine = config.get("engine", "reference")
-    if not isinstance(engine, str) or engine not in ENGINES:
-        raise ValueError(f"engine is one of {ENGINES}, not {engine!r}")
-    return engine
+    return resolve_engine(config.get("engine", "reference"))
 
 
 def deal(rng: np.random.Generator, sizes: Sequence[int]) -> tuple[int, int]:

@@ -5,15 +5,15 @@ wrappers (an illegal id ends the game with -1 for the player who chose it, as in
 environments). The agent to act follows the engine: during an interrupt window or an Event choice it is
 the player being asked, not the turn player.
 
-The game is played by the compiled engine (:class:`gubs_env.fast.FastGame`) when numba is installed, else by
-the reference engine (:class:`gubs_env.engine.Game`); ``engine=`` chooses. Both give the same episodes for a
-seed, action for action: observations, masks, rewards, agent order, infos and errors.
+The game is an :class:`~gubs_env.encoding.id_table.IdTable` from :func:`~gubs_env.envs.engines.open_table`:
+the compiled engine (:class:`gubs_env.fast.FastGame`) when numba is installed, else the reference engine
+(:class:`gubs_env.engine.Game`); ``engine=`` chooses. Both give the same episodes for a seed, action for action:
+observations, masks, rewards, agent order, infos and errors.
 """
 
 from __future__ import annotations
 
-import importlib.util
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -21,20 +21,17 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec, checked_id
-from gubs_env.encoding.observation import OBS_SIZE, encode
+from gubs_env.encoding.action_table import NUM_ACTIONS, checked_id
+from gubs_env.encoding.id_table import IdTable, shared_codec
+from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import Game, IllegalActionError
 from gubs_env.engine.positions.serialize import brief
-
-if TYPE_CHECKING:
-    from gubs_env.fast import FastGame
+from gubs_env.envs.engines import AUTO, open_table, resolve_engine
 
 RENDER_MODES = ("ansi", "human")
-ENGINES = ("auto", "fast", "reference")
-"""``engine=`` of :func:`env` and :class:`raw_env`: ``"auto"`` is ``"fast"`` when numba is installed."""
 
 
-def env(num_players: int = 2, render_mode: str | None = None, engine: str = "auto", **rule_options: Any) -> AECEnv:
+def env(num_players: int = 2, render_mode: str | None = None, engine: str = AUTO, **rule_options: Any) -> AECEnv:
     """The Gubs AEC environment with the standard wrappers of PettingZoo's classic games.
 
     Args:
@@ -47,22 +44,6 @@ def env(num_players: int = 2, render_mode: str | None = None, engine: str = "aut
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
-
-
-def resolve_engine(engine: Any) -> str:
-    """``"fast"`` or ``"reference"`` for an ``engine=`` argument.
-
-    Raises:
-        ValueError: not one of :data:`ENGINES`.
-        ImportError: ``"fast"`` without numba.
-    """
-    if not isinstance(engine, str) or engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, not {brief(engine)}")
-    if engine == "auto":
-        return "fast" if importlib.util.find_spec("numba") is not None else "reference"
-    if engine == "fast" and importlib.util.find_spec("numba") is None:
-        raise ImportError("engine='fast' needs numba: pip install -e '.[fast]'")
-    return engine
 
 
 class raw_env(AECEnv, EzPickle):
@@ -82,7 +63,7 @@ class raw_env(AECEnv, EzPickle):
     metadata = {"render_modes": list(RENDER_MODES), "name": "gubs_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(
-        self, num_players: int = 2, render_mode: str | None = None, engine: str = "auto", **rule_options: Any
+        self, num_players: int = 2, render_mode: str | None = None, engine: str = AUTO, **rule_options: Any
     ) -> None:
         EzPickle.__init__(self, num_players, render_mode, engine, **rule_options)
         super().__init__()
@@ -97,7 +78,7 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agents = self.possible_agents[:]
         self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        self._codec = ActionCodec(self.num_players)
+        self._codec = shared_codec(self.num_players)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
@@ -106,7 +87,7 @@ class raw_env(AECEnv, EzPickle):
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._table: _ReferenceTable | _FastTable | None = None
+        self._table: IdTable | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The same Dict space for every agent."""
@@ -119,7 +100,7 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game; ``seed`` fixes the whole game."""
         if self._table is None:
-            self._table = self._new_table(seed)
+            self._table = open_table(self.engine, self.num_players, seed, **self.rule_options)
         else:
             self._table.reset(seed)
         self.agents = self.possible_agents[:]
@@ -129,13 +110,6 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self._table.actor]  # a new game always asks somebody
-
-    def _new_table(self, seed: int | None) -> _ReferenceTable | _FastTable:
-        if self.engine == "reference":
-            return _ReferenceTable(self.num_players, seed, self.rule_options, self._codec)
-        from gubs_env.fast import FastGame
-
-        return _FastTable(FastGame(self.num_players, seed, **self.rule_options), self._codec)
 
     @property
     def game(self) -> Game:
@@ -154,7 +128,10 @@ class raw_env(AECEnv, EzPickle):
     @game.setter
     def game(self, position: Game | dict[str, Any]) -> None:
         table = self._started()
-        table.game = position
+        game = position if isinstance(position, Game) else Game.from_dict(position, record_log=False)
+        if game.num_players != self.num_players:
+            raise ValueError(f"the env seats {self.num_players} players, not {game.num_players}")
+        table.import_game(game)
         if table.actor >= 0:
             self.agent_selection = self.possible_agents[table.actor]
 
@@ -168,12 +145,16 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation; its action mask is non-zero only when it must act."""
         table, seat = self._started(), self.seat_of(agent)
-        mask = table.mask(seat)
-        return {"observation": table.observe(seat), "action_mask": mask}
+        return {"observation": table.observation(seat), "action_mask": self._mask(table, seat)}
 
     def action_mask(self, agent: str) -> np.ndarray:
         """Only the mask (cheaper than :meth:`observe`)."""
-        return self._started().mask(self.seat_of(agent))
+        return self._mask(self._started(), self.seat_of(agent))
+
+    @staticmethod
+    def _mask(table: IdTable, seat: int) -> np.ndarray:
+        """The table's mask for the seat to act, and an empty one for every other seat."""
+        return table.action_mask() if seat == table.actor else np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def step(self, action: int | None) -> None:
         """Apply the acting agent's action id.
@@ -189,7 +170,12 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         table = self._started()
-        table.step(action)
+        try:
+            table.step(action)
+        except IllegalActionError:
+            # the reference engine words the refusal, so that both engines say the same (a rare path)
+            table.game.apply(self._codec.action(checked_id(action), table.actor))
+            raise
         self._cumulative_rewards[agent] = 0
         if table.actor < 0:
             self._finish(table)
@@ -199,7 +185,7 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def _finish(self, table: _ReferenceTable | _FastTable) -> None:
+    def _finish(self, table: IdTable) -> None:
         """Every winner +1 and every other player -1; a truncated game gives 0 (RULES.md §6, R23)."""
         if table.truncated:
             self.truncations = dict.fromkeys(self.agents, True)
@@ -222,107 +208,7 @@ class raw_env(AECEnv, EzPickle):
     def close(self) -> None:
         """Nothing to release."""
 
-    def _started(self) -> _ReferenceTable | _FastTable:
+    def _started(self) -> IdTable:
         if self._table is None:
             raise RuntimeError("call reset() before using the environment")
         return self._table
-
-
-class _ReferenceTable:
-    """The env's game on the reference engine: ids in, masks and observations out."""
-
-    def __init__(self, num_players: int, seed: int | None, rule_options: dict[str, Any], codec: ActionCodec) -> None:
-        self._num_players, self._options, self._codec = num_players, rule_options, codec
-        self._game = Game(num_players, seed=seed, record_log=False, **rule_options)
-
-    def reset(self, seed: int | None) -> None:
-        self._game = Game(self._num_players, seed=seed, record_log=False, **self._options)
-
-    @property
-    def game(self) -> Game:
-        return self._game
-
-    @game.setter
-    def game(self, position: Game | dict[str, Any]) -> None:
-        game = position if isinstance(position, Game) else Game.from_dict(position, record_log=False)
-        _check_table_size(game.num_players, self._num_players)
-        self._game = game
-
-    @property
-    def actor(self) -> int:
-        seat = self._game.current_player
-        return -1 if seat is None else seat
-
-    @property
-    def truncated(self) -> bool:
-        return self._game.truncated
-
-    def winners(self) -> list[int]:
-        return self._game.winners()
-
-    def mask(self, seat: int) -> np.ndarray:
-        if seat != self._game.current_player:
-            return np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return self._codec.mask(self._game.legal_actions(), seat)
-
-    def observe(self, seat: int) -> np.ndarray:
-        return encode(self._game.state, seat)
-
-    def step(self, action: Any) -> None:
-        """Apply an id given as :func:`checked_id` takes it."""
-        seat = self._game.current_player
-        assert seat is not None  # a finished game's agents are terminated: the env never steps it
-        self._game.apply(self._codec.action(checked_id(action), seat))
-
-
-class _FastTable:
-    """The env's game on the compiled engine, with the reference engine's errors for illegal ids."""
-
-    def __init__(self, fast: FastGame, codec: ActionCodec) -> None:
-        self._fast, self._codec = fast, codec
-
-    def reset(self, seed: int | None) -> None:
-        self._fast.reset(seed)
-
-    @property
-    def game(self) -> Game:
-        return self._fast.export_game(record_log=False)
-
-    @game.setter
-    def game(self, position: Game | dict[str, Any]) -> None:
-        game = position if isinstance(position, Game) else Game.from_dict(position, record_log=False)
-        _check_table_size(game.num_players, self._fast.num_players)
-        self._fast.import_game(game)
-
-    @property
-    def actor(self) -> int:
-        return self._fast.actor
-
-    @property
-    def truncated(self) -> bool:
-        return self._fast.truncated
-
-    def winners(self) -> list[int]:
-        return self._fast.winners()
-
-    def mask(self, seat: int) -> np.ndarray:
-        if seat != self._fast.actor:
-            return np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return self._fast.mask.copy()  # the caller's to keep: the game's own mask changes with every step
-
-    def observe(self, seat: int) -> np.ndarray:
-        return self._fast.observe(seat)
-
-    def step(self, action: Any) -> None:
-        """Apply an id given as :func:`checked_id` takes it (``FastGame.step`` checks it)."""
-        try:
-            self._fast.step(action)
-        except IllegalActionError:
-            # the reference engine words the refusal, so that both engines say the same (a rare path)
-            self.game.apply(self._codec.action(checked_id(action), self._fast.actor))
-            raise
-
-
-def _check_table_size(players: int, seats: int) -> None:
-    if players != seats:
-        raise ValueError(f"the env seats {seats} players, not {players}")

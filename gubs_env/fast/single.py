@@ -11,6 +11,9 @@ True
 :class:`~gubs_env.fast.FastGames` steps many games per call, and its fixed cost per call (a parallel kernel's
 launch, a dozen array arguments, the thread count) is more than one game's rules. Here every call is one serial
 compiled function of four array arguments at most, so a single game runs faster than on the reference engine.
+
+``FastGame`` is an :class:`~gubs_env.encoding.id_table.IdTable` (``action_mask()``, ``observation(seat)``,
+``over``, ``game``), so code written for that protocol plays the compiled engine with nothing in between.
 """
 
 from __future__ import annotations
@@ -158,6 +161,15 @@ class FastGame:
         return self._actor < 0
 
     @property
+    def over(self) -> bool:
+        """The same as :attr:`is_over`: the name :class:`~gubs_env.encoding.id_table.IdTable` reads."""
+        return self._actor < 0
+
+    def action_mask(self) -> np.ndarray:
+        """A writable copy of :attr:`mask`, the caller's to keep (all 0 once the game is over)."""
+        return self._legal.copy()
+
+    @property
     def truncated(self) -> bool:
         """Whether the game was cut at the turn limit (R23)."""
         return bool(self._row[L.TRUNCATED])
@@ -188,6 +200,8 @@ class FastGame:
         encode(self._row, int(seat), out)
         return out
 
+    observation = observe  # the IdTable name; an alias rather than a wrapper, so that it costs no extra call
+
     def scores(self) -> list[int]:
         """Points per seat now (RULES.md §6)."""
         return [int(score(self._row, s)) for s in range(self._num_players)]
@@ -209,3 +223,8 @@ class FastGame:
     def export_game(self, *, record_log: bool = True) -> Game:
         """The position as a reference :class:`Game` (same position, same random future)."""
         return Game.from_dict(self.to_dict(), record_log=record_log)
+
+    @property
+    def game(self) -> Game:
+        """The position as a reference :class:`Game` without a log: a copy, so changes to it do not reach this game."""
+        return self.export_game(record_log=False)
