@@ -10,6 +10,7 @@ from agents.bots.base import Agent
 from agents.bots.random_agent import RandomAgent
 
 _LAZY = {
+    "AgentSpec": "agents.bots.spec",
     "HeuristicAgent": "agents.bots.heuristic",
     "MatchResult": "agents.evaluate.matches",
     "PPOAgent": "agents.bots.ppo",
@@ -24,6 +25,7 @@ _LAZY = {
 
 __all__ = [
     "Agent",
+    "AgentSpec",
     "HeuristicAgent",
     "MatchResult",
     "PPOAgent",

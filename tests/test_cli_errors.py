@@ -483,10 +483,10 @@ def _shell(*argv: str, cwd: Path | None = None, timeout: float = 120) -> subproc
         (["train.py", "--backend", "x"], "python train.py"),
         (["train.py", "--backend"], "python train.py"),
         (["train.py", "--backend=" + "x" * 1000], "python train.py"),
-        (["-m", "agents.rllib.train", "--minutes", "0"], "python -m agents.rllib.train"),
-        (["-m", "agents.rllib.train", "--bogus"], "python -m agents.rllib.train"),
-        (["-m", "agents.rllib.bench", "--env-runners", "-1"], "python -m agents.rllib.bench"),
-        (["-m", "agents.rllib.bench", "--minutes"], "python -m agents.rllib.bench"),
+        (["train.py", "--backend", "rllib", "--minutes", "0"], "python train.py"),
+        (["train.py", "--backend", "rllib", "--bogus"], "python train.py"),
+        (["-m", "agents.training.rllib.bench", "--env-runners", "-1"], "python -m agents.training.rllib.bench"),
+        (["-m", "agents.training.rllib.bench", "--minutes"], "python -m agents.training.rllib.bench"),
         (["-m", "agents.bots.heuristic", "--positions", "0"], "python -m agents.bots.heuristic"),
         (["-m", "gubs_env.viz", "--players", "9", "--out", "x.svg"], "python -m gubs_env.viz"),
         (["-m", "gubs_env.viz", "--out", "/proc/x/y.svg"], "python -m gubs_env.viz"),
@@ -539,10 +539,10 @@ def test_a_bot_that_fails_in_the_terminal_game_is_one_line_and_status_1(
 
 
 def _train_argv_error(argv: list[str], capsys) -> str:
-    from agents.training import main as sb3
+    from agents.training import command
 
     with pytest.raises(SystemExit) as stop:
-        sb3.parse_args(argv)
+        command.main(argv)
     assert stop.value.code == cli.EXIT_USAGE
     err = capsys.readouterr().err
     _one_error_line(err, "python train.py")
@@ -562,49 +562,52 @@ def test_train_refuses_an_output_it_cannot_write_before_any_set_up(tmp_path: Pat
 def test_train_numbers_a_new_default_folder_and_refuses_an_explicit_one_that_holds_a_run(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    from agents.training import main as sb3
+    from agents.training.trainer import choose_out
 
     monkeypatch.chdir(tmp_path)
     run = tmp_path / "runs" / "gubs"
     run.mkdir(parents=True)
     (run / "run.json").write_text("{}")
-    assert sb3.parse_args(["--steps", "1"]).out == Path("runs/gubs-2")
+    assert choose_out(None, False, "sb3")[0] == Path("runs/gubs-2")
     err = _train_argv_error(["--out", "runs/gubs"], capsys)
-    assert "already holds a run: pass --resume" in err
+    assert "already holds a run: resume it (--resume)" in err
     assert (run / "run.json").read_text() == "{}"
 
 
 def test_train_resume_without_out_takes_the_run_saved_last(tmp_path: Path, monkeypatch, capsys) -> None:
-    from agents.training import main as sb3
+    from agents.training.command import parse
+    from agents.training.trainer import choose_out
     from tests.test_train import committed_run
 
     monkeypatch.chdir(tmp_path)
-    assert "pass --out DIR" in _train_argv_error(["--resume"], capsys)  # no runs/ at all
+    assert "name the run's folder (--out)" in _train_argv_error(["--resume"], capsys)  # no runs/ at all
     (tmp_path / "runs" / "gubs-empty").mkdir(parents=True)  # a folder without run.json is no run
     assert "no runs/gubs* folder holds a run.json" in _train_argv_error(["--resume"], capsys)
     for name, stamp in (("gubs", 3_000), ("gubs-2", 1_000), ("gubs-mix", 2_000)):
         committed_run(tmp_path / "runs" / name, timesteps=10)
         os.utime(tmp_path / "runs" / name / "run.json", (stamp, stamp))
-    assert sb3.parse_args(["--resume"]).out == Path("runs/gubs")
+    assert parse(["--resume"]).out == Path("runs/gubs")
     os.utime(tmp_path / "runs" / "gubs-mix" / "run.json", (4_000, 4_000))
-    args = sb3.parse_args(["--resume"])
-    assert args.out == Path("runs/gubs-mix") and "saved last" in args.out_note
+    folder, how = choose_out(None, True, "sb3")
+    assert folder == Path("runs/gubs-mix") and "saved last" in how
 
 
 def test_train_says_which_folder_it_uses_first(tmp_path: Path, monkeypatch, capsys) -> None:
-    from agents.training import main as sb3
+    import agents.training.sb3
+    from agents.training import command
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sb3, "train", lambda args: _raise(_Started()))
+    monkeypatch.setattr(agents.training.sb3, "train_sb3", lambda run: _raise(_Started()))
     with pytest.raises(_Started):
-        sb3.main(["--steps", "1"])
+        command.main(["--steps", "1"])
     assert capsys.readouterr().out.splitlines() == ["new run in runs/gubs (the first free default folder)"]
 
 
 def test_a_checkpoint_that_matches_its_digest_but_cannot_be_loaded_is_status_2(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    from agents.training import main as sb3
+    import agents.training.sb3
+    from agents.training import command
     from tests.test_train import committed_run
 
     class NoEnvs:
@@ -615,9 +618,10 @@ def test_a_checkpoint_that_matches_its_digest_but_cannot_be_loaded_is_status_2(
     (tmp_path / "checkpoint-000000020.zip").write_text("written after the commit")  # resuming would delete it
     (tmp_path / "snapshots").mkdir()
     before = {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
-    monkeypatch.setattr(sb3, "make_envs", lambda args: NoEnvs())  # the set-up is not what is tested
-    code = sb3.main(["--resume", "--out", str(tmp_path), "--steps", "20", "--no-progress"])
-    assert code == cli.EXIT_USAGE
+    monkeypatch.setattr(agents.training.sb3, "make_envs", lambda config: NoEnvs())  # the set-up is not tested
+    with pytest.raises(SystemExit) as stop:
+        command.main(["--resume", "--out", str(tmp_path), "--steps", "20", "--no-progress"])
+    assert stop.value.code == cli.EXIT_USAGE
     captured = capsys.readouterr()
     _one_error_line(captured.err, "python train.py")
     assert "matches its digest but cannot be loaded" in captured.err
@@ -742,7 +746,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         },
     ),
     "train": (
-        "agents.training.main",
+        "agents.training.command",
         [],
         {
             "--backend": ["sb3", "rllib", "ray", ""],
@@ -785,7 +789,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         {"--positions": NUMBERS, "--seed": NUMBERS, "--repeats": NUMBERS},
     ),
     "rllib_bench": (
-        "agents.rllib.bench",
+        "agents.training.rllib.bench",
         [],
         {
             "--minutes": NUMBERS,
@@ -844,12 +848,12 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(agents.evaluate.tournament, "run_tournament", _build_then_start)
     if name == "select":
         monkeypatch.setattr(module, "evaluate_candidates", lambda *args, **kwargs: _raise(_Started()))
-    if name == "train":  # both backends parse their arguments; their training is replaced
-        import agents.rllib.train
-        import agents.training.main
+    if name == "train":  # both backends are reached through one command; their training is replaced
+        import agents.training.rllib.train
+        import agents.training.sb3
 
-        monkeypatch.setattr(agents.training.main, "train", lambda args: _raise(_Started()))
-        monkeypatch.setattr(agents.rllib.train, "train", lambda args: _raise(_Started()))
+        monkeypatch.setattr(agents.training.sb3, "train_sb3", lambda run: _raise(_Started()))
+        monkeypatch.setattr(agents.training.rllib.train, "train_rllib", lambda run: _raise(_Started()))
     if name == "heuristic":
         monkeypatch.setattr(module, "benchmark", lambda *args: _raise(_Started()))
     if name == "rllib_bench":  # both parts start Ray: the first one reached stops the command

@@ -1,11 +1,14 @@
-"""train.py: command-line checks, a short smoke run, and --resume."""
+"""train.py: flags into one TrainingConfig, the Python entry point, short runs, and --resume from either side."""
 
 import csv
 import json
+from dataclasses import replace
 
 import pytest
 
-from agents.training import main as train
+from agents.training import PoolConfig, TrainingConfig, train
+from agents.training.command import main, parse
+from agents.training.config import DEFAULTS, ConfigError
 
 TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-progress"]
 
@@ -20,107 +23,170 @@ TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-pro
         (["--steps", "many"], "is not a whole number"),
         (["--bogus"], "unrecognized arguments"),
         (["--workers", "0"], "must be at least 1"),
-        (["--envs", "2", "--workers", "3"], "cannot exceed --envs"),
-        (["--opponent", "ppo-9p"], "--opponent: unknown shipped model 'ppo-9p'"),
-        (["--opponent", "heuristic", "--engine", "reference"], "--opponent needs --engine fast"),
+        (["--envs", "2", "--workers", "3"], "workers (3) cannot exceed envs (2)"),
+        (["--opponent", "ppo-9p"], "unknown shipped model 'ppo-9p'"),
+        (["--opponent", "heuristic", "--engine", "reference"], "opponent needs engine 'fast'"),
+        (["--p-random", "0.6", "--p-heuristic", "0.6"], "add up to more than 1"),
+        (["--backend", "rllib", "--shaping", "1"], "the rllib backend cannot honour shaping"),
+        (["--backend", "rllib", "--imitate-games", "5"], "the rllib backend cannot honour imitate_games"),
+        (["--iterations", "3"], "the sb3 backend cannot honour iterations"),
+        (["--backend", "tf"], "invalid choice: 'tf'"),
     ],
 )
 def test_bad_command_lines_are_rejected_clearly(argv, message, capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_info:
-        train.parse_args([*argv, "--out", str(tmp_path)])
+        parse([*argv, "--out", str(tmp_path)])
     assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
 
 
 def test_resume_needs_a_checkpoint(capsys, tmp_path):
     with pytest.raises(SystemExit):
-        train.parse_args(["--resume", "--out", str(tmp_path)])
+        parse(["--resume", "--out", str(tmp_path)])
     assert "no checkpoint" in capsys.readouterr().err
 
 
-def test_default_budget_is_ten_minutes(tmp_path):
-    args = train.parse_args(["--out", str(tmp_path)])
-    assert args.minutes == 10.0 and args.steps is None and args.players == [2]
-    assert 1 <= args.workers <= args.envs
+def test_flags_become_the_config_a_notebook_would_build(tmp_path):
+    given = parse(["--players", "2", "4", "--minutes", "3", "--p-heuristic", "0.5", "--out", str(tmp_path)])
+    assert given.config == TrainingConfig(players=(2, 4), minutes=3.0, pool=PoolConfig(p_heuristic=0.5))
+    assert given.out == tmp_path and not given.resume and given.progress
+    assert parse([]).config == TrainingConfig()  # no flag: the defaults, nothing more
 
 
-def test_default_recipe_imitates_then_plays_the_heuristic_at_every_seat(tmp_path):
-    args = train.parse_args(["--out", str(tmp_path)])
-    assert args.imitate_games == 1500 and (args.p_random, args.p_heuristic) == (0.0, 1.0)
-    assert args.learning_rate is None and args.ent_coef is None  # a new run takes the defaults below
-    assert (train.DEFAULT_LEARNING_RATE, train.DEFAULT_ENT_COEF) == (1e-4, 0.0)
-    flags = ["--imitate-games", "0", "--p-heuristic", "0.4", "--p-random", "0.1"]
-    chosen = train.parse_args([*flags, "--out", str(tmp_path)])
-    assert (chosen.imitate_games, chosen.p_random, chosen.p_heuristic) == (0, 0.1, 0.4)
+def test_default_recipe_imitates_then_plays_the_heuristic_at_every_seat():
+    config = TrainingConfig().resolved()
+    assert config.minutes == 10.0 and config.steps is None and config.players.as_list() == [2]
+    assert config.imitate_games == 1500 and config.pool == PoolConfig(p_random=0.0, p_heuristic=1.0, pool_size=5)
+    assert (config.learning_rate, config.ent_coef) == (1e-4, 0.0)
+    assert 1 <= (config.workers or 0) <= (config.envs or 0)
 
 
-def test_each_engine_brings_its_own_defaults_and_flags_override_them(tmp_path):
-    fast = train.parse_args(["--out", str(tmp_path)])
-    assert fast.engine == "fast" and fast.lean_policy
+def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_them():
+    fast = TrainingConfig().resolved()
     assert (fast.envs, fast.n_steps, fast.batch_size, fast.epochs) == (64, 64, 1024, 5)
     assert (fast.eval_every, fast.snapshot_every, fast.checkpoint_every) == (250_000, 150_000, 100_000)
-    reference = train.parse_args(["--engine", "reference", "--out", str(tmp_path)])
-    assert not reference.lean_policy  # the earlier path, as it was
-    assert (reference.envs, reference.n_steps, reference.batch_size, reference.epochs) == (8, 256, 256, 5)
+    reference = TrainingConfig(engine="reference").resolved()
+    assert (reference.envs, reference.n_steps, reference.batch_size, reference.threads) == (8, 256, 256, 1)
     assert (reference.eval_every, reference.snapshot_every, reference.checkpoint_every) == (50_000, 50_000, 25_000)
-    chosen = train.parse_args(["--envs", "16", "--epochs", "3", "--eval-every", "7", "--out", str(tmp_path)])
+    chosen = TrainingConfig(envs=16, epochs=3, eval_every=7).resolved()
     assert (chosen.envs, chosen.epochs, chosen.eval_every, chosen.n_steps) == (16, 3, 7, 64)
+    rllib = TrainingConfig(backend="rllib").resolved()
+    assert (rllib.learning_rate, rllib.ent_coef, rllib.imitate_games) == (3e-4, 0.01, 0)
+    assert set(DEFAULTS) == {(b, e) for b in ("sb3", "rllib") for e in ("fast", "reference")}
+    assert all(set(row) == set(DEFAULTS["sb3", "fast"]) for row in DEFAULTS.values())
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"players": [9]}, "a table size must be from 2 to 6"),
+        ({"players": "2"}, "table sizes must be a player count or a list"),
+        ({"players": []}, "non-empty"),
+        ({"minutes": 0}, "minutes must be above 0"),
+        ({"minutes": float("nan")}, "minutes must be a finite number"),
+        ({"steps": True}, "steps must be a whole number"),
+        ({"seed": -1}, "seed must be from 0"),
+        ({"backend": "jax"}, "backend must be one of sb3, rllib"),
+        ({"engine": "gpu"}, "engine must be one of fast, reference"),
+        ({"pool": {"p_random": 0.5, "p_heuristic": 0.6}}, "add up to more than 1"),
+        ({"pool": [0.1]}, "pool must be a PoolConfig"),
+        ({"opponent": "os:system", "engine": "reference"}, "opponent needs engine 'fast'"),
+        ({"opponent": ""}, "opponent:"),
+        ({"hidden": (0,), "backend": "rllib"}, "hidden layer's width must be from 1"),
+        ({"hidden": (64,)}, "the sb3 backend cannot honour hidden"),
+        ({"backend": "rllib", "labels": ["x.npz"]}, "the rllib backend cannot honour labels"),
+        ({"address": " ", "backend": "rllib"}, "address is 'auto' or HOST:PORT"),
+        ({"code_installed": True, "backend": "rllib"}, "code_installed goes with address"),
+    ],
+)
+def test_a_config_refuses_what_no_backend_or_this_backend_can_do(settings, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")) as error:
+        TrainingConfig(**settings)
+    assert "\n" not in str(error.value)
+
+
+def test_a_config_round_trips_through_its_json_and_refuses_hostile_run_data():
+    config = TrainingConfig(players=(2, 4), opponent="ppo-2p", labels=("a.npz",), pool=PoolConfig(0.1, 0.2, 3))
+    data = json.loads(json.dumps(config.to_json()))
+    assert TrainingConfig.from_json(data) == config
+    assert TrainingConfig.from_json(config.resolved().to_json()) == config.resolved()
+    for hostile, message in [
+        ({**data, "speed": 1}, "unknown setting 'speed'"),
+        ({**data, "opponent": "os:system"}, "names code to import, which a run file may not"),
+        ({**data, "opponent": 5}, "opponent must be an agent spec"),
+        ({**data, "opponent": "x" * 400}, "over 300 characters"),
+        ({**data, "pool": {"p_random": "1"}}, "p_random must be a number"),
+        ({**data, "pool": {"surprise": 1}}, "surprise"),
+        ([], "config must be an object"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            TrainingConfig.from_json(hostile)
 
 
 def test_default_output_directory_skips_runs_already_there(tmp_path, monkeypatch):
+    from agents.training.trainer import choose_out
+
     monkeypatch.chdir(tmp_path)
-    assert train.parse_args([]).out == train.Path("runs/gubs")
+    assert choose_out(None, False, "sb3")[0] == tmp_path.joinpath("runs/gubs").relative_to(tmp_path)
     (tmp_path / "runs/gubs").mkdir(parents=True)
-    (tmp_path / "runs/gubs/checkpoint.zip").write_text("x")
-    assert train.parse_args([]).out == train.Path("runs/gubs-2")
+    (tmp_path / "runs/gubs/run.json").write_text("{}")
+    assert str(choose_out(None, False, "sb3")[0]) == "runs/gubs-2"
+    assert str(choose_out(None, False, "rllib")[0]) == "runs/rllib"
+    assert str(choose_out(None, True, "sb3")[0]) == "runs/gubs"  # the run saved last
     with pytest.raises(SystemExit):
-        train.parse_args(["--resume"])
+        parse(["--resume", "--backend", "rllib"])  # none under runs/rllib
 
 
 def committed_run(folder, **state):
-    """A run folder whose run.json commits a (fake) checkpoint: enough for parse_args, which only verifies it."""
+    """A run folder whose run.json commits a (fake) checkpoint: enough for parse, which only reads run.json."""
     from agents.training.runs import RunState, commit_checkpoint
 
-    class Model:
-        def save(self, target):
-            target.write(b"a checkpoint")
-
     folder.mkdir(parents=True, exist_ok=True)
-    return commit_checkpoint(folder, Model(), RunState(**state))
+    return commit_checkpoint(folder, RunState(**state), lambda path: path.write_bytes(b"a checkpoint"))
 
 
-def test_resume_goes_on_with_the_runs_settings_unless_flags_set_them_anew(tmp_path, capsys):
-    settings = {"players": [4], "p_random": 0.0, "p_heuristic": 1.0, "shaping": 0.5, "opponent": "heuristic"}
-    committed_run(tmp_path, timesteps=10, settings=settings)
-    args = train.parse_args(["--resume", "--out", str(tmp_path)])
-    assert {name: getattr(args, name) for name in settings} == settings
-    assert args.checkpoint_data == b"a checkpoint" and args.run_state.timesteps == 10
-    args = train.parse_args(["--resume", "--out", str(tmp_path), "--players", "2", "--p-heuristic", "0.5"])
-    assert (args.players, args.p_heuristic, args.p_random) == ([2], 0.5, 0.0)
+def test_resume_goes_on_with_the_runs_config_unless_flags_set_it_anew(tmp_path):
+    stored = TrainingConfig(players=(4,), shaping=0.5, opponent="heuristic", minutes=1, seed=3)
+    committed_run(tmp_path, timesteps=10, config=stored.to_json())
+    resumed = parse(["--resume", "--out", str(tmp_path)])
+    assert resumed.resume and resumed.config == replace(stored, minutes=None)  # the budget is this command's
+    again = parse(["--resume", "--out", str(tmp_path), "--players", "2", "--p-heuristic", "0.5", "--steps", "9"])
+    assert again.config == replace(stored, players=(2,), pool=PoolConfig(p_heuristic=0.5), minutes=None, steps=9)
+    with pytest.raises(SystemExit):
+        parse(["--resume", "--out", str(tmp_path), "--backend", "rllib"])
 
-    committed_run(tmp_path, timesteps=10)  # no settings kept: the defaults
-    args = train.parse_args(["--resume", "--out", str(tmp_path)])
-    assert {name: getattr(args, name) for name in settings} == train.RUN_SETTINGS
+
+def test_a_run_file_of_the_earlier_format_resumes_with_its_settings(tmp_path):
+    state = committed_run(tmp_path, timesteps=10)
+    data = json.loads((tmp_path / "run.json").read_text())
+    del data["config"], data["backend"], data["format"], data["iterations"]
+    data["settings"] = {"players": [4], "p_random": 0.25, "p_heuristic": 0.5, "shaping": 0.0, "opponent": None}
+    (tmp_path / "run.json").write_text(json.dumps(data))
+    config = parse(["--resume", "--out", str(tmp_path)]).config
+    assert config == TrainingConfig(players=(4,), pool=PoolConfig(p_random=0.25, p_heuristic=0.5))
+    assert state.checkpoint == "checkpoint-000000010.zip"
 
 
 @pytest.mark.parametrize(
     ("change", "message"),
     [
         ("{not json", "is not JSON"),
-        ({"timesteps": 10, "settings": {}, "extra": 1}, "unknown key 'extra'"),
+        ({"timesteps": 10, "extra": 1}, "unknown key 'extra'"),
         ({"timesteps": "ten"}, "timesteps must be"),
-        ({"settings": {"players": [9]}}, "players must list table sizes"),
-        ({"settings": {"players": "2"}}, "players must list table sizes"),
-        ({"settings": {"p_random": 2}}, "p_random must be a probability"),
-        ({"settings": {"shaping": -1}}, "shaping must be"),
-        ({"settings": {"speed": 1}}, "unknown setting 'speed'"),
-        ({"settings": {"opponent": 5}}, "opponent must be an agent spec"),
-        ({"settings": {"opponent": "ppo-9p"}}, "--opponent: unknown shipped model"),
-        ({"settings": {"opponent": "os:system"}}, "names code to import, which a run file may not"),
+        ({"backend": "keras"}, "backend must be sb3 or rllib"),
+        ({"config": {"players": [9]}}, "a table size must be from 2 to 6"),
+        ({"config": {"players": "2"}}, "table sizes must be"),
+        ({"config": {"pool": {"p_random": 2}}}, "p_random must be a number from 0 to 1"),
+        ({"config": {"shaping": -1}}, "shaping must be"),
+        ({"config": {"speed": 1}}, "unknown setting 'speed'"),
+        ({"config": {"opponent": 5}}, "opponent must be an agent spec"),
+        ({"config": {"opponent": "ppo-9p"}}, "unknown shipped model"),
+        ({"config": {"opponent": "os:system"}}, "names code to import, which a run file may not"),
+        ({"backend": "rllib"}, "checkpoint must be a checkpoint-<timesteps> folder"),
+        ({"config": {"hidden": [64]}}, "the sb3 backend cannot honour hidden"),
         ({"snapshots": ["/etc/passwd"]}, "is not a snapshots/step_"),
-        ({"timesteps": 10, "snapshots": ["snapshots/step_000000005.zip"]}, "is missing"),
-        ({"checkpoint": "", "checkpoint_sha256": ""}, "older train.py"),
-        ({"checkpoint_sha256": "0" * 64}, "does not match the SHA-256 digest"),
+        ({"checkpoint": "checkpoint-000000010"}, "checkpoint must be a checkpoint-<timesteps>.zip"),
     ],
 )
 def test_a_run_folder_that_cannot_be_trusted_is_a_one_line_error(tmp_path, capsys, change, message):
@@ -130,21 +196,40 @@ def test_a_run_folder_that_cannot_be_trusted_is_a_one_line_error(tmp_path, capsy
     else:
         (tmp_path / "run.json").write_text(json.dumps({**json.loads((tmp_path / "run.json").read_text()), **change}))
     with pytest.raises(SystemExit) as exit_info:
-        train.parse_args(["--resume", "--out", str(tmp_path)])
+        parse(["--resume", "--out", str(tmp_path)])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert (tmp_path / state.checkpoint).read_bytes() == b"a checkpoint"  # nothing was changed
 
 
-def test_an_old_layout_run_is_recognised_but_not_resumed(tmp_path, capsys):
-    (tmp_path / "checkpoint.zip").write_text("x")
-    (tmp_path / "run.json").write_text(json.dumps({"timesteps": 10, "snapshots": [], "seconds": 1.0}))
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"timesteps": 10, "snapshots": ["snapshots/step_000000005.zip"]}, "is missing"),
+        ({"checkpoint": "", "checkpoint_sha256": ""}, "older train.py"),
+        ({"checkpoint_sha256": "0" * 64}, "does not match the SHA-256 digest"),
+    ],
+)
+def test_a_run_whose_files_do_not_match_is_refused_before_anything_is_loaded(tmp_path, capsys, change, message):
+    committed_run(tmp_path, timesteps=10)
+    (tmp_path / "run.json").write_text(json.dumps({**json.loads((tmp_path / "run.json").read_text()), **change}))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--resume", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_old_rllib_run_is_recognised_but_not_resumed_nor_overwritten(tmp_path, capsys):
+    (tmp_path / "checkpoint").mkdir()
+    (tmp_path / "checkpoint/run.json").write_text("{}")
     with pytest.raises(SystemExit):
-        train.parse_args(["--resume", "--out", str(tmp_path)])
-    assert "names no checkpoint digest" in capsys.readouterr().err
-    with pytest.raises(SystemExit):  # nor overwritten
-        train.parse_args(["--out", str(tmp_path)])
+        parse(["--resume", "--out", str(tmp_path)])
+    assert "an RLlib run from an older version" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path)])
+    assert "already holds a run" in capsys.readouterr().err
 
 
 def read_eval(path):
@@ -157,7 +242,7 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     out = tmp_path / "run"
     common = ["--out", str(out), "--eval-every", "300", "--snapshot-every", "200", "--checkpoint-every", "256", *TINY]
     common += ["--imitate-games", "0"]  # the default imitation's 1,500 games take a minute; the test below imitates
-    assert train.main(["--steps", "600", "--envs", "1", *common]) == 0
+    assert main(["--steps", "600", "--envs", "1", *common]) == 0
     for name in ("model.zip", "run.json", "eval.csv", "learning_curve.png"):
         assert (out / name).is_file(), name
     assert [p.name for p in out.glob("checkpoint*")] == [json.loads((out / "run.json").read_text())["checkpoint"]]
@@ -168,18 +253,18 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     assert {r["opponent"] for r in first} == {"random", "heuristic"}
     assert all(0 <= float(r["low"]) <= float(r["win_rate"]) <= float(r["high"]) <= 1 for r in first)
     state = json.loads((out / "run.json").read_text())
-    assert state["timesteps"] >= 600
-    assert state["settings"] == {"players": [2], "p_random": 0.0, "p_heuristic": 1.0, "shaping": 0.0, "opponent": None}
+    assert state["timesteps"] >= 600 and state["backend"] == "sb3"
+    assert TrainingConfig.from_json(state["config"]).pool == PoolConfig()
 
     with pytest.raises(SystemExit):  # an existing run is never overwritten by accident
-        train.parse_args(["--out", str(out)])
+        main(["--out", str(out)])
 
-    assert train.main(["--resume", "--steps", "1000", "--envs", "1", "--ent-coef", "0", *common]) == 0
+    assert main(["--resume", "--steps", "1000", "--envs", "1", "--ent-coef", "0", *common]) == 0
     resumed = json.loads((out / "run.json").read_text())
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(out / resumed["checkpoint"], device="cpu")  # our own run: a full load is fine here
-    assert model.ent_coef == 0 and model.learning_rate == train.DEFAULT_LEARNING_RATE  # given / kept
+    assert model.ent_coef == 0 and model.learning_rate == 1e-4  # given / kept
     assert resumed["timesteps"] >= 1000
     assert resumed["seconds"] > state["seconds"]
     assert len(read_eval(out / "eval.csv")) > len(first)
@@ -190,35 +275,26 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
         assert load_policy(path).activation == "tanh"  # everything train.py writes loads through the safe path
 
 
+@pytest.mark.slow
+def test_python_trains_a_run_the_command_resumes_and_the_other_way_round(tmp_path):
+    """train(TrainingConfig(...)) is the command's own path: a run started either way resumes the other way."""
+    out = tmp_path / "both"
+    config = TrainingConfig(steps=256, envs=2, n_steps=64, batch_size=64, eval_games=2, imitate_games=0)
+    result = train(config, out=out, progress=False)
+    assert result.run_dir == out and result.model == out / "model.zip" and result.timesteps >= 256
+    assert {row["opponent"] for row in result.evaluation} == {"random", "heuristic"}
+    assert main(["--resume", "--out", str(out), "--steps", "512", "--no-progress"]) == 0
+    again = train(replace(config, steps=768), out=out, resume=True, progress=False)
+    assert again.timesteps >= 768 and again.config is not None and again.config.envs == 2
+    assert train(out=out, resume=True, progress=False).timesteps >= 768  # the run's own config, a new budget
+
+
 def test_parallel_envs_mixed_table_sizes_and_imitation(tmp_path, capsys):
     out = tmp_path / "mix"
-    argv = [
-        "--steps",
-        "300",
-        "--engine",
-        "reference",
-        "--envs",
-        "2",
-        "--vec-env",
-        "subproc",
-        "--workers",
-        "2",
-        "--imitate-games",
-        "2",
-        "--players",
-        "2",
-        "4",
-        "--out",
-        str(out),
-        "--eval-every",
-        "10000",
-        "--snapshot-every",
-        "10000",
-        "--checkpoint-every",
-        "10000",
-        *TINY,
-    ]
-    assert train.main(argv) == 0
+    argv = ["--steps", "300", "--engine", "reference", "--envs", "2", "--vec-env", "subproc", "--workers", "2"]
+    argv += ["--imitate-games", "2", "--players", "2", "4", "--out", str(out), "--eval-every", "10000"]
+    argv += ["--snapshot-every", "10000", "--checkpoint-every", "10000", *TINY]
+    assert main(argv) == 0
     assert {r["players"] for r in read_eval(out / "eval.csv")} == {"2", "4"}
     assert "imitated" in capsys.readouterr().out
 
@@ -227,11 +303,11 @@ def test_a_run_against_one_fixed_opponent_evaluates_against_it_and_resumes_again
     """--opponent (the exploiter check): kept in run.json, so --resume goes on against the same agent."""
     out = tmp_path / "exploit"
     argv = ["--steps", "256", "--envs", "4", "--opponent", "ppo-2p", "--imitate-games", "0", "--out", str(out), *TINY]
-    assert train.main([*argv, "--eval-every", "10000"]) == 0
+    assert main([*argv, "--eval-every", "10000"]) == 0
     assert {(r["players"], r["opponent"]) for r in read_eval(out / "eval.csv")} == {
         ("2", "random"),
         ("2", "heuristic"),
         ("2", "ppo-2p"),
     }
-    resumed = train.parse_args(["--resume", "--out", str(out)])
-    assert resumed.opponent == "ppo-2p" and resumed.players == [2]
+    resumed = parse(["--resume", "--out", str(out)]).config
+    assert str(resumed.opponent) == "ppo-2p" and resumed.players.as_list() == [2]

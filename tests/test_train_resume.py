@@ -1,8 +1,8 @@
 """train.py --resume after a kill at any step of a run, and run folders that must not be trusted.
 
 A kill is simulated in process by making :func:`agents.training.runs.crash_point` stop the run at a chosen point
-(the files on disk are then what a kill there would leave), and once for real in a subprocess through the
-``GUBS_TRAIN_CRASH_AT`` hook. Budgets are tiny: two envs, 32-step rollouts, a few hundred timesteps.
+(the files on disk are then what a kill there would leave), and once for real: a subprocess whose crash point ends
+the process at once, as a kill would. Budgets are tiny: two envs, 32-step rollouts, a few hundred timesteps.
 """
 
 import csv
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import agents.training.runs as training
-from agents.training import main as train
+from agents.training import command as train
 from tests.agents.test_model_file import evil_model_zip
 
 pytestmark = pytest.mark.slow  # each test runs train.py in a process: minutes together
@@ -126,10 +126,31 @@ def run_train(*argv: str, env: dict[str, str] | None = None) -> subprocess.Compl
     )
 
 
-def test_the_crash_hook_kills_a_real_process_and_the_run_resumes(tmp_path):
+KILLED_STATUS = 86
+KILL_AT_CHECKPOINT = f"""
+import os, sys
+import agents.training.runs as runs
+from agents.training.command import main
+
+def crash(point, timesteps):
+    if point == "checkpoint-file" and timesteps >= 192:
+        os._exit({KILLED_STATUS})  # no clean-up, as a kill
+
+runs.crash_point = crash
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_real_process_killed_mid_commit_resumes(tmp_path):
     out = tmp_path / "run"
-    killed = run_train("--steps", str(STEPS), "--out", str(out), *TINY, env={training.CRASH_ENV: "checkpoint-file@192"})
-    assert killed.returncode == training.CRASH_STATUS, killed.stderr
+    killed = subprocess.run(
+        [sys.executable, "-c", KILL_AT_CHECKPOINT, "--steps", str(STEPS), "--out", str(out), *TINY],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert killed.returncode == KILLED_STATUS, killed.stderr
     assert json.loads((out / "run.json").read_text())["timesteps"] == 0  # the written checkpoint never committed
     assert (out / "checkpoint-000000192.zip").is_file()
     assert train.main(["--resume", "--steps", str(STEPS), "--out", str(out), *TINY]) == 0
@@ -183,6 +204,6 @@ def test_resume_refuses_a_hostile_snapshot_inside_the_run(tmp_path):
     state = json.loads((run / "run.json").read_text())
     (run / "run.json").write_text(json.dumps({**state, "snapshots": ["snapshots/step_000000050.zip"]}))
     with pytest.raises(SystemExit) as exit_info:
-        train.parse_args(["--resume", "--out", str(run)])
+        train.main(["--resume", "--out", str(run)])
     assert exit_info.value.code == 2
     assert not marker.exists()

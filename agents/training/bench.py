@@ -47,25 +47,27 @@ class PathTimes:
         )
 
 
-def _build(path: str, players: list[int], folder: Path, flags: list[str]):
+def _build(path: str, players: list[int], folder: Path, flags: list[str]) -> tuple[Any, Any, dict[str, Any]]:
     """The environments and learner ``train.py --engine path [flags]`` builds, with snapshots in the pool."""
-    from agents.training import main as train
+    from dataclasses import replace
 
+    from agents.training.command import parse
+    from agents.training.config import PoolConfig
+    from agents.training.sb3 import make_envs, new_model
+
+    config = parse(["--engine", path, "--players", *map(str, players), *flags]).config
     # the mixed pool of the module docstring, whatever train.py's default pool is
-    pool = ["--p-random", "0.1", "--p-heuristic", "0.4"]
-    args = train.parse_args(
-        ["--engine", path, "--players", *map(str, players), "--out", str(folder / path), "--no-progress", *pool, *flags]
-    )
-    envs = train.make_envs(args)
-    model = train.new_model(args, envs)
+    config = replace(config, pool=PoolConfig(p_random=0.1, p_heuristic=0.4)).resolved()
+    envs = make_envs(config)
+    model = new_model(config, envs)
     snapshots = folder / path / "snapshots"
     snapshots.mkdir(parents=True)
     names = [f"snapshots/step_{i + 1}.zip" for i in range(SNAPSHOTS)]
     for name in names:
         model.save(folder / path / name)
     envs.env_method("set_snapshots", [str(folder / path / name) for name in names])
-    shown = ("envs", "n_steps", "batch_size", "epochs", "lean_policy", "threads")
-    settings = {name: getattr(args, name) for name in shown}
+    shown = ("envs", "n_steps", "batch_size", "epochs", "threads")
+    settings = {name: getattr(config, name) for name in shown} | {"lean_policy": config.engine == "fast"}
     return envs, model, settings
 
 
@@ -82,18 +84,18 @@ def _slice(envs, model, timesteps: int, times: PathTimes) -> None:
 
 def run(players: list[int], timesteps: int, rounds: int, fast_flags: list[str]) -> dict[str, PathTimes]:
     """Build both paths, warm them up with one slice each, then time ``rounds`` interleaved slices."""
-    from agents.training import main as train
+    from agents.training.sb3 import learner_threads
 
     # learner_threads also sets numba's thread wait policy, which must come before torch is first imported
-    with train.learner_threads(1), tempfile.TemporaryDirectory(prefix="gubs-train-bench-") as tmp:
+    with learner_threads(1), tempfile.TemporaryDirectory(prefix="gubs-train-bench-") as tmp:
         built = {path: _build(path, players, Path(tmp), fast_flags if path == "fast" else []) for path in PATHS}
         times = {path: PathTimes(path, settings=built[path][2]) for path in PATHS}
         for path in PATHS:  # first rollouts, numba's first calls, torch's first allocations: not timed
-            with train.learner_threads(built[path][2]["threads"]):
+            with learner_threads(built[path][2]["threads"]):
                 _slice(built[path][0], built[path][1], timesteps, PathTimes(path))
         for _ in range(rounds):
             for path in PATHS:
-                with train.learner_threads(built[path][2]["threads"]):
+                with learner_threads(built[path][2]["threads"]):
                     _slice(built[path][0], built[path][1], timesteps, times[path])
         for envs, _, _ in built.values():
             envs.close()
@@ -102,10 +104,9 @@ def run(players: list[int], timesteps: int, rounds: int, fast_flags: list[str]) 
 
 def _check_fast_flags(flags: list[str]) -> None:
     """Let train.py's own parser refuse bad ``--fast-flags`` (a one-line error, status 2) before anything is built."""
-    from agents.training import main as train
+    from agents.training.command import parse
 
-    with tempfile.TemporaryDirectory(prefix="gubs-train-bench-") as tmp:
-        train.parse_args(["--engine", "fast", "--out", str(Path(tmp) / "run"), *flags])
+    parse(["--engine", "fast", *flags])
 
 
 def main(argv: list[str] | None = None) -> int:

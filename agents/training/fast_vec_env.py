@@ -25,7 +25,6 @@ distributions.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any, cast
 
 import numpy as np
@@ -40,7 +39,8 @@ from agents.bots.heuristic.tables import TABLES
 from agents.bots.model_file import PolicyWeights
 from agents.bots.ppo import PPOAgent, policy_logits, sample_masked
 from agents.bots.random_agent import RandomAgent
-from agents.training.pool import OpponentPool, PoolConfig
+from agents.training.config import PoolConfig
+from agents.training.pool import OpponentPool
 from gubs_env.engine import IllegalActionError
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.positions.serialize import brief
@@ -169,14 +169,8 @@ class FastSelfPlayVecEnv(VecEnv):
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seed must be an int >= 0, not {brief(seed)}")
         config = PoolConfig() if pool is None else pool
-        if not isinstance(config, PoolConfig):
+        if not isinstance(config, PoolConfig):  # a PoolConfig checks its own shares
             raise ValueError(f"pool must be None or a PoolConfig, not {brief(pool)}")
-        chances = (config.p_random, config.p_heuristic)
-        if (
-            not all(isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p <= 1 for p in chances)
-            or sum(chances) > 1
-        ):
-            raise ValueError("the pool's p_random and p_heuristic must be probabilities adding up to at most 1")
         self.vector = GubsVectorEnv(
             num_envs,
             players,
@@ -188,7 +182,7 @@ class FastSelfPlayVecEnv(VecEnv):
         )
         self.shaping = float(shaping)
         self.render_mode = None
-        self.pools = [OpponentPool(PoolConfig(**asdict(config)), seed + i) for i in range(num_envs)]
+        self.pools = [OpponentPool(config, seed + i) for i in range(num_envs)]
         self.opponent = opponent
         self._first_seeds = [seed + i for i in range(num_envs)]
         self._sample_rng = np.random.default_rng([seed, 2])

@@ -16,12 +16,10 @@ from tqdm import tqdm
 from agents.bots.base import Agent
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.heuristic.tables import TABLES, HeuristicTables
+from agents.training.config import WARM_START_LEARNING_RATE
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
-
-LEARNING_RATE = 1e-3
-"""Adam's step size for fitting a fresh policy to demonstrations (``train.py --imitate-lr``'s default)."""
 
 
 @dataclass
@@ -173,7 +171,7 @@ def pretrain(
     batch_size: int = 512,
     seed: int = 0,
     progress: bool = True,
-    learning_rate: float = LEARNING_RATE,
+    learning_rate: float = WARM_START_LEARNING_RATE,
 ) -> list[float]:
     """Fit the policy to the demonstrations (cross-entropy over the legal ids) and the value head to their returns.
 

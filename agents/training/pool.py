@@ -10,7 +10,6 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,48 +19,39 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 from agents.bots.base import Agent
 from agents.bots.model_file import ModelFileError, PolicyWeights, load_policy
 from agents.bots.random_agent import RandomAgent
+from agents.training.config import HEURISTIC, RANDOM, PoolConfig, snapshot_index
 from gubs_env.envs.selfplay import SelfPlayEnv
 
 
-@dataclass
-class PoolConfig:
-    """How opponents are drawn for each seat of each training episode."""
-
-    p_random: float = 0.1
-    p_heuristic: float = 0.4
-    """The rest of the time a frozen snapshot of the learner plays, the newest ones more often."""
-    snapshots: list[str] = field(default_factory=list)
-
-
 class OpponentPool:
-    """Random and heuristic agents plus frozen snapshots of the learner, sampled per seat and episode."""
+    """Random and heuristic agents plus frozen snapshots of the learner, sampled per seat and episode.
 
-    def __init__(self, config: PoolConfig, seed: int | None = None) -> None:
+    The draw is :class:`~agents.training.config.PoolConfig`'s rule, the same on both backends: one uniform number
+    chooses the kind of opponent and, when it is a snapshot, a second one chooses which.
+    """
+
+    def __init__(self, config: PoolConfig, seed: int | None = None, snapshots: Sequence[str] = ()) -> None:
         self.config = config
         self.rng = np.random.default_rng(seed)
+        self.snapshots: list[str] = list(snapshots)
+        """The snapshot files the pool draws from, oldest first."""
         self._loaded: dict[str, Agent] = {}
         self._random = RandomAgent()
         self._heuristic: Agent | None = None
 
     def set_snapshots(self, paths: Sequence[str]) -> None:
         """Replace the snapshot list; snapshots no longer listed are forgotten."""
-        self.config.snapshots = list(paths)
-        self._loaded = {p: a for p, a in self._loaded.items() if p in self.config.snapshots}
+        self.snapshots = list(paths)
+        self._loaded = {p: a for p, a in self._loaded.items() if p in self.snapshots}
 
     def sample(self) -> Agent:
         """One opponent."""
-        p_random, p_heuristic = self.config.p_random, self.config.p_heuristic
-        snapshots = self.config.snapshots
-        if not snapshots:  # before the first snapshot the fixed agents share every seat, in proportion
-            total = p_random + p_heuristic
-            p_random, p_heuristic = (p_random / total, p_heuristic / total) if total else (1.0, 0.0)
-        u = self.rng.random()
-        if u < p_random:
+        kind = self.config.fixed_kind(self.rng.random(), len(self.snapshots))
+        if kind == RANDOM:
             return self._random
-        if u < p_random + p_heuristic:
+        if kind == HEURISTIC:
             return self._heuristic_agent()
-        weights = np.arange(1, len(snapshots) + 1, dtype=float)  # newer snapshots weigh more
-        return self._snapshot(snapshots[self.rng.choice(len(snapshots), p=weights / weights.sum())])
+        return self._snapshot(self.snapshots[snapshot_index(self.rng.random(), len(self.snapshots))])
 
     def _heuristic_agent(self) -> Agent:
         if self._heuristic is None:
@@ -124,7 +114,7 @@ class PoolSelfPlayEnv(SelfPlayEnv):
 
     def __init__(self, num_players: int, pool: PoolConfig, seed: int = 0, shaping: float = 0.0, **kwargs: Any) -> None:
         super().__init__(num_players=num_players, **kwargs)
-        self.pool = OpponentPool(PoolConfig(**asdict(pool)), seed)
+        self.pool = OpponentPool(pool, seed)
         self.shaping = shaping
         self._potential = 0.0
 

@@ -1,7 +1,10 @@
-"""A training run on disk.
+"""A training run on disk, the same for both backends.
 
-run.json, checkpoints and snapshots (with their digests), resuming after a kill, the
-training callback that evaluates, snapshots and checkpoints, and the learning curve.
+One run folder per run: run.json (:class:`RunState`: the run's config, how far it got, its snapshots, and its
+committed checkpoint with a digest), the checkpoint (sb3: ``checkpoint-<timesteps>.zip``; RLlib:
+``checkpoint-<timesteps>/``, a folder), ``snapshots/``, ``eval.csv`` and the learning curve. run.json is the commit
+point: a checkpoint counts once run.json names it with its SHA-256 digest, and whatever a killed run wrote after
+its last commit is discarded on resume (:func:`discard_uncommitted`).
 """
 
 from __future__ import annotations
@@ -14,69 +17,128 @@ import json
 import math
 import os
 import re
+import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from stable_baselines3.common.callbacks import BaseCallback
-from tqdm import tqdm
-
 from agents.bots.base import Agent
 from agents.bots.random_agent import RandomAgent
+from agents.bots.spec import AgentSpec
 from agents.evaluate.matches import match
+from agents.training.config import TrainingConfig
 from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomically
 
 RUN_FILE = "run.json"
+RUN_FORMAT = 2
+"""run.json's layout: 2 holds the whole config and serves both backends (1, sb3 only, held a few settings)."""
 SNAPSHOT_DIR = "snapshots"
 SNAPSHOT_NAME = re.compile(r"step_(\d{9})\.zip")
-CHECKPOINT_NAME = re.compile(r"checkpoint-(\d{9})\.zip")
-LEGACY_CHECKPOINT = "checkpoint.zip"
-"""The single checkpoint of runs written before checkpoints carried a digest: never loaded (see docs/security.md)."""
+SNAPSHOT_SLOT = re.compile(r"snapshot_(\d{1,4})")
+"""An RLlib run's snapshots live in module slots of its checkpoint: run.json lists the slots in use, oldest first."""
+CHECKPOINT_NAME = re.compile(r"checkpoint-(\d{9})(\.zip)?")
 MAX_CHECKPOINT_BYTES = 2**31
 MAX_RUN_FILE_BYTES = 2**20
-CRASH_ENV = "GUBS_TRAIN_CRASH_AT"
-"""Testing hook: ``POINT`` or ``POINT@TIMESTEPS`` ends the process abruptly (exit status :data:`CRASH_STATUS`, no
-clean-up, as a kill would) the first time training reaches that point at that many timesteps or more. Points:
-``snapshot`` (a snapshot written), ``eval`` (eval.csv written), ``checkpoint-file`` (a checkpoint written, run.json
-not yet), ``run-json`` (run.json committed, older checkpoints not yet deleted)."""
-CRASH_STATUS = 86
+OLD_SETTINGS = ("players", "p_random", "p_heuristic", "shaping", "opponent")
+"""The settings a format-1 run.json held; they are read into the config (the pool's shares into its pool)."""
 
 
 class RunFileError(ValueError):
     """A run folder whose run.json, checkpoint or snapshots cannot be trusted or read: the message says which."""
 
 
+class RunSetupError(ValueError):
+    """A run that cannot start: its folder, its run file or an input file it names. The message is one line."""
+
+
+@dataclass(frozen=True)
+class TrainingResult:
+    """What a finished invocation of :func:`train` leaves.
+
+    Attributes:
+        run_dir: the run folder (resume it with ``train(out=run_dir, resume=True)``).
+        model: the final policy: ``model.zip`` (sb3) or ``policy.npz`` (RLlib, weights only); both play as a spec.
+        timesteps: the learner's decisions over the whole run.
+        evaluation: the final evaluation's eval.csv rows (win rates with 95% Wilson intervals).
+        config: the run's config, defaults filled in.
+    """
+
+    run_dir: Path
+    model: Path
+    timesteps: int
+    evaluation: list[dict[str, Any]] = field(default_factory=list)
+    config: TrainingConfig | None = None
+
+    def __str__(self) -> str:
+        lines = [f"run {self.run_dir}: {self.timesteps:,} timesteps, model {self.model}"]
+        lines += [
+            f"  {r['players']}p vs {r['opponent']}: {r['win_rate']:.1%} [{r['low']:.1%}, {r['high']:.1%}]"
+            for r in self.evaluation
+        ]
+        return "\n".join(lines)
+
+
+@dataclass
+class Run:
+    """An opened run folder, handed to a backend.
+
+    Attributes:
+        out: the run folder.
+        config: the config with its defaults filled in (:meth:`TrainingConfig.resolved`).
+        state: the committed state of a resumed run (None: a new run).
+        started: when the time budget began (``time.perf_counter``): set-up counts against ``minutes``.
+        progress: show progress bars.
+        verbose: show the backend's own start-up logging (RLlib).
+    """
+
+    out: Path
+    config: TrainingConfig
+    state: RunState | None
+    started: float
+    progress: bool = True
+    verbose: bool = False
+
+    @property
+    def resume(self) -> bool:
+        """Whether this invocation continues a run."""
+        return self.state is not None
+
+
 def crash_point(point: str, timesteps: int) -> None:
-    """End the process here, at once, when :data:`CRASH_ENV` asks for this point (tests of killed runs)."""
-    wanted = os.environ.get(CRASH_ENV)
-    if not wanted:
-        return
-    name, _, at = wanted.partition("@")
-    if name == point and timesteps >= (int(at) if at.isdigit() else 0):
-        os._exit(CRASH_STATUS)
+    """Where a kill would leave the run folder in a state of its own; does nothing.
+
+    Tests replace this function to stop a run at one of these points and check that it resumes: ``snapshot`` (a
+    snapshot written), ``eval`` (eval.csv written), ``checkpoint-file`` (a checkpoint written, run.json not yet),
+    ``run-json`` (run.json committed, older checkpoints not yet deleted).
+    """
 
 
 @dataclass
 class RunState:
-    """run.json: the committed checkpoint and what ``--resume`` needs besides it.
+    """run.json: the run's config, how far it got and its committed checkpoint.
 
-    run.json is a run's commit point: a checkpoint file counts once run.json names it with its SHA-256 digest,
-    and everything in the folder past its ``timesteps`` (snapshots, evaluations) is discarded on resume.
+    The checkpoint's digest is what makes it trusted: a checkpoint holds pickles (sb3's and RLlib's own formats),
+    so ``--resume`` loads one only when its bytes match the digest this file committed.
     """
 
+    backend: str = "sb3"
+    config: dict[str, Any] = field(default_factory=dict)
+    """The run's :class:`~agents.training.config.TrainingConfig` as :meth:`to_json` wrote it."""
     timesteps: int = 0
-    snapshots: list[str] = field(default_factory=list)
-    """The opponent pool: ``snapshots/step_<timesteps>.zip`` names, relative to the run folder."""
+    """The learner's decisions so far."""
+    iterations: int = 0
+    """RLlib's training iterations so far (0 for sb3)."""
     seconds: float = 0.0
     """Wall time of the training committed so far."""
-    settings: dict[str, Any] = field(default_factory=dict)
-    """What the run trains on (table sizes, opponent pool, shaping), for ``--resume``; train.py checks them."""
+    snapshots: list[str] = field(default_factory=list)
+    """The opponent pool, oldest first: ``snapshots/step_<timesteps>.zip`` files (sb3) or module slots (RLlib)."""
     checkpoint: str = ""
-    """The committed checkpoint's file name in the run folder: ``checkpoint-<timesteps>.zip``."""
+    """The committed checkpoint's name in the run folder: ``checkpoint-<timesteps>.zip`` or its RLlib folder."""
     checkpoint_sha256: str = ""
-    """Its SHA-256 digest (hex): a checkpoint is loaded only when its bytes match it."""
+    """Its SHA-256 digest (hex; of a folder: :func:`folder_digest`)."""
+    format: int = RUN_FORMAT
 
     def save(self, path: Path) -> None:
         """Write atomically (a killed run never leaves a half-written file)."""
@@ -84,11 +146,13 @@ class RunState:
 
     @classmethod
     def load(cls, path: Path) -> RunState:
-        """Read and check a state written by :meth:`save`.
+        """Read and check a state written by :meth:`save` (or by an older train.py, format 1).
 
         Raises:
             RunFileError: the file is unreadable, not JSON, has an unknown key or a value of the wrong kind.
         """
+        if path.exists() and not path.is_file():  # a folder, a device or a pipe, which could block the read
+            raise RunFileError(f"{path} is not a regular file")
         try:
             raw = read_bounded(path, MAX_RUN_FILE_BYTES)
         except OSError as err:
@@ -101,11 +165,29 @@ class RunState:
             raise RunFileError(f"{path} is not JSON") from None
         if not isinstance(data, dict):
             raise RunFileError(f"{path} is not a JSON object")
+        if "settings" in data and "config" not in data:
+            data = _from_format_1(data, path)
         known = {f.name for f in fields(cls)}
         unknown = sorted(str(k) for k in data if k not in known)
         if unknown:
             raise RunFileError(f"{path}: unknown key {', '.join(map(repr, unknown))[:120]}")
         return _checked_state(cls(**data), path)
+
+
+def _from_format_1(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A format-1 run.json (sb3, with ``settings``) in today's layout."""
+    data = dict(data)
+    settings = data.pop("settings")
+    if not isinstance(settings, dict):
+        raise RunFileError(f"{path}: settings must be an object, not {settings!r:.80}")
+    unknown = sorted(str(name) for name in settings if name not in OLD_SETTINGS)
+    if unknown:
+        raise RunFileError(f"{path}: unknown setting {', '.join(map(repr, unknown))[:120]}")
+    config = {name: settings[name] for name in ("players", "shaping", "opponent") if name in settings}
+    pool = {name: settings[name] for name in ("p_random", "p_heuristic") if name in settings}
+    if pool:
+        config["pool"] = pool
+    return {**data, "config": config, "format": RUN_FORMAT}
 
 
 def _checked_state(state: RunState, path: Path) -> RunState:
@@ -114,30 +196,54 @@ def _checked_state(state: RunState, path: Path) -> RunState:
     def wrong(name: str, what: str) -> RunFileError:
         return RunFileError(f"{path}: {name} must be {what}, not {getattr(state, name)!r:.80}")
 
-    if not isinstance(state.timesteps, int) or isinstance(state.timesteps, bool) or state.timesteps < 0:
-        raise wrong("timesteps", "a whole number of at least 0")
+    if state.backend not in ("sb3", "rllib"):
+        raise wrong("backend", "sb3 or rllib")
+    if state.format != RUN_FORMAT:
+        raise wrong("format", str(RUN_FORMAT))
+    for name in ("timesteps", "iterations"):
+        value = getattr(state, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise wrong(name, "a whole number of at least 0")
     seconds = state.seconds
     if not isinstance(seconds, int | float) or isinstance(seconds, bool) or not math.isfinite(seconds) or seconds < 0:
         raise wrong("seconds", "a finite number of at least 0")
-    if not isinstance(state.settings, dict):
-        raise wrong("settings", "an object")
+    if not isinstance(state.config, dict):
+        raise wrong("config", "an object")
     if not isinstance(state.snapshots, list) or not all(isinstance(p, str) for p in state.snapshots):
         raise wrong("snapshots", "a list of file names")
     for entry in state.snapshots:
-        steps = _snapshot_steps(entry)
-        if steps is None or steps > state.timesteps:
-            raise RunFileError(
-                f"{path}: snapshot {entry!r:.80} is not a {SNAPSHOT_DIR}/step_<timesteps>.zip name "
-                f"of at most {state.timesteps} timesteps"
-            )
-    if not isinstance(state.checkpoint, str) or not (
-        state.checkpoint == "" or CHECKPOINT_NAME.fullmatch(state.checkpoint)
-    ):
-        raise wrong("checkpoint", "a checkpoint-<timesteps>.zip file name")
+        _check_snapshot_entry(state, entry, path)
+    if not isinstance(state.checkpoint, str) or not (state.checkpoint == "" or _checkpoint_of(state, state.checkpoint)):
+        kind = "checkpoint-<timesteps>.zip file" if state.backend == "sb3" else "checkpoint-<timesteps> folder"
+        raise wrong("checkpoint", f"a {kind} name")
     digest = state.checkpoint_sha256
     if not isinstance(digest, str) or not (digest == "" or re.fullmatch(r"[0-9a-f]{64}", digest)):
         raise wrong("checkpoint_sha256", "a SHA-256 digest in hex")
     return state
+
+
+def _check_snapshot_entry(state: RunState, entry: str, path: Path) -> None:
+    if state.backend == "rllib":
+        if not SNAPSHOT_SLOT.fullmatch(entry):
+            raise RunFileError(f"{path}: snapshot {entry!r:.80} is not a snapshot_<n> module slot")
+        return
+    steps = _snapshot_steps(entry)
+    if steps is None or steps > state.timesteps:
+        raise RunFileError(
+            f"{path}: snapshot {entry!r:.80} is not a {SNAPSHOT_DIR}/step_<timesteps>.zip name "
+            f"of at most {state.timesteps} timesteps"
+        )
+
+
+def checkpoint_name(backend: str, timesteps: int) -> str:
+    """The checkpoint's name at ``timesteps``: a zip file (sb3) or a folder (RLlib)."""
+    return f"checkpoint-{timesteps:09d}" + (".zip" if backend == "sb3" else "")
+
+
+def _checkpoint_of(state: RunState, name: str) -> bool:
+    """Whether ``name`` is a checkpoint name of ``state``'s backend."""
+    matched = CHECKPOINT_NAME.fullmatch(name)
+    return matched is not None and (matched[2] is not None) == (state.backend == "sb3")
 
 
 def _snapshot_steps(entry: str) -> int | None:
@@ -167,22 +273,43 @@ def snapshot_file(run_dir: Path, entry: str) -> Path:
     return path
 
 
-def read_checkpoint(run_dir: Path, state: RunState) -> bytes:
-    """The committed checkpoint's bytes, once they match run.json's digest: the only checkpoint ever loaded.
-
-    A checkpoint is a full stable-baselines3 save, which holds pickles; the digest proves it is the file this
-    run wrote, not one put in its place.
+def folder_digest(folder: Path) -> str:
+    """SHA-256 over the names, sizes and contents of every file in a checkpoint folder.
 
     Raises:
-        RunFileError: run.json names no checkpoint (written by an older train.py), or the file is missing,
-            unreadable, too large or does not match the digest.
+        RunFileError: the folder holds a link or anything but plain files and folders (never followed).
     """
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        if path.is_symlink() or not (path.is_file() or path.is_dir()):
+            raise RunFileError(f"{folder}: {relative} is a link or a special file, which a checkpoint never holds")
+        if path.is_file():
+            digest.update(f"{relative}\0{path.stat().st_size}\0".encode())
+            with path.open("rb") as file:
+                while block := file.read(2**20):
+                    digest.update(block)
+    return digest.hexdigest()
+
+
+def _committed(run_dir: Path, state: RunState) -> Path:
+    """The committed checkpoint's path, once run.json names one with a digest."""
     if not state.checkpoint or not state.checkpoint_sha256:
         raise RunFileError(
             f"{run_dir / RUN_FILE} names no checkpoint digest (a run from an older train.py): its checkpoint "
             "cannot be verified and is not loaded; start a new run"
         )
-    path = run_dir / state.checkpoint
+    return run_dir / state.checkpoint
+
+
+def read_checkpoint(run_dir: Path, state: RunState) -> bytes:
+    """The committed sb3 checkpoint's bytes, once they match run.json's digest: the only checkpoint ever loaded.
+
+    Raises:
+        RunFileError: run.json names no checkpoint, or the file is missing, unreadable, too large or does not
+            match the digest.
+    """
+    path = _committed(run_dir, state)
     try:
         data = read_bounded(path, MAX_CHECKPOINT_BYTES)
     except OSError as err:
@@ -190,35 +317,90 @@ def read_checkpoint(run_dir: Path, state: RunState) -> bytes:
     except FileTooLargeError:
         raise RunFileError(f"the checkpoint {path} is over {MAX_CHECKPOINT_BYTES:,} bytes") from None
     if not hmac.compare_digest(hashlib.sha256(data).hexdigest(), state.checkpoint_sha256):
-        raise RunFileError(
-            f"the checkpoint {path} does not match the SHA-256 digest in {RUN_FILE}: it is not the file this run "
-            "wrote, and is not loaded"
-        )
+        raise _not_ours(path)
     return data
 
 
-def commit_checkpoint(run_dir: Path, model: Any, state: RunState) -> RunState:
-    """Save ``model`` as the run's checkpoint at ``state.timesteps``; returns the state now in run.json.
+def verified_checkpoint_folder(run_dir: Path, state: RunState) -> Path:
+    """The committed RLlib checkpoint folder, once its files match run.json's digest.
 
-    The steps, each safe to be killed after: the checkpoint file (written to a temporary name, then renamed),
-    run.json naming it and its digest (the commit point), then the deletion of older checkpoints. A model at
-    the timesteps of the committed checkpoint is that checkpoint (PPO changes its weights only after more
-    timesteps), so then only run.json is written again.
+    The digest keeps a swapped or altered checkpoint from being loaded; it cannot vouch for a run.json written by
+    someone else, so resume only runs you trust as you would trust code.
+
+    Raises:
+        RunFileError: run.json names no checkpoint, the folder is missing, holds a link, or does not match.
     """
-    name = f"checkpoint-{state.timesteps:09d}.zip"
-    if name != state.checkpoint or not (run_dir / name).is_file():
-        buffer = io.BytesIO()
-        model.save(buffer)
-        data = buffer.getvalue()
-        write_atomically(run_dir / name, data)
+    path = _committed(run_dir, state)
+    if path.is_symlink() or not path.is_dir():
+        raise RunFileError(f"the checkpoint {path} is missing (or not a folder)")
+    if not hmac.compare_digest(folder_digest(path), state.checkpoint_sha256):
+        raise _not_ours(path)
+    return path
+
+
+def _not_ours(path: Path) -> RunFileError:
+    return RunFileError(
+        f"the checkpoint {path} does not match the SHA-256 digest in {RUN_FILE}: it is not the one this run "
+        "wrote, and is not loaded"
+    )
+
+
+def commit_checkpoint(run_dir: Path, state: RunState, write: Callable[[Path], None]) -> RunState:
+    """Save the run's checkpoint at ``state.timesteps`` with ``write``; returns the state now in run.json.
+
+    ``write(path)`` writes the checkpoint at ``path`` (a file for sb3, a folder for RLlib). The steps, each safe to
+    be killed after: the checkpoint under a temporary name, renamed into place; run.json naming it and its digest
+    (the commit point); then the deletion of older checkpoints. A model at the timesteps of the committed
+    checkpoint is that checkpoint (PPO changes its weights only after more timesteps), so then only run.json is
+    written again.
+    """
+    name = checkpoint_name(state.backend, state.timesteps)
+    target = run_dir / name
+    if name != state.checkpoint or not target.exists():
+        temporary = run_dir / f".{name}.tmp"
+        _remove(temporary)
+        write(temporary)
+        digest = folder_digest(temporary) if temporary.is_dir() else _file_digest(temporary)
+        _remove(target)  # an uncommitted leftover of a killed run at the same timesteps
+        os.replace(temporary, target)
         crash_point("checkpoint-file", state.timesteps)
-        state = replace(state, checkpoint=name, checkpoint_sha256=hashlib.sha256(data).hexdigest())
+        state = replace(state, checkpoint=name, checkpoint_sha256=digest)
     state.save(run_dir / RUN_FILE)
     crash_point("run-json", state.timesteps)
-    for old in run_dir.glob("checkpoint-*.zip"):
-        if old.name != name and CHECKPOINT_NAME.fullmatch(old.name):
-            old.unlink(missing_ok=True)
+    _remove_other_checkpoints(run_dir, name)
     return state
+
+
+def model_writer(model: Any) -> Callable[[Path], None]:
+    """A ``write`` for :func:`commit_checkpoint` that saves an sb3 model as one zip file."""
+
+    def write(path: Path) -> None:
+        buffer = io.BytesIO()
+        model.save(buffer)
+        path.write_bytes(buffer.getvalue())
+
+    return write
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        while block := file.read(2**20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _remove_other_checkpoints(run_dir: Path, keep: str) -> None:
+    for old in run_dir.glob("checkpoint-*"):
+        if old.name != keep and CHECKPOINT_NAME.fullmatch(old.name):
+            _remove(old)
 
 
 def discard_uncommitted(run_dir: Path, state: RunState) -> int:
@@ -227,11 +409,9 @@ def discard_uncommitted(run_dir: Path, state: RunState) -> int:
     Evaluations past the checkpoint leave eval.csv (they will be played again), and so do snapshots, other
     checkpoints and temporary files. Call it only once the checkpoint was verified.
     """
-    for old in run_dir.glob("checkpoint-*.zip"):
-        if old.name != state.checkpoint and CHECKPOINT_NAME.fullmatch(old.name):
-            old.unlink(missing_ok=True)
+    _remove_other_checkpoints(run_dir, state.checkpoint)
     for tmp in [*run_dir.glob(".*.tmp"), *(run_dir / SNAPSHOT_DIR).glob(".*.tmp")]:
-        tmp.unlink(missing_ok=True)
+        _remove(tmp)
     for snapshot in (run_dir / SNAPSHOT_DIR).glob("step_*.zip"):
         steps = _snapshot_steps(f"{SNAPSHOT_DIR}/{snapshot.name}")
         if steps is not None and steps > state.timesteps:
@@ -260,190 +440,6 @@ def truncate_eval_log(path: Path, timesteps: int) -> int:
     return max((int(r["timesteps"]) for r in kept), default=-1)
 
 
-class TrainingCallback(BaseCallback):
-    """Snapshots into the pool, periodic evaluation, checkpoints, progress and the time budget."""
-
-    def __init__(
-        self,
-        out: Path,
-        run: RunState,
-        player_counts: list[int],
-        seconds: float | None,
-        total_steps: int | None,
-        snapshot_every: int,
-        pool_size: int,
-        eval_every: int,
-        eval_games: int,
-        checkpoint_every: int,
-        progress: bool = True,
-        last_eval: int = -1,
-        budget_start: float | None = None,
-        opponent: str | None = None,
-    ) -> None:
-        super().__init__()
-        self.budget_start = budget_start
-        """When the time budget began (``perf_counter``; None: when training starts). train.py starts it with the
-        command, so that set-up and a first run's compiling count against ``--minutes``."""
-        self.out, self.run = out, run
-        self.player_counts = player_counts
-        self.seconds, self.total_steps = seconds, total_steps
-        self.snapshot_every, self.pool_size = snapshot_every, pool_size
-        self.eval_every, self.eval_games = eval_every, eval_games
-        self.checkpoint_every = checkpoint_every
-        self.progress = progress
-        self.start = time.perf_counter()
-        self._bar: tqdm | None = None
-        self._steps_at_start = 0
-        """The timesteps when this invocation started training (a resumed run starts above 0)."""
-        self._marks: dict[str, int] = {}
-        self._last_eval = last_eval
-        """The timesteps of the last evaluation in eval.csv: one timestep is never evaluated twice."""
-        self.eval_seconds = 0.0
-        """Wall time spent in evaluations: neither environment nor learner time."""
-        self.opponent = opponent
-        """The spec of the fixed opponent the run trains against (``--opponent``), evaluated against too."""
-
-    def _on_training_start(self) -> None:
-        self.start = time.perf_counter()
-        if self.budget_start is None:
-            self.budget_start = self.start
-        self._steps_at_start = self.num_timesteps
-        self._bar = self._new_bar()
-        for name, every in (
-            ("snapshot", self.snapshot_every),
-            ("eval", self.eval_every),
-            ("checkpoint", self.checkpoint_every),
-        ):
-            self._marks[name] = self.num_timesteps // every
-        self._send_snapshots()
-
-    def _new_bar(self) -> tqdm:
-        """The training bar, with a total and an ETA whichever budget ends the run.
-
-        A step budget counts timesteps. A time budget alone (the default ``--minutes 10``) counts seconds of the
-        budget, so the bar's ETA is the time left, and shows the timesteps beside it: a bar over timesteps would
-        have no total to reach.
-        """
-        if self.total_steps is not None or self.seconds is None:
-            return tqdm(
-                total=self.total_steps,
-                initial=self.num_timesteps,
-                unit="step",
-                desc="training",
-                disable=not self.progress,
-                dynamic_ncols=True,
-            )
-        return tqdm(
-            total=round(self.seconds),
-            initial=min(round(self.seconds), int(self._budget_used())),
-            unit="s",
-            desc="training",
-            disable=not self.progress,
-            dynamic_ncols=True,
-            bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}",
-        )
-
-    def _update_bar(self) -> None:
-        """Move the bar to the current timesteps (step budget) or elapsed seconds (time budget)."""
-        bar = self._bar
-        if bar is None or bar.disable:
-            return
-        if bar.unit == "step":
-            bar.update(self.num_timesteps - bar.n)
-            return
-        elapsed = min(bar.total, int(self._budget_used()))
-        if elapsed > bar.n:
-            done = self.num_timesteps - self._steps_at_start
-            rate = done / max(time.perf_counter() - self.start, 1e-9)
-            bar.set_postfix_str(f"{self.num_timesteps:,} steps, {rate:,.0f} steps/s", refresh=False)
-            bar.update(elapsed - bar.n)
-
-    def _budget_used(self) -> float:
-        """Seconds of the time budget used so far."""
-        return time.perf_counter() - (self.start if self.budget_start is None else self.budget_start)
-
-    def _send_snapshots(self) -> None:
-        # the pool lists snapshots relative to the run directory, so a run can be moved and resumed
-        self.training_env.env_method("set_snapshots", [str(self.out / p) for p in self.run.snapshots])
-
-    def _due(self, name: str, every: int) -> bool:
-        mark = self.num_timesteps // every
-        if mark > self._marks[name]:
-            self._marks[name] = mark
-            return True
-        return False
-
-    def _on_step(self) -> bool:
-        self._update_bar()
-        if self._due("snapshot", self.snapshot_every):
-            self.take_snapshot()
-        if self._due("eval", self.eval_every):
-            self.evaluate()
-        if self._due("checkpoint", self.checkpoint_every):
-            self.checkpoint()
-        over_time = self.seconds is not None and self._budget_used() >= self.seconds
-        over_steps = self.total_steps is not None and self.num_timesteps >= self.total_steps
-        return not (over_time or over_steps)
-
-    def _on_training_end(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-
-    def take_snapshot(self) -> None:
-        """Freeze the current policy into the opponent pool (the oldest leaves when the pool is full)."""
-        name = f"{SNAPSHOT_DIR}/step_{self.num_timesteps:09d}.zip"
-        buffer = io.BytesIO()
-        self.model.save(buffer)
-        write_atomically(self.out / name, buffer.getvalue())  # the pool never reads half a file
-        crash_point("snapshot", self.num_timesteps)
-        self.run.snapshots = [*self.run.snapshots, name][-self.pool_size :]
-        self._send_snapshots()
-
-    def evaluate(self) -> list[dict[str, Any]]:
-        """Win rates of the greedy policy against random and heuristic players, appended to eval.csv.
-
-        Does nothing when this timestep was already evaluated.
-        """
-        from agents.bots.ppo import PPOAgent
-
-        if self.num_timesteps == self._last_eval:
-            return []
-        self._last_eval = self.num_timesteps
-        started = time.perf_counter()
-        learner = PPOAgent(self.model, deterministic=True, name="learner")
-        seconds = self.run.seconds + started - self.start
-        rows = evaluation_rows(
-            learner,
-            self.player_counts,
-            self.eval_games,
-            self.num_timesteps,
-            seconds,
-            progress=self.progress,
-            opponent=self.opponent,
-        )
-        for row in rows:
-            self.logger.record(f"eval/{row['players']}p_vs_{row['opponent']}", row["win_rate"])
-        append_csv(self.out / "eval.csv", rows)
-        crash_point("eval", self.num_timesteps)
-        self.eval_seconds += time.perf_counter() - started
-        if self._bar is not None:
-            self._bar.write(
-                f"eval at {self.num_timesteps:,} steps: "
-                + "; ".join(
-                    f"{r['players']}p vs {r['opponent']} {r['win_rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]"
-                    for r in rows
-                )
-            )
-        return rows
-
-    def checkpoint(self) -> None:
-        """Commit the model and the run state (see :func:`commit_checkpoint`)."""
-        elapsed = time.perf_counter() - self.start
-        state = replace(self.run, timesteps=self.num_timesteps, seconds=self.run.seconds + elapsed)
-        committed = commit_checkpoint(self.out, self.model, state)
-        self.run.checkpoint, self.run.checkpoint_sha256 = committed.checkpoint, committed.checkpoint_sha256
-
-
 def evaluation_rows(
     agent: Agent,
     player_counts: Sequence[int],
@@ -451,7 +447,7 @@ def evaluation_rows(
     timesteps: int,
     seconds: float,
     progress: bool = False,
-    opponent: str | None = None,
+    opponent: AgentSpec | str | None = None,
 ) -> list[dict[str, Any]]:
     """Win rates of ``agent`` against the random and heuristic agents at each table size, as eval.csv rows.
 
@@ -538,3 +534,78 @@ def plot_learning_curve(eval_csv: Path, png: Path) -> None:
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     plt.close(fig)
+
+
+class BudgetBar:
+    """The training bar of either backend, with a total and an ETA whichever budget ends the run.
+
+    A step budget counts timesteps. A time budget alone (the default 10 minutes) counts seconds of the budget, so
+    the bar's ETA is the time left, and shows the timesteps and their rate beside it: a bar over timesteps would
+    have no total to reach.
+
+    Args:
+        seconds: the time budget (None: none).
+        total_steps: the step budget (None: none).
+        timesteps: the run's timesteps when this invocation starts (a resumed run starts part of the way).
+        budget_start: when the time budget began (``perf_counter``).
+        enabled: show the bar (off: every call does nothing).
+    """
+
+    def __init__(
+        self, seconds: float | None, total_steps: int | None, timesteps: int, budget_start: float, enabled: bool
+    ) -> None:
+        from tqdm import tqdm
+
+        self.seconds, self.total_steps, self.budget_start = seconds, total_steps, budget_start
+        self.start, self.steps_at_start = time.perf_counter(), timesteps
+        common: dict[str, Any] = {"desc": "training", "disable": not enabled, "dynamic_ncols": True}
+        if total_steps is not None or seconds is None:
+            self.bar = tqdm(total=total_steps, initial=timesteps, unit="step", **common)
+        else:
+            self.bar = tqdm(
+                total=round(seconds),
+                initial=min(round(seconds), int(self.used())),
+                unit="s",
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}",
+                **common,
+            )
+
+    def used(self) -> float:
+        """Seconds of the time budget used so far."""
+        return time.perf_counter() - self.budget_start
+
+    def over(self, timesteps: int) -> bool:
+        """Whether either budget is spent."""
+        over_time = self.seconds is not None and self.used() >= self.seconds
+        return over_time or (self.total_steps is not None and timesteps >= self.total_steps)
+
+    def update(self, timesteps: int) -> None:
+        """Move the bar to ``timesteps`` (step budget) or to the elapsed seconds (time budget)."""
+        bar = self.bar
+        if bar.disable:
+            return
+        if bar.unit == "step":
+            bar.update(timesteps - bar.n)
+            return
+        elapsed = min(bar.total, int(self.used()))
+        if elapsed > bar.n:
+            rate = (timesteps - self.steps_at_start) / max(time.perf_counter() - self.start, 1e-9)
+            bar.set_postfix_str(f"{timesteps:,} steps, {rate:,.0f} steps/s", refresh=False)
+            bar.update(elapsed - bar.n)
+
+    @staticmethod
+    def write(line: str) -> None:
+        """Print a line above any bar (printed with the bar off too: evaluations are always reported)."""
+        from tqdm import tqdm
+
+        tqdm.write(line)
+
+    def close(self) -> None:
+        """Close the bar."""
+        self.bar.close()
+
+
+def describe_evaluation(rows: list[dict[str, Any]], timesteps: int) -> str:
+    """One line, as both backends print it: ``eval at 1,000 steps: 2p vs random 80% [74%, 85%]; ...``."""
+    parts = [f"{r['players']}p vs {r['opponent']} {r['win_rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" for r in rows]
+    return f"eval at {timesteps:,} steps: " + "; ".join(parts)

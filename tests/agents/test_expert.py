@@ -15,7 +15,8 @@ from agents.bots.registry import make_agent
 from agents.evaluate.blunders import blunders
 from agents.evaluate.matches import play_game
 from agents.training import expert
-from agents.training import main as train
+from agents.training.command import main as train_command
+from agents.training.command import parse as parse_train
 from agents.training.expert import (
     BotExpert,
     Labelling,
@@ -280,7 +281,7 @@ TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "2", "--no-pro
 
 def test_init_starts_the_policy_from_the_models_weights(tmp_path):
     out = tmp_path / "run"
-    assert train.main(["--init", "gubs-net", "--imitate-games", "0", "--steps", "1", "--out", str(out), *TINY]) == 0
+    assert train_command(["--init", "gubs-net", "--imitate-games", "0", "--steps", "1", "--out", str(out), *TINY]) == 0
     shipped, trained = load_policy(MODELS_DIR / PRETRAINED["net"]), load_policy(out / "model.zip")
     for (w, b), (w2, b2) in zip(shipped.layers, trained.layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
@@ -292,18 +293,23 @@ def test_labels_warm_start_fits_the_labels_and_lowers_its_loss(labels, tmp_path,
     path = save_labels(tmp_path / "labels.npz", labels)
     out = tmp_path / "run"
     argv = ["--labels", str(path), "--players", "2", "3", "--steps", "1", "--out", str(out), *TINY]
-    assert train.main(argv) == 0
+    assert train_command(argv) == 0
     assert "imitated" in capsys.readouterr().out and (out / "model.zip").is_file()
-    args = train.parse_args(["--steps", "1", "--out", str(tmp_path / "fit"), *TINY])
-    model = train.new_model(args, train.make_envs(args))
+    from agents.training.sb3 import make_envs, new_model
+
+    config = parse_train(["--steps", "1", *TINY]).config.resolved()
+    model = new_model(config, make_envs(config))
     losses = pretrain(model, labels, epochs=5, batch_size=64, progress=False)
     assert losses[-1] < losses[0]
 
 
 def test_several_labels_files_are_joined_in_order(labels, tmp_path):
     first, second = save_labels(tmp_path / "a.npz", labels), save_labels(tmp_path / "b.npz", labels)
-    args = train.parse_args(["--labels", str(first), str(second), "--steps", "1", "--out", str(tmp_path / "r")])
-    joined = args.labels_data
+    from agents.training.sb3 import _read_labels
+
+    config = parse_train(["--labels", str(first), str(second), "--steps", "1"]).config
+    assert config.labels == (first, second)
+    joined = _read_labels(config)
     assert len(joined) == 2 * len(labels) and joined.corrected == 2 * labels.corrected
     assert np.array_equal(joined.actions, np.concatenate([labels.actions, labels.actions]))
     assert np.array_equal(joined.players[len(labels) :], labels.players)
@@ -312,15 +318,16 @@ def test_several_labels_files_are_joined_in_order(labels, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--labels", "/nonexistent/labels.npz"], "--labels:"),
-        (["--init", "/nonexistent/model.npz"], "--init:"),
-        (["--init", "ppo-9p"], "--init:"),
+        (["--labels", "/nonexistent/labels.npz"], "labels:"),
+        (["--init", "/nonexistent/model.npz"], "init:"),
+        (["--init", "ppo-9p"], "init:"),
+        (["--init", "heuristic"], "init: heuristic is not a network"),
         (["--imitate-lr", "0"], "must be above 0"),
     ],
 )
 def test_bad_labels_or_init_are_one_line_errors(argv, message, capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_info:
-        train.parse_args([*argv, "--out", str(tmp_path)])
+        train_command([*argv, "--out", str(tmp_path)])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
@@ -340,15 +347,15 @@ def test_init_refuses_a_network_of_other_shapes(tmp_path, capsys):
         tmp_path / "small.npz", [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers], "tanh"
     )
     with pytest.raises(SystemExit):
-        train.parse_args(["--init", str(small), "--out", str(tmp_path / "run")])
+        train_command(["--init", str(small), "--out", str(tmp_path / "run")])
     assert "the learner's are tanh" in capsys.readouterr().err
 
 
 def test_init_and_labels_start_new_runs_only(tmp_path, capsys):
     out = tmp_path / "run"
-    assert train.main(["--imitate-games", "0", "--steps", "1", "--out", str(out), *TINY]) == 0
+    assert train_command(["--imitate-games", "0", "--steps", "1", "--out", str(out), *TINY]) == 0
     with pytest.raises(SystemExit):
-        train.parse_args(["--resume", "--init", "gubs-net", "--out", str(out)])
+        train_command(["--resume", "--init", "gubs-net", "--out", str(out)])
     assert "start a new run" in capsys.readouterr().err
 
 

@@ -14,6 +14,7 @@ import agents.training.fast_vec_env as fast_vec_env  # after the skip: the modul
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.heuristic.decide import heuristic_actions
 from agents.bots.ppo import MODELS_DIR, PRETRAINED, PPOAgent
+from agents.training.config import PoolConfig
 from agents.training.fast_vec_env import (
     HEURISTIC,
     LEARNER,
@@ -23,7 +24,7 @@ from agents.training.fast_vec_env import (
     policy_logits,
     sample_masked,
 )
-from agents.training.pool import OpponentPool, PoolConfig, PoolSelfPlayEnv
+from agents.training.pool import OpponentPool, PoolSelfPlayEnv
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import IllegalActionError
@@ -299,9 +300,7 @@ def test_actions_outside_the_action_space_raise_value_error(actions):
         {"num_envs": 2, "shaping": -1.0},
         {"num_envs": 2, "shaping": float("nan")},
         {"num_envs": 2, "seed": -1},
-        {"num_envs": 2, "pool": PoolConfig(p_random=0.8, p_heuristic=0.5)},
-        {"num_envs": 2, "pool": {"p_random": 0.5}},
-        {"num_envs": 2, "pool": PoolConfig(p_random="0.1")},  # type: ignore[arg-type]
+        {"num_envs": 2, "pool": {"p_random": 0.5}},  # a PoolConfig refuses bad shares itself (test_training.py)
         {"num_envs": 2, "max_turns": "many"},
         {"num_envs": 2, "opponent": "heuristic"},  # a spec is train.py's to build, not the env's
     ],
@@ -466,7 +465,7 @@ def test_maskable_ppo_learns_on_it_with_snapshots_sent_by_env_method(tmp_path):
     model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=256)
     assert model.num_timesteps >= 256
-    assert env.pools[0].config.snapshots == [SNAPSHOTS[0]]
+    assert env.pools[0].snapshots == [SNAPSHOTS[0]]
     observations = venv.reset()
     assert isinstance(observations, np.ndarray)
     action, _ = model.predict(observations, action_masks=env.action_masks())
@@ -485,14 +484,15 @@ def test_maskable_ppo_learns_on_it_with_snapshots_sent_by_env_method(tmp_path):
     ],
 )
 def test_train_uses_the_fast_engine_unless_told_otherwise(argv, engine, tmp_path):
-    from agents.training import main as train
+    from agents.training.command import parse
+    from agents.training.sb3 import make_envs
 
-    args = train.parse_args([*argv, "--out", str(tmp_path / "run")])
-    assert args.engine == engine
-    venv = train.make_envs(args)
+    config = parse([*argv, "--out", str(tmp_path / "run")]).config.resolved()
+    assert config.engine == engine
+    venv = make_envs(config)
     try:
         assert isinstance(venv.unwrapped, FastSelfPlayVecEnv) == (engine == "fast")
-        assert venv.reset().shape == (args.envs, OBS_SIZE)
+        assert venv.reset().shape == (config.envs, OBS_SIZE)
     finally:
         venv.close()
 
@@ -502,15 +502,15 @@ def test_train_uses_the_fast_engine_unless_told_otherwise(argv, engine, tmp_path
     [
         (["--engine", "compiled"], "invalid choice"),
         (["--engine"], "expected one argument"),
-        (["--engine", "fast", "--vec-env", "subproc"], "needs --engine reference"),
-        (["--vec-env", "subproc"], "needs --engine reference"),
+        (["--engine", "fast", "--vec-env", "subproc"], "needs engine 'reference'"),
+        (["--vec-env", "subproc"], "needs engine 'reference'"),
     ],
 )
 def test_train_refuses_bad_engines_clearly(argv, message, tmp_path, capsys):
-    from agents.training import main as train
+    from agents.training.command import parse
 
     with pytest.raises(SystemExit) as exit_info:
-        train.parse_args([*argv, "--out", str(tmp_path / "run")])
+        parse([*argv, "--out", str(tmp_path / "run")])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "run").exists()

@@ -1,4 +1,4 @@
-"""Self-play training pieces: the opponent pool and the shaped pool env."""
+"""Self-play training pieces: the opponent pool's one rule, the shaped pool env, run files and checkpoints."""
 
 from dataclasses import replace
 
@@ -7,7 +7,8 @@ import pytest
 
 from agents.bots.ppo import MODELS_DIR
 from agents.bots.random_agent import RandomAgent
-from agents.training.pool import OpponentPool, PoolConfig, PoolSelfPlayEnv
+from agents.training.config import HEURISTIC, RANDOM, PoolConfig, snapshot_index
+from agents.training.pool import OpponentPool, PoolSelfPlayEnv
 
 
 def test_pool_without_snapshots_shares_seats_between_random_and_heuristic():
@@ -15,6 +16,49 @@ def test_pool_without_snapshots_shares_seats_between_random_and_heuristic():
     names = [pool.sample().name for _ in range(2000)]
     assert set(names) == {"random", "heuristic"}
     assert 0.4 < names.count("random") / len(names) < 0.6
+
+
+@pytest.mark.parametrize(
+    ("pool", "snapshots"),
+    [(PoolConfig(0.1, 0.4, 5), 3), (PoolConfig(0.0, 1.0, 5), 0), (PoolConfig(0.2, 0.0, 2), 2), (PoolConfig(0, 0), 4)],
+)
+def test_the_pool_rule_draws_each_kind_at_its_configured_share(pool, snapshots):
+    rng = np.random.default_rng(7)
+    draws = [pool.pick(rng.random(), rng.random(), snapshots) for _ in range(20_000)]
+    p_random, p_heuristic = pool.fixed_shares(snapshots > 0)
+    assert draws.count(RANDOM) / len(draws) == pytest.approx(p_random, abs=0.015)
+    assert draws.count(HEURISTIC) / len(draws) == pytest.approx(p_heuristic, abs=0.015)
+    picked = [d for d in draws if isinstance(d, int)]
+    rest = 1 - p_random - p_heuristic
+    assert len(picked) / len(draws) == pytest.approx(rest, abs=0.015)
+    if picked:  # newer snapshots weigh more: snapshot i is picked in proportion to i + 1
+        weights = np.arange(1, snapshots + 1) / np.arange(1, snapshots + 1).sum()
+        shares = np.bincount(picked, minlength=snapshots) / len(picked)
+        assert np.allclose(shares, weights, atol=0.02)
+
+
+def test_before_any_snapshot_the_fixed_agents_share_every_seat():
+    assert PoolConfig(0.1, 0.4).fixed_shares(False) == pytest.approx((0.2, 0.8))
+    assert PoolConfig(0.0, 0.0).fixed_shares(False) == (1.0, 0.0)  # nobody else to play: the random agent
+
+
+def test_the_snapshot_rule_is_numpys_weighted_choice_draw_for_draw():
+    """The sb3 pool drew snapshots with numpy's weighted choice: the shared rule keeps its seeded streams."""
+    for k in (1, 2, 5):
+        weights = np.arange(1, k + 1, dtype=float)
+        ours, numpys = np.random.default_rng(k), np.random.default_rng(k)
+        for _ in range(500):
+            assert snapshot_index(ours.random(), k) == numpys.choice(k, p=weights / weights.sum())
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"p_random": -0.1}, {"p_heuristic": 1.5}, {"p_random": 0.6, "p_heuristic": 0.6}, {"pool_size": 0}]
+)
+def test_pool_config_refuses_garbage(kwargs):
+    from agents.training.config import ConfigError
+
+    with pytest.raises(ConfigError):
+        PoolConfig(**kwargs)
 
 
 def test_pool_with_only_random_weight_gives_random_agents():
@@ -84,7 +128,7 @@ def test_snapshot_models_are_loaded_once_per_process_and_shared_between_pools(tm
     os.utime(paths[0], ns=(1, 1))  # a file written again is read again
     assert models.get(paths[0]) is not again
 
-    pools = [OpponentPool(PoolConfig(p_random=0.0, p_heuristic=0.0, snapshots=[paths[1]]), seed=s) for s in (0, 1)]
+    pools = [OpponentPool(PoolConfig(p_random=0.0, p_heuristic=0.0), seed=s, snapshots=[paths[1]]) for s in (0, 1)]
     agents = [pool.sample() for pool in pools]
     assert agents[0] is not agents[1] and agents[0].model is agents[1].model
 
@@ -103,14 +147,9 @@ def test_timed_vec_env_counts_steps_resets_and_mask_calls():
     assert 0 < after_reset < after_masks < venv.env_seconds
 
 
-class FakeModel:
-    """Stands in for MaskablePPO in the checkpoint tests: ``save`` writes known bytes."""
-
-    def __init__(self, content: bytes) -> None:
-        self.content = content
-
-    def save(self, target) -> None:
-        target.write(self.content)
+def writes(content: bytes):
+    """A checkpoint writer that stands in for a learner's save: it writes known bytes."""
+    return lambda path: path.write_bytes(content)
 
 
 def test_a_checkpoint_is_committed_by_run_json_and_older_ones_go(tmp_path):
@@ -119,21 +158,46 @@ def test_a_checkpoint_is_committed_by_run_json_and_older_ones_go(tmp_path):
 
     from agents.training.runs import RunState, commit_checkpoint, read_checkpoint
 
-    first = commit_checkpoint(tmp_path, FakeModel(b"first"), RunState(timesteps=100))
+    first = commit_checkpoint(tmp_path, RunState(timesteps=100), writes(b"first"))
     assert first.checkpoint == "checkpoint-000000100.zip"
     assert json.loads((tmp_path / "run.json").read_text())["checkpoint_sha256"] == hashlib.sha256(b"first").hexdigest()
-    second = commit_checkpoint(tmp_path, FakeModel(b"second"), replace(first, timesteps=200, seconds=3.0))
+    second = commit_checkpoint(tmp_path, replace(first, timesteps=200, seconds=3.0), writes(b"second"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint-000000200.zip", "run.json"]
     assert read_checkpoint(tmp_path, RunState.load(tmp_path / "run.json")) == b"second"
     # the same timesteps again: the committed file is that model; only run.json changes
-    again = commit_checkpoint(tmp_path, FakeModel(b"other bytes"), replace(second, seconds=4.0))
+    again = commit_checkpoint(tmp_path, replace(second, seconds=4.0), writes(b"other bytes"))
     assert again.checkpoint_sha256 == second.checkpoint_sha256 and RunState.load(tmp_path / "run.json").seconds == 4.0
+
+
+def test_an_rllib_checkpoint_folder_is_committed_the_same_way_and_verified_file_by_file(tmp_path):
+    from agents.training.runs import RunFileError, RunState, commit_checkpoint, verified_checkpoint_folder
+
+    def folder(content: bytes):
+        def write(path):
+            (path / "module").mkdir(parents=True)
+            (path / "module" / "state.pkl").write_bytes(content)
+
+        return write
+
+    first = commit_checkpoint(tmp_path, RunState(backend="rllib", timesteps=10, iterations=1), folder(b"one"))
+    assert first.checkpoint == "checkpoint-000000010" and (tmp_path / first.checkpoint).is_dir()
+    second = commit_checkpoint(tmp_path, replace(first, timesteps=20, iterations=2), folder(b"two"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint-000000020", "run.json"]
+    loaded = RunState.load(tmp_path / "run.json")
+    assert loaded == second and verified_checkpoint_folder(tmp_path, loaded) == tmp_path / "checkpoint-000000020"
+    (tmp_path / "checkpoint-000000020" / "module" / "state.pkl").write_bytes(b"swapped")
+    with pytest.raises(RunFileError, match="does not match the SHA-256 digest"):
+        verified_checkpoint_folder(tmp_path, loaded)
+    (tmp_path / "checkpoint-000000020" / "module" / "state.pkl").unlink()
+    (tmp_path / "checkpoint-000000020" / "module" / "state.pkl").symlink_to(tmp_path / "run.json")
+    with pytest.raises(RunFileError, match="is a link or a special file"):
+        verified_checkpoint_folder(tmp_path, loaded)
 
 
 def test_a_swapped_or_unverifiable_checkpoint_is_never_read_as_trusted(tmp_path):
     from agents.training.runs import RunFileError, RunState, commit_checkpoint, read_checkpoint
 
-    state = commit_checkpoint(tmp_path, FakeModel(b"ours"), RunState(timesteps=5))
+    state = commit_checkpoint(tmp_path, RunState(timesteps=5), writes(b"ours"))
     (tmp_path / state.checkpoint).write_bytes(b"someone else's")
     with pytest.raises(RunFileError, match="does not match the SHA-256 digest"):
         read_checkpoint(tmp_path, state)
@@ -155,6 +219,11 @@ def test_a_swapped_or_unverifiable_checkpoint_is_never_read_as_trusted(tmp_path)
         ('{"timesteps": -1}', "timesteps must be"),
         ('{"seconds": NaN}', "seconds must be"),
         ('{"settings": []}', "settings must be"),
+        ('{"config": []}', "config must be"),
+        ('{"backend": "tf"}', "backend must be sb3 or rllib"),
+        ('{"format": 3}', "format must be 2"),
+        ('{"backend": "rllib", "snapshots": ["snapshots/step_000000001.zip"]}', "is not a snapshot_<n> module slot"),
+        ('{"backend": "rllib", "checkpoint": "checkpoint-000000001.zip"}', "checkpoint-<timesteps> folder"),
         ('{"snapshots": "snapshots/step_000000001.zip"}', "snapshots must be"),
         ('{"timesteps": 9, "snapshots": ["/etc/passwd"]}', "is not a snapshots/step_<timesteps>.zip"),
         ('{"timesteps": 9, "snapshots": ["snapshots/../../x/step_000000001.zip"]}', "is not a snapshots/"),
@@ -203,7 +272,7 @@ def test_resuming_discards_what_was_written_after_the_commit(tmp_path):
 
     from agents.training.runs import RunState, append_csv, commit_checkpoint, discard_uncommitted
 
-    state = commit_checkpoint(tmp_path, FakeModel(b"at 200"), RunState(timesteps=200))
+    state = commit_checkpoint(tmp_path, RunState(timesteps=200), writes(b"at 200"))
     (tmp_path / "checkpoint-000000300.zip").write_bytes(b"written, never committed")
     (tmp_path / ".checkpoint-000000400.zip.tmp").write_bytes(b"half")
     (tmp_path / "snapshots").mkdir()

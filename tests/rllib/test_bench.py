@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from agents.rllib import bench
+from agents.training.rllib import bench
 
 
 @pytest.mark.parametrize(

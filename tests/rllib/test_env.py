@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from agents.rllib.env import (
+from agents.training.rllib.env import (
     MASK_KEY,
     OBS_KEY,
     GubsMultiAgentEnv,

@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from agents.rllib.env import MASK_KEY, GubsMultiAgentEnv
-from agents.rllib.fast_tables import FastTables
+from agents.training.rllib.env import MASK_KEY, GubsMultiAgentEnv
+from agents.training.rllib.fast_tables import FastTables
 from gubs_env.encoding.action_table import NUM_ACTIONS
 
 

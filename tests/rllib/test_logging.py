@@ -11,7 +11,8 @@ pytest.importorskip("ray")
 
 import ray
 
-from agents.rllib.train import parse_args, start_ray
+from agents.training import TrainingConfig
+from agents.training.rllib.train import start_ray
 
 
 @pytest.mark.parametrize(("flags", "level"), [([], logging.WARNING), (["--verbose"], logging.INFO)])
@@ -22,11 +23,12 @@ def test_ray_starts_quiet_unless_verbose(
     monkeypatch.setattr(ray, "init", lambda **kwargs: calls.append(kwargs))
     before = logging.getLogger("ray").level
     try:
-        start_ray(parse_args(["--out", str(tmp_path / "run"), *flags]))
+        verbose = "--verbose" in flags
+        start_ray(TrainingConfig(backend="rllib"), verbose)
         assert calls[0]["logging_level"] == level and calls[0]["log_to_driver"] is False
         assert logging.getLogger("ray").level == level
         calls.clear()
-        start_ray(parse_args(["--out", str(tmp_path / "run"), "--address", "auto", *flags]))
+        start_ray(TrainingConfig(backend="rllib", address="auto"), verbose)
         assert calls[0]["logging_level"] == level
     finally:
         logging.getLogger("ray").setLevel(before)

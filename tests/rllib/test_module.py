@@ -14,19 +14,19 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from agents.bots.model_file import load_policy, save_policy
 from agents.bots.ppo import PPOAgent
-from agents.rllib.env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv, agent_id, observation_space
-from agents.rllib.module import FixedAgentModule, MaskedPPOModule, actor_layers
-from agents.rllib.selfplay import (
+from agents.training.config import PoolConfig
+from agents.training.rllib.env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv, agent_id, observation_space
+from agents.training.rllib.module import FixedAgentModule, MaskedPPOModule, actor_layers
+from agents.training.rllib.selfplay import (
     ACTIVE_SNAPSHOTS,
     HEURISTIC,
     MAIN,
     RANDOM,
-    PoolSettings,
     SeatMapping,
     learner_seat,
     next_slot,
 )
-from agents.rllib.train import main_spec
+from agents.training.rllib.train import main_spec
 from gubs_env.encoding.action_table import NUM_ACTIONS
 
 
@@ -143,7 +143,7 @@ class FakeEpisode:
 
 @pytest.mark.parametrize("players", [2, 3, 6])
 def test_mapping_puts_main_at_exactly_one_seat_uniformly(players):
-    mapping = SeatMapping(PoolSettings())
+    mapping = SeatMapping(PoolConfig(p_random=0.1, p_heuristic=0.4))
     seats = []
     for i in range(600):
         episode = FakeEpisode(f"episode-{i}")
@@ -157,7 +157,7 @@ def test_mapping_puts_main_at_exactly_one_seat_uniformly(players):
 
 
 def test_mapping_draws_opponents_in_the_pool_proportions():
-    mapping = SeatMapping(PoolSettings(p_random=0.2, p_heuristic=0.3, pool_size=3))
+    mapping = SeatMapping(PoolConfig(p_random=0.2, p_heuristic=0.3, pool_size=3))
     draws = np.linspace(0, 1, 1000, endpoint=False)
     without = [mapping.opponent(u, []) for u in draws]
     assert set(without) == {RANDOM, HEURISTIC} and abs(without.count(RANDOM) / 1000 - 0.4) < 0.01
@@ -168,7 +168,7 @@ def test_mapping_draws_opponents_in_the_pool_proportions():
 
 
 def test_mapping_reads_the_active_snapshots_of_this_process():
-    mapping = SeatMapping(PoolSettings(p_random=0.0, p_heuristic=0.0, pool_size=2))
+    mapping = SeatMapping(PoolConfig(p_random=0.0, p_heuristic=0.0, pool_size=2))
     saved = list(ACTIVE_SNAPSHOTS)
     try:
         ACTIVE_SNAPSHOTS[:] = ["snapshot_1"]
@@ -180,7 +180,7 @@ def test_mapping_reads_the_active_snapshots_of_this_process():
 
 
 def test_next_slot_fills_free_slots_then_replaces_the_oldest():
-    pool = PoolSettings(pool_size=2)
+    pool = PoolConfig(pool_size=2)
     assert next_slot([], pool) == "snapshot_0"
     assert next_slot(["snapshot_0"], pool) == "snapshot_1"
     assert next_slot(["snapshot_1", "snapshot_0"], pool) == "snapshot_1"
@@ -198,6 +198,6 @@ def test_next_slot_fills_free_slots_then_replaces_the_oldest():
         {"pool_size": 2.0},
     ],
 )
-def test_pool_settings_refuse_garbage(kwargs):
+def test_the_pool_config_both_backends_read_refuses_garbage(kwargs):
     with pytest.raises(ValueError):
-        PoolSettings(**kwargs)
+        PoolConfig(**kwargs)

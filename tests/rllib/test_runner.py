@@ -6,11 +6,11 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from agents.rllib.env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv
-from agents.rllib.runner import FastEnvRunner
-from agents.rllib.train import build_config
+from agents.training.rllib.env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv
+from agents.training.rllib.runner import FastEnvRunner
+from agents.training.rllib.train import build_config
 from tests.rllib.test_fast_env import assert_same
-from tests.rllib.test_training import tiny_args
+from tests.rllib.test_training import tiny_config
 
 # RLlib registers its env wrapper with gymnasium again for every runner built in one process
 pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")
@@ -19,9 +19,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-m
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     """A fast env runner (3 games, 2- and 3-player tables) that records every deal and step of its batch."""
-    args = tiny_args(tmp_path_factory.mktemp("runner"), "--env-runners", "0", "--envs-per-runner", "3")
-    args.players = [2, 3]
-    config = build_config(args)
+    config = build_config(tiny_config("--env-runners", "0", "--envs", "3", "--players", "2", "3"))
     assert config.env_runner_cls is FastEnvRunner
     runner = FastEnvRunner(config=config)
     tables = runner._tables

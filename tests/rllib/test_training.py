@@ -1,6 +1,7 @@
 """Short RLlib training runs: masked play, seats and rewards, evaluation, snapshots, the command line, resume.
 
-These run on the session's two-node cluster (conftest.py), with tiny batches and networks.
+These run on the session's two-node cluster (conftest.py), with tiny batches and networks. The run folder and its
+checks are the sb3 backend's (tests/test_train.py); what is RLlib's own is tested here.
 """
 
 from __future__ import annotations
@@ -15,51 +16,36 @@ import pytest
 pytest.importorskip("ray.rllib")
 
 from agents.bots.registry import make_agent
-from agents.rllib.callbacks import EVAL_KEY, SelfPlayCallback
-from agents.rllib.env import MASK_KEY, parse_agent_id
-from agents.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, PoolSettings, push_snapshots
-from agents.rllib.train import RUN_FILE, build_config, checkpoint_digest, main, main_spec, parse_args
+from agents.training import TrainingConfig, train
+from agents.training.command import main as command
+from agents.training.command import parse
+from agents.training.rllib.callbacks import EVAL_KEY, SelfPlayCallback
+from agents.training.rllib.env import MASK_KEY, parse_agent_id
+from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, push_snapshots
+from agents.training.rllib.train import build_config, main_spec
 
 # RLlib registers its env wrapper with gymnasium again for every algorithm built in one process
 pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")
 
-TINY = [
-    "--envs-per-runner",
-    "2",
-    "--batch-size",
-    "200",
-    "--minibatch-size",
-    "100",
-    "--epochs",
-    "1",
-    "--hidden",
-    "32",
-    "32",
-    "--eval-games",
-    "6",
-]
+TINY = ["--envs", "2", "--n-steps", "100", "--batch-size", "100", "--epochs", "1", "--hidden", "32", "32"]
+TINY += ["--eval-games", "6", "--no-progress"]
 
 
-def tiny_args(tmp_path: Path, *extra: str):
-    return parse_args([*TINY, "--out", str(tmp_path / "run"), *extra])
+def main(argv: list[str]) -> int:
+    """``python train.py --backend rllib ...``, in process."""
+    return command(argv, backend="rllib")
 
 
-def build(args, out: Path | None = None, runner_resources: dict | None = None):
-    pool = PoolSettings(args.p_random, args.p_heuristic, args.pool_size)
-    callback = SelfPlayCallback(
-        pool,
-        main_spec(args.hidden),
-        sorted(set(args.players)),
-        args.snapshot_every,
-        args.eval_every,
-        args.eval_games,
-        out,
-        echo=False,
-    )
-    config = build_config(args, callback)
+def tiny_config(*extra: str) -> TrainingConfig:
+    return parse([*TINY, *extra], backend="rllib").config.resolved()
+
+
+def build(config: TrainingConfig, out: Path | None = None, runner_resources: dict | None = None):
+    callback = SelfPlayCallback(config, main_spec(config.hidden), out)
+    rllib_config = build_config(config, callback)
     if runner_resources:
-        config.env_runners(custom_resources_per_env_runner=runner_resources)
-    algorithm = config.build_algo()
+        rllib_config.env_runners(custom_resources_per_env_runner=runner_resources)
+    algorithm = rllib_config.build_algo()
     push_snapshots(algorithm, [])
     return algorithm
 
@@ -81,10 +67,10 @@ def check_episode(episode) -> None:
 
 
 def test_short_training_masks_seats_rewards_evaluation_and_snapshots(ray_cluster, tmp_path):
-    args = tiny_args(
-        tmp_path, "--players", "2", "3", "--env-runners", "0", "--eval-every", "2", "--snapshot-every", "1"
-    )
-    algorithm = build(args, tmp_path)
+    # an iteration is 200 environment steps, about 100 of them the learner's: a snapshot after each iteration, an
+    # evaluation after the second
+    config = tiny_config("--players", "2", "3", "--env-runners", "0", "--eval-every", "150", "--snapshot-every", "1")
+    algorithm = build(config, tmp_path)
     try:
         results = [algorithm.train() for _ in range(2)]
         assert EVAL_KEY not in results[0]
@@ -117,19 +103,32 @@ def test_short_training_masks_seats_rewards_evaluation_and_snapshots(ray_cluster
 
 
 def test_command_line_trains_exports_and_resumes(ray_cluster, tmp_path, capsys):
-    common = [*TINY, "--out", str(tmp_path / "run"), "--env-runners", "0", "--eval-every", "1"]
+    out = tmp_path / "run"
+    common = [*TINY, "--out", str(out), "--env-runners", "0", "--eval-every", "1", "--backend", "rllib"]
     assert main([*common, "--iterations", "1", "--checkpoint-every", "1"]) == 0
-    state = json.loads((tmp_path / "run" / "checkpoint" / RUN_FILE).read_text())
-    assert state["iterations"] == 1 and state["settings"]["hidden"] == [32, 32]
+    state = json.loads((out / "run.json").read_text())
+    assert state["backend"] == "rllib" and state["iterations"] == 1 and state["config"]["hidden"] == [32, 32]
+    assert [p.name for p in out.glob("checkpoint*")] == [state["checkpoint"]] and (out / state["checkpoint"]).is_dir()
     assert main([*common, "--iterations", "2", "--resume"]) == 0
-    state = json.loads((tmp_path / "run" / "checkpoint" / RUN_FILE).read_text())
-    assert state["iterations"] == 2 and len(state["snapshots"]) == 0  # snapshots every 10 iterations by default
+    state = json.loads((out / "run.json").read_text())
+    assert state["iterations"] == 2 and state["snapshots"] == []  # snapshots every 20,000 learner steps
     assert "resuming" in capsys.readouterr().out
-    agent = make_agent(str(tmp_path / "run" / "policy.npz"))
+    agent = make_agent(str(out / "policy.npz"))
     from agents.bots.random_agent import RandomAgent
     from agents.evaluate.matches import match
 
     assert match(agent, RandomAgent(), 2, games=4).games == 4
+
+
+def test_python_trains_through_the_same_config_and_the_command_resumes_it(ray_cluster, tmp_path):
+    config = TrainingConfig(
+        backend="rllib", iterations=1, envs=2, n_steps=50, batch_size=50, epochs=1, hidden=(16,), eval_games=2
+    )
+    result = train(config, out=tmp_path / "py", progress=False)
+    assert result.model == tmp_path / "py" / "policy.npz" and result.model.is_file()
+    assert {row["opponent"] for row in result.evaluation} == {"random", "heuristic"}
+    assert main(["--resume", "--out", str(tmp_path / "py"), "--iterations", "2", "--no-progress"]) == 0
+    assert json.loads((tmp_path / "py" / "run.json").read_text())["iterations"] == 2
 
 
 @pytest.mark.parametrize(
@@ -137,122 +136,57 @@ def test_command_line_trains_exports_and_resumes(ray_cluster, tmp_path, capsys):
     [
         (["--players", "7"], "player counts"),
         (["--env-runners", "-1"], "env-runners"),
-        (["--address", " "], "--address"),
-        (["--resume"], "--resume: no run to continue under runs/"),
+        (["--address", " "], "address is 'auto' or HOST:PORT"),
+        (["--resume"], "no run to resume under runs/"),
         (["--p-random", "0.7", "--p-heuristic", "0.7"], "add up"),
-        (["--batch-size", "10", "--minibatch-size", "20"], "minibatch"),
         (["--iterations", "0"], "iterations"),
         (["--hidden", "0"], "hidden"),
+        (["--opponent", "heuristic"], "the rllib backend cannot honour opponent"),
+        (["--labels", "x.npz"], "the rllib backend cannot honour labels"),
     ],
 )
 def test_command_line_garbage_exits_with_status_2(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no runs/ folder: --resume alone has no run to continue
     with pytest.raises(SystemExit) as exit_info:
-        parse_args(argv)
+        main(argv)
     assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err and "python train.py" in err and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("content", ["", "{", "[]", '{"iterations": 1}', "\u0000\u00ff"])
-def test_resume_refuses_a_corrupt_run_file(tmp_path, content, capsys):
-    (tmp_path / "checkpoint").mkdir()
-    (tmp_path / "checkpoint" / RUN_FILE).write_text(content)
-    with pytest.raises(SystemExit) as exit_info:
-        parse_args(["--resume", "--out", str(tmp_path)])
-    assert exit_info.value.code == 2 and "--resume" in capsys.readouterr().err
+def _committed_rllib_run(out: Path) -> Path:
+    """A run folder whose run.json commits a checkpoint folder with one data file."""
+    from agents.training.runs import RunState, commit_checkpoint
+
+    def write(path: Path) -> None:
+        path.mkdir()
+        (path / "algorithm_state.pkl").write_bytes(b"the checkpoint's own bytes")
+
+    out.mkdir()
+    config = TrainingConfig(backend="rllib", players=(3,)).to_json()
+    state = commit_checkpoint(out, RunState(backend="rllib", config=config, timesteps=9, iterations=4), write)
+    return out / state.checkpoint
 
 
-@pytest.mark.parametrize(
-    "changes",
-    [
-        {"iterations": -1},
-        {"iterations": "3"},
-        {"seconds": float("nan")},
-        {"snapshots": "snapshot_0"},
-        {"settings": {"players": [9]}},
-        {"settings": {"players": "2"}},
-        {"settings": {"p_random": 2}},
-        {"settings": {"pool_size": 0}},
-        {"settings": {"hidden": [0]}},
-        {"settings": {"hidden": "256"}},
-        {"settings": []},
-    ],
-)
-def test_resume_refuses_run_files_with_bad_values(tmp_path, changes, capsys):
-    state = {"iterations": 1, "learner_steps": 10, "seconds": 1.0, "snapshots": [], "settings": {}} | changes
-    (tmp_path / "checkpoint").mkdir()
-    (tmp_path / "checkpoint" / RUN_FILE).write_text(json.dumps(state))
-    with pytest.raises(SystemExit) as exit_info:
-        parse_args(["--resume", "--out", str(tmp_path)])
-    assert exit_info.value.code == 2 and "--resume" in capsys.readouterr().err
-
-
-def test_resume_refuses_a_run_file_that_is_a_folder_or_too_large(tmp_path, capsys):
-    (tmp_path / "checkpoint" / RUN_FILE).mkdir(parents=True)
-    with pytest.raises(SystemExit):
-        parse_args(["--resume", "--out", str(tmp_path)])
-    (tmp_path / "checkpoint" / RUN_FILE).rmdir()
-    (tmp_path / "checkpoint" / RUN_FILE).write_text(" " * (2**20 + 1))
-    with pytest.raises(SystemExit):
-        parse_args(["--resume", "--out", str(tmp_path)])
-    assert "over" in capsys.readouterr().err
-
-
-def test_resume_without_a_checkpoint_and_a_taken_folder_are_refused(tmp_path, capsys):
-    with pytest.raises(SystemExit):
-        parse_args(["--resume", "--out", str(tmp_path)])
-    for name in ("checkpoint.old", "checkpoint"):  # a kill between the two renames leaves only the old one
-        (tmp_path / name).mkdir()
-        with pytest.raises(SystemExit):
-            parse_args(["--out", str(tmp_path)])
-        assert "already holds a run" in capsys.readouterr().err
-
-
-def test_train_py_hands_rllib_arguments_to_this_backend(capsys):
-    import train  # the entry point script at the repository root
-
-    with pytest.raises(SystemExit) as exit_info:
-        train.main(["--players", "9", "--backend", "rllib"])
-    assert exit_info.value.code == 2 and "agents.rllib.train" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as exit_info:
-        train.main(["--backend", "tensorflow"])
-    assert exit_info.value.code == 2 and "invalid choice" in capsys.readouterr().err
-
-
-def _committed_checkpoint(folder, **settings):
-    """A checkpoint folder with one data file and the run.json that commits it (its digest)."""
-    folder.mkdir()
-    (folder / "algorithm_state.pkl").write_bytes(b"the checkpoint's own bytes")
-    state = {"iterations": 4, "learner_steps": 9, "seconds": 2.0, "snapshots": [], "settings": settings}
-    state["checkpoint_sha256"] = checkpoint_digest(folder)
-    (folder / RUN_FILE).write_text(json.dumps(state))
-    return folder
-
-
-def test_resume_falls_back_to_the_previous_checkpoint_after_a_kill_mid_swap(tmp_path):
-    _committed_checkpoint(tmp_path / "checkpoint.old", players=[3])
-    args = parse_args(["--resume", "--out", str(tmp_path)])
-    assert args.players == [3] and args.hidden == [256, 256]
-
-
-def test_resume_loads_only_the_checkpoint_its_run_file_committed(tmp_path, capsys):
-    folder = _committed_checkpoint(tmp_path / "checkpoint", players=[2])
-    parse_args(["--resume", "--out", str(tmp_path)])  # as committed: accepted
+def test_resume_reads_the_runs_config_and_loads_only_the_checkpoint_it_committed(tmp_path, capsys):
+    folder = _committed_rllib_run(tmp_path / "run")
+    assert parse(["--resume", "--out", str(tmp_path / "run")]).config.players.as_list() == [3]
     (folder / "algorithm_state.pkl").write_bytes(b"a payload swapped in")
     with pytest.raises(SystemExit) as exit_info:
-        parse_args(["--resume", "--out", str(tmp_path)])
-    assert exit_info.value.code == 2 and "digest mismatch" in capsys.readouterr().err
+        main(["--resume", "--out", str(tmp_path / "run")])
+    assert exit_info.value.code == 2 and "does not match the SHA-256 digest" in capsys.readouterr().err
 
 
-def test_resume_refuses_a_checkpoint_with_a_link_or_without_a_digest(tmp_path, capsys):
-    folder = _committed_checkpoint(tmp_path / "checkpoint", players=[2])
+def test_resume_refuses_a_checkpoint_with_a_link(tmp_path, capsys):
+    folder = _committed_rllib_run(tmp_path / "run")
     (folder / "elsewhere").symlink_to(tmp_path)
     with pytest.raises(SystemExit) as exit_info:
-        parse_args(["--resume", "--out", str(tmp_path)])
+        main(["--resume", "--out", str(tmp_path / "run")])
     assert exit_info.value.code == 2 and "is a link" in capsys.readouterr().err
-    (folder / "elsewhere").unlink()
-    state = json.loads((folder / RUN_FILE).read_text())
-    (folder / RUN_FILE).write_text(json.dumps({**state, "checkpoint_sha256": ""}))
-    with pytest.raises(SystemExit) as exit_info:
-        parse_args(["--resume", "--out", str(tmp_path)])
-    assert exit_info.value.code == 2 and "no checkpoint digest" in capsys.readouterr().err
+
+
+def test_an_rllib_run_resumes_on_rllib_only(tmp_path, capsys):
+    _committed_rllib_run(tmp_path / "run")
+    with pytest.raises(SystemExit):
+        parse(["--resume", "--out", str(tmp_path / "run"), "--backend", "sb3"])
+    assert "resumes on the rllib backend only" in capsys.readouterr().err

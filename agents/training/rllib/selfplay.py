@@ -17,16 +17,16 @@ from __future__ import annotations
 import functools
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from agents.rllib.env import parse_agent_id
+from agents.training.config import HEURISTIC as HEURISTIC  # the fixed agents' modules take the pool's names
+from agents.training.config import RANDOM as RANDOM
+from agents.training.config import PoolConfig, snapshot_index
+from agents.training.rllib.env import parse_agent_id
 
 MAIN = "main"
-RANDOM = "random"
-HEURISTIC = "heuristic"
 SNAPSHOT_PREFIX = "snapshot_"
 
 ACTIVE_SNAPSHOTS: list[str] = []
@@ -43,31 +43,9 @@ def snapshot_slot(index: int) -> str:
     return f"{SNAPSHOT_PREFIX}{index}"
 
 
-@dataclass(frozen=True)
-class PoolSettings:
-    """How opponents are drawn (the same meaning as train.py's ``--p-random``, ``--p-heuristic``, ``--pool-size``).
-
-    Raises:
-        ValueError: a share outside [0, 1], shares adding up to more than 1, or a pool size below 1.
-    """
-
-    p_random: float = 0.1
-    p_heuristic: float = 0.4
-    pool_size: int = 5
-
-    def __post_init__(self) -> None:
-        for name in ("p_random", "p_heuristic"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise ValueError(f"{name} must be a number from 0 to 1, not {value!r}")
-        if self.p_random + self.p_heuristic > 1:
-            raise ValueError("p_random and p_heuristic add up to more than 1")
-        if isinstance(self.pool_size, bool) or not isinstance(self.pool_size, int) or self.pool_size < 1:
-            raise ValueError(f"pool_size must be an int >= 1, not {self.pool_size!r}")
-
-    def slots(self) -> list[str]:
-        """Every snapshot slot's module id."""
-        return [snapshot_slot(i) for i in range(self.pool_size)]
+def slots(pool: PoolConfig) -> list[str]:
+    """Every snapshot slot's module id."""
+    return [snapshot_slot(i) for i in range(pool.pool_size)]
 
 
 def _stream(episode_id: str, *key: int) -> np.random.Generator:
@@ -83,7 +61,7 @@ def learner_seat(episode_id: str, num_players: int) -> int:
 class SeatMapping:
     """RLlib's agent-to-module mapping for self-play: ``main`` at one random seat, the pool at the others."""
 
-    def __init__(self, pool: PoolSettings) -> None:
+    def __init__(self, pool: PoolConfig) -> None:
         self.pool = pool
 
     def __call__(self, agent: str, episode: Any, **kwargs: Any) -> str:
@@ -94,29 +72,26 @@ class SeatMapping:
         return self.opponent(_stream(episode.id_, seat + 1).random(), list(ACTIVE_SNAPSHOTS))
 
     def opponent(self, u: float, snapshots: Sequence[str]) -> str:
-        """The opponent module for a uniform draw ``u`` in [0, 1) when ``snapshots`` hold weights."""
-        p_random, p_heuristic = self.pool.p_random, self.pool.p_heuristic
-        if not snapshots:  # before the first snapshot the fixed agents share every seat, in proportion
-            total = p_random + p_heuristic
-            p_random, p_heuristic = (p_random / total, p_heuristic / total) if total else (1.0, 0.0)
-        if u < p_random:
-            return RANDOM
-        if u < p_random + p_heuristic:
-            return HEURISTIC
-        # the rest of [0, 1) split among the snapshots with weights 1, 2, ..., k: newer ones more often
+        """The opponent module for a uniform draw ``u`` in [0, 1) when ``snapshots`` hold weights.
+
+        The pool's rule (:meth:`PoolConfig.fixed_kind`), with the snapshot chosen by the rest of the same draw:
+        one number per seat and episode, so every call for a seat maps it alike.
+        """
+        kind = self.pool.fixed_kind(u, len(snapshots))
+        if kind is not None:
+            return kind
+        p_random, p_heuristic = self.pool.fixed_shares(True)
         rest = (u - p_random - p_heuristic) / (1 - p_random - p_heuristic)
-        weights = np.arange(1, len(snapshots) + 1, dtype=float)
-        index = int(np.searchsorted(np.cumsum(weights) / weights.sum(), rest, side="right"))
-        return snapshots[min(index, len(snapshots) - 1)]
+        return snapshots[snapshot_index(rest, len(snapshots))]
 
 
-def next_slot(active: Sequence[str], pool: PoolSettings) -> str:
+def next_slot(active: Sequence[str], pool: PoolConfig) -> str:
     """The slot the next snapshot goes to: a free one, else the oldest."""
-    free = [slot for slot in pool.slots() if slot not in active]
+    free = [slot for slot in slots(pool) if slot not in active]
     return free[0] if free else active[0]
 
 
-def take_snapshot(algorithm: Any, pool: PoolSettings) -> str:
+def take_snapshot(algorithm: Any, pool: PoolConfig) -> str:
     """Copy ``main``'s weights into the next slot, on the learners and every env runner; returns the slot."""
     slot = next_slot(ACTIVE_SNAPSHOTS, pool)
     weights = algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN]

@@ -1,14 +1,14 @@
 """Env-runner sampling rates on both engines, and throughput and memory of RLlib training, beside train.py's default.
 
-``python -m agents.rllib.bench --part sampling`` measures what the env runners alone sustain, with no learning in
-between: for each layout (1 env runner and 2 on a local Ray, then 2 on a local two-node cluster, one runner on
-each node, with the code shipped to the workers as on a real cluster) and each engine (``--engine reference``:
+``python -m agents.training.rllib.bench --part sampling`` measures what the env runners alone sustain, with no
+learning in between: for each layout (1 env runner and 2 on a local Ray, then 2 on a local two-node cluster, one
+runner on each node, with the code shipped to the workers as on a real cluster) and each engine (``--engine reference``:
 RLlib's own runner over the readable engine, 8 envs per runner; ``--engine fast``: the compiled engine's batch
 runner, 64 games per runner), the env steps all runners sample together per second of wall time, the runners
 sampling in parallel (``foreach_env_runner``), after one warm-up round. It prints a table with the fast engine's
 ratio to the reference in each layout.
 
-``python -m agents.rllib.bench --minutes 1.5`` runs, one after the other, ``train.py`` (the sb3 backend) and
+``python -m agents.training.rllib.bench --minutes 1.5`` runs, one after the other, ``train.py`` (the sb3 backend) and
 ``train.py --backend rllib`` with each ``--env-runners`` count for the same wall-clock budget, each in a fresh
 process with its output in a temporary folder. It prints each run's learner steps/s and env steps/s (training
 time only: start-up and evaluations excluded) and the peak resident memory of the run's processes by kind
@@ -133,7 +133,7 @@ def runs(minutes: float, runner_counts: list[int], folder: Path) -> list[Run]:
         Run("train.py (sb3, default)", [*sb3, "--eval-games", "20", "--out", str(folder / "sb3")]),
     ]
     rllib = [sys.executable, "train.py", "--backend", "rllib", "--minutes", str(minutes)]
-    rllib += ["--eval-every", "0", "--eval-games", "20"]
+    rllib += ["--eval-every", "1000000000", "--eval-games", "20"]  # no evaluation before the final one
     # the reference engine once (RLlib's own runner, what train.py --backend rllib ran before), then the fast one
     for engine, counts in (("reference", [1]), ("fast", runner_counts)):
         for count in counts:
@@ -186,7 +186,8 @@ def measure_sampling(layout: str, runners: int, engines: list[Engine], seconds: 
     """Start Ray in ``layout``, then time each engine's env runners sampling for about ``seconds``."""
     import ray
 
-    from agents.rllib.train import _project_packages, build_config, parse_args
+    from agents.training import TrainingConfig
+    from agents.training.rllib.train import _project_packages, build_config
 
     cluster = None
     if layout == "local":
@@ -200,22 +201,21 @@ def measure_sampling(layout: str, runners: int, engines: list[Engine], seconds: 
         ray.init(address=cluster.address, runtime_env=runtime_env, log_to_driver=False, logging_level=logging.WARNING)
     measured = []
     try:
-        with tempfile.TemporaryDirectory() as folder:
-            for engine in engines:
-                args = parse_args(["--engine", engine, "--env-runners", str(runners), "--out", folder])
-                algorithm = build_config(args).build_algo()
-                try:
-                    group = algorithm.env_runner_group
-                    group.foreach_env_runner(_sampled_steps, local_env_runner=False)  # warm-up: deals, compiled code
-                    result = Sampling(layout, runners, engine)
-                    start = time.perf_counter()
-                    while time.perf_counter() - start < seconds:
-                        result.steps += sum(group.foreach_env_runner(_sampled_steps, local_env_runner=False))
-                    result.seconds = time.perf_counter() - start
-                finally:
-                    algorithm.stop()
-                print(f"  {engine}: {result.rate:,.0f} env steps/s ({result.steps:,} in {result.seconds:.1f} s)")
-                measured.append(result)
+        for engine in engines:
+            config = TrainingConfig(backend="rllib", engine=engine, env_runners=runners).resolved()
+            algorithm = build_config(config).build_algo()
+            try:
+                group = algorithm.env_runner_group
+                group.foreach_env_runner(_sampled_steps, local_env_runner=False)  # warm-up: deals, compiled code
+                result = Sampling(layout, runners, engine)
+                start = time.perf_counter()
+                while time.perf_counter() - start < seconds:
+                    result.steps += sum(group.foreach_env_runner(_sampled_steps, local_env_runner=False))
+                result.seconds = time.perf_counter() - start
+            finally:
+                algorithm.stop()
+            print(f"  {engine}: {result.rate:,.0f} env steps/s ({result.steps:,} in {result.seconds:.1f} s)")
+            measured.append(result)
     finally:
         ray.shutdown()
         if cluster is not None:
@@ -241,7 +241,7 @@ def sampling_report(measured: list[Sampling]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Measure and print the tables."""
-    parser = CommandParser(prog="python -m agents.rllib.bench", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="python -m agents.training.rllib.bench", description=__doc__.split("\n")[0])
     parser.add_argument(
         "--part", choices=("all", "sampling", "training"), default="all", help="what to measure (default: all)"
     )

@@ -1,9 +1,9 @@
 """Many games of the RLlib env at once on the compiled engine: one ``FastGames`` batch per table size.
 
-Slot ``i`` of :class:`FastTables` plays exactly what a :class:`~agents.rllib.env.GubsMultiAgentEnv` plays: the
-same deals from the same seed (:func:`~agents.rllib.seats.deal`), the same agent ids, observations, masks,
-rewards and illegal-action rule (:mod:`agents.rllib.seats` builds every result). The env steps one slot of it;
-:class:`~agents.rllib.runner.FastEnvRunner` steps all of them with one compiled call per table size.
+Slot ``i`` of :class:`FastTables` plays exactly what a :class:`~agents.training.rllib.env.GubsMultiAgentEnv` plays: the
+same deals from the same seed (:func:`~agents.training.rllib.seats.deal`), the same agent ids, observations, masks,
+rewards and illegal-action rule (:mod:`agents.training.rllib.seats` builds every result). The env steps one slot of it;
+:class:`~agents.training.rllib.runner.FastEnvRunner` steps all of them with one compiled call per table size.
 
 Table sizes mix per slot, and a batch keeps one size for all its rows, so each size has its own batch of
 ``num_slots`` rows: a slot plays in the batch of its current game's size and is left as it is in the others.
@@ -16,7 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from agents.rllib.seats import AgentDict, StepResult, agent_id, deal, game_over, illegal_end, observation, playing
+from agents.training.rllib.seats import (
+    AgentDict,
+    StepResult,
+    agent_id,
+    deal,
+    game_over,
+    illegal_end,
+    observation,
+    playing,
+)
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine import Game
 from gubs_env.engine.cards import MAX_PLAYERS
@@ -28,7 +37,7 @@ class FastTables:
 
     Args:
         num_slots: how many games are played side by side.
-        sizes: the table sizes a new game draws from (checked by :func:`~agents.rllib.seats.table_sizes`).
+        sizes: the table sizes a new game draws from (checked by :func:`~agents.training.rllib.seats.table_sizes`).
         rule_options: engine rule options for every game.
 
     Raises:

@@ -1,12 +1,12 @@
 """An RLlib env runner that plays all its games on the compiled engine, one batch for all of them.
 
-RLlib's :class:`MultiAgentEnvRunner` steps a vector of :class:`~agents.rllib.env.GubsMultiAgentEnv` one game at
+RLlib's :class:`MultiAgentEnvRunner` steps a vector of :class:`~agents.training.rllib.env.GubsMultiAgentEnv` one game at
 a time and, for every step of every game, runs its connector pipelines, callbacks and metrics: on 2 cores that
 bookkeeping, not the game, bounds it (about 430 env steps/s with 8 games). :class:`FastEnvRunner` keeps RLlib's
 runner (its modules, weights, state, metrics and episodes, which the learner reads as usual) and replaces only its
 sampling loop: its ``num_envs_per_env_runner`` games are the slots of one
-:class:`~agents.rllib.fast_tables.FastTables`, stepped together by one compiled call per table size; each module
-chooses for all the games it plays in one forward pass; each step goes into the games' ``MultiAgentEpisode``
+:class:`~agents.training.rllib.fast_tables.FastTables`, stepped together by one compiled call per table size;
+each module chooses for all the games it plays in one forward pass; each step goes into the games' ``MultiAgentEpisode``
 objects as RLlib's loop puts it there (the same observations, actions, rewards and model outputs); metrics are
 counted once per ``sample()`` call.
 
@@ -41,8 +41,8 @@ from ray.rllib.utils.metrics import (
     WEIGHTS_SEQ_NO,
 )
 
-from agents.rllib.fast_tables import FastTables
-from agents.rllib.seats import MASK_KEY, OBS_KEY, AgentDict, rule_options_of, table_sizes
+from agents.training.rllib.fast_tables import FastTables
+from agents.training.rllib.seats import MASK_KEY, OBS_KEY, AgentDict, rule_options_of, table_sizes
 
 _NOT_STORED = (Columns.ACTIONS, Columns.ACTIONS_FOR_ENV)
 """Module outputs that are not extra model outputs of a step (the action is stored as the action)."""
@@ -52,7 +52,7 @@ class FastEnvRunner(MultiAgentEnvRunner):
     """RLlib's multi-agent env runner with its games on one :class:`FastTables`.
 
     Used as ``config.env_runners(env_runner_cls=FastEnvRunner)`` with
-    :class:`~agents.rllib.env.GubsMultiAgentEnv` as the env: its config gives the table sizes and rule options.
+    :class:`~agents.training.rllib.env.GubsMultiAgentEnv` as the env: its config gives the table sizes and rule options.
     """
 
     def make_env(self) -> None:

@@ -1,8 +1,8 @@
 """What both engines of the RLlib env share: agent ids, spaces, the env config, deals, and what a step returns.
 
-:mod:`agents.rllib.env` (one game, on either engine) and :mod:`agents.rllib.fast_tables` (many games on the
-compiled engine, for :mod:`agents.rllib.runner`) build their results here, so the two give the same dicts for
-the same game.
+:mod:`agents.training.rllib.env` (one game, on either engine) and :mod:`agents.training.rllib.fast_tables`
+(many games on the compiled engine, for :mod:`agents.training.rllib.runner`) build their results here, so the two
+give the same dicts for the same game.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from gymnasium import spaces
 
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
-from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
-from gubs_env.envs.engines import ENGINES as ENGINES  # re-exported: train.py as committed imports it from here
+from gubs_env.engine.players import TableSizes, is_player_count
 from gubs_env.envs.engines import Engine, resolve_engine
 
 OBS_KEY = "observations"
@@ -46,7 +45,7 @@ def parse_agent_id(name: str) -> tuple[int, int]:
     if found is None:
         raise ValueError(f"not a Gubs agent id (seat_<seat>_of_<players>): {name!r}")
     seat, players = int(found[1]), int(found[2])
-    if not (MIN_PLAYERS <= players <= MAX_PLAYERS and seat < players):
+    if not (is_player_count(players) and seat < players):
         raise ValueError(f"no seat {seat} at a {players}-player table: {name!r}")
     return seat, players
 
@@ -67,22 +66,12 @@ def observation_space() -> spaces.Dict:
 
 
 def table_sizes(config: Mapping[str, Any]) -> list[int]:
-    """The ``players`` entry of an env config, checked: a non-empty list of sizes from 2 to 6.
+    """The ``players`` entry of an env config (one size or a list; default 2), checked as every table size is.
 
     Raises:
         ValueError: a missing, empty or out-of-range list.
     """
-    players = config.get("players", [2])
-    if isinstance(players, (int, np.integer)) and not isinstance(players, bool):
-        players = [players]
-    if not isinstance(players, Sequence) or isinstance(players, str) or not players:
-        raise ValueError(f"players must be a non-empty list of table sizes, not {players!r}")
-    for size in players:
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-            raise ValueError(f"a table size is an int from {MIN_PLAYERS} to {MAX_PLAYERS}, not {size!r}")
-        if not MIN_PLAYERS <= size <= MAX_PLAYERS:
-            raise ValueError(f"a table size is from {MIN_PLAYERS} to {MAX_PLAYERS}, not {size}")
-    return [int(size) for size in players]
+    return TableSizes.of(config.get("players", [2])).as_list()
 
 
 def rule_options_of(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,8 +16,8 @@ The config's ``engine`` picks who plays the game (:func:`gubs_env.envs.engines.o
 (the default), the readable engine (:class:`gubs_env.engine.Game`), ``"fast"``, the compiled engine
 (:class:`gubs_env.fast.FastGame`), or ``"auto"``. Both give the same episodes for a seed: the same deals, agents,
 observations, masks and rewards. Training plays all of an env runner's games in one batch of the compiled engine
-through :class:`~agents.rllib.runner.FastEnvRunner`, which steps :class:`~agents.rllib.fast_tables.FastTables`
-itself (docs/rllib.md).
+through :class:`~agents.training.rllib.runner.FastEnvRunner`, which steps
+:class:`~agents.training.rllib.fast_tables.FastTables` itself (docs/rllib.md).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from agents.rllib.seats import (
+from agents.training.rllib.seats import (
     ILLEGAL_REWARD,
     MASK_KEY,
     OBS_KEY,

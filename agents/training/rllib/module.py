@@ -21,7 +21,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
 from agents.bots.base import Agent
-from agents.rllib.env import MASK_KEY, OBS_KEY
+from agents.training.rllib.env import MASK_KEY, OBS_KEY
 
 ACTIVATIONS: dict[type[torch.nn.Module], str] = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
 """Activation layers an exported actor may use, by the name the weights-only model file records."""

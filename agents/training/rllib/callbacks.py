@@ -1,7 +1,7 @@
 """RLlib callbacks of the self-play run: snapshots, evaluation with Wilson intervals, snapshots after restarts.
 
-Snapshots go into the pool every few iterations; env runners started again after a failure get the pool's
-snapshots pushed again.
+Snapshots go into the pool and evaluations are played every so many learner timesteps (the config's cadences);
+env runners started again after a failure get the pool's snapshots pushed again.
 
 Summed episode returns say little in a zero-sum game; the evaluation plays the learner's greedy policy
 against the random and heuristic agents on the engine directly (seat-rotated deals, :func:`agents.evaluate.match`)
@@ -17,9 +17,10 @@ from typing import Any
 
 from agents.bots.model_file import PolicyWeights
 from agents.bots.ppo import PPOAgent
-from agents.rllib.module import actor_layers
-from agents.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, PoolSettings, push_snapshots, take_snapshot
-from agents.training.runs import append_csv, evaluation_rows
+from agents.training.config import TrainingConfig
+from agents.training.rllib.module import actor_layers
+from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, push_snapshots, take_snapshot
+from agents.training.runs import BudgetBar, append_csv, describe_evaluation, evaluation_rows
 
 EVAL_KEY = "gubs_eval"
 """Where a training result holds the evaluation rows (absent in iterations without one)."""
@@ -34,62 +35,57 @@ def learner_steps(result: dict[str, Any]) -> int:
 def main_agent(algorithm: Any, module: Any) -> PPOAgent:
     """The learner's current actor as a greedy agent, read out into numpy.
 
-    ``module`` is a local :class:`~agents.rllib.module.MaskedPPOModule` built from ``main``'s spec; it is loaded
-    with the learner's weights first.
+    ``module`` is a local :class:`~agents.training.rllib.module.MaskedPPOModule` built from ``main``'s spec; it is
+    loaded with the learner's weights first.
     """
     module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
     layers, activation = actor_layers(module)
     return PPOAgent(PolicyWeights(tuple(layers), activation), deterministic=True, name="learner")
 
 
-def describe(rows: list[dict], steps: int) -> str:
-    """One line, as train.py prints it: ``eval at 1,000 steps: 2p vs random 80% [74%, 85%]; ...``."""
-    parts = [f"{r['players']}p vs {r['opponent']} {r['win_rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" for r in rows]
-    return f"eval at {steps:,} steps: " + "; ".join(parts)
-
-
 class SelfPlayCallback:
-    """``on_train_result``: a snapshot every ``snapshot_every`` iterations, an evaluation every ``eval_every``.
+    """``on_train_result``: snapshots and evaluations on the config's cadences, in learner timesteps.
 
     Args:
-        pool: the opponent pool's settings (its size bounds the snapshot slots).
+        config: the run's config (resolved): its pool, table sizes, cadences and evaluation games.
         module_spec: ``main``'s RLModuleSpec, to build the evaluation's copy of the module.
-        player_counts: table sizes evaluated.
-        snapshot_every: iterations between snapshots.
-        eval_every: iterations between evaluations (0: none during training).
-        eval_games: games per evaluation, table size and opponent.
         out: folder of eval.csv (None: no file).
         seconds_before: wall time of earlier invocations of a resumed run (for eval.csv's ``seconds``).
-        echo: print each evaluation's line.
+        timesteps_before: the learner timesteps a resumed run starts from (cadences count on from there).
     """
 
     def __init__(
         self,
-        pool: PoolSettings,
+        config: TrainingConfig,
         module_spec: Any,
-        player_counts: list[int],
-        snapshot_every: int,
-        eval_every: int,
-        eval_games: int,
         out: Path | None = None,
         seconds_before: float = 0.0,
-        echo: bool = True,
+        timesteps_before: int = 0,
     ) -> None:
-        self.pool, self.module_spec = pool, module_spec
-        self.player_counts = player_counts
-        self.snapshot_every, self.eval_every, self.eval_games = snapshot_every, eval_every, eval_games
-        self.out, self.seconds_before, self.echo = out, seconds_before, echo
+        self.config, self.module_spec, self.out = config, module_spec, out
+        self.seconds_before = seconds_before
         self.start = time.perf_counter()
         self._module: Any = None
+        self._marks = {
+            "snapshot": timesteps_before // (config.snapshot_every or 1),
+            "eval": timesteps_before // (config.eval_every or 1),
+        }
+
+    def _due(self, name: str, every: int | None, steps: int) -> bool:
+        mark = steps // (every or 1)
+        if mark > self._marks[name]:
+            self._marks[name] = mark
+            return True
+        return False
 
     def __call__(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
         """After each training iteration (RLlib's ``on_train_result``)."""
-        iteration = int(result.get("training_iteration", algorithm.iteration))
-        if iteration % self.snapshot_every == 0:
-            take_snapshot(algorithm, self.pool)
+        steps = learner_steps(result)
+        if self._due("snapshot", self.config.snapshot_every, steps):
+            take_snapshot(algorithm, self.config.pool)
         result["gubs_snapshots"] = list(ACTIVE_SNAPSHOTS)
-        if self.eval_every and iteration % self.eval_every == 0:
-            result[EVAL_KEY] = self.evaluate(algorithm, learner_steps(result))
+        if self._due("eval", self.config.eval_every, steps):
+            result[EVAL_KEY] = self.evaluate(algorithm, steps)
 
     def evaluate(self, algorithm: Any, steps: int) -> list[dict]:
         """Evaluate the learner now (see :func:`run_evaluation`)."""
@@ -97,7 +93,7 @@ class SelfPlayCallback:
             self._module = self.module_spec.build()
         seconds = self.seconds_before + time.perf_counter() - self.start
         return run_evaluation(
-            algorithm, self._module, self.player_counts, self.eval_games, steps, seconds, self.out, self.echo
+            algorithm, self._module, self.config.players.distinct, self.config.eval_games, steps, seconds, self.out
         )
 
 
@@ -109,7 +105,6 @@ def run_evaluation(
     steps: int,
     seconds: float,
     out: Path | None,
-    echo: bool,
 ) -> list[dict]:
     """Evaluate the learner now: rows appended to ``out``/eval.csv (when ``out`` is set), printed, returned.
 
@@ -119,8 +114,7 @@ def run_evaluation(
     rows = evaluation_rows(main_agent(algorithm, module), player_counts, games, steps, seconds)
     if out is not None:
         append_csv(out / "eval.csv", rows)
-    if echo:
-        print(describe(rows, steps), flush=True)
+    BudgetBar.write(describe_evaluation(rows, steps))
     elapsed = time.perf_counter() - started
     return [{**row, "eval_seconds": round(elapsed, 2)} for row in rows]
 

@@ -1,0 +1,460 @@
+"""The settings of a training run: one typed value, checked once, shared by both backends and the command.
+
+``python train.py`` builds a :class:`TrainingConfig` from its flags, a notebook builds one by hand, and
+:func:`agents.training.train` runs it on the backend it names. A run's run.json stores the config it was started
+with (:meth:`TrainingConfig.to_json`) and ``--resume`` reads it back (:meth:`TrainingConfig.from_json`), so what
+a run trains on is written in one place.
+
+A field left ``None`` takes its backend's and engine's default (:data:`DEFAULTS`, filled in by
+:meth:`TrainingConfig.resolved`); a run file keeps the ``None``, so a run resumed on another engine takes that
+engine's defaults. A setting the chosen backend cannot honour is refused on construction with one line
+(:class:`ConfigError`), never ignored.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from agents.bots.names import TUNED
+from agents.bots.spec import AgentSpec, AgentSpecError
+from gubs_env.engine.players import TableSizes
+from gubs_env.envs.engines import ENGINES, Engine
+from gubs_env.support.cli import MAX_TRAINING_SEED
+
+Backend = Literal["sb3", "rllib"]
+BACKENDS: tuple[Backend, ...] = ("sb3", "rllib")
+"""The trainers: stable-baselines3's MaskablePPO in this process, or Ray RLlib on a local Ray or a cluster."""
+TEACHERS = ("heuristic", TUNED)
+"""Whose games a new run may imitate before PPO."""
+VEC_ENVS = ("dummy", "subproc")
+"""Where the reference engine's environments run: in this process, or in worker processes."""
+
+RANDOM = "random"
+HEURISTIC = "heuristic"
+"""The fixed opponents of the pool, by the names the run reports them under."""
+
+
+class ConfigError(ValueError):
+    """A training setting that is out of range, of the wrong kind, or that the chosen backend cannot honour."""
+
+
+@dataclass(frozen=True)
+class PoolConfig:
+    """Who plays the opponent seats: the fixed agents' shares and how many of the learner's snapshots are kept.
+
+    Each opponent seat of each episode is drawn on its own: the random agent with ``p_random``, the heuristic with
+    ``p_heuristic``, otherwise one of the learner's frozen snapshots, the newer ones more often (weights 1, 2, ...,
+    oldest first). Before the first snapshot the two fixed agents share every seat in proportion (the random agent
+    alone when both shares are 0). Both backends and the vector env draw with :meth:`pick`.
+
+    Raises:
+        ConfigError: a share outside [0, 1], shares adding up to more than 1, or a pool size below 1.
+    """
+
+    p_random: float = 0.0
+    p_heuristic: float = 1.0
+    pool_size: int = 5
+
+    def __post_init__(self) -> None:
+        for name in ("p_random", "p_heuristic"):
+            value = getattr(self, name)
+            if not _is_number(value) or not 0 <= value <= 1:
+                raise ConfigError(f"{name} must be a number from 0 to 1, not {_brief(value)}")
+            object.__setattr__(self, name, float(value))
+        if self.p_random + self.p_heuristic > 1 + 1e-12:
+            raise ConfigError("p_random and p_heuristic add up to more than 1")
+        _check_int("pool_size", self.pool_size, 1)
+
+    def fixed_shares(self, has_snapshots: bool) -> tuple[float, float]:
+        """The random agent's and the heuristic's shares of the seats, given whether any snapshot exists yet."""
+        if has_snapshots:
+            return self.p_random, self.p_heuristic
+        total = self.p_random + self.p_heuristic
+        return (self.p_random / total, self.p_heuristic / total) if total else (1.0, 0.0)
+
+    def fixed_kind(self, u: float, num_snapshots: int) -> str | None:
+        """The fixed agent a uniform draw ``u`` in [0, 1) seats (:data:`RANDOM`, :data:`HEURISTIC`), or None.
+
+        None means a snapshot: :func:`snapshot_index` chooses which with a second draw.
+        """
+        p_random, p_heuristic = self.fixed_shares(num_snapshots > 0)
+        if u < p_random:
+            return RANDOM
+        if u < p_random + p_heuristic:
+            return HEURISTIC
+        return None
+
+    def pick(self, u: float, v: float, num_snapshots: int) -> str | int:
+        """The opponent for uniform draws ``u`` (which kind) and ``v`` (which snapshot) in [0, 1).
+
+        Returns:
+            :data:`RANDOM`, :data:`HEURISTIC`, or the index of a snapshot, oldest first.
+        """
+        kind = self.fixed_kind(u, num_snapshots)
+        return snapshot_index(v, num_snapshots) if kind is None else kind
+
+
+def snapshot_index(v: float, num_snapshots: int) -> int:
+    """The snapshot a uniform draw ``v`` picks when snapshot ``i`` (oldest first) weighs ``i + 1``."""
+    weights = np.arange(1, num_snapshots + 1, dtype=float)
+    cdf = np.cumsum(weights)
+    index = int(np.searchsorted(cdf / cdf[-1], v, side="right"))
+    return min(index, num_snapshots - 1)
+
+
+DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
+    ("sb3", "fast"): {
+        "envs": 64,
+        "n_steps": 64,
+        "batch_size": 1024,
+        "threads": 2,
+        "eval_every": 250_000,
+        "snapshot_every": 150_000,
+        "checkpoint_every": 100_000,
+        "learning_rate": 1e-4,
+        "ent_coef": 0.0,
+        "imitate_games": 1500,
+    },
+    ("sb3", "reference"): {
+        "envs": 8,
+        "n_steps": 256,
+        "batch_size": 256,
+        "threads": 1,
+        "eval_every": 50_000,
+        "snapshot_every": 50_000,
+        "checkpoint_every": 25_000,
+        "learning_rate": 1e-4,
+        "ent_coef": 0.0,
+        "imitate_games": 1500,
+    },
+    ("rllib", "fast"): {
+        "envs": 64,
+        "n_steps": 64,
+        "batch_size": 256,
+        "threads": 1,
+        "eval_every": 20_000,
+        "snapshot_every": 20_000,
+        "checkpoint_every": 10_000,
+        "learning_rate": 3e-4,
+        "ent_coef": 0.01,
+        "imitate_games": 0,
+    },
+    ("rllib", "reference"): {
+        "envs": 8,
+        "n_steps": 500,
+        "batch_size": 256,
+        "threads": 1,
+        "eval_every": 20_000,
+        "snapshot_every": 20_000,
+        "checkpoint_every": 10_000,
+        "learning_rate": 3e-4,
+        "ent_coef": 0.01,
+        "imitate_games": 0,
+    },
+}
+"""What a ``None`` field means, per backend and engine (docs/training.md).
+
+sb3 on the compiled engine: many games per batch, so the policy's forward passes and the opponents' batches are
+wide; large minibatches; evaluations, snapshots and checkpoints spaced out as the timesteps come fast. sb3 on the
+reference engine: the earlier path, as it was. sb3 starts from small steps and no entropy bonus, so that PPO
+improves on the imitated teacher instead of drifting from it. RLlib: its PPO's own step size and entropy bonus
+(it has no warm start yet), one torch thread for the driver's learner (5-10x faster on small machines), and an
+iteration of about 4,000 environment steps (``envs * n_steps`` per env runner). The ``*_every`` cadences count
+the learner's own decisions (timesteps) on both backends."""
+
+DEFAULT_MINUTES = 10.0
+"""The time budget of an invocation that sets neither ``minutes``, ``steps`` nor ``iterations``."""
+WARM_START_LEARNING_RATE = 1e-3
+"""Adam's step size for fitting a fresh policy to demonstrations (``imitate_lr``'s default, and the imitation's)."""
+INIT_WARM_START_LEARNING_RATE = 3e-4
+"""The warm start's step size from a trained policy (``init``): smaller, so it is corrected rather than redrawn."""
+
+BUDGET_FIELDS = ("minutes", "steps", "iterations")
+"""The fields that bound one invocation: a resumed run takes them from its own command, not from run.json."""
+COUNT_FIELDS = (
+    "steps",
+    "iterations",
+    "envs",
+    "n_steps",
+    "batch_size",
+    "eval_every",
+    "snapshot_every",
+    "checkpoint_every",
+    "threads",
+    "workers",
+)
+"""The fields that are counts of at least 1 when set."""
+NEW_RUN_FIELDS = ("labels", "init")
+"""The fields that only shape a new run's start: resuming with them is refused."""
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    """Everything a training run trains on, checked on construction.
+
+    Build one in Python (``TrainingConfig(players=(2, 4), minutes=30)``) and pass it to
+    :func:`agents.training.train`, or let ``python train.py`` build it from its flags. Fields left ``None`` take the
+    backend's default (:data:`DEFAULTS`); :meth:`resolved` fills them in.
+
+    Raises:
+        ConfigError: a value out of range or of the wrong kind, or a setting the backend cannot honour.
+    """
+
+    players: TableSizes = field(default_factory=lambda: TableSizes((2,)))
+    """Table sizes to train on; several are mixed across the parallel environments (one size or a list)."""
+    backend: Backend = "sb3"
+    minutes: float | None = None
+    """Wall-clock minutes of one invocation (its set-up included); 10 when no budget is given."""
+    steps: int | None = None
+    """Total learner timesteps (the learner's own decisions), counted across resumes."""
+    iterations: int | None = None
+    """Total RLlib training iterations, counted across resumes (rllib only)."""
+    seed: int = 0
+    engine: Engine = "fast"
+    envs: int | None = None
+    """Parallel games: sb3's environments, or the games each RLlib env runner steps together."""
+    pool: PoolConfig = field(default_factory=PoolConfig)
+    shaping: float = 0.0
+    """Weight of the potential-based score-margin reward term (sb3 only; 0: none)."""
+    opponent: AgentSpec | None = None
+    """One agent that plays every opponent seat instead of the pool, evaluated against too (sb3, fast engine)."""
+    learning_rate: float | None = None
+    ent_coef: float | None = None
+    epochs: int = 5
+    n_steps: int | None = None
+    """Rollout length per environment before each update (RLlib: its iteration is ``envs * n_steps`` per runner)."""
+    batch_size: int | None = None
+    """PPO minibatch, on both backends."""
+    eval_every: int | None = None
+    eval_games: int = 200
+    snapshot_every: int | None = None
+    checkpoint_every: int | None = None
+    imitate_games: int | None = None
+    """The teacher's games a new run imitates before PPO (0: none; sb3 only)."""
+    teacher: str = TUNED
+    labels: tuple[Path, ...] = ()
+    """Search-labelled decisions to imitate instead of the teacher's games (expert iteration; sb3 only)."""
+    init: AgentSpec | None = None
+    """A network (shipped name or model file) whose weights the policy starts from (sb3 only)."""
+    imitate_lr: float | None = None
+    threads: int | None = None
+    vec_env: str = "dummy"
+    workers: int | None = None
+    """Worker processes of ``vec_env="subproc"`` (default: one per core, at most ``envs``)."""
+    env_runners: int = 1
+    """RLlib env runner actors (rllib only)."""
+    hidden: tuple[int, ...] = (256, 256)
+    """Widths of the actor's and the critic's hidden layers (RLlib; the sb3 learner's are 256x256)."""
+    address: str | None = None
+    """The Ray cluster to join ('auto' or HOST:PORT; None: a local Ray) (rllib only)."""
+    code_installed: bool = False
+    """With ``address``: the cluster's nodes have this project installed, so its code is not shipped."""
+
+    def __post_init__(self) -> None:
+        self._normalise()
+        self._check_values()
+        self._check_backend()
+
+    def _normalise(self) -> None:
+        """Turn the forms a caller may pass (a list of sizes, spec text, path strings) into the typed ones."""
+        set_ = object.__setattr__
+        try:
+            set_(self, "players", TableSizes.of(self.players))
+        except ValueError as error:
+            raise ConfigError(f"players: {error}") from None
+        if isinstance(self.pool, Mapping):
+            set_(self, "pool", PoolConfig(**self.pool))
+        if not isinstance(self.pool, PoolConfig):
+            raise ConfigError(f"pool must be a PoolConfig, not {_brief(self.pool)}")
+        for name in ("opponent", "init"):
+            value = getattr(self, name)
+            if value is not None:
+                try:
+                    set_(self, name, AgentSpec.of(value))
+                except AgentSpecError as error:
+                    raise ConfigError(f"{name}: {error}") from None
+        if isinstance(self.labels, (str, Path)):
+            set_(self, "labels", (self.labels,))
+        if not isinstance(self.labels, Sequence) or not all(isinstance(p, (str, Path)) for p in self.labels):
+            raise ConfigError(f"labels must be a list of file paths, not {_brief(self.labels)}")
+        set_(self, "labels", tuple(Path(p) for p in self.labels))
+        if isinstance(self.hidden, list):
+            set_(self, "hidden", tuple(self.hidden))
+
+    def _check_values(self) -> None:
+        _check_choice("backend", self.backend, BACKENDS)
+        _check_choice("engine", self.engine, ENGINES)
+        _check_choice("teacher", self.teacher, TEACHERS)
+        _check_choice("vec_env", self.vec_env, VEC_ENVS)
+        _check_number("minutes", self.minutes, above=0, optional=True)
+        for name in COUNT_FIELDS:
+            _check_int(name, getattr(self, name), 1, optional=True)
+        _check_int("seed", self.seed, 0, MAX_TRAINING_SEED)
+        _check_int("epochs", self.epochs, 1)
+        _check_int("eval_games", self.eval_games, 1)
+        _check_int("imitate_games", self.imitate_games, 0, optional=True)
+        _check_int("env_runners", self.env_runners, 0)
+        _check_number("shaping", self.shaping, at_least=0)
+        _check_number("learning_rate", self.learning_rate, above=0, optional=True)
+        _check_number("imitate_lr", self.imitate_lr, above=0, optional=True)
+        _check_number("ent_coef", self.ent_coef, at_least=0, optional=True)
+        if not isinstance(self.hidden, tuple) or not self.hidden:
+            raise ConfigError(f"hidden must be a list of layer widths, not {_brief(self.hidden)}")
+        for width in self.hidden:
+            _check_int("a hidden layer's width", width, 1, 65_536)
+        if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
+            raise ConfigError("address is 'auto' or HOST:PORT, not empty")
+        if not isinstance(self.code_installed, bool):
+            raise ConfigError(f"code_installed must be True or False, not {_brief(self.code_installed)}")
+        if self.workers is not None and self.envs is not None and self.workers > self.envs:
+            raise ConfigError(f"workers ({self.workers}) cannot exceed envs ({self.envs})")
+
+    def _check_backend(self) -> None:
+        """Refuse what the chosen backend cannot do, naming the setting (one line)."""
+        if self.backend == "sb3":
+            unsupported = {
+                "iterations": self.iterations is not None,
+                "env_runners": self.env_runners != 1,
+                "hidden": self.hidden != (256, 256),
+                "address": self.address is not None,
+                "code_installed": self.code_installed,
+            }
+            if self.engine == "fast" and self.vec_env == "subproc":
+                raise ConfigError("vec_env 'subproc' needs engine 'reference': the fast engine steps every env here")
+            if self.opponent is not None and self.engine != "fast":
+                raise ConfigError("opponent needs engine 'fast' (the reference path draws its opponents from the pool)")
+        else:
+            unsupported = {
+                "shaping": self.shaping != 0,
+                "opponent": self.opponent is not None,
+                "imitate_games": bool(self.imitate_games),
+                "labels": bool(self.labels),
+                "init": self.init is not None,
+                "imitate_lr": self.imitate_lr is not None,
+                "vec_env": self.vec_env != "dummy",
+                "workers": self.workers is not None,
+            }
+        refused = [name for name, set_ in unsupported.items() if set_]
+        if refused:
+            raise ConfigError(f"the {self.backend} backend cannot honour {', '.join(refused)}: leave it unset")
+        if self.code_installed and self.address is None:
+            raise ConfigError("code_installed goes with address (a cluster to join)")
+
+    def resolved(self) -> TrainingConfig:
+        """A copy with every ``None`` field filled in from :data:`DEFAULTS` (and the budget's default)."""
+        defaults = DEFAULTS[(self.backend, self.engine)]
+        values: dict[str, Any] = {
+            name: value for name, value in defaults.items() if getattr(self, name) is None
+        }
+        if "threads" in values:  # never more torch threads than cores
+            values["threads"] = min(values["threads"], os.cpu_count() or 1)
+        if self.minutes is None and self.steps is None and self.iterations is None:
+            values["minutes"] = DEFAULT_MINUTES
+        if self.imitate_lr is None and self.backend == "sb3":
+            values["imitate_lr"] = INIT_WARM_START_LEARNING_RATE if self.init else WARM_START_LEARNING_RATE
+        resolved = replace(self, **values)
+        if resolved.workers is None and resolved.backend == "sb3":
+            resolved = replace(resolved, workers=min(os.cpu_count() or 1, resolved.envs or 1))
+        return resolved
+
+    @property
+    def seconds(self) -> float | None:
+        """The time budget in seconds (None: none)."""
+        return None if self.minutes is None else self.minutes * 60
+
+    def to_json(self) -> dict[str, Any]:
+        """The config as JSON-ready data (specs as their text, paths as strings, the pool as an object)."""
+        data: dict[str, Any] = {}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, TableSizes):
+                value = value.as_list()
+            elif isinstance(value, PoolConfig):
+                value = {f.name: getattr(value, f.name) for f in fields(value)}
+            elif isinstance(value, AgentSpec):
+                value = str(value)
+            elif isinstance(value, tuple):
+                value = [str(v) if isinstance(v, Path) else v for v in value]
+            data[item.name] = value
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> TrainingConfig:
+        """A config read back from :meth:`to_json`'s data, as a run file holds it.
+
+        A run file is data from anyone: unknown keys are refused, and so is an opponent or init spec that would
+        import code (a ``module:Class`` spec must be given again on the command line).
+
+        Raises:
+            ConfigError: not an object, an unknown key, or any value :class:`TrainingConfig` refuses.
+        """
+        if not isinstance(data, dict):
+            raise ConfigError(f"config must be an object, not {_brief(data)}")
+        known = {item.name for item in fields(cls)}
+        unknown = sorted(str(key) for key in data if key not in known)
+        if unknown:
+            raise ConfigError(f"unknown setting {', '.join(map(repr, unknown))[:120]}")
+        for name in ("opponent", "init"):
+            text = data.get(name)
+            if text is not None and not isinstance(text, str):
+                raise ConfigError(f"{name} must be an agent spec (a string) or null, not {_brief(text)}")
+            if isinstance(text, str) and len(text) > 300:
+                raise ConfigError(f"{name} is over 300 characters: not an agent spec")
+            if isinstance(text, str):
+                try:
+                    spec = AgentSpec.parse(text)
+                except AgentSpecError as error:
+                    raise ConfigError(f"{name}: {error}") from None
+                if spec.names_code:
+                    raise ConfigError(
+                        f"{name} {text[:60]!r} names code to import, which a run file may not; give it again "
+                        "on the command line"
+                    )
+        try:
+            return cls(**data)
+        except TypeError as error:  # a value of a kind no check foresaw (a pool given as a list)
+            raise ConfigError(str(error)) from None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_number(
+    name: str, value: Any, *, above: float | None = None, at_least: float | None = None, optional: bool = False
+) -> None:
+    if value is None and optional:
+        return
+    if not _is_number(value):
+        raise ConfigError(f"{name} must be a finite number, not {_brief(value)}")
+    if above is not None and not value > above:
+        raise ConfigError(f"{name} must be above {above:g}, not {value}")
+    if at_least is not None and not value >= at_least:
+        raise ConfigError(f"{name} must be at least {at_least:g}, not {value}")
+
+
+def _check_int(name: str, value: Any, low: int, high: int = 2**63 - 1, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be a whole number, not {_brief(value)}")
+    if not low <= value <= high:
+        bound = f"at least {low}" if high == 2**63 - 1 else f"from {low} to {high}"
+        raise ConfigError(f"{name} must be {bound}, not {value}")
+
+
+def _check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, not {_brief(value)}")
+
+
+def _brief(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

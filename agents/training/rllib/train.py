@@ -1,0 +1,254 @@
+"""The RLlib backend: PPO on Ray RLlib, the same run on a laptop and on a cluster.
+
+``python train.py --backend rllib`` trains on a local Ray with one env runner;
+``--address auto`` (or ``HOST:PORT``) joins a running Ray cluster and ships this project's code to its workers.
+The config, the opponent pool, the run folder and its commit protocol are the sb3 backend's
+(:mod:`agents.training`): run.json, ``checkpoint-<timesteps>/`` (RLlib's checkpoint folder, with its digest in
+run.json), ``eval.csv``, and ``policy.npz``, the final actor in the weights-only format
+(``python -m agents.evaluate runs/rllib/policy.npz random`` plays it).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.training import runs
+from agents.training.config import TrainingConfig
+from agents.training.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
+
+POLICY_FILE = "policy.npz"
+GAMMA = 0.995
+GAE_LAMBDA = 0.95
+
+
+def iteration_steps(config: TrainingConfig) -> int:
+    """Environment steps per training iteration: ``n_steps`` for each game of each env runner."""
+    return (config.envs or 1) * (config.n_steps or 1) * max(config.env_runners, 1)
+
+
+def build_config(config: TrainingConfig, callback: Any = None) -> Any:
+    """RLlib's PPO config for ``config`` (resolved): the env, the modules, the seat mapping, fault tolerance.
+
+    An iteration samples ``envs * n_steps`` environment steps per env runner (the local one when there are none).
+    """
+    from gymnasium import spaces
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from agents.training.rllib.callbacks import restore_snapshots
+    from agents.training.rllib.env import GubsMultiAgentEnv, observation_space
+    from agents.training.rllib.module import FixedAgentModule
+    from agents.training.rllib.selfplay import HEURISTIC, MAIN, RANDOM, SeatMapping, slots
+    from gubs_env.encoding.action_table import NUM_ACTIONS
+
+    obs_space = observation_space()
+    act_space: spaces.Discrete = spaces.Discrete(NUM_ACTIONS)
+    specs = {name: main_spec(config.hidden) for name in [MAIN, *slots(config.pool)]}
+    for name in (RANDOM, HEURISTIC):
+        specs[name] = RLModuleSpec(
+            module_class=FixedAgentModule,
+            observation_space=obs_space,
+            action_space=act_space,
+            model_config={"agent": name, "seed": config.seed},
+        )
+    runner: dict[str, Any] = {}
+    if config.engine == "fast":
+        from agents.training.rllib.runner import FastEnvRunner
+
+        runner["env_runner_cls"] = FastEnvRunner
+    ppo = (
+        PPOConfig()
+        .environment(GubsMultiAgentEnv, env_config={"players": config.players.as_list()})
+        .framework("torch")
+        .env_runners(
+            num_env_runners=config.env_runners,
+            num_envs_per_env_runner=config.envs,
+            num_cpus_per_env_runner=1,
+            **runner,
+        )
+        .learners(num_learners=0)
+        .training(
+            lr=config.learning_rate,
+            gamma=GAMMA,
+            lambda_=GAE_LAMBDA,
+            entropy_coeff=config.ent_coef,
+            train_batch_size_per_learner=iteration_steps(config),
+            minibatch_size=min(config.batch_size or 1, iteration_steps(config)),
+            num_epochs=config.epochs,
+        )
+        .multi_agent(
+            policies=set(specs),
+            policy_mapping_fn=SeatMapping(config.pool),  # type: ignore[arg-type]  # a callable object, not a function
+            policies_to_train=[MAIN],
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .fault_tolerance(restart_failed_env_runners=True)
+        .debugging(seed=config.seed, log_level="ERROR")
+    )
+    ppo.callbacks(on_env_runners_recreated=restore_snapshots)
+    if callback is not None:
+        ppo.callbacks(on_train_result=callback)
+    return ppo
+
+
+def main_spec(hidden: Sequence[int]) -> Any:
+    """The RLModuleSpec of ``main`` (and of every snapshot slot): the masked PPO module, separate actor MLP."""
+    from gymnasium import spaces
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from agents.training.rllib.env import observation_space
+    from agents.training.rllib.module import MaskedPPOModule
+    from gubs_env.encoding.action_table import NUM_ACTIONS
+
+    return RLModuleSpec(
+        module_class=MaskedPPOModule,
+        observation_space=observation_space(),
+        action_space=spaces.Discrete(NUM_ACTIONS),
+        model_config={"fcnet_hiddens": list(hidden), "fcnet_activation": "tanh", "vf_share_layers": False},
+    )
+
+
+def start_ray(config: TrainingConfig, verbose: bool = False) -> None:
+    """Join the cluster at ``--address`` (shipping this checkout's packages unless installed), or start a local Ray.
+
+    The local Ray gets one logical CPU per env runner plus one for the driver's learner, whatever the machine
+    has, so ``--env-runners 2`` runs on two cores too.
+    """
+    import ray
+
+    # Ray and RLlib log pages of INFO lines while starting (the node, the env runners, the config) before the first
+    # progress line; a user asks for them with --verbose
+    level = logging.INFO if verbose else logging.WARNING
+    logging.getLogger("ray").setLevel(level)
+    if config.address is not None:
+        runtime_env = {} if config.code_installed else {"py_modules": _project_packages()}
+        ray.init(address=config.address, runtime_env=runtime_env, log_to_driver=False, logging_level=level)
+    else:
+        ray.init(num_cpus=config.env_runners + 1, include_dashboard=False, log_to_driver=False, logging_level=level)
+
+
+def _project_packages() -> list[str]:
+    """The folders of this project's packages, for Ray's ``py_modules`` (uploaded to the cluster's workers)."""
+    import agents
+    import gubs_env
+
+    return [str(Path(gubs_env.__file__).parent), str(Path(agents.__file__).parent)]
+
+
+def export_policy(algorithm: Any, module: Any, path: Path) -> Path:
+    """Write ``main``'s actor in the weights-only format of :mod:`agents.bots.model_file`."""
+    from agents.bots.model_file import save_policy
+    from agents.training.rllib.module import actor_layers
+    from agents.training.rllib.selfplay import MAIN
+
+    module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
+    layers, activation = actor_layers(module)
+    return save_policy(path, layers, activation)
+
+
+def train_rllib(run: Run) -> TrainingResult:
+    """Run (or continue) ``run`` on RLlib; see :func:`agents.training.train`."""
+    import ray
+    import torch
+
+    from agents.training.rllib.callbacks import SelfPlayCallback
+    from agents.training.rllib.selfplay import push_snapshots
+
+    config = run.config
+    folder = _verified_resume(run) if run.state is not None else None
+    torch.set_num_threads(config.threads or 1)  # the learner runs in this process: one thread is 5-10x faster
+    run.out.mkdir(parents=True, exist_ok=True)
+    state = run.state or RunState(backend="rllib")
+    state.config = config.to_json()
+    callback = SelfPlayCallback(config, main_spec(config.hidden), run.out, state.seconds, state.timesteps)
+    own_ray = not ray.is_initialized()  # a caller's Ray (a test's cluster) is used as it is, and left running
+    if own_ray:
+        start_ray(config, run.verbose)
+    algorithm = None
+    try:
+        algorithm = build_config(config, callback).build_algo()
+        if folder is not None:
+            algorithm.restore_from_path(str(folder.resolve()))
+            runs.discard_uncommitted(run.out, state)
+            print(f"resuming at iteration {state.iterations} ({state.timesteps:,} learner steps)")
+        push_snapshots(algorithm, state.snapshots)  # none for a new run (this process may have run another)
+        return _train_loop(algorithm, run, state)
+    finally:
+        if algorithm is not None:
+            algorithm.stop()
+        if own_ray:
+            ray.shutdown()
+
+
+def _verified_resume(run: Run) -> Path:
+    assert run.state is not None
+    try:
+        return runs.verified_checkpoint_folder(run.out, run.state)
+    except RunFileError as error:
+        raise RunSetupError(str(error)) from None
+
+
+def _train_loop(algorithm: Any, run: Run, state: RunState) -> TrainingResult:
+    """Train until the budget is spent, checkpointing on the way; then evaluate, checkpoint and export."""
+    from agents.training.rllib.callbacks import EVAL_KEY, learner_steps, run_evaluation
+    from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN
+
+    config = run.config
+    bar = runs.BudgetBar(config.seconds, config.steps, state.timesteps, run.started, run.progress)
+    last_save = time.perf_counter()
+    training = evaluating = 0.0
+    env_steps = main_steps = 0
+    mark = state.timesteps // (config.checkpoint_every or 1)
+    while True:
+        before = time.perf_counter()
+        result = algorithm.train()
+        spent = time.perf_counter() - before
+        spent_evaluating = max((row["eval_seconds"] for row in result.get(EVAL_KEY, [])), default=0.0)
+        training, evaluating = training + spent - spent_evaluating, evaluating + spent_evaluating
+        sampled = result.get("env_runners", {})
+        env_steps += int(sampled.get("num_env_steps_sampled", 0))
+        main_steps += int(sampled.get("num_module_steps_sampled", {}).get(MAIN, 0))
+        state.iterations += 1
+        state.timesteps = max(state.timesteps, learner_steps(result))
+        bar.update(state.timesteps)
+        if not run.progress:  # no bar: a line per iteration, so that a log shows the run moving
+            print(f"iteration {state.iterations}: {state.timesteps:,} learner steps", flush=True)
+        done = bar.over(state.timesteps) or (config.iterations is not None and state.iterations >= config.iterations)
+        due = state.timesteps // (config.checkpoint_every or 1) > mark
+        if done or due:
+            mark = state.timesteps // (config.checkpoint_every or 1)
+            now = time.perf_counter()
+            state.seconds, last_save = state.seconds + now - last_save, now
+            state.snapshots = list(ACTIVE_SNAPSHOTS)
+            committed = runs.commit_checkpoint(run.out, state, lambda path: algorithm.save_to_path(str(path.resolve())))
+            state.checkpoint, state.checkpoint_sha256 = committed.checkpoint, committed.checkpoint_sha256
+        if done:
+            break
+    bar.close()
+    training = max(training, 1e-9)
+    print(
+        f"trained {main_steps:,} learner steps ({env_steps:,} env steps) in {training:.1f} s of training: "
+        f"{main_steps / training:,.0f} learner steps/s, {env_steps / training:,.0f} env steps/s "
+        f"(evaluations took {evaluating:.1f} s more)",
+        flush=True,
+    )
+    module = main_spec(config.hidden).build()
+    rows = result.get(EVAL_KEY)
+    if not rows:  # the last iteration's own evaluation, if it had one, is the final one
+        rows = run_evaluation(
+            algorithm, module, config.players.distinct, config.eval_games, state.timesteps, state.seconds, run.out
+        )
+    policy = export_policy(algorithm, module, run.out / POLICY_FILE)
+    runs.plot_learning_curve(run.out / "eval.csv", run.out / "learning_curve.png")
+    print(f"policy: {policy}  curve: {run.out / 'learning_curve.png'}  log: {run.out / 'eval.csv'}")
+    return TrainingResult(run.out, policy, state.timesteps, [_plain(row) for row in rows], config)
+
+
+def _plain(row: dict[str, Any]) -> dict[str, Any]:
+    """An evaluation row as eval.csv holds it (without the evaluation's own timing)."""
+    return {name: value for name, value in row.items() if name != "eval_seconds"}

@@ -1,0 +1,429 @@
+"""The sb3 backend: sb3-contrib's MaskablePPO in this process, on the compiled engine's batch or Python envs.
+
+A new run first imitates the teacher (the tuned heuristic by default; policy and critic fitted to its games,
+:mod:`agents.training.imitation`), or search-labelled decisions (``labels``, :mod:`agents.training.expert`);
+``init`` starts the policy from a network's weights before that. The learner then plays from a random seat against
+opponents drawn per seat and per episode from the pool (:class:`~agents.training.config.PoolConfig`), in many
+environments at once. Output (besides :mod:`agents.training.runs`' files): ``model.zip``, the final policy, and
+``logs/`` (CSV and TensorBoard).
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from stable_baselines3.common.callbacks import BaseCallback
+
+from agents.training import runs
+from agents.training.config import TrainingConfig
+from agents.training.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
+from gubs_env.support.files import write_atomically
+
+MODEL_FILE = "model.zip"
+INIT_SHAPES = [(256, 512), (256, 256), (356, 256)]
+"""The learner's actor layers (``net_arch`` 256x256 over the observation, then the action logits): ``init``'s."""
+GAMMA = 0.995
+GAE_LAMBDA = 0.95
+
+
+class CheckpointLoadError(RunSetupError):
+    """A run's checkpoint that passed every check but that the learner cannot load: the run is left as it was."""
+
+
+def train_sb3(run: Run) -> TrainingResult:
+    """Run (or continue) ``run`` on sb3; see :func:`agents.training.train`.
+
+    Everything that can be refused (snapshots, the checkpoint's digest, labels and init files) is checked before
+    torch is imported or anything is written.
+    """
+    config = run.config
+    checkpoint = _verified_resume(run) if run.state is not None else b""
+    labels = _read_labels(config) if config.labels else None
+    init_layers = _read_init(config) if config.init is not None else None
+    with learner_threads(config.threads or 1):
+        return _train(run, checkpoint, labels, init_layers)
+
+
+def _verified_resume(run: Run) -> bytes:
+    """The committed checkpoint's bytes, its snapshots checked as safe model files."""
+    from agents.bots.model_file import ModelFileError, load_policy
+
+    assert run.state is not None
+    try:
+        for entry in run.state.snapshots:
+            load_policy(runs.snapshot_file(run.out, entry))
+        return runs.read_checkpoint(run.out, run.state)
+    except (RunFileError, ModelFileError) as error:
+        raise RunSetupError(str(error)) from None
+
+
+def _read_labels(config: TrainingConfig) -> Any:
+    """The labels files, joined, each checked before anything is built."""
+    from agents.training.expert import LabelsFileError, join_labels, load_labels
+
+    try:
+        return join_labels([load_labels(path) for path in config.labels])
+    except LabelsFileError as error:
+        raise RunSetupError(f"labels: {error}") from None
+
+
+def _read_init(config: TrainingConfig) -> Any:
+    """The actor layers of ``init`` (a shipped network or a model file), shaped as the learner's."""
+    from agents.bots.model_file import ModelFileError, load_policy
+
+    assert config.init is not None
+    path = config.init.model_file
+    if path is None:
+        raise RunSetupError(f"init: {config.init} is not a network (a shipped name or a .zip or .npz model file)")
+    try:
+        weights = load_policy(path)
+    except ModelFileError as error:
+        raise RunSetupError(f"init: {error}") from None
+    shapes = [w.shape for w, _ in weights.layers]
+    if weights.activation != "tanh" or shapes != INIT_SHAPES:
+        raise RunSetupError(
+            f"init: {config.init} has {weights.activation} layers shaped {shapes}; the learner's are tanh {INIT_SHAPES}"
+        )
+    return weights.layers
+
+
+@contextmanager
+def learner_threads(threads: int) -> Iterator[None]:
+    """Let torch use ``threads`` threads and numpy's BLAS one, inside the block.
+
+    numpy's BLAS only serves the snapshot opponents' small forward passes, and would otherwise start a thread
+    per core for each: on a busy machine those threads wait on each other, and a 16-row pass took 5 ms instead
+    of 0.5 (docs/training.md).
+    """
+    # the compiled engine's threads sleep between calls (gubs_env.fast sets this too, but only torch's import,
+    # which comes first here, reads it): a waiting thread would otherwise spin on the core the learner needs
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def make_envs(config: TrainingConfig) -> Any:
+    """The parallel training environments (``config`` resolved): table sizes cycle through ``players``."""
+    if config.engine == "fast":
+        return _fast_envs(config)
+    from stable_baselines3.common.monitor import Monitor
+
+    from agents.training.pool import PoolSelfPlayEnv, TimedVecEnv
+    from agents.training.vec_env import LeanDummyVecEnv, ShardedVecEnv
+
+    envs, workers = config.envs or 1, config.workers or 1
+
+    def factory(i: int) -> Any:
+        def make() -> Any:
+            players = config.players[i % len(config.players)]
+            return Monitor(PoolSelfPlayEnv(players, config.pool, seed=config.seed * 1000 + i, shaping=config.shaping))
+
+        return make
+
+    factories = [factory(i) for i in range(envs)]
+    parallel = config.vec_env == "subproc" and workers > 1
+    # fork starts the workers in a moment; where there is none (Windows) the default method is used
+    start_method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    venv = ShardedVecEnv(factories, workers, start_method) if parallel else LeanDummyVecEnv(factories)
+    venv.seed(config.seed)
+    return TimedVecEnv(venv)
+
+
+def _fast_envs(config: TrainingConfig) -> Any:
+    """The environments on the compiled engine: one batch, seeded as the reference path seeds its envs."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from agents.bots.registry import make_agent
+    from agents.training.fast_vec_env import FastSelfPlayVecEnv
+    from agents.training.pool import TimedVecEnv
+
+    opponent = None if config.opponent is None else make_agent(config.opponent, config.seed)
+    venv = FastSelfPlayVecEnv(
+        config.envs or 1,
+        config.players.as_list(),
+        config.pool,
+        seed=config.seed,
+        shaping=config.shaping,
+        opponent=opponent,
+    )
+    venv.seed(config.seed)
+    return TimedVecEnv(VecMonitor(venv))
+
+
+def new_model(config: TrainingConfig, envs: Any) -> Any:
+    """A fresh MaskablePPO learner on ``envs`` with ``config``'s settings (resolved)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.training.masked_policy import LeanMaskablePolicy
+
+    assert config.n_steps and config.batch_size and config.learning_rate and config.ent_coef is not None, "resolve it"
+    return MaskablePPO(
+        LeanMaskablePolicy if config.engine == "fast" else "MlpPolicy",
+        envs,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        learning_rate=config.learning_rate,
+        n_epochs=config.epochs,
+        gamma=GAMMA,
+        gae_lambda=GAE_LAMBDA,
+        ent_coef=config.ent_coef,
+        seed=config.seed,
+        device="cpu",
+        policy_kwargs={"net_arch": [256, 256]},
+    )
+
+
+def _warm_start(model: Any, config: TrainingConfig, labels: Any, init_layers: Any, progress: bool) -> None:
+    """Before PPO: the policy from ``init``, then fitted to the labels or to the teacher's games."""
+    from agents.training.imitation import collect, pretrain
+
+    if init_layers is not None:
+        _load_actor(model, init_layers)
+        print(f"policy starts from {config.init}")
+    if labels is None and not config.imitate_games:
+        return
+    if labels is None:
+        from agents.bots.registry import make_agent
+
+        teacher = make_agent(config.teacher)
+        labels = collect(teacher, config.players.distinct, config.imitate_games or 0, config.seed, progress, GAMMA)
+        what = f"{len(labels):,} {config.teacher} decisions from {config.imitate_games} games"
+    else:
+        from agents.training.expert import summary
+
+        what = summary(labels)
+    assert config.imitate_lr is not None, "a resolved config"
+    losses = pretrain(model, labels, seed=config.seed, progress=progress, learning_rate=config.imitate_lr)
+    print(f"imitated {what} (cross-entropy {losses[0]:.3f} -> {losses[-1]:.3f})")
+
+
+def _load_actor(model: Any, layers: list[tuple[Any, Any]]) -> None:
+    """Copy ``layers`` (weight ``(out, in)``, bias) into the learner's actor: hidden layers, then the action head."""
+    import numpy as np
+    import torch
+
+    from agents.bots.model_file import actor_modules
+
+    modules, _ = actor_modules(model.policy)
+    with torch.no_grad():
+        for module, (weight, bias) in zip(modules, layers, strict=True):
+            module.weight.copy_(torch.from_numpy(np.array(weight)))  # a copy: the loaded arrays are read-only
+            module.bias.copy_(torch.from_numpy(np.array(bias)))
+
+
+def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any) -> TrainingResult:
+    """:func:`train_sb3` within its thread limits."""
+    from stable_baselines3.common.logger import configure
+
+    config, out = run.config, run.out
+    out.mkdir(parents=True, exist_ok=True)
+    envs = make_envs(config)
+    last_eval = -1
+    if run.state is not None:
+        model = _load_checkpoint(run, checkpoint, envs)
+        last_eval = runs.discard_uncommitted(out, run.state)  # what a killed invocation wrote after its last commit
+        state = replace(run.state, config=config.to_json())
+        print(f"resuming at {model.num_timesteps:,} timesteps")
+    else:
+        model = new_model(config, envs)
+        _warm_start(model, config, labels, init_layers, run.progress)
+        # committed at once: from here on the folder is a run that resume can continue
+        state = runs.commit_checkpoint(out, RunState(config=config.to_json()), runs.model_writer(model))
+    # one log folder per invocation: the CSV logger rewrites its file, and a resumed run must keep the earlier log
+    model.set_logger(configure(str(_fresh_log_dir(out / "logs", model.num_timesteps)), ["csv", "tensorboard"]))
+    callback = TrainingCallback(run, state, last_eval)
+    start, steps_before = time.perf_counter(), model.num_timesteps
+    model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=run.state is None)
+    wall = time.perf_counter() - start
+    callback.checkpoint()
+    rows = callback.evaluate() or _last_rows(out / "eval.csv", model.num_timesteps)
+    final = out / MODEL_FILE
+    buffer = io.BytesIO()
+    model.save(buffer)
+    write_atomically(final, buffer.getvalue())
+    runs.plot_learning_curve(out / "eval.csv", out / "learning_curve.png")
+    envs.close()
+    _report(model.num_timesteps - steps_before, wall, callback.eval_seconds, envs.env_seconds)
+    print(f"model: {final}  curve: {out / 'learning_curve.png'}  log: {out / 'eval.csv'}")
+    return TrainingResult(out, final, model.num_timesteps, rows, config)
+
+
+def _load_checkpoint(run: Run, checkpoint: bytes, envs: Any) -> Any:
+    """The verified checkpoint's learner, with a step size or entropy bonus given anew applied."""
+    from sb3_contrib import MaskablePPO
+
+    assert run.state is not None
+    config = run.config
+    # the checkpoint's bytes matched run.json's digest: they, not the file again, are loaded; loaded before anything
+    # in the folder is discarded, so a checkpoint that fails leaves the run as it was
+    try:
+        return MaskablePPO.load(
+            io.BytesIO(checkpoint), env=envs, device="cpu", learning_rate=config.learning_rate, ent_coef=config.ent_coef
+        )
+    except Exception as error:  # a library's loader fails in many ways (zip, pickle, torch, spaces)
+        envs.close()
+        raise CheckpointLoadError(
+            f"the checkpoint {run.out / run.state.checkpoint} matches its digest but cannot be loaded: "
+            f"{type(error).__name__}: {_first_line(error)}"
+        ) from None
+
+
+def _last_rows(eval_csv: Path, timesteps: int) -> list[dict[str, Any]]:
+    """eval.csv's rows at ``timesteps`` (the final evaluation, when it was written before the end)."""
+    import csv
+
+    if not eval_csv.exists():
+        return []
+    with eval_csv.open(newline="") as f:
+        return [row for row in csv.DictReader(f) if row.get("timesteps") == str(timesteps)]
+
+
+def _report(steps: int, wall: float, eval_seconds: float, env_seconds: float) -> None:
+    training = max(wall - eval_seconds, 1e-9)  # the environments' time plus the learner's
+    print(
+        f"trained {steps:,} timesteps in {wall / 60:.1f} min ({steps / max(wall, 1e-9):,.0f} steps/s); "
+        f"evaluations took {eval_seconds / max(wall, 1e-9):.1%} of the wall time, the environments "
+        f"{env_seconds / training:.1%} of the rest (the learner {1 - env_seconds / training:.1%})"
+    )
+
+
+def _fresh_log_dir(logs: Path, timesteps: int) -> Path:
+    """``logs/from_<timesteps>``, or ``-2``, ``-3``, ... when an earlier invocation resumed from there too."""
+    base = logs / f"from_{timesteps:09d}"
+    candidate, n = base, 1
+    while candidate.exists():
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate
+
+
+def _first_line(error: BaseException, limit: int = 200) -> str:
+    """An exception's message on one bounded line, for a one-line error."""
+    lines = str(error).strip().splitlines()
+    return lines[0][:limit] if lines else ""
+
+
+class TrainingCallback(BaseCallback):
+    """Snapshots into the pool, periodic evaluation, checkpoints, progress and the time budget.
+
+    Args:
+        run: the opened run (its config resolved).
+        state: the run's committed state (kept up to date as snapshots and checkpoints are taken).
+        last_eval: the timesteps of the last evaluation in eval.csv: one timestep is never evaluated twice.
+    """
+
+    def __init__(self, run: Run, state: RunState, last_eval: int = -1) -> None:
+        super().__init__()
+        self.config, self.out, self.state = run.config, run.out, state
+        self.budget_start, self.progress = run.started, run.progress
+        self.start = time.perf_counter()
+        self.bar: runs.BudgetBar | None = None
+        self._marks: dict[str, int] = {}
+        self._last_eval = last_eval
+        self.eval_seconds = 0.0
+        """Wall time spent in evaluations: neither environment nor learner time."""
+
+    def _cadences(self) -> dict[str, int]:
+        config = self.config
+        return {
+            "snapshot": config.snapshot_every or 1,
+            "eval": config.eval_every or 1,
+            "checkpoint": config.checkpoint_every or 1,
+        }
+
+    def _on_training_start(self) -> None:
+        self.start = time.perf_counter()
+        config = self.config
+        self.bar = runs.BudgetBar(config.seconds, config.steps, self.num_timesteps, self.budget_start, self.progress)
+        self._marks = {name: self.num_timesteps // every for name, every in self._cadences().items()}
+        self._send_snapshots()
+
+    def _send_snapshots(self) -> None:
+        # the pool lists snapshots relative to the run directory, so a run can be moved and resumed
+        self.training_env.env_method("set_snapshots", [str(self.out / p) for p in self.state.snapshots])
+
+    def _due(self, name: str) -> bool:
+        mark = self.num_timesteps // self._cadences()[name]
+        if mark > self._marks[name]:
+            self._marks[name] = mark
+            return True
+        return False
+
+    def _on_step(self) -> bool:
+        assert self.bar is not None
+        self.bar.update(self.num_timesteps)
+        if self._due("snapshot"):
+            self.take_snapshot()
+        if self._due("eval"):
+            self.evaluate()
+        if self._due("checkpoint"):
+            self.checkpoint()
+        return not self.bar.over(self.num_timesteps)
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def take_snapshot(self) -> None:
+        """Freeze the current policy into the opponent pool (the oldest leaves when the pool is full)."""
+        name = f"{runs.SNAPSHOT_DIR}/step_{self.num_timesteps:09d}.zip"
+        buffer = io.BytesIO()
+        self.model.save(buffer)
+        write_atomically(self.out / name, buffer.getvalue())  # the pool never reads half a file
+        runs.crash_point("snapshot", self.num_timesteps)
+        self.state.snapshots = [*self.state.snapshots, name][-self.config.pool.pool_size :]
+        self._send_snapshots()
+
+    def evaluate(self) -> list[dict[str, Any]]:
+        """Win rates of the greedy policy against random and heuristic players, appended to eval.csv.
+
+        Does nothing (and returns no row) when this timestep was already evaluated.
+        """
+        from agents.bots.ppo import PPOAgent
+
+        if self.num_timesteps == self._last_eval:
+            return []
+        self._last_eval = self.num_timesteps
+        started = time.perf_counter()
+        learner = PPOAgent(self.model, deterministic=True, name="learner")
+        seconds = self.state.seconds + started - self.start
+        config = self.config
+        rows = runs.evaluation_rows(
+            learner,
+            config.players.distinct,
+            config.eval_games,
+            self.num_timesteps,
+            seconds,
+            progress=self.progress,
+            opponent=config.opponent,
+        )
+        for row in rows:
+            self.logger.record(f"eval/{row['players']}p_vs_{row['opponent']}", row["win_rate"])
+        runs.append_csv(self.out / "eval.csv", rows)
+        runs.crash_point("eval", self.num_timesteps)
+        self.eval_seconds += time.perf_counter() - started
+        runs.BudgetBar.write(runs.describe_evaluation(rows, self.num_timesteps))
+        return rows
+
+    def checkpoint(self) -> None:
+        """Commit the model and the run state (see :func:`agents.training.runs.commit_checkpoint`)."""
+        elapsed = time.perf_counter() - self.start
+        state = replace(self.state, timesteps=self.num_timesteps, seconds=self.state.seconds + elapsed)
+        committed = runs.commit_checkpoint(self.out, state, runs.model_writer(self.model))
+        self.state.checkpoint, self.state.checkpoint_sha256 = committed.checkpoint, committed.checkpoint_sha256

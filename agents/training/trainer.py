@@ -1,0 +1,156 @@
+"""``train(config)``: the one entry point of training, for the command line and for notebooks alike.
+
+It opens the run folder (a new one, or the run to resume, verified before anything is loaded), then hands the run
+to the backend the config names: :mod:`agents.training.sb3` here, :mod:`agents.training.rllib` on Ray. Both
+write the same run folder (:mod:`agents.training.runs`) and return the same :class:`TrainingResult`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from agents.training.config import BUDGET_FIELDS, ConfigError, TrainingConfig
+from agents.training.runs import RUN_FILE, Run, RunFileError, RunSetupError, RunState, TrainingResult
+from gubs_env.support.cli import unwritable_folder
+from gubs_env.support.files import first_free_folder, latest_folder
+
+DEFAULT_OUT = {"sb3": Path("runs/gubs"), "rllib": Path("runs/rllib")}
+"""Each backend's default run folder; new runs take the next free one (runs/gubs-2, ...)."""
+OLD_RLLIB_CHECKPOINT = "checkpoint"
+"""The checkpoint folder of RLlib runs from before the shared run format: recognised, never loaded."""
+
+
+def train(
+    config: TrainingConfig | None = None,
+    *,
+    out: str | Path | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    verbose: bool = False,
+) -> TrainingResult:
+    """Train (or continue training) a bot; returns where the run is and its final figures.
+
+    Args:
+        config: what to train (None: the defaults, or with ``resume`` the run's own config).
+        out: the run folder (None: the backend's default folder, the first free one of ``runs/gubs``,
+            ``runs/gubs-2``, ...; with ``resume``, the run under ``runs/`` saved last).
+        resume: continue the run in ``out`` from its last checkpoint. With a ``config``, the run goes on with
+            that config (it must name the run's backend); without one, with the run's own.
+        progress: show progress bars (with an ETA) and evaluation lines.
+        verbose: show the backend's start-up logging (Ray's).
+
+    Raises:
+        RunSetupError: the folder cannot be written, holds a run (without ``resume``) or holds none (with it), or
+            its run file, checkpoint or an input file cannot be trusted; nothing was changed.
+    """
+    started = time.perf_counter()
+    run = open_run(config, out, resume, started)
+    run.progress, run.verbose = progress, verbose
+    if run.config.backend == "rllib":
+        from agents.training.rllib.train import train_rllib
+
+        return train_rllib(run)
+    from agents.training.sb3 import train_sb3
+
+    return train_sb3(run)
+
+
+def open_run(config: TrainingConfig | None, out: str | Path | None, resume: bool, started: float) -> Run:
+    """The run folder checked and, when resuming, its state read and verified; the config resolved.
+
+    Raises:
+        RunSetupError: see :func:`train`.
+    """
+    backend = config.backend if config is not None else None
+    folder, how = choose_out(Path(out) if out is not None else None, resume, backend)
+    if not resume:
+        if holds_run(folder):
+            raise RunSetupError(f"{folder} already holds a run: resume it (--resume), or choose another folder (--out)")
+        print(f"new run in {folder} ({how})", flush=True)
+        return Run(folder, (config or TrainingConfig()).resolved(), None, started)
+    state = load_state(folder)
+    stored = stored_config(state, folder)
+    chosen = config if config is not None else stored
+    if chosen.backend != state.backend:
+        raise RunSetupError(f"{folder} is a {state.backend} run: it resumes on the {state.backend} backend only")
+    if chosen.labels or chosen.init is not None:
+        raise RunSetupError("labels and init start a new run; a resumed run goes on from its checkpoint")
+    print(f"resuming the run in {folder} ({how})", flush=True)
+    return Run(folder, chosen.resolved(), state, started)
+
+
+def choose_out(out: Path | None, resume: bool, backend: str | None) -> tuple[Path, str]:
+    """The run folder: ``out``, or the default one (see :func:`train`), checked to be writable; and how it was chosen.
+
+    Raises:
+        RunSetupError: no run to resume under the default folder, or a folder that cannot be written.
+    """
+    how = "as given"
+    if out is None:
+        default = DEFAULT_OUT[backend or "sb3"]
+        if resume:
+            found = latest_folder(default, lambda folder: folder / RUN_FILE)
+            if found is None:
+                raise RunSetupError(
+                    f"no run to resume under {default.parent}/ (no {default}* folder holds a {RUN_FILE}): "
+                    "name the run's folder (--out)"
+                )
+            out, how = found, f"the run under {default.parent}/ saved last"
+        else:
+            out, how = first_free_folder(default, holds_run), "the first free default folder"
+    problem = unwritable_folder(out)
+    if problem:
+        raise RunSetupError(problem)
+    return out, how
+
+
+def holds_run(folder: Path) -> bool:
+    """Whether ``folder`` holds a run: a run.json, or the checkpoint folder of an older RLlib run."""
+    return (folder / RUN_FILE).exists() or (folder / OLD_RLLIB_CHECKPOINT).exists()
+
+
+def load_state(folder: Path) -> RunState:
+    """The committed state of the run in ``folder``.
+
+    Raises:
+        RunSetupError: no run there, a run of an older layout, or a run.json that cannot be trusted.
+    """
+    if not (folder / RUN_FILE).exists():
+        if (folder / OLD_RLLIB_CHECKPOINT).exists():
+            raise RunSetupError(
+                f"{folder} is an RLlib run from an older version (its run.json is inside {OLD_RLLIB_CHECKPOINT}/): "
+                "it cannot be resumed; start a new run"
+            )
+        raise RunSetupError(f"no checkpoint in {folder} (expected {folder / RUN_FILE})")
+    try:
+        return RunState.load(folder / RUN_FILE)
+    except RunFileError as error:
+        raise RunSetupError(str(error)) from None
+
+
+def stored_config(state: RunState, folder: Path) -> TrainingConfig:
+    """The config a run.json holds, with the run's backend.
+
+    Raises:
+        RunSetupError: a config :class:`TrainingConfig` refuses (a hostile or damaged run.json).
+    """
+    try:
+        return TrainingConfig.from_json({**state.config, "backend": state.backend})
+    except ConfigError as error:
+        raise RunSetupError(f"{folder / RUN_FILE}: {error}") from None
+
+
+def resumed_config(stored: TrainingConfig, given: dict[str, Any]) -> TrainingConfig:
+    """A resumed run's config: its own, with the settings given anew replacing its own; the budget is new.
+
+    The budget (``minutes``, ``steps``, ``iterations``) bounds one invocation, so it is never taken from the run:
+    what is not given falls back to the default budget.
+
+    Raises:
+        ConfigError: a setting given anew that the config refuses.
+    """
+    fresh = {name: None for name in BUDGET_FIELDS}
+    return replace(stored, **{**fresh, **given})
