@@ -286,7 +286,10 @@ def test_python_trains_a_run_the_command_resumes_and_the_other_way_round(tmp_pat
     assert main(["--resume", "--out", str(out), "--steps", "512", "--no-progress"]) == 0
     again = train(replace(config, steps=768), out=out, resume=True, progress=False)
     assert again.timesteps >= 768 and again.config is not None and again.config.envs == 2
-    assert train(out=out, resume=True, progress=False).timesteps >= 768  # the run's own config, a new budget
+    from agents.training.trainer import open_run
+
+    own = open_run(None, out, True, 0.0)  # no config: the run's own, with a new budget (the default 10 minutes)
+    assert own.resume and own.config.envs == 2 and (own.config.minutes, own.config.steps) == (10.0, None)
 
 
 def test_parallel_envs_mixed_table_sizes_and_imitation(tmp_path, capsys):

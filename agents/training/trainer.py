@@ -38,7 +38,8 @@ def train(
         out: the run folder (None: the backend's default folder, the first free one of ``runs/gubs``,
             ``runs/gubs-2``, ...; with ``resume``, the run under ``runs/`` saved last).
         resume: continue the run in ``out`` from its last checkpoint. With a ``config``, the run goes on with
-            that config (it must name the run's backend); without one, with the run's own.
+            that config (it must name the run's backend); without one, with the run's own and the default
+            budget (10 minutes).
         progress: show progress bars (with an ETA) and evaluation lines.
         verbose: show the backend's start-up logging (Ray's).
 
@@ -73,7 +74,7 @@ def open_run(config: TrainingConfig | None, out: str | Path | None, resume: bool
         return Run(folder, (config or TrainingConfig()).resolved(), None, started)
     state = load_state(folder)
     stored = stored_config(state, folder)
-    chosen = config if config is not None else stored
+    chosen = config if config is not None else resumed_config(stored, {})  # the run's own, with a new budget
     if chosen.backend != state.backend:
         raise RunSetupError(f"{folder} is a {state.backend} run: it resumes on the {state.backend} backend only")
     if chosen.labels or chosen.init is not None:
