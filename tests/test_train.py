@@ -283,8 +283,10 @@ def test_python_trains_a_run_the_command_resumes_and_the_other_way_round(tmp_pat
     result = train(config, out=out, progress=False)
     assert result.run_dir == out and result.model == out / "model.zip" and result.timesteps >= 256
     assert {row["opponent"] for row in result.evaluation} == {"random", "heuristic"}
+    assert all(isinstance(row["win_rate"], float) and isinstance(row["players"], int) for row in result.evaluation)
     assert main(["--resume", "--out", str(out), "--steps", "512", "--no-progress"]) == 0
-    again = train(replace(config, steps=768), out=out, resume=True, progress=False)
+    again = train(replace(config, steps=768, eval_every=256), out=out, resume=True, progress=False)
+    assert "win rate" not in str(again) and "2p vs heuristic" in str(again)  # evaluated at the end: typed rows
     assert again.timesteps >= 768 and again.config is not None and again.config.envs == 2
     from agents.training.trainer import open_run
 

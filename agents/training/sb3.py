@@ -285,13 +285,21 @@ def _load_checkpoint(run: Run, checkpoint: bytes, envs: Any) -> Any:
 
 
 def _last_rows(eval_csv: Path, timesteps: int) -> list[dict[str, Any]]:
-    """eval.csv's rows at ``timesteps`` (the final evaluation, when it was written before the end)."""
+    """eval.csv's rows at ``timesteps``: the final evaluation, when it was written before the end.
+
+    Typed as :func:`agents.training.runs.evaluation_rows` makes them (counts as ints, rates as floats).
+    """
     import csv
 
     if not eval_csv.exists():
         return []
     with eval_csv.open(newline="") as f:
-        return [row for row in csv.DictReader(f) if row.get("timesteps") == str(timesteps)]
+        rows = [row for row in csv.DictReader(f) if row.get("timesteps") == str(timesteps)]
+    whole, real = ("timesteps", "players", "games"), ("win_rate", "low", "high", "seconds")
+    return [
+        {name: int(value) if name in whole else float(value) if name in real else value for name, value in row.items()}
+        for row in rows
+    ]
 
 
 def _report(steps: int, wall: float, eval_seconds: float, env_seconds: float) -> None:
