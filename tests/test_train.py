@@ -5,6 +5,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents.training import PoolConfig, TrainingConfig, train
 from agents.training.command import main, parse
@@ -316,3 +318,22 @@ def test_a_run_against_one_fixed_opponent_evaluates_against_it_and_resumes_again
     }
     resumed = parse(["--resume", "--out", str(out)]).config
     assert str(resumed.opponent) == "ppo-2p" and resumed.players.as_list() == [2]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=12), inner, max_size=3),
+    max_leaves=8,
+)
+FIELDS = st.sampled_from(sorted(TrainingConfig().to_json()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(FIELDS, JSON, max_size=5))
+def test_garbage_run_data_is_a_config_error_or_a_config_never_anything_else(data):
+    try:
+        config = TrainingConfig.from_json(data)
+    except ConfigError as error:
+        assert "\n" not in str(error)
+    else:
+        assert TrainingConfig.from_json(config.to_json()) == config

@@ -123,9 +123,6 @@ def config_from_args(args: argparse.Namespace, stored: TrainingConfig | None = N
     """
     given = {name: value for name, value in vars(args).items() if name not in INVOCATION_FLAGS}
     pool = {name: given.pop(name) for name in POOL_FLAGS if name in given}
-    for name, kind in (("players", tuple), ("labels", tuple), ("hidden", tuple)):
-        if name in given:
-            given[name] = kind(given[name])
     if stored is None:
         return TrainingConfig(**given, pool=PoolConfig(**pool))
     from agents.training.trainer import resumed_config
@@ -188,7 +185,7 @@ def main(argv: list[str] | None = None, backend: str | None = None) -> int:
             progress=invocation.progress,
             verbose=invocation.verbose,
         )
-    except RunSetupError as error:
+    except (ConfigError, RunSetupError) as error:
         build_parser().error(str(error))
     return 0
 

@@ -52,7 +52,8 @@ class PoolConfig:
     Each opponent seat of each episode is drawn on its own: the random agent with ``p_random``, the heuristic with
     ``p_heuristic``, otherwise one of the learner's frozen snapshots, the newer ones more often (weights 1, 2, ...,
     oldest first). Before the first snapshot the two fixed agents share every seat in proportion (the random agent
-    alone when both shares are 0). Both backends and the vector env draw with :meth:`pick`.
+    alone when both shares are 0). Both backends and the vector env draw with :meth:`fixed_kind`, then
+    :func:`snapshot_index`.
 
     Raises:
         ConfigError: a share outside [0, 1], shares adding up to more than 1, or a pool size below 1.
@@ -90,15 +91,6 @@ class PoolConfig:
         if u < p_random + p_heuristic:
             return HEURISTIC
         return None
-
-    def pick(self, u: float, v: float, num_snapshots: int) -> str | int:
-        """The opponent for uniform draws ``u`` (which kind) and ``v`` (which snapshot) in [0, 1).
-
-        Returns:
-            :data:`RANDOM`, :data:`HEURISTIC`, or the index of a snapshot, oldest first.
-        """
-        kind = self.fixed_kind(u, num_snapshots)
-        return snapshot_index(v, num_snapshots) if kind is None else kind
 
 
 def snapshot_index(v: float, num_snapshots: int) -> int:
@@ -338,21 +330,33 @@ class TrainingConfig:
             raise ConfigError("code_installed goes with address (a cluster to join)")
 
     def resolved(self) -> TrainingConfig:
-        """A copy with every ``None`` field filled in from :data:`DEFAULTS` (and the budget's default)."""
+        """A copy with every ``None`` field filled in from :data:`DEFAULTS` (and the budget's default).
+
+        Raises:
+            ConfigError: an RLlib minibatch larger than the iteration it is drawn from.
+        """
         defaults = DEFAULTS[(self.backend, self.engine)]
-        values: dict[str, Any] = {
-            name: value for name, value in defaults.items() if getattr(self, name) is None
-        }
+        values: dict[str, Any] = {name: value for name, value in defaults.items() if getattr(self, name) is None}
         if "threads" in values:  # never more torch threads than cores
             values["threads"] = min(values["threads"], os.cpu_count() or 1)
         if self.minutes is None and self.steps is None and self.iterations is None:
             values["minutes"] = DEFAULT_MINUTES
-        if self.imitate_lr is None and self.backend == "sb3":
+        if self.backend == "sb3" and self.imitate_lr is None:
             values["imitate_lr"] = INIT_WARM_START_LEARNING_RATE if self.init else WARM_START_LEARNING_RATE
+        if self.backend == "sb3" and self.workers is None:
+            values["workers"] = min(os.cpu_count() or 1, values.get("envs", self.envs) or 1)
         resolved = replace(self, **values)
-        if resolved.workers is None and resolved.backend == "sb3":
-            resolved = replace(resolved, workers=min(os.cpu_count() or 1, resolved.envs or 1))
+        if resolved.backend == "rllib" and (resolved.batch_size or 0) > resolved.iteration_steps:
+            raise ConfigError(
+                f"batch_size ({resolved.batch_size}) cannot exceed an iteration's {resolved.iteration_steps} steps "
+                "(envs x n_steps x env runners)"
+            )
         return resolved
+
+    @property
+    def iteration_steps(self) -> int:
+        """RLlib's environment steps per training iteration: ``n_steps`` for each game of each env runner."""
+        return (self.envs or 1) * (self.n_steps or 1) * max(self.env_runners, 1)
 
     @property
     def seconds(self) -> float | None:

@@ -286,9 +286,7 @@ def folder_digest(folder: Path) -> str:
             raise RunFileError(f"{folder}: {relative} is a link or a special file, which a checkpoint never holds")
         if path.is_file():
             digest.update(f"{relative}\0{path.stat().st_size}\0".encode())
-            with path.open("rb") as file:
-                while block := file.read(2**20):
-                    digest.update(block)
+            _hash_file(digest, path)
     return digest.hexdigest()
 
 
@@ -384,10 +382,15 @@ def model_writer(model: Any) -> Callable[[Path], None]:
 
 def _file_digest(path: Path) -> str:
     digest = hashlib.sha256()
+    _hash_file(digest, path)
+    return digest.hexdigest()
+
+
+def _hash_file(digest: Any, path: Path) -> None:
+    """Feed ``path``'s bytes to ``digest`` a block at a time (a checkpoint can be large)."""
     with path.open("rb") as file:
         while block := file.read(2**20):
             digest.update(block)
-    return digest.hexdigest()
 
 
 def _remove(path: Path) -> None:
@@ -534,6 +537,26 @@ def plot_learning_curve(eval_csv: Path, png: Path) -> None:
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     plt.close(fig)
+
+
+class Cadence:
+    """Work done every ``every`` learner timesteps (snapshots, evaluations, checkpoints) on either backend.
+
+    It is due once each time the timesteps cross a multiple of ``every``, counted from ``timesteps`` (a resumed run's
+    start), however many timesteps a step or an iteration adds.
+    """
+
+    def __init__(self, every: int | None, timesteps: int) -> None:
+        self.every = every or 1
+        self.mark = timesteps // self.every
+
+    def due(self, timesteps: int) -> bool:
+        """Whether ``timesteps`` crossed the next multiple (then it is not due again until the one after)."""
+        mark = timesteps // self.every
+        if mark > self.mark:
+            self.mark = mark
+            return True
+        return False
 
 
 class BudgetBar:

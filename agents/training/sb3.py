@@ -342,24 +342,17 @@ class TrainingCallback(BaseCallback):
         self.budget_start, self.progress = run.started, run.progress
         self.start = time.perf_counter()
         self.bar: runs.BudgetBar | None = None
-        self._marks: dict[str, int] = {}
+        self._cadences: dict[str, runs.Cadence] = {}
         self._last_eval = last_eval
         self.eval_seconds = 0.0
         """Wall time spent in evaluations: neither environment nor learner time."""
-
-    def _cadences(self) -> dict[str, int]:
-        config = self.config
-        return {
-            "snapshot": config.snapshot_every or 1,
-            "eval": config.eval_every or 1,
-            "checkpoint": config.checkpoint_every or 1,
-        }
 
     def _on_training_start(self) -> None:
         self.start = time.perf_counter()
         config = self.config
         self.bar = runs.BudgetBar(config.seconds, config.steps, self.num_timesteps, self.budget_start, self.progress)
-        self._marks = {name: self.num_timesteps // every for name, every in self._cadences().items()}
+        every = {"snapshot": config.snapshot_every, "eval": config.eval_every, "checkpoint": config.checkpoint_every}
+        self._cadences = {name: runs.Cadence(steps, self.num_timesteps) for name, steps in every.items()}
         self._send_snapshots()
 
     def _send_snapshots(self) -> None:
@@ -367,11 +360,7 @@ class TrainingCallback(BaseCallback):
         self.training_env.env_method("set_snapshots", [str(self.out / p) for p in self.state.snapshots])
 
     def _due(self, name: str) -> bool:
-        mark = self.num_timesteps // self._cadences()[name]
-        if mark > self._marks[name]:
-            self._marks[name] = mark
-            return True
-        return False
+        return self._cadences[name].due(self.num_timesteps)
 
     def _on_step(self) -> bool:
         assert self.bar is not None

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agents.training.config import BUDGET_FIELDS, ConfigError, TrainingConfig
+from agents.training.config import BUDGET_FIELDS, NEW_RUN_FIELDS, ConfigError, TrainingConfig
 from agents.training.runs import RUN_FILE, Run, RunFileError, RunSetupError, RunState, TrainingResult
 from gubs_env.support.cli import unwritable_folder
 from gubs_env.support.files import first_free_folder, latest_folder
@@ -46,6 +46,7 @@ def train(
     Raises:
         RunSetupError: the folder cannot be written, holds a run (without ``resume``) or holds none (with it), or
             its run file, checkpoint or an input file cannot be trusted; nothing was changed.
+        ConfigError: settings that only conflict once the backend's defaults are filled in.
     """
     started = time.perf_counter()
     run = open_run(config, out, resume, started)
@@ -70,17 +71,19 @@ def open_run(config: TrainingConfig | None, out: str | Path | None, resume: bool
     if not resume:
         if holds_run(folder):
             raise RunSetupError(f"{folder} already holds a run: resume it (--resume), or choose another folder (--out)")
+        resolved = (config or TrainingConfig()).resolved()
         print(f"new run in {folder} ({how})", flush=True)
-        return Run(folder, (config or TrainingConfig()).resolved(), None, started)
+        return Run(folder, resolved, None, started)
     state = load_state(folder)
     stored = stored_config(state, folder)
     chosen = config if config is not None else resumed_config(stored, {})  # the run's own, with a new budget
     if chosen.backend != state.backend:
         raise RunSetupError(f"{folder} is a {state.backend} run: it resumes on the {state.backend} backend only")
-    if chosen.labels or chosen.init is not None:
+    if any(getattr(chosen, name) for name in NEW_RUN_FIELDS):
         raise RunSetupError("labels and init start a new run; a resumed run goes on from its checkpoint")
+    resolved = chosen.resolved()
     print(f"resuming the run in {folder} ({how})", flush=True)
-    return Run(folder, chosen.resolved(), state, started)
+    return Run(folder, resolved, state, started)
 
 
 def choose_out(out: Path | None, resume: bool, backend: str | None) -> tuple[Path, str]:

@@ -24,7 +24,8 @@ def test_pool_without_snapshots_shares_seats_between_random_and_heuristic():
 )
 def test_the_pool_rule_draws_each_kind_at_its_configured_share(pool, snapshots):
     rng = np.random.default_rng(7)
-    draws = [pool.pick(rng.random(), rng.random(), snapshots) for _ in range(20_000)]
+    draws = [pool.fixed_kind(rng.random(), snapshots) for _ in range(20_000)]
+    draws = [snapshot_index(rng.random(), snapshots) if kind is None else kind for kind in draws]
     p_random, p_heuristic = pool.fixed_shares(snapshots > 0)
     assert draws.count(RANDOM) / len(draws) == pytest.approx(p_random, abs=0.015)
     assert draws.count(HEURISTIC) / len(draws) == pytest.approx(p_heuristic, abs=0.015)

@@ -143,6 +143,7 @@ def test_python_trains_through_the_same_config_and_the_command_resumes_it(ray_cl
         (["--hidden", "0"], "hidden"),
         (["--opponent", "heuristic"], "the rllib backend cannot honour opponent"),
         (["--labels", "x.npz"], "the rllib backend cannot honour labels"),
+        (["--envs", "2", "--n-steps", "10", "--batch-size", "64"], "cannot exceed an iteration's 20 steps"),
     ],
 )
 def test_command_line_garbage_exits_with_status_2(argv, message, capsys, tmp_path, monkeypatch):

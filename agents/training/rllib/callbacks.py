@@ -20,7 +20,7 @@ from agents.bots.ppo import PPOAgent
 from agents.training.config import TrainingConfig
 from agents.training.rllib.module import actor_layers
 from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, push_snapshots, take_snapshot
-from agents.training.runs import BudgetBar, append_csv, describe_evaluation, evaluation_rows
+from agents.training.runs import BudgetBar, Cadence, append_csv, describe_evaluation, evaluation_rows
 
 EVAL_KEY = "gubs_eval"
 """Where a training result holds the evaluation rows (absent in iterations without one)."""
@@ -66,25 +66,16 @@ class SelfPlayCallback:
         self.seconds_before = seconds_before
         self.start = time.perf_counter()
         self._module: Any = None
-        self._marks = {
-            "snapshot": timesteps_before // (config.snapshot_every or 1),
-            "eval": timesteps_before // (config.eval_every or 1),
-        }
-
-    def _due(self, name: str, every: int | None, steps: int) -> bool:
-        mark = steps // (every or 1)
-        if mark > self._marks[name]:
-            self._marks[name] = mark
-            return True
-        return False
+        self._snapshots = Cadence(config.snapshot_every, timesteps_before)
+        self._evaluations = Cadence(config.eval_every, timesteps_before)
 
     def __call__(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
         """After each training iteration (RLlib's ``on_train_result``)."""
         steps = learner_steps(result)
-        if self._due("snapshot", self.config.snapshot_every, steps):
+        if self._snapshots.due(steps):
             take_snapshot(algorithm, self.config.pool)
         result["gubs_snapshots"] = list(ACTIVE_SNAPSHOTS)
-        if self._due("eval", self.config.eval_every, steps):
+        if self._evaluations.due(steps):
             result[EVAL_KEY] = self.evaluate(algorithm, steps)
 
     def evaluate(self, algorithm: Any, steps: int) -> list[dict]:

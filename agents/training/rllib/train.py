@@ -25,11 +25,6 @@ GAMMA = 0.995
 GAE_LAMBDA = 0.95
 
 
-def iteration_steps(config: TrainingConfig) -> int:
-    """Environment steps per training iteration: ``n_steps`` for each game of each env runner."""
-    return (config.envs or 1) * (config.n_steps or 1) * max(config.env_runners, 1)
-
-
 def build_config(config: TrainingConfig, callback: Any = None) -> Any:
     """RLlib's PPO config for ``config`` (resolved): the env, the modules, the seat mapping, fault tolerance.
 
@@ -77,8 +72,8 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
             gamma=GAMMA,
             lambda_=GAE_LAMBDA,
             entropy_coeff=config.ent_coef,
-            train_batch_size_per_learner=iteration_steps(config),
-            minibatch_size=min(config.batch_size or 1, iteration_steps(config)),
+            train_batch_size_per_learner=config.iteration_steps,
+            minibatch_size=config.batch_size,
             num_epochs=config.epochs,
         )
         .multi_agent(
@@ -203,7 +198,7 @@ def _train_loop(algorithm: Any, run: Run, state: RunState) -> TrainingResult:
     last_save = time.perf_counter()
     training = evaluating = 0.0
     env_steps = main_steps = 0
-    mark = state.timesteps // (config.checkpoint_every or 1)
+    checkpoints = runs.Cadence(config.checkpoint_every, state.timesteps)
     while True:
         before = time.perf_counter()
         result = algorithm.train()
@@ -219,9 +214,7 @@ def _train_loop(algorithm: Any, run: Run, state: RunState) -> TrainingResult:
         if not run.progress:  # no bar: a line per iteration, so that a log shows the run moving
             print(f"iteration {state.iterations}: {state.timesteps:,} learner steps", flush=True)
         done = bar.over(state.timesteps) or (config.iterations is not None and state.iterations >= config.iterations)
-        due = state.timesteps // (config.checkpoint_every or 1) > mark
-        if done or due:
-            mark = state.timesteps // (config.checkpoint_every or 1)
+        if checkpoints.due(state.timesteps) or done:
             now = time.perf_counter()
             state.seconds, last_save = state.seconds + now - last_save, now
             state.snapshots = list(ACTIVE_SNAPSHOTS)
