@@ -776,6 +776,9 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--env-runners": NUMBERS,
             "--address": ["auto", " ", "127.0.0.1:1", ""],
             "--opponent": SPECS,
+            "--eval-opponents": SPECS,
+            "--self-share": NUMBERS,
+            "--prioritize": NUMBERS,
         },
     ),
     "expert": (

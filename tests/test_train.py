@@ -30,7 +30,7 @@ TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-pro
         (["--opponent", "heuristic", "--engine", "reference"], "opponent needs engine 'fast'"),
         (["--p-random", "0.6", "--p-heuristic", "0.6"], "add up to more than 1"),
         (["--backend", "rllib", "--shaping", "1"], "the rllib backend cannot honour shaping"),
-        (["--backend", "rllib", "--imitate-games", "5"], "the rllib backend cannot honour imitate_games"),
+        (["--backend", "rllib", "--init", "gubs-net"], "the rllib backend cannot honour init"),
         (["--iterations", "3"], "the sb3 backend cannot honour iterations"),
         (["--backend", "tf"], "invalid choice: 'tf'"),
     ],
@@ -56,10 +56,12 @@ def test_flags_become_the_config_a_notebook_would_build(tmp_path):
     assert parse([]).config == TrainingConfig()  # no flag: the defaults, nothing more
 
 
-def test_default_recipe_imitates_then_plays_the_heuristic_at_every_seat():
+def test_default_recipe_imitates_then_plays_a_league_of_itself_its_snapshots_and_the_heuristic():
     config = TrainingConfig().resolved()
     assert config.minutes == 10.0 and config.steps is None and config.players.as_list() == [2]
-    assert config.imitate_games == 1500 and config.pool == PoolConfig(p_random=0.0, p_heuristic=1.0, pool_size=5)
+    assert config.imitate_games == 1500 and config.pool == PoolConfig(0.0, 0.35, 5, self_share=0.4, prioritize=1.0)
+    shares = config.pool.shares(has_snapshots=True)
+    assert shares["self"] + shares["snapshots"] >= 0.6  # issue 39: most opponent seats are the learner's
     assert (config.learning_rate, config.ent_coef) == (1e-4, 0.0)
     assert 1 <= (config.workers or 0) <= (config.envs or 0)
 
@@ -74,7 +76,8 @@ def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_t
     chosen = TrainingConfig(envs=16, epochs=3, eval_every=7).resolved()
     assert (chosen.envs, chosen.epochs, chosen.eval_every, chosen.n_steps) == (16, 3, 7, 64)
     rllib = TrainingConfig(backend="rllib").resolved()
-    assert (rllib.learning_rate, rllib.ent_coef, rllib.imitate_games) == (3e-4, 0.01, 0)
+    assert (rllib.learning_rate, rllib.ent_coef, rllib.imitate_games) == (1e-4, 0.0, 1500)  # the one recipe
+    assert (rllib.batch_size, rllib.iteration_steps, rllib.pool) == (1024, 4096, fast.pool)
     assert set(DEFAULTS) == {(b, e) for b in ("sb3", "rllib") for e in ("fast", "reference")}
     assert all(set(row) == set(DEFAULTS["sb3", "fast"]) for row in DEFAULTS.values())
 
@@ -97,7 +100,7 @@ def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_t
         ({"opponent": ""}, "opponent:"),
         ({"hidden": (0,), "backend": "rllib"}, "hidden layer's width must be from 1"),
         ({"hidden": (64,)}, "the sb3 backend cannot honour hidden"),
-        ({"backend": "rllib", "labels": ["x.npz"]}, "the rllib backend cannot honour labels"),
+        ({"backend": "rllib", "init": "gubs-net"}, "the rllib backend cannot honour init"),
         ({"address": " ", "backend": "rllib"}, "address is 'auto' or HOST:PORT"),
         ({"code_installed": True, "backend": "rllib"}, "code_installed goes with address"),
     ],

@@ -181,9 +181,19 @@ def export_policy(policy: Any, path: str | Path) -> Path:
     Raises:
         ModelFileError: the network is not an MLP actor this project can play (see :func:`actor_modules`).
     """
+    weights = policy_weights(policy)
+    return save_policy(path, weights.layers, weights.activation)
+
+
+def policy_weights(policy: Any) -> PolicyWeights:
+    """A copy of a live ``MaskablePPO``'s (or its ``.policy``'s) actor in numpy, which later updates leave alone.
+
+    Raises:
+        ModelFileError: the network is not an MLP actor this project can play (see :func:`actor_modules`).
+    """
     linears, activation = actor_modules(getattr(policy, "policy", policy))
-    layers = [(m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy()) for m in linears]
-    return save_policy(path, layers, activation)
+    layers = tuple((m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears)
+    return PolicyWeights(layers, activation)
 
 
 def actor_modules(policy: Any) -> tuple[list[Any], str]:

@@ -57,7 +57,7 @@ def _build(path: str, players: list[int], folder: Path, flags: list[str]) -> tup
 
     config = parse(["--engine", path, "--players", *map(str, players), *flags]).config
     # the mixed pool of the module docstring, whatever train.py's default pool is
-    config = replace(config, pool=PoolConfig(p_random=0.1, p_heuristic=0.4)).resolved()
+    config = replace(config, pool=PoolConfig(p_random=0.1, p_heuristic=0.4, self_share=0.0)).resolved()
     envs = make_envs(config)
     model = new_model(config, envs)
     snapshots = folder / path / "snapshots"

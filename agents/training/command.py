@@ -34,14 +34,15 @@ from gubs_env.support.cli import (
 )
 
 PROG = "python train.py"
-POOL_FLAGS = ("p_random", "p_heuristic", "pool_size")
+POOL_FLAGS = ("p_random", "p_heuristic", "pool_size", "self_share", "prioritize")
 """The flags that set the opponent pool (:class:`PoolConfig`)."""
 INVOCATION_FLAGS = ("out", "resume", "no_progress", "verbose")
 """The flags of one invocation, not of the run's config."""
-DESCRIPTION = """Train a Gubs bot with PPO: on stable-baselines3 in this process (--backend sb3, the default) or on
-Ray RLlib (--backend rllib, a local Ray or a cluster). By default a new run imitates the tuned heuristic, then the
-learner plays from a random seat against the heuristic at every opponent seat (--p-heuristic, --p-random and
-snapshots of itself through --pool-size share the seats) for 10 minutes on 2-player tables."""
+DESCRIPTION = """Self-play training of a Gubs bot with PPO: on stable-baselines3 in this process (--backend sb3,
+the default) or on Ray RLlib (--backend rllib, a local Ray or a cluster). By default a new run imitates the tuned
+heuristic, then plays a league for 10 minutes on 2-player tables: the learner sits at a random seat and the other
+seats are its own (65%: its current policy or one of its last 5 snapshots, those it does not yet beat drawn more
+often) or the heuristic's (35%, an anchor). --p-heuristic 1 trains against the heuristic alone."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,8 +75,20 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     pool = parser.add_argument_group("opponents")
     pool.add_argument("--p-random", type=probability, help="share of opponent seats of the random agent (default: 0)")
-    pool.add_argument("--p-heuristic", type=probability, help="share of the heuristic (default: 1); snapshots: rest")
+    pool.add_argument(
+        "--p-heuristic", type=probability, help="share of the heuristic (default: 0.35); the rest are the learner's"
+    )
+    pool.add_argument(
+        "--self-share",
+        type=probability,
+        help="of the learner's seats, the share its current policy plays; the rest its snapshots (default: 0.4)",
+    )
     pool.add_argument("--pool-size", type=positive_int, help="snapshots of the learner kept in the pool (default: 5)")
+    pool.add_argument(
+        "--prioritize",
+        type=non_negative_float,
+        help="snapshots are drawn with weight (1 - the learner's score against them) ** this (default: 1; 0: evenly)",
+    )
     pool.add_argument(
         "--opponent",
         metavar="SPEC",
@@ -93,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     cadence = parser.add_argument_group("cadence (in learner timesteps, on both backends)")
     cadence.add_argument("--eval-every", type=positive_int, help="timesteps between evaluations")
     cadence.add_argument("--eval-games", type=positive_int, help="games per evaluation and opponent (default: 200)")
+    cadence.add_argument(
+        "--eval-opponents",
+        nargs="+",
+        metavar="SPEC",
+        help="agents every evaluation also plays, besides random and the heuristic (e.g. gubs-net)",
+    )
     cadence.add_argument("--snapshot-every", type=positive_int, help="timesteps between snapshots into the pool")
     cadence.add_argument("--checkpoint-every", type=positive_int, help="timesteps between checkpoints")
     warm = parser.add_argument_group("warm start of a new run (sb3)")

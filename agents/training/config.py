@@ -39,6 +39,9 @@ VEC_ENVS = ("dummy", "subproc")
 RANDOM = "random"
 HEURISTIC = "heuristic"
 """The fixed opponents of the pool, by the names the run reports them under."""
+SELF = "self"
+SNAPSHOTS = "snapshots"
+"""The learner's current policy, and its frozen snapshots, by the names the run reports them under."""
 
 
 class ConfigError(ValueError):
@@ -47,24 +50,35 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class PoolConfig:
-    """Who plays the opponent seats: the fixed agents' shares and how many of the learner's snapshots are kept.
+    """The league: who plays the opponent seats, and how the learner's snapshots are kept and drawn.
 
-    Each opponent seat of each episode is drawn on its own: the random agent with ``p_random``, the heuristic with
-    ``p_heuristic``, otherwise one of the learner's frozen snapshots, the newer ones more often (weights 1, 2, ...,
-    oldest first). Before the first snapshot the two fixed agents share every seat in proportion (the random agent
-    alone when both shares are 0). Both backends and the vector env draw with :meth:`fixed_kind`, then
-    :func:`snapshot_index`.
+    Each opponent seat of each episode is drawn on its own, from one uniform number: the random agent with
+    ``p_random``, the heuristic with ``p_heuristic``, and the rest of the seats are the learner's: ``self_share`` of
+    them its current policy, the others one of its frozen snapshots (the newest ``pool_size`` are kept). Before the
+    first snapshot the current policy plays all of the rest. Which snapshot is drawn by prioritized fictitious
+    self-play: by weights ``(1 - x) ** prioritize``, ``x`` the learner's recent score against that snapshot measured
+    from the run's own games (:mod:`agents.training.league`), so the snapshots it does not yet beat are drawn more;
+    0 draws them uniformly. Both backends and the vector env draw with :meth:`kind`, then :func:`weighted_index`.
+
+    The defaults are the recipe of ``python train.py`` (docs/training.md says how they were chosen): about two
+    thirds of the seats for the learner and its snapshots, a third for the heuristic as an anchor.
+    ``PoolConfig(p_heuristic=1)`` trains against the heuristic alone.
 
     Raises:
-        ConfigError: a share outside [0, 1], shares adding up to more than 1, or a pool size below 1.
+        ConfigError: a share outside [0, 1], fixed shares adding up to more than 1, a pool size below 1, or a
+            negative exponent.
     """
 
     p_random: float = 0.0
-    p_heuristic: float = 1.0
+    p_heuristic: float = 0.35
     pool_size: int = 5
+    self_share: float = 0.4
+    """Of the learner's seats (those the fixed agents leave), the share its current policy plays."""
+    prioritize: float = 1.0
+    """The exponent of the snapshots' weights ``(1 - x) ** prioritize`` (0: drawn uniformly)."""
 
     def __post_init__(self) -> None:
-        for name in ("p_random", "p_heuristic"):
+        for name in ("p_random", "p_heuristic", "self_share"):
             value = getattr(self, name)
             if not _is_number(value) or not 0 <= value <= 1:
                 raise ConfigError(f"{name} must be a number from 0 to 1, not {_brief(value)}")
@@ -72,46 +86,57 @@ class PoolConfig:
         if self.p_random + self.p_heuristic > 1 + 1e-12:
             raise ConfigError("p_random and p_heuristic add up to more than 1")
         _check_int("pool_size", self.pool_size, 1)
+        _check_number("prioritize", self.prioritize, at_least=0)
+        object.__setattr__(self, "prioritize", float(self.prioritize))
 
-    def fixed_shares(self, has_snapshots: bool) -> tuple[float, float]:
-        """The random agent's and the heuristic's shares of the seats, given whether any snapshot exists yet."""
-        if has_snapshots:
-            return self.p_random, self.p_heuristic
-        total = self.p_random + self.p_heuristic
-        return (self.p_random / total, self.p_heuristic / total) if total else (1.0, 0.0)
+    def shares(self, has_snapshots: bool) -> dict[str, float]:
+        """Each kind's share of the seats (:data:`RANDOM`, :data:`HEURISTIC`, :data:`SELF`, :data:`SNAPSHOTS`)."""
+        rest = max(0.0, 1.0 - self.p_random - self.p_heuristic)
+        p_self = rest * self.self_share if has_snapshots else rest
+        return {RANDOM: self.p_random, HEURISTIC: self.p_heuristic, SELF: p_self, SNAPSHOTS: rest - p_self}
 
-    def fixed_kind(self, u: float, num_snapshots: int) -> str | None:
-        """The fixed agent a uniform draw ``u`` in [0, 1) seats (:data:`RANDOM`, :data:`HEURISTIC`), or None.
+    def kind(self, u: float, has_snapshots: bool) -> str:
+        """The kind of opponent a uniform draw ``u`` in [0, 1) seats: one of the keys of :meth:`shares`.
 
-        None means a snapshot: :func:`snapshot_index` chooses which with a second draw.
+        For :data:`SNAPSHOTS`, :func:`weighted_index` chooses which with a second draw (or with the rest of this
+        one: :meth:`rest`).
         """
-        p_random, p_heuristic = self.fixed_shares(num_snapshots > 0)
-        if u < p_random:
-            return RANDOM
-        if u < p_random + p_heuristic:
-            return HEURISTIC
-        return None
+        edge, last = 0.0, SELF
+        for kind, share in self.shares(has_snapshots).items():
+            if share > 0:
+                edge, last = edge + share, kind
+                if u < edge:
+                    return kind
+        return last  # u within rounding of 1
+
+    def rest(self, u: float) -> float:
+        """Where a draw ``u`` that chose a snapshot lies within the snapshots' share, as a new uniform draw."""
+        shares = self.shares(True)
+        start = 1.0 - shares[SNAPSHOTS]
+        return min(max((u - start) / max(shares[SNAPSHOTS], 1e-12), 0.0), 1.0 - 1e-12)
 
 
-def snapshot_index(v: float, num_snapshots: int) -> int:
-    """The snapshot a uniform draw ``v`` picks when snapshot ``i`` (oldest first) weighs ``i + 1``."""
-    weights = np.arange(1, num_snapshots + 1, dtype=float)
-    cdf = np.cumsum(weights)
-    index = int(np.searchsorted(cdf / cdf[-1], v, side="right"))
-    return min(index, num_snapshots - 1)
+def weighted_index(v: float, weights: Sequence[float]) -> int:
+    """The index a uniform draw ``v`` in [0, 1) picks when item ``i`` weighs ``weights[i]`` (all 0: uniformly)."""
+    cdf = np.cumsum(np.asarray(weights, dtype=float))
+    if not len(cdf):
+        raise ValueError("no weights to draw from")
+    if cdf[-1] <= 0:
+        return min(int(v * len(cdf)), len(cdf) - 1)
+    return min(int(np.searchsorted(cdf / cdf[-1], v, side="right")), len(cdf) - 1)
 
 
 _RLLIB_DEFAULTS: dict[str, Any] = {
     "envs": 64,
     "n_steps": 64,
-    "batch_size": 256,
+    "batch_size": 1024,
     "threads": 1,
-    "eval_every": 20_000,
-    "snapshot_every": 20_000,
-    "checkpoint_every": 10_000,
-    "learning_rate": 3e-4,
-    "ent_coef": 0.01,
-    "imitate_games": 0,
+    "eval_every": 100_000,
+    "snapshot_every": 50_000,
+    "checkpoint_every": 50_000,
+    "learning_rate": 1e-4,
+    "ent_coef": 0.0,
+    "imitate_games": 1500,
 }
 DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
     ("sb3", "fast"): {
@@ -143,13 +168,14 @@ DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
 }
 """What a ``None`` field means, per backend and engine (docs/training.md).
 
-sb3 on the compiled engine: many games per batch, so the policy's forward passes and the opponents' batches are
-wide; large minibatches; evaluations, snapshots and checkpoints spaced out as the timesteps come fast. sb3 on the
-reference engine: the earlier path, as it was. sb3 starts from small steps and no entropy bonus, so that PPO
-improves on the imitated teacher instead of drifting from it. RLlib: its PPO's own step size and entropy bonus
-(it has no warm start yet), one torch thread for the driver's learner (5-10x faster on small machines), and an
-iteration of about 4,000 environment steps (``envs * n_steps`` per env runner). The ``*_every`` cadences count
-the learner's own decisions (timesteps) on both backends."""
+Both backends run one recipe: a warm start imitating the tuned heuristic (1,500 games), then PPO with a small step
+size and no entropy bonus, so that it improves on the imitated teacher instead of drifting from it, in a league
+(:class:`PoolConfig`'s defaults). sb3 on the compiled engine: many games per batch, so the policy's forward passes
+and the opponents' batches are wide; large minibatches; evaluations, snapshots and checkpoints spaced out as the
+timesteps come fast. sb3 on the reference engine: the earlier path, as it was. RLlib: the same 1,024-step
+minibatches from iterations of about 4,000 environment steps (``envs * n_steps`` per env runner), one torch thread
+for the driver's learner (5-10x faster on small machines), cadences suited to its slower stepping. The
+``*_every`` cadences count the learner's own decisions (timesteps) on both backends."""
 
 DEFAULT_MINUTES = 10.0
 """The time budget of an invocation that sets neither ``minutes``, ``steps`` nor ``iterations``."""
@@ -216,13 +242,15 @@ class TrainingConfig:
     """PPO minibatch, on both backends."""
     eval_every: int | None = None
     eval_games: int = 200
+    eval_opponents: tuple[AgentSpec, ...] = ()
+    """Agents every evaluation also plays against, besides random and the heuristic (e.g. ``("gubs-net",)``)."""
     snapshot_every: int | None = None
     checkpoint_every: int | None = None
     imitate_games: int | None = None
-    """The teacher's games a new run imitates before PPO (0: none; sb3 only)."""
+    """The teacher's games a new run imitates before PPO (0: none)."""
     teacher: str = TUNED
     labels: tuple[Path, ...] = ()
-    """Search-labelled decisions to imitate instead of the teacher's games (expert iteration; sb3 only)."""
+    """Search-labelled decisions to imitate instead of the teacher's games (expert iteration)."""
     init: AgentSpec | None = None
     """A network (shipped name or model file) whose weights the policy starts from (sb3 only)."""
     imitate_lr: float | None = None
@@ -258,10 +286,13 @@ class TrainingConfig:
         for name in ("opponent", "init"):
             value = getattr(self, name)
             if value is not None:
-                try:
-                    set_(self, name, AgentSpec.of(value))
-                except AgentSpecError as error:
-                    raise ConfigError(f"{name}: {error}") from None
+                set_(self, name, _spec(name, value))
+        others = self.eval_opponents
+        if isinstance(others, (str, AgentSpec)):
+            others = (others,)
+        if not isinstance(others, Sequence):
+            raise ConfigError(f"eval_opponents must be a list of agent specs, not {_brief(others)}")
+        set_(self, "eval_opponents", tuple(_spec("eval_opponents", spec) for spec in others))
         if isinstance(self.labels, (str, Path)):
             set_(self, "labels", (self.labels,))
         if not isinstance(self.labels, Sequence) or not all(isinstance(p, (str, Path)) for p in self.labels):
@@ -316,10 +347,7 @@ class TrainingConfig:
             unsupported = {
                 "shaping": self.shaping != 0,
                 "opponent": self.opponent is not None,
-                "imitate_games": bool(self.imitate_games),
-                "labels": bool(self.labels),
                 "init": self.init is not None,
-                "imitate_lr": self.imitate_lr is not None,
                 "vec_env": self.vec_env != "dummy",
                 "workers": self.workers is not None,
             }
@@ -341,7 +369,7 @@ class TrainingConfig:
             values["threads"] = min(values["threads"], os.cpu_count() or 1)
         if self.minutes is None and self.steps is None and self.iterations is None:
             values["minutes"] = DEFAULT_MINUTES
-        if self.backend == "sb3" and self.imitate_lr is None:
+        if self.imitate_lr is None:
             values["imitate_lr"] = INIT_WARM_START_LEARNING_RATE if self.init else WARM_START_LEARNING_RATE
         if self.backend == "sb3" and self.workers is None:
             values["workers"] = min(os.cpu_count() or 1, values.get("envs", self.envs) or 1)
@@ -357,6 +385,12 @@ class TrainingConfig:
     def iteration_steps(self) -> int:
         """RLlib's environment steps per training iteration: ``n_steps`` for each game of each env runner."""
         return (self.envs or 1) * (self.n_steps or 1) * max(self.env_runners, 1)
+
+    @property
+    def evaluated_against(self) -> tuple[AgentSpec, ...]:
+        """The agents evaluations play besides random and the heuristic: ``opponent``, then ``eval_opponents``."""
+        first = () if self.opponent is None else (self.opponent,)
+        return tuple(dict.fromkeys(first + self.eval_opponents))
 
     @property
     def seconds(self) -> float | None:
@@ -375,7 +409,7 @@ class TrainingConfig:
             elif isinstance(value, AgentSpec):
                 value = str(value)
             elif isinstance(value, tuple):
-                value = [str(v) if isinstance(v, Path) else v for v in value]
+                value = [str(v) if isinstance(v, (Path, AgentSpec)) else v for v in value]
             data[item.name] = value
         return data
 
@@ -395,26 +429,33 @@ class TrainingConfig:
         unknown = sorted(str(key) for key in data if key not in known)
         if unknown:
             raise ConfigError(f"unknown setting {', '.join(map(repr, unknown))[:120]}")
-        for name in ("opponent", "init"):
-            text = data.get(name)
+        others = data.get("eval_opponents", [])
+        if not isinstance(others, list) or len(others) > 16:
+            raise ConfigError(f"eval_opponents must be a list of at most 16 agent specs, not {_brief(others)}")
+        for name, text in [("opponent", data.get("opponent")), ("init", data.get("init"))] + [
+            ("eval_opponents", text) for text in others
+        ]:
             if text is not None and not isinstance(text, str):
                 raise ConfigError(f"{name} must be an agent spec (a string) or null, not {_brief(text)}")
             if isinstance(text, str) and len(text) > 300:
                 raise ConfigError(f"{name} is over 300 characters: not an agent spec")
-            if isinstance(text, str):
-                try:
-                    spec = AgentSpec.parse(text)
-                except AgentSpecError as error:
-                    raise ConfigError(f"{name}: {error}") from None
-                if spec.names_code:
-                    raise ConfigError(
-                        f"{name} {text[:60]!r} names code to import, which a run file may not; give it again "
-                        "on the command line"
-                    )
+            if isinstance(text, str) and _spec(name, text).names_code:
+                raise ConfigError(
+                    f"{name} {text[:60]!r} names code to import, which a run file may not; give it again "
+                    "on the command line"
+                )
         try:
             return cls(**data)
         except TypeError as error:  # a value of a kind no check foresaw (a pool given as a list)
             raise ConfigError(str(error)) from None
+
+
+def _spec(name: str, value: Any) -> AgentSpec:
+    """``value`` (spec text or an AgentSpec) as an AgentSpec, or a ConfigError naming the setting."""
+    try:
+        return AgentSpec.of(value)
+    except AgentSpecError as error:
+        raise ConfigError(f"{name}: {error}") from None
 
 
 def _is_number(value: Any) -> bool:

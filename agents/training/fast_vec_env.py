@@ -56,7 +56,7 @@ A HEURISTIC seat played by a :class:`~agents.bots.heuristic.HeuristicAgent` itse
 compiled code, a greedy :class:`~agents.bots.ppo.PPOAgent` in one ``act_batch`` call for the games waiting on it,
 and any other agent game by game."""
 
-METHODS = ("action_masks", "set_snapshots")
+METHODS = ("action_masks", "set_snapshots", "set_learner")
 """What ``env_method`` and ``get_attr`` reach: the calls MaskablePPO and the training callback make."""
 ATTRIBUTES = ("learner_seat", "num_players", "render_mode")
 """Per-environment values ``get_attr`` returns."""
@@ -192,6 +192,11 @@ class FastSelfPlayVecEnv(VecEnv):
         its batched opponent: made once, not per episode; emptied when the pool changes."""
         self._opponents: list[list[Agent]] = [[] for _ in range(num_envs)]
         """Per environment, this episode's opponents clockwise from the learner (as SelfPlayEnv lists them)."""
+        self._labels: list[list[str]] = [[] for _ in range(num_envs)]
+        """Per environment, this episode's opponents' seat labels (:mod:`agents.training.league`)."""
+        self._ended_labels: list[list[str]] = [[] for _ in range(num_envs)]
+        """Per environment, the labels of the episode that ended in this step (the next one is drawn before the
+        step returns)."""
         self._potential = np.zeros(num_envs, dtype=np.float64)
         self._started = False
         self._pending: Any = None
@@ -277,11 +282,17 @@ class FastSelfPlayVecEnv(VecEnv):
         """Each environment's legal ids for its learner, as a bool ``(num_envs, 356)`` array."""
         return self.vector.action_masks()
 
-    def set_snapshots(self, paths: Sequence[str]) -> None:
-        """Replace every pool's snapshot list (what the training callback sends through ``env_method``)."""
+    def set_snapshots(self, paths: Sequence[str], weights: Sequence[float] | None = None) -> None:
+        """Replace every pool's snapshots and their drawing weights (what the training callback sends)."""
         for pool in self.pools:
-            pool.set_snapshots(paths)
+            pool.set_snapshots(paths, weights)
         self._batched.clear()  # made again for the snapshots still in play
+
+    def set_learner(self, weights: PolicyWeights) -> None:
+        """The learner's current actor for every pool's ``self`` seats (sent before every rollout)."""
+        for pool in self.pools:
+            pool.set_learner(weights)
+        self._batched.clear()
 
     def close(self) -> None:
         """Nothing to release: the games are arrays of this process."""
@@ -315,7 +326,7 @@ class FastSelfPlayVecEnv(VecEnv):
     def env_method(
         self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
     ) -> list[Any]:
-        """``action_masks`` (one mask per environment) or ``set_snapshots`` (for every pool; ``None`` each).
+        """``action_masks`` (one mask per environment), ``set_snapshots`` or ``set_learner`` (``None`` each).
 
         Raises:
             AttributeError: any other name.
@@ -324,9 +335,9 @@ class FastSelfPlayVecEnv(VecEnv):
         if method_name == "action_masks":
             masks = self.action_masks()
             return [masks[i] for i in rows]
-        if method_name == "set_snapshots":
+        if method_name in ("set_snapshots", "set_learner"):
             for i in rows:
-                self.pools[i].set_snapshots(*method_args, **method_kwargs)
+                getattr(self.pools[i], method_name)(*method_args, **method_kwargs)
             self._batched.clear()
             return [None] * len(rows)
         raise AttributeError(f"FastSelfPlayVecEnv has no method {brief(method_name)} for env_method")
@@ -345,7 +356,12 @@ class FastSelfPlayVecEnv(VecEnv):
         """Environment ``i``'s opponents for an episode, drawn and reseeded as PoolSelfPlayEnv.reset does."""
         pool = self.pools[i]
         seats = int(self.num_players[i]) - 1
-        opponents = [pool.sample() for _ in range(seats)] if self.opponent is None else [self.opponent] * seats
+        if self.opponent is None:
+            drawn = [pool.draw() for _ in range(seats)]
+        else:
+            drawn = [(self.opponent.name, self.opponent)] * seats
+        opponents = [agent for _, agent in drawn]
+        self._ended_labels[i], self._labels[i] = self._labels[i], [label for label, _ in drawn]
         rows: dict[int, int] = {}
         for j, opponent in enumerate(opponents):
             seed = int(pool.rng.integers(2**31))
@@ -375,7 +391,10 @@ class FastSelfPlayVecEnv(VecEnv):
     # --- results ----------------------------------------------------------------------------------
 
     def _infos(self, dones: np.ndarray, cut: np.ndarray, info: dict[str, Any]) -> list[dict[str, Any]]:
-        """Per environment ``learner_seat``; at an episode's end also its scores, winners and last observation."""
+        """Per environment ``learner_seat``; at an episode's end also its scores, winners, last observation, labels.
+
+        The labels (``opponents``) are the ended episode's opponents' seat labels, clockwise from the learner.
+        """
         infos: list[dict[str, Any]] = [{"learner_seat": int(s)} for s in self.learner_seat]
         ended = np.flatnonzero(dones)
         if not ended.size:
@@ -390,6 +409,7 @@ class FastSelfPlayVecEnv(VecEnv):
                 "winners": np.flatnonzero(final["winners"][i]).tolist(),
                 "terminal_observation": final_obs[i],
                 "TimeLimit.truncated": bool(cut[i]),
+                "opponents": self._ended_labels[i],
             }
             if illegal is not None and illegal[i]:
                 infos[i]["illegal_action"] = True

@@ -8,7 +8,9 @@ from nothing turns them into noise that pulls the copied policy away from the te
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -173,14 +175,38 @@ def pretrain(
     progress: bool = True,
     learning_rate: float = WARM_START_LEARNING_RATE,
 ) -> list[float]:
-    """Fit the policy to the demonstrations (cross-entropy over the legal ids) and the value head to their returns.
+    """Fit an sb3 learner's policy to the demonstrations and its value head to their returns (see :func:`fit`).
 
     Returns the mean policy loss of each epoch.
     """
+    policy = model.policy
+
+    def heads(observations):
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(policy.pi_features_extractor(observations)))
+        values = policy.value_net(policy.mlp_extractor.forward_critic(policy.vf_features_extractor(observations)))
+        return logits, values[:, 0]
+
+    return fit(policy.parameters(), heads, data, epochs, batch_size, seed, progress, learning_rate)
+
+
+def fit(
+    parameters: Iterable[Any],
+    heads: Callable[[Any], tuple[Any, Any]],
+    data: Demonstrations,
+    epochs: int = 4,
+    batch_size: int = 512,
+    seed: int = 0,
+    progress: bool = True,
+    learning_rate: float = WARM_START_LEARNING_RATE,
+) -> list[float]:
+    """Fit a network's policy to the demonstrations (cross-entropy over the legal ids) and its value to their returns.
+
+    ``heads`` maps a batch of observations (a float32 tensor) to the policy's logits and the values, on either
+    backend's network; ``parameters`` are what Adam updates. Returns the mean policy loss of each epoch.
+    """
     import torch
 
-    policy = model.policy
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    optimizer = torch.optim.Adam(parameters, lr=learning_rate)
     rng = np.random.default_rng(seed)
     losses = []
     for _ in tqdm(range(epochs), desc="imitation", unit="epoch", disable=not progress, leave=False):
@@ -190,11 +216,10 @@ def pretrain(
             batch = order[start : start + batch_size]
             observations = torch.as_tensor(data.observations[batch], dtype=torch.float32)
             masks = torch.as_tensor(data.masks[batch])
-            logits = policy.action_net(policy.mlp_extractor.forward_actor(policy.pi_features_extractor(observations)))
+            logits, values = heads(observations)
             logits = logits.masked_fill(~masks, -1e9)  # only legal ids compete, as at play time
             loss = torch.nn.functional.cross_entropy(logits, torch.as_tensor(data.actions[batch]))
-            values = policy.value_net(policy.mlp_extractor.forward_critic(policy.vf_features_extractor(observations)))
-            value_loss = torch.nn.functional.mse_loss(values[:, 0], torch.as_tensor(data.returns[batch]))
+            value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(data.returns[batch]))
             optimizer.zero_grad()
             (loss + value_loss).backward()
             optimizer.step()

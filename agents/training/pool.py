@@ -19,15 +19,18 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 from agents.bots.base import Agent
 from agents.bots.model_file import ModelFileError, PolicyWeights, load_policy
 from agents.bots.random_agent import RandomAgent
-from agents.training.config import HEURISTIC, RANDOM, PoolConfig, snapshot_index
+from agents.training.config import HEURISTIC, RANDOM, SELF, PoolConfig, weighted_index
+from agents.training.league import snapshot_label
 from gubs_env.envs.selfplay import SelfPlayEnv
 
 
 class OpponentPool:
-    """Random and heuristic agents plus frozen snapshots of the learner, sampled per seat and episode.
+    """The league's opponents, drawn per seat and episode: fixed agents, the learner itself and its snapshots.
 
     The draw is :class:`~agents.training.config.PoolConfig`'s rule, the same on both backends: one uniform number
-    chooses the kind of opponent and, when it is a snapshot, a second one chooses which.
+    chooses the kind of opponent and, when it is a snapshot, a second one chooses which, by the league's weights.
+    The learner's seats play a sampling copy of the learner's current actor (:meth:`set_learner`, sent by the
+    trainer before every rollout); until it is first set they play uniformly at random.
     """
 
     def __init__(self, config: PoolConfig, seed: int | None = None, snapshots: Sequence[str] = ()) -> None:
@@ -35,23 +38,45 @@ class OpponentPool:
         self.rng = np.random.default_rng(seed)
         self.snapshots: list[str] = list(snapshots)
         """The snapshot files the pool draws from, oldest first."""
+        self.weights: list[float] = [1.0] * len(self.snapshots)
+        """Each snapshot's drawing weight (the league's prioritization)."""
         self._loaded: dict[str, Agent] = {}
         self._random = RandomAgent()
         self._heuristic: Agent | None = None
+        self._learner: Agent | None = None
 
-    def set_snapshots(self, paths: Sequence[str]) -> None:
-        """Replace the snapshot list; snapshots no longer listed are forgotten."""
+    def set_snapshots(self, paths: Sequence[str], weights: Sequence[float] | None = None) -> None:
+        """Replace the snapshot list and their weights (equal when not given); unlisted snapshots are forgotten."""
         self.snapshots = list(paths)
+        self.weights = [1.0] * len(self.snapshots) if weights is None else [float(w) for w in weights]
+        if len(self.weights) != len(self.snapshots):
+            raise ValueError(f"{len(self.weights)} weights for {len(self.snapshots)} snapshots")
         self._loaded = {p: a for p, a in self._loaded.items() if p in self.snapshots}
+
+    def set_learner(self, weights: PolicyWeights) -> None:
+        """The learner's current actor, which the ``self`` seats play from now on (sampling)."""
+        from agents.bots.ppo import PPOAgent
+
+        if isinstance(self._learner, PPOAgent):
+            self._learner.model = weights
+        else:
+            self._learner = PPOAgent(weights, deterministic=False, name=SELF, frozen=True)
 
     def sample(self) -> Agent:
         """One opponent."""
-        kind = self.config.fixed_kind(self.rng.random(), len(self.snapshots))
+        return self.draw()[1]
+
+    def draw(self) -> tuple[str, Agent]:
+        """One opponent and its seat label (:mod:`agents.training.league`)."""
+        kind = self.config.kind(self.rng.random(), bool(self.snapshots))
         if kind == RANDOM:
-            return self._random
+            return RANDOM, self._random
         if kind == HEURISTIC:
-            return self._heuristic_agent()
-        return self._snapshot(self.snapshots[snapshot_index(self.rng.random(), len(self.snapshots))])
+            return HEURISTIC, self._heuristic_agent()
+        if kind == SELF:
+            return SELF, self._learner or self._random
+        path = self.snapshots[weighted_index(self.rng.random(), self.weights)]
+        return snapshot_label(Path(path).name), self._snapshot(path)
 
     def _heuristic_agent(self) -> Agent:
         if self._heuristic is None:
@@ -117,16 +142,24 @@ class PoolSelfPlayEnv(SelfPlayEnv):
         self.pool = OpponentPool(pool, seed)
         self.shaping = shaping
         self._potential = 0.0
+        self.labels: list[str] = []
+        """This episode's opponents' seat labels, clockwise from the learner (:mod:`agents.training.league`)."""
 
-    def set_snapshots(self, paths: Sequence[str]) -> None:
-        """Called from the trainer (through ``VecEnv.env_method``) when the snapshot list changes."""
-        self.pool.set_snapshots(paths)
+    def set_snapshots(self, paths: Sequence[str], weights: Sequence[float] | None = None) -> None:
+        """Called from the trainer (through ``VecEnv.env_method``) when the snapshots or their weights change."""
+        self.pool.set_snapshots(paths, weights)
+
+    def set_learner(self, weights: PolicyWeights) -> None:
+        """Called from the trainer before every rollout: the learner's actor for the ``self`` seats."""
+        self.pool.set_learner(weights)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Draw this episode's opponents, then deal; a seed fixes both."""
         if seed is not None:
             self.pool.rng = np.random.default_rng([seed, 1])  # a stream apart from the env's own
-        opponents = [self.pool.sample() for _ in range(self.num_players - 1)]
+        drawn = [self.pool.draw() for _ in range(self.num_players - 1)]
+        self.labels = [label for label, _ in drawn]
+        opponents = [agent for _, agent in drawn]
         for opponent in opponents:
             opponent.reset(int(self.pool.rng.integers(2**31)))
         self.set_opponents(opponents)
@@ -135,8 +168,13 @@ class PoolSelfPlayEnv(SelfPlayEnv):
         return observation, info
 
     def step(self, action: int):
-        """The env's step, with the shaping term added to the reward."""
+        """The env's step, with the shaping term added to the reward.
+
+        At the end of an episode ``info["opponents"]`` holds the opponents' seat labels clockwise from the learner.
+        """
         observation, reward, terminated, truncated, info = super().step(action)
+        if terminated or truncated:
+            info["opponents"] = list(self.labels)
         if not self.shaping:  # the scores cost time at every step
             return observation, reward, terminated, truncated, info
         potential = 0.0 if terminated or truncated else self._margin()

@@ -29,12 +29,15 @@ from agents.bots.random_agent import RandomAgent
 from agents.bots.spec import AgentSpec
 from agents.evaluate.matches import match
 from agents.training.config import TrainingConfig
+from agents.training.league import League
 from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomically
 
 RUN_FILE = "run.json"
 RUN_FORMAT = 2
 """run.json's layout: 2 holds the whole config and serves both backends (1, sb3 only, held a few settings)."""
 SNAPSHOT_DIR = "snapshots"
+LEAGUE_CSV = "league.csv"
+"""Per snapshot in the pool at each evaluation: the learner's score against it and its share of the draws."""
 SNAPSHOT_NAME = re.compile(r"step_(\d{9})\.zip")
 SNAPSHOT_SLOT = re.compile(r"snapshot_(\d{1,4})")
 """An RLlib run's snapshots live in module slots of its checkpoint: run.json lists the slots in use, oldest first."""
@@ -63,6 +66,7 @@ class TrainingResult:
         timesteps: the learner's decisions over the whole run.
         evaluation: the final evaluation's eval.csv rows (win rates with 95% Wilson intervals).
         config: the run's config, defaults filled in.
+        opponent_seat_shares: the share of opponent seats each kind played over the run (run.json's).
     """
 
     run_dir: Path
@@ -70,9 +74,13 @@ class TrainingResult:
     timesteps: int
     evaluation: list[dict[str, Any]] = field(default_factory=list)
     config: TrainingConfig | None = None
+    opponent_seat_shares: dict[str, float] = field(default_factory=dict)
 
     def __str__(self) -> str:
         lines = [f"run {self.run_dir}: {self.timesteps:,} timesteps, model {self.model}"]
+        if self.opponent_seat_shares:
+            shares = ", ".join(f"{kind} {share:.1%}" for kind, share in self.opponent_seat_shares.items())
+            lines.append(f"  opponent seats: {shares}")
         lines += [
             f"  {r['players']}p vs {r['opponent']}: {r['win_rate']:.1%} [{r['low']:.1%}, {r['high']:.1%}]"
             for r in self.evaluation
@@ -138,6 +146,10 @@ class RunState:
     """The committed checkpoint's name in the run folder: ``checkpoint-<timesteps>.zip`` or its RLlib folder."""
     checkpoint_sha256: str = ""
     """Its SHA-256 digest (hex; of a folder: :func:`folder_digest`)."""
+    opponent_seat_shares: dict[str, float] = field(default_factory=dict)
+    """The share of opponent seats each kind played so far (the learner itself, its snapshots, each fixed bot)."""
+    league: dict[str, Any] = field(default_factory=dict)
+    """The league's seat counts and per-snapshot records (:meth:`agents.training.league.League.to_json`)."""
     format: int = RUN_FORMAT
 
     def save(self, path: Path) -> None:
@@ -219,7 +231,18 @@ def _checked_state(state: RunState, path: Path) -> RunState:
     digest = state.checkpoint_sha256
     if not isinstance(digest, str) or not (digest == "" or re.fullmatch(r"[0-9a-f]{64}", digest)):
         raise wrong("checkpoint_sha256", "a SHA-256 digest in hex")
+    shares = state.opponent_seat_shares
+    if not isinstance(shares, dict) or not all(isinstance(k, str) and _is_share(v) for k, v in shares.items()):
+        raise wrong("opponent_seat_shares", "an object of shares from 0 to 1")
+    try:
+        League.from_json(state.league, 1.0)
+    except ValueError as error:
+        raise RunFileError(f"{path}: {error}") from None
     return state
+
+
+def _is_share(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
 
 
 def _check_snapshot_entry(state: RunState, entry: str, path: Path) -> None:
@@ -419,11 +442,12 @@ def discard_uncommitted(run_dir: Path, state: RunState) -> int:
         steps = _snapshot_steps(f"{SNAPSHOT_DIR}/{snapshot.name}")
         if steps is not None and steps > state.timesteps:
             snapshot.unlink(missing_ok=True)
+    truncate_eval_log(run_dir / LEAGUE_CSV, state.timesteps)
     return truncate_eval_log(run_dir / "eval.csv", state.timesteps)
 
 
 def truncate_eval_log(path: Path, timesteps: int) -> int:
-    """Drop eval.csv rows past ``timesteps`` (rewriting it atomically); returns the last timesteps kept (-1: none).
+    """Drop a log's rows past ``timesteps`` (rewriting it atomically); returns the last timesteps kept (-1: none).
 
     Raises:
         RunFileError: the file cannot be read as CSV.
@@ -450,11 +474,12 @@ def evaluation_rows(
     timesteps: int,
     seconds: float,
     progress: bool = False,
-    opponent: AgentSpec | str | None = None,
+    opponents: Sequence[AgentSpec | str] = (),
 ) -> list[dict[str, Any]]:
     """Win rates of ``agent`` against the random and heuristic agents at each table size, as eval.csv rows.
 
-    ``opponent``, an agent spec, adds a row per table size against that agent (a run's ``--opponent``).
+    ``opponents``, agent specs, add a row per table size against each (a run's ``opponent`` and
+    ``eval_opponents``).
 
     The same deals for every evaluation of a run (seed ``10_000 * players``), so rows compare across time;
     ``seconds`` is the run's training time when the evaluated policy was taken. ``progress`` shows a bar over
@@ -465,8 +490,7 @@ def evaluation_rows(
 
     rows = []
     for n in player_counts:
-        opponents = [RandomAgent(), HeuristicAgent()] + ([] if opponent is None else [make_agent(opponent)])
-        for other in opponents:
+        for other in [RandomAgent(), HeuristicAgent(), *(make_agent(spec) for spec in opponents)]:
             result = match(agent, other, n, games, seed=10_000 * n, progress=progress)
             low, high = result.interval
             rows.append(

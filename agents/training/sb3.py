@@ -24,7 +24,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.training import runs
 from agents.training.config import TrainingConfig
+from agents.training.league import League
 from agents.training.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
+from agents.training.warm_start import read_labels
 from gubs_env.support.files import write_atomically
 
 MODEL_FILE = "model.zip"
@@ -46,7 +48,7 @@ def train_sb3(run: Run) -> TrainingResult:
     """
     config = run.config
     checkpoint = _verified_resume(run) if run.state is not None else b""
-    labels = _read_labels(config) if config.labels else None
+    labels = read_labels(config)
     init_layers = _read_init(config) if config.init is not None else None
     with learner_threads(config.threads or 1):
         return _train(run, checkpoint, labels, init_layers)
@@ -63,16 +65,6 @@ def _verified_resume(run: Run) -> bytes:
         return runs.read_checkpoint(run.out, run.state)
     except (RunFileError, ModelFileError) as error:
         raise RunSetupError(str(error)) from None
-
-
-def _read_labels(config: TrainingConfig) -> Any:
-    """The labels files, joined, each checked before anything is built."""
-    from agents.training.expert import LabelsFileError, join_labels, load_labels
-
-    try:
-        return join_labels([load_labels(path) for path in config.labels])
-    except LabelsFileError as error:
-        raise RunSetupError(f"labels: {error}") from None
 
 
 def _read_init(config: TrainingConfig) -> Any:
@@ -191,25 +183,17 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
 
 def _warm_start(model: Any, config: TrainingConfig, labels: Any, init_layers: Any, progress: bool) -> None:
     """Before PPO: the policy from ``init``, then fitted to the labels or to the teacher's games."""
-    from agents.training.imitation import collect, pretrain
+    from agents.training.imitation import pretrain
+    from agents.training.warm_start import warm_start_data
 
     if init_layers is not None:
         _load_actor(model, init_layers)
         print(f"policy starts from {config.init}")
-    if labels is None and not config.imitate_games:
+    data, what = warm_start_data(config, labels, progress, GAMMA)
+    if data is None:
         return
-    if labels is None:
-        from agents.bots.registry import make_agent
-
-        teacher = make_agent(config.teacher)
-        labels = collect(teacher, config.players.distinct, config.imitate_games or 0, config.seed, progress, GAMMA)
-        what = f"{len(labels):,} {config.teacher} decisions from {config.imitate_games} games"
-    else:
-        from agents.training.expert import summary
-
-        what = summary(labels)
     assert config.imitate_lr is not None, "a resolved config"
-    losses = pretrain(model, labels, seed=config.seed, progress=progress, learning_rate=config.imitate_lr)
+    losses = pretrain(model, data, seed=config.seed, progress=progress, learning_rate=config.imitate_lr)
     print(f"imitated {what} (cross-entropy {losses[0]:.3f} -> {losses[-1]:.3f})")
 
 
@@ -248,6 +232,7 @@ def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any) -> Traini
     # one log folder per invocation: the CSV logger rewrites its file, and a resumed run must keep the earlier log
     model.set_logger(configure(str(_fresh_log_dir(out / "logs", model.num_timesteps)), ["csv", "tensorboard"]))
     callback = TrainingCallback(run, state, last_eval)
+    send_league(model, envs, out, state, callback.league)  # before learn() deals the first episodes
     start, steps_before = time.perf_counter(), model.num_timesteps
     model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=run.state is None)
     wall = time.perf_counter() - start
@@ -260,8 +245,9 @@ def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any) -> Traini
     runs.plot_learning_curve(out / "eval.csv", out / "learning_curve.png")
     envs.close()
     _report(model.num_timesteps - steps_before, wall, callback.eval_seconds, envs.env_seconds)
+    print(callback.league.describe())
     print(f"model: {final}  curve: {out / 'learning_curve.png'}  log: {out / 'eval.csv'}")
-    return TrainingResult(out, final, model.num_timesteps, rows, config)
+    return TrainingResult(out, final, model.num_timesteps, rows, config, callback.league.shares())
 
 
 def _load_checkpoint(run: Run, checkpoint: bytes, envs: Any) -> Any:
@@ -339,6 +325,8 @@ class TrainingCallback(BaseCallback):
     def __init__(self, run: Run, state: RunState, last_eval: int = -1) -> None:
         super().__init__()
         self.config, self.out, self.state = run.config, run.out, state
+        self.league = League.from_json(state.league, run.config.pool.prioritize)
+        """Who played the opponent seats, and the learner's score against each snapshot (the draws' weights)."""
         self.budget_start, self.progress = run.started, run.progress
         self.start = time.perf_counter()
         self.bar: runs.BudgetBar | None = None
@@ -353,11 +341,9 @@ class TrainingCallback(BaseCallback):
         self.bar = runs.BudgetBar(config.seconds, config.steps, self.num_timesteps, self.budget_start, self.progress)
         every = {"snapshot": config.snapshot_every, "eval": config.eval_every, "checkpoint": config.checkpoint_every}
         self._cadences = {name: runs.Cadence(steps, self.num_timesteps) for name, steps in every.items()}
-        self._send_snapshots()
 
-    def _send_snapshots(self) -> None:
-        # the pool lists snapshots relative to the run directory, so a run can be moved and resumed
-        self.training_env.env_method("set_snapshots", [str(self.out / p) for p in self.state.snapshots])
+    def _on_rollout_start(self) -> None:
+        send_league(self.model, self.training_env, self.out, self.state, self.league)
 
     def _due(self, name: str) -> bool:
         return self._cadences[name].due(self.num_timesteps)
@@ -365,6 +351,9 @@ class TrainingCallback(BaseCallback):
     def _on_step(self) -> bool:
         assert self.bar is not None
         self.bar.update(self.num_timesteps)
+        for info in self.locals["infos"]:
+            if "opponents" in info:  # an episode ended
+                record_episode(self.league, info)
         if self._due("snapshot"):
             self.take_snapshot()
         if self._due("eval"):
@@ -385,7 +374,10 @@ class TrainingCallback(BaseCallback):
         write_atomically(self.out / name, buffer.getvalue())  # the pool never reads half a file
         runs.crash_point("snapshot", self.num_timesteps)
         self.state.snapshots = [*self.state.snapshots, name][-self.config.pool.pool_size :]
-        self._send_snapshots()
+        kept = {Path(entry).name for entry in self.state.snapshots}
+        for left in set(self.league.records) - kept:
+            self.league.forget(left)
+        send_league(self.model, self.training_env, self.out, self.state, self.league, learner=False)
 
     def evaluate(self) -> list[dict[str, Any]]:
         """Win rates of the greedy policy against random and heuristic players, appended to eval.csv.
@@ -408,11 +400,13 @@ class TrainingCallback(BaseCallback):
             self.num_timesteps,
             seconds,
             progress=self.progress,
-            opponent=config.opponent,
+            opponents=config.evaluated_against,
         )
         for row in rows:
             self.logger.record(f"eval/{row['players']}p_vs_{row['opponent']}", row["win_rate"])
         runs.append_csv(self.out / "eval.csv", rows)
+        names = [Path(entry).name for entry in self.state.snapshots]
+        runs.append_csv(self.out / runs.LEAGUE_CSV, self.league.rows(names, self.num_timesteps))
         runs.crash_point("eval", self.num_timesteps)
         self.eval_seconds += time.perf_counter() - started
         runs.BudgetBar.write(runs.describe_evaluation(rows, self.num_timesteps))
@@ -421,6 +415,25 @@ class TrainingCallback(BaseCallback):
     def checkpoint(self) -> None:
         """Commit the model and the run state (see :func:`agents.training.runs.commit_checkpoint`)."""
         elapsed = time.perf_counter() - self.start
+        self.state.league, self.state.opponent_seat_shares = self.league.to_json(), self.league.shares()
         state = replace(self.state, timesteps=self.num_timesteps, seconds=self.state.seconds + elapsed)
         committed = runs.commit_checkpoint(self.out, state, runs.model_writer(self.model))
         self.state.checkpoint, self.state.checkpoint_sha256 = committed.checkpoint, committed.checkpoint_sha256
+
+
+def send_league(model: Any, envs: Any, out: Path, state: RunState, league: League, learner: bool = True) -> None:
+    """Send the envs the snapshots with their drawing weights and (``learner``) the learner's current actor."""
+    from agents.bots.model_file import policy_weights
+
+    # the pool lists snapshots relative to the run directory, so a run can be moved and resumed
+    weights = league.weights([Path(entry).name for entry in state.snapshots])
+    envs.env_method("set_snapshots", [str(out / entry) for entry in state.snapshots], weights)
+    if learner:
+        envs.env_method("set_learner", policy_weights(model.policy))
+
+
+def record_episode(league: League, info: dict[str, Any]) -> None:
+    """An ended learner episode's opponents and winners into the league (labels clockwise from the learner)."""
+    labels, learner = info["opponents"], info["learner_seat"]
+    seats = [(learner + j + 1) % (len(labels) + 1) for j in range(len(labels))]
+    league.record_game(labels, seats, info.get("winners", ()), learner)

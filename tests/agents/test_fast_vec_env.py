@@ -13,6 +13,7 @@ pytest.importorskip("numba")
 import agents.training.fast_vec_env as fast_vec_env  # after the skip: the module needs numba
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.heuristic.decide import heuristic_actions
+from agents.bots.model_file import load_policy
 from agents.bots.ppo import MODELS_DIR, PRETRAINED, PPOAgent
 from agents.training.config import PoolConfig
 from agents.training.fast_vec_env import (
@@ -168,11 +169,12 @@ def test_opponents_are_drawn_as_the_pool_draws_them():
 
 
 def test_opponent_kinds_follow_the_pool_probabilities():
-    env = FastSelfPlayVecEnv(64, [4], PoolConfig(p_random=0.2, p_heuristic=0.3), seed=3)
-    env.set_snapshots(SNAPSHOTS)
+    env = FastSelfPlayVecEnv(64, [4], PoolConfig(p_random=0.2, p_heuristic=0.3, self_share=0.4), seed=3)
+    env.set_snapshots(SNAPSHOTS, [1.0, 2.0])
+    env.set_learner(load_policy(SNAPSHOTS[0]))
     env.reset()
     kinds: Counter[int] = Counter()
-    snapshot_names: Counter[str] = Counter()
+    names: Counter[str] = Counter()
     for _ in range(8):  # fresh draws without playing: the pool is asked again for every env
         for i in range(env.num_envs):
             env._draw_opponents(i)
@@ -180,17 +182,18 @@ def test_opponent_kinds_follow_the_pool_probabilities():
                 kind = fast_vec_env._kind(agent)
                 kinds[kind] += 1
                 if kind == SNAPSHOT:
-                    snapshot_names[agent.name] += 1
+                    names[agent.name] += 1
     total = sum(kinds.values())  # 1536 seats: the bounds are about 4.5 standard deviations
     assert abs(kinds[RANDOM] / total - 0.2) < 0.05
     assert abs(kinds[HEURISTIC] / total - 0.3) < 0.055
-    assert abs(kinds[SNAPSHOT] / total - 0.5) < 0.06
-    newer, older = snapshot_names["gubs_4p"], snapshot_names["gubs_2p"]
-    assert abs(newer / (newer + older) - 2 / 3) < 0.08  # the newer snapshot weighs twice the older one
+    assert abs(kinds[SNAPSHOT] / total - 0.5) < 0.06  # the learner's own seats: its current policy or a snapshot
+    assert abs(names["self"] / total - 0.2) < 0.05
+    heavier, lighter = names["gubs_4p"], names["gubs_2p"]
+    assert abs(heavier / (heavier + lighter) - 2 / 3) < 0.08  # the snapshot of weight 2 is drawn twice as often
 
 
 def test_each_snapshot_is_asked_once_per_round_for_all_its_games(monkeypatch):
-    env = FastSelfPlayVecEnv(16, [4], PoolConfig(p_random=0.0, p_heuristic=0.0), seed=1)
+    env = FastSelfPlayVecEnv(16, [4], PoolConfig(p_random=0.0, p_heuristic=0.0, self_share=0.0), seed=1)
     env.set_snapshots(SNAPSHOTS)
     env.reset()
     calls: list[Any] = []

@@ -1,4 +1,4 @@
-"""Self-play training pieces: the opponent pool's one rule, the shaped pool env, run files and checkpoints."""
+"""Self-play training pieces: the league's one rule, the shaped pool env, run files and checkpoints."""
 
 from dataclasses import replace
 
@@ -7,53 +7,96 @@ import pytest
 
 from agents.bots.ppo import MODELS_DIR
 from agents.bots.random_agent import RandomAgent
-from agents.training.config import HEURISTIC, RANDOM, PoolConfig, snapshot_index
+from agents.training.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS, PoolConfig, weighted_index
 from agents.training.pool import OpponentPool, PoolSelfPlayEnv
 
 
-def test_pool_without_snapshots_shares_seats_between_random_and_heuristic():
+def test_pool_without_snapshots_gives_the_learners_share_to_its_current_policy():
     pool = OpponentPool(PoolConfig(p_random=0.25, p_heuristic=0.25), seed=0)
-    names = [pool.sample().name for _ in range(2000)]
-    assert set(names) == {"random", "heuristic"}
-    assert 0.4 < names.count("random") / len(names) < 0.6
+    labels = [pool.draw()[0] for _ in range(4000)]
+    assert set(labels) == {RANDOM, HEURISTIC, SELF}
+    assert labels.count(SELF) / len(labels) == pytest.approx(0.5, abs=0.03)
+    assert labels.count(RANDOM) / len(labels) == pytest.approx(0.25, abs=0.03)
+
+
+def test_a_self_seat_plays_the_learners_weights_once_they_are_sent():
+    from agents.bots.model_file import load_policy
+    from agents.bots.ppo import PPOAgent
+
+    pool = OpponentPool(PoolConfig(p_heuristic=0.0), seed=0)
+    label, before = pool.draw()
+    assert label == SELF and isinstance(before, RandomAgent)  # no weights yet: uniformly at random
+    weights = load_policy(MODELS_DIR / "gubs_2p.zip")
+    pool.set_learner(weights)
+    label, agent = pool.draw()
+    assert label == SELF and isinstance(agent, PPOAgent) and agent.model is weights and not agent.deterministic
 
 
 @pytest.mark.parametrize(
     ("pool", "snapshots"),
-    [(PoolConfig(0.1, 0.4, 5), 3), (PoolConfig(0.0, 1.0, 5), 0), (PoolConfig(0.2, 0.0, 2), 2), (PoolConfig(0, 0), 4)],
+    [
+        (PoolConfig(0.1, 0.4, 5), 3),
+        (PoolConfig(0.0, 1.0, 5), 0),
+        (PoolConfig(0.2, 0.0, 2), 2),
+        (PoolConfig(0, 0), 4),
+        (PoolConfig(), 5),
+        (PoolConfig(), 0),
+        (PoolConfig(0.0, 0.0, self_share=0.0), 3),
+        (PoolConfig(0.05, 0.3, self_share=1.0), 2),
+    ],
 )
 def test_the_pool_rule_draws_each_kind_at_its_configured_share(pool, snapshots):
     rng = np.random.default_rng(7)
-    draws = [pool.fixed_kind(rng.random(), snapshots) for _ in range(20_000)]
-    draws = [snapshot_index(rng.random(), snapshots) if kind is None else kind for kind in draws]
-    p_random, p_heuristic = pool.fixed_shares(snapshots > 0)
-    assert draws.count(RANDOM) / len(draws) == pytest.approx(p_random, abs=0.015)
-    assert draws.count(HEURISTIC) / len(draws) == pytest.approx(p_heuristic, abs=0.015)
-    picked = [d for d in draws if isinstance(d, int)]
-    rest = 1 - p_random - p_heuristic
-    assert len(picked) / len(draws) == pytest.approx(rest, abs=0.015)
-    if picked:  # newer snapshots weigh more: snapshot i is picked in proportion to i + 1
-        weights = np.arange(1, snapshots + 1) / np.arange(1, snapshots + 1).sum()
+    weights = rng.random(snapshots) + 0.1
+    kinds = [pool.kind(rng.random(), snapshots > 0) for _ in range(40_000)]
+    for kind, share in pool.shares(snapshots > 0).items():
+        assert kinds.count(kind) / len(kinds) == pytest.approx(share, abs=0.01), kind
+    picked = [weighted_index(rng.random(), weights) for kind in kinds if kind == SNAPSHOTS]
+    if picked:  # snapshot i is picked in proportion to its weight
         shares = np.bincount(picked, minlength=snapshots) / len(picked)
-        assert np.allclose(shares, weights, atol=0.02)
+        assert np.allclose(shares, weights / weights.sum(), atol=0.02)
 
 
-def test_before_any_snapshot_the_fixed_agents_share_every_seat():
-    assert PoolConfig(0.1, 0.4).fixed_shares(False) == pytest.approx((0.2, 0.8))
-    assert PoolConfig(0.0, 0.0).fixed_shares(False) == (1.0, 0.0)  # nobody else to play: the random agent
+def test_the_shares_sum_to_one_and_the_learners_seats_are_the_rest():
+    for pool in (PoolConfig(), PoolConfig(0.1, 0.2, self_share=0.3), PoolConfig(0.5, 0.5)):
+        for has_snapshots in (True, False):
+            shares = pool.shares(has_snapshots)
+            assert sum(shares.values()) == pytest.approx(1.0)
+            assert shares[SELF] + shares[SNAPSHOTS] == pytest.approx(1 - pool.p_random - pool.p_heuristic)
+    assert PoolConfig().shares(False)[SELF] == pytest.approx(0.65)  # before a snapshot: the current policy
+    assert PoolConfig().shares(True) == pytest.approx({RANDOM: 0, HEURISTIC: 0.35, SELF: 0.26, SNAPSHOTS: 0.39})
 
 
-def test_the_snapshot_rule_is_numpys_weighted_choice_draw_for_draw():
-    """The sb3 pool drew snapshots with numpy's weighted choice: the shared rule keeps its seeded streams."""
-    for k in (1, 2, 5):
-        weights = np.arange(1, k + 1, dtype=float)
-        ours, numpys = np.random.default_rng(k), np.random.default_rng(k)
+def test_one_draw_gives_the_kind_and_within_the_snapshots_an_even_second_draw():
+    pool = PoolConfig(0.1, 0.2, self_share=0.5)  # self from 0.3 to 0.65, snapshots from 0.65 to 1
+    assert [pool.kind(u, True) for u in (0.05, 0.15, 0.4, 0.7)] == [RANDOM, HEURISTIC, SELF, SNAPSHOTS]
+    assert pool.rest(0.65) == pytest.approx(0.0) and pool.rest(0.825) == pytest.approx(0.5)
+    assert pool.rest(1.0) < 1
+
+
+def test_weighted_index_is_numpys_weighted_choice_draw_for_draw():
+    for weights in ([1.0], [1.0, 2.0], [0.5, 0.1, 3.0, 0.0, 1.0]):
+        p = np.array(weights) / sum(weights)
+        ours, numpys = np.random.default_rng(len(weights)), np.random.default_rng(len(weights))
         for _ in range(500):
-            assert snapshot_index(ours.random(), k) == numpys.choice(k, p=weights / weights.sum())
+            assert weighted_index(ours.random(), weights) == numpys.choice(len(weights), p=p)
+    assert weighted_index(0.99, [0.0, 0.0]) == 1  # no weight at all: evenly
+    with pytest.raises(ValueError):
+        weighted_index(0.5, [])
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"p_random": -0.1}, {"p_heuristic": 1.5}, {"p_random": 0.6, "p_heuristic": 0.6}, {"pool_size": 0}]
+    "kwargs",
+    [
+        {"p_random": -0.1},
+        {"p_heuristic": 1.5},
+        {"p_random": 0.6, "p_heuristic": 0.6},
+        {"pool_size": 0},
+        {"self_share": 1.01},
+        {"self_share": float("nan")},
+        {"prioritize": -1},
+        {"prioritize": "2"},
+    ],
 )
 def test_pool_config_refuses_garbage(kwargs):
     from agents.training.config import ConfigError
@@ -129,7 +172,8 @@ def test_snapshot_models_are_loaded_once_per_process_and_shared_between_pools(tm
     os.utime(paths[0], ns=(1, 1))  # a file written again is read again
     assert models.get(paths[0]) is not again
 
-    pools = [OpponentPool(PoolConfig(p_random=0.0, p_heuristic=0.0), seed=s, snapshots=[paths[1]]) for s in (0, 1)]
+    only_snapshots = PoolConfig(p_random=0.0, p_heuristic=0.0, self_share=0.0)
+    pools = [OpponentPool(only_snapshots, seed=s, snapshots=[paths[1]]) for s in (0, 1)]
     agents = [pool.sample() for pool in pools]
     assert agents[0] is not agents[1] and agents[0].model is agents[1].model
 

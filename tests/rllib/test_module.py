@@ -143,7 +143,7 @@ class FakeEpisode:
 
 @pytest.mark.parametrize("players", [2, 3, 6])
 def test_mapping_puts_main_at_exactly_one_seat_uniformly(players):
-    mapping = SeatMapping(PoolConfig(p_random=0.1, p_heuristic=0.4))
+    mapping = SeatMapping(PoolConfig(p_random=0.1, p_heuristic=0.9))  # no seat of the learner's own: main once
     seats = []
     for i in range(600):
         episode = FakeEpisode(f"episode-{i}")
@@ -157,18 +157,21 @@ def test_mapping_puts_main_at_exactly_one_seat_uniformly(players):
 
 
 def test_mapping_draws_opponents_in_the_pool_proportions():
-    mapping = SeatMapping(PoolConfig(p_random=0.2, p_heuristic=0.3, pool_size=3))
+    mapping = SeatMapping(PoolConfig(p_random=0.2, p_heuristic=0.3, pool_size=3, self_share=0.4))
     draws = np.linspace(0, 1, 1000, endpoint=False)
-    without = [mapping.opponent(u, []) for u in draws]
-    assert set(without) == {RANDOM, HEURISTIC} and abs(without.count(RANDOM) / 1000 - 0.4) < 0.01
+    without = [mapping.opponent(u, []) for u in draws]  # before a snapshot, main plays the learner's share
+    assert set(without) == {RANDOM, HEURISTIC, MAIN} and abs(without.count(MAIN) / 1000 - 0.5) < 0.01
     snapshots = ["snapshot_2", "snapshot_0"]  # oldest first
-    drawn = [mapping.opponent(u, snapshots) for u in draws]
+    drawn = [mapping.opponent(u, snapshots, [1.0, 2.0]) for u in draws]
     assert abs(drawn.count(RANDOM) / 1000 - 0.2) < 0.01 and abs(drawn.count(HEURISTIC) / 1000 - 0.3) < 0.01
-    assert abs(drawn.count("snapshot_0") / drawn.count("snapshot_2") - 2) < 0.1  # newer twice as often
+    assert abs(drawn.count(MAIN) / 1000 - 0.2) < 0.01
+    assert abs(drawn.count("snapshot_0") / drawn.count("snapshot_2") - 2) < 0.1  # by the league's weights
+    evenly = [mapping.opponent(u, snapshots, [1.0]) for u in draws]  # weights that do not match: evenly
+    assert abs(evenly.count("snapshot_0") / evenly.count("snapshot_2") - 1) < 0.1
 
 
 def test_mapping_reads_the_active_snapshots_of_this_process():
-    mapping = SeatMapping(PoolConfig(p_random=0.0, p_heuristic=0.0, pool_size=2))
+    mapping = SeatMapping(PoolConfig(p_random=0.0, p_heuristic=0.0, pool_size=2, self_share=0.0))
     saved = list(ACTIVE_SNAPSHOTS)
     try:
         ACTIVE_SNAPSHOTS[:] = ["snapshot_1"]
@@ -196,8 +199,23 @@ def test_next_slot_fills_free_slots_then_replaces_the_oldest():
         {"p_random": True},
         {"pool_size": 0},
         {"pool_size": 2.0},
+        {"self_share": -0.5},
+        {"prioritize": float("inf")},
     ],
 )
 def test_the_pool_config_both_backends_read_refuses_garbage(kwargs):
     with pytest.raises(ValueError):
         PoolConfig(**kwargs)
+
+
+def test_both_backends_seat_the_same_kinds_from_the_same_draws():
+    """The RLlib mapping and the sb3 pool read one PoolConfig: one draw gives the same kind and snapshot on both."""
+    from agents.training.config import SELF, SNAPSHOTS, weighted_index
+
+    pool = PoolConfig(p_random=0.1, p_heuristic=0.3, self_share=0.3)
+    mapping, slots, weights = SeatMapping(pool), ["snapshot_1", "snapshot_0", "snapshot_2"], [0.2, 1.0, 0.5]
+    as_module = {RANDOM: RANDOM, HEURISTIC: HEURISTIC, SELF: MAIN}
+    for u in np.linspace(0, 1, 997, endpoint=False):
+        kind = pool.kind(u, True)
+        expected = slots[weighted_index(pool.rest(u), weights)] if kind == SNAPSHOTS else as_module[kind]
+        assert mapping.opponent(u, slots, weights) == expected

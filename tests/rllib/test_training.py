@@ -28,7 +28,7 @@ from agents.training.rllib.train import build_config, main_spec
 pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")
 
 TINY = ["--envs", "2", "--n-steps", "100", "--batch-size", "100", "--epochs", "1", "--hidden", "32", "32"]
-TINY += ["--eval-games", "6", "--no-progress"]
+TINY += ["--eval-games", "6", "--no-progress", "--imitate-games", "0"]
 
 
 def main(argv: list[str]) -> int:
@@ -120,11 +120,36 @@ def test_command_line_trains_exports_and_resumes(ray_cluster, tmp_path, capsys):
     assert match(agent, RandomAgent(), 2, games=4).games == 4
 
 
-def test_python_trains_through_the_same_config_and_the_command_resumes_it(ray_cluster, tmp_path):
+def test_the_league_is_played_reported_and_kept_on_resume(ray_cluster, tmp_path):
+    out = tmp_path / "league"
+    common = [*TINY, "--out", str(out), "--env-runners", "0", "--backend", "rllib", "--envs", "4", "--n-steps", "128"]
+    common += ["--snapshot-every", "300", "--eval-every", "1500", "--checkpoint-every", "100000"]
+    assert main([*common, "--iterations", "6"]) == 0
+    state = json.loads((out / "run.json").read_text())
+    shares = state["opponent_seat_shares"]
+    assert set(shares) == {"heuristic", "self", "snapshots"} and sum(shares.values()) == pytest.approx(1.0)
+    assert state["league"]["records"] and set(state["league"]["records"]) <= set(state["snapshots"])
+    assert (out / "league.csv").read_text().startswith("timesteps,snapshot,games,learner_score")
+    seats = sum(state["league"]["seats"].values())
+    assert main([*common, "--iterations", "8", "--resume"]) == 0
+    again = json.loads((out / "run.json").read_text())
+    assert sum(again["league"]["seats"].values()) > seats  # counted on from the run's own league
+
+
+def test_python_trains_through_the_same_config_and_the_command_resumes_it(ray_cluster, tmp_path, capsys):
     config = TrainingConfig(
-        backend="rllib", iterations=1, envs=2, n_steps=50, batch_size=50, epochs=1, hidden=(16,), eval_games=2
+        backend="rllib",
+        iterations=1,
+        envs=2,
+        n_steps=50,
+        batch_size=50,
+        epochs=1,
+        hidden=(16,),
+        eval_games=2,
+        imitate_games=3,
     )
     result = train(config, out=tmp_path / "py", progress=False)
+    assert "imitated" in capsys.readouterr().out  # the warm start of the sb3 backend, on RLlib's module
     assert result.model == tmp_path / "py" / "policy.npz" and result.model.is_file()
     assert {row["opponent"] for row in result.evaluation} == {"random", "heuristic"}
     assert main(["--resume", "--out", str(tmp_path / "py"), "--iterations", "2", "--no-progress"]) == 0
@@ -142,7 +167,7 @@ def test_python_trains_through_the_same_config_and_the_command_resumes_it(ray_cl
         (["--iterations", "0"], "iterations"),
         (["--hidden", "0"], "hidden"),
         (["--opponent", "heuristic"], "the rllib backend cannot honour opponent"),
-        (["--labels", "x.npz"], "the rllib backend cannot honour labels"),
+        (["--init", "gubs-net"], "the rllib backend cannot honour init"),
         (["--envs", "2", "--n-steps", "10", "--batch-size", "64"], "cannot exceed an iteration's 20 steps"),
     ],
 )

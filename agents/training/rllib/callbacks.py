@@ -19,11 +19,13 @@ from agents.bots.model_file import PolicyWeights
 from agents.bots.ppo import PPOAgent
 from agents.training.config import TrainingConfig
 from agents.training.rllib.module import actor_layers
-from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, push_snapshots, take_snapshot
+from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, SNAPSHOT_WEIGHTS, push_snapshots, take_snapshot
 from agents.training.runs import BudgetBar, Cadence, append_csv, describe_evaluation, evaluation_rows
 
 EVAL_KEY = "gubs_eval"
 """Where a training result holds the evaluation rows (absent in iterations without one)."""
+NEW_SNAPSHOT_KEY = "gubs_new_snapshot"
+"""Where a training result names the slot that took a snapshot (absent in iterations without one)."""
 
 
 def learner_steps(result: dict[str, Any]) -> int:
@@ -73,7 +75,7 @@ class SelfPlayCallback:
         """After each training iteration (RLlib's ``on_train_result``)."""
         steps = learner_steps(result)
         if self._snapshots.due(steps):
-            take_snapshot(algorithm, self.config.pool)
+            result[NEW_SNAPSHOT_KEY] = take_snapshot(algorithm, self.config.pool)
         result["gubs_snapshots"] = list(ACTIVE_SNAPSHOTS)
         if self._evaluations.due(steps):
             result[EVAL_KEY] = self.evaluate(algorithm, steps)
@@ -83,16 +85,13 @@ class SelfPlayCallback:
         if self._module is None:
             self._module = self.module_spec.build()
         seconds = self.seconds_before + time.perf_counter() - self.start
-        return run_evaluation(
-            algorithm, self._module, self.config.players.distinct, self.config.eval_games, steps, seconds, self.out
-        )
+        return run_evaluation(algorithm, self._module, self.config, steps, seconds, self.out)
 
 
 def run_evaluation(
     algorithm: Any,
     module: Any,
-    player_counts: list[int],
-    games: int,
+    config: TrainingConfig,
     steps: int,
     seconds: float,
     out: Path | None,
@@ -102,7 +101,9 @@ def run_evaluation(
     Each row also carries ``eval_seconds``, the wall time this evaluation took (not written to eval.csv).
     """
     started = time.perf_counter()
-    rows = evaluation_rows(main_agent(algorithm, module), player_counts, games, steps, seconds)
+    learner = main_agent(algorithm, module)
+    games, sizes, others = config.eval_games, config.players.distinct, config.evaluated_against
+    rows = evaluation_rows(learner, sizes, games, steps, seconds, opponents=others)
     if out is not None:
         append_csv(out / "eval.csv", rows)
     BudgetBar.write(describe_evaluation(rows, steps))
@@ -114,4 +115,4 @@ def restore_snapshots(*, algorithm: Any, env_runner_group: Any, env_runner_indic
     """``on_env_runners_recreated``: a restarted env runner gets the active snapshots again (it starts empty)."""
     if kwargs.get("is_evaluation") or not ACTIVE_SNAPSHOTS:
         return
-    push_snapshots(algorithm, list(ACTIVE_SNAPSHOTS), env_runner_ids=env_runner_indices)
+    push_snapshots(algorithm, list(ACTIVE_SNAPSHOTS), env_runner_indices, list(SNAPSHOT_WEIGHTS))

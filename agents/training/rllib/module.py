@@ -11,6 +11,7 @@ module of the multi-agent module: never trained, it hands back the agent's actio
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -138,3 +139,17 @@ class FixedAgentModule(RLModule):
         masks = np.asarray(batch[Columns.OBS][MASK_KEY])
         actions = [self.agent.act(observation, mask) for observation, mask in zip(observations, masks, strict=True)]
         return {Columns.ACTIONS: np.array(actions, dtype=np.int64)}
+
+
+def imitation_heads(module: MaskedPPOModule) -> Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]:
+    """The module's unmasked logits and values for a batch of observation vectors, with gradients.
+
+    What the warm start fits (:func:`agents.training.imitation.fit`), as the sb3 learner's heads are fitted.
+    """
+
+    def heads(observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        inner = {Columns.OBS: observations}
+        logits = DefaultPPOTorchRLModule._forward(module, inner)[Columns.ACTION_DIST_INPUTS]
+        return logits, torch.as_tensor(DefaultPPOTorchRLModule.compute_values(module, inner))
+
+    return heads

@@ -2,9 +2,15 @@
 
 Modules of the multi-agent module: ``main`` (the one trained), ``random`` and ``heuristic`` (fixed agents) and
 ``pool_size`` snapshot slots ``snapshot_0``, ``snapshot_1``, ... (frozen copies of ``main``). In each episode
-:class:`SeatMapping` puts ``main`` at one random seat and draws every other seat from the pool, as train.py's
-backend does: the random agent with ``p_random``, the heuristic with ``p_heuristic``, a snapshot otherwise
-(newer ones more often); before the first snapshot the two fixed agents share every seat.
+:class:`SeatMapping` puts ``main`` at one random seat (the learner's, whose results the league counts) and draws
+every other seat by the pool's rule, as the sb3 backend does: the random agent with ``p_random``, the heuristic
+with ``p_heuristic``, ``main`` itself at ``self_share`` of the rest (those seats are trained on too), a snapshot
+otherwise, by the league's weights (:mod:`agents.training.league`); before the first snapshot ``main`` takes all
+of the rest.
+
+The league's facts travel after each iteration (:func:`update_league`): each env runner tallies the opponent
+seats of its finished episodes (:func:`tally_episode`, RLlib's ``on_episode_end``) and hands the tally to the
+driver, which sends back the snapshots' new weights.
 
 A snapshot is written into the next slot of the learner's module and straight into that slot's module on
 every env runner (:func:`push_snapshots`). RLlib's ``add_module`` + ``set_state`` route leaves env runners
@@ -23,7 +29,8 @@ import numpy as np
 
 from agents.training.config import HEURISTIC as HEURISTIC  # the fixed agents' modules take the pool's names
 from agents.training.config import RANDOM as RANDOM
-from agents.training.config import PoolConfig, snapshot_index
+from agents.training.config import SELF, SNAPSHOTS, PoolConfig, weighted_index
+from agents.training.league import League, pair_score, snapshot_label
 from agents.training.rllib.env import parse_agent_id
 
 MAIN = "main"
@@ -36,6 +43,10 @@ Each env runner process keeps its own copy, written by :func:`push_snapshots` to
 the driver's, for the checkpoint and for env runners started again after a failure); :class:`SeatMapping`
 reads it when it draws an opponent.
 """
+SNAPSHOT_WEIGHTS: list[float] = []
+"""The drawing weight of each of :data:`ACTIVE_SNAPSHOTS` (same length; sent with them and by the league)."""
+LEAGUE_TALLY: dict[str, list[float]] = {}
+"""This env runner's opponent seats since the driver last asked: per seat label ``[seats, learner points]``."""
 
 
 def snapshot_slot(index: int) -> str:
@@ -69,20 +80,22 @@ class SeatMapping:
         seat, players = parse_agent_id(agent)
         if seat == learner_seat(episode.id_, players):
             return MAIN
-        return self.opponent(_stream(episode.id_, seat + 1).random(), list(ACTIVE_SNAPSHOTS))
+        return self.opponent(_stream(episode.id_, seat + 1).random(), list(ACTIVE_SNAPSHOTS), SNAPSHOT_WEIGHTS)
 
-    def opponent(self, u: float, snapshots: Sequence[str]) -> str:
+    def opponent(self, u: float, snapshots: Sequence[str], weights: Sequence[float] = ()) -> str:
         """The opponent module for a uniform draw ``u`` in [0, 1) when ``snapshots`` hold weights.
 
-        The pool's rule (:meth:`PoolConfig.fixed_kind`), with the snapshot chosen by the rest of the same draw:
-        one number per seat and episode, so every call for a seat maps it alike.
+        The pool's rule (:meth:`PoolConfig.kind`), with the snapshot chosen by the rest of the same draw and the
+        league's ``weights`` (equal when they do not match the snapshots): one number per seat and episode, so
+        every call for a seat maps it alike.
         """
-        kind = self.pool.fixed_kind(u, len(snapshots))
-        if kind is not None:
+        kind = self.pool.kind(u, bool(snapshots))
+        if kind == SELF:
+            return MAIN
+        if kind != SNAPSHOTS:
             return kind
-        p_random, p_heuristic = self.pool.fixed_shares(True)
-        rest = (u - p_random - p_heuristic) / (1 - p_random - p_heuristic)
-        return snapshots[snapshot_index(rest, len(snapshots))]
+        chosen = weights if len(weights) == len(snapshots) else [1.0] * len(snapshots)
+        return snapshots[weighted_index(self.pool.rest(u), chosen)]
 
 
 def next_slot(active: Sequence[str], pool: PoolConfig) -> str:
@@ -105,16 +118,23 @@ def take_snapshot(algorithm: Any, pool: PoolConfig) -> str:
     return slot
 
 
-def push_snapshots(algorithm: Any, active: Sequence[str], env_runner_ids: Sequence[int] | None = None) -> None:
+def push_snapshots(
+    algorithm: Any,
+    active: Sequence[str],
+    env_runner_ids: Sequence[int] | None = None,
+    draw_weights: Sequence[float] | None = None,
+) -> None:
     """Write the learner's weights of the ``active`` slots into every env runner (or those of ``env_runner_ids``).
 
-    Also records ``active`` as this process's :data:`ACTIVE_SNAPSHOTS` (the driver's copy).
+    Also records ``active`` (and their ``draw_weights``, equal when not given) as this process's
+    :data:`ACTIVE_SNAPSHOTS` and :data:`SNAPSHOT_WEIGHTS` (the driver's copy).
     """
     active = list(active)
     weights = algorithm.learner_group.get_weights(module_ids=active) if active else {}
-    ACTIVE_SNAPSHOTS[:] = active
+    draws = [1.0] * len(active) if draw_weights is None else [float(w) for w in draw_weights]
+    ACTIVE_SNAPSHOTS[:], SNAPSHOT_WEIGHTS[:] = active, draws
     # a module-level function travels by reference: in the env runner it writes that process's list
-    install = functools.partial(_install_snapshots, weights=weights, active=active)
+    install = functools.partial(_install_snapshots, weights=weights, active=active, draws=draws)
     group = algorithm.env_runner_group
     if env_runner_ids is None:
         group.foreach_env_runner(install, local_env_runner=True)
@@ -122,8 +142,65 @@ def push_snapshots(algorithm: Any, active: Sequence[str], env_runner_ids: Sequen
         group.foreach_env_runner(install, local_env_runner=False, remote_worker_ids=list(env_runner_ids))
 
 
-def _install_snapshots(env_runner: Any, weights: dict[str, Any], active: list[str]) -> None:
+def _install_snapshots(env_runner: Any, weights: dict[str, Any], active: list[str], draws: list[float]) -> None:
     """In an env runner: load the snapshot weights into its modules, then record which slots are active."""
     for slot, state in weights.items():
         env_runner.module[slot].set_state(state)
-    ACTIVE_SNAPSHOTS[:] = active
+    ACTIVE_SNAPSHOTS[:], SNAPSHOT_WEIGHTS[:] = active, draws
+
+
+def tally_episode(*, episode: Any, **kwargs: Any) -> None:
+    """RLlib's ``on_episode_end`` in an env runner: the episode's opponent seats into :data:`LEAGUE_TALLY`.
+
+    Each seat other than the learner's is labelled by its module (``main`` there is the learner itself); a
+    snapshot's seat also adds the learner's pair score against it (:func:`agents.training.league.pair_score`).
+    An episode without winners in its last infos (an illegal action ended it) counts no scores.
+    """
+    agents = list(episode.agent_ids)
+    if not agents:
+        return
+    players = parse_agent_id(agents[0])[1]
+    learner = learner_seat(episode.id_, players)
+    winners: set[int] | None = None
+    for info in episode.get_infos(-1).values():
+        if isinstance(info, dict) and "winners" in info:
+            winners = set(info["winners"])
+    for agent in agents:
+        seat = parse_agent_id(agent)[0]
+        if seat == learner:
+            continue
+        module = episode.module_for(agent)
+        label = SELF if module == MAIN else snapshot_label(module) if module.startswith(SNAPSHOT_PREFIX) else module
+        entry = LEAGUE_TALLY.setdefault(label, [0.0, 0.0])
+        entry[0] += 1
+        if winners is not None:
+            entry[1] += pair_score(learner in winners, seat in winners)
+
+
+def update_league(algorithm: Any, league: League, replaced: Sequence[str] = ()) -> None:
+    """After an iteration: every env runner's tally into ``league``, then the snapshots' new weights sent out.
+
+    ``replaced``: slots that took a new snapshot in this iteration; their old records are dropped after the tally
+    (the games just tallied were played by their previous occupant).
+    """
+    for tally in algorithm.env_runner_group.foreach_env_runner(_take_tally, local_env_runner=True):
+        league.record_tally(tally)
+    for slot in replaced:
+        league.forget(slot)
+    weights = league.weights(list(ACTIVE_SNAPSHOTS))
+    SNAPSHOT_WEIGHTS[:] = weights
+    send = functools.partial(_set_draw_weights, draws=weights, active=list(ACTIVE_SNAPSHOTS))
+    algorithm.env_runner_group.foreach_env_runner(send, local_env_runner=True)
+
+
+def _take_tally(env_runner: Any) -> dict[str, list[float]]:
+    """In an env runner: hand over the tally and start a new one."""
+    tally = dict(LEAGUE_TALLY)
+    LEAGUE_TALLY.clear()
+    return tally
+
+
+def _set_draw_weights(env_runner: Any, draws: list[float], active: list[str]) -> None:
+    """In an env runner: the snapshots' new drawing weights (when its snapshots are the driver's)."""
+    if list(ACTIVE_SNAPSHOTS) == active:
+        SNAPSHOT_WEIGHTS[:] = draws

@@ -18,7 +18,9 @@ from typing import Any
 
 from agents.training import runs
 from agents.training.config import TrainingConfig
+from agents.training.league import League
 from agents.training.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
+from agents.training.warm_start import read_labels
 
 POLICY_FILE = "policy.npz"
 GAMMA = 0.995
@@ -38,7 +40,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
     from agents.training.rllib.callbacks import restore_snapshots
     from agents.training.rllib.env import GubsMultiAgentEnv, observation_space
     from agents.training.rllib.module import FixedAgentModule
-    from agents.training.rllib.selfplay import HEURISTIC, MAIN, RANDOM, SeatMapping, slots
+    from agents.training.rllib.selfplay import HEURISTIC, MAIN, RANDOM, SeatMapping, slots, tally_episode
     from gubs_env.encoding.action_table import NUM_ACTIONS
 
     obs_space = observation_space()
@@ -85,7 +87,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
         .fault_tolerance(restart_failed_env_runners=True)
         .debugging(seed=config.seed, log_level="ERROR")
     )
-    ppo.callbacks(on_env_runners_recreated=restore_snapshots)
+    ppo.callbacks(on_env_runners_recreated=restore_snapshots, on_episode_end=tally_episode)
     if callback is not None:
         ppo.callbacks(on_train_result=callback)
     return ppo
@@ -156,10 +158,12 @@ def train_rllib(run: Run) -> TrainingResult:
 
     config = run.config
     folder = _verified_resume(run) if run.state is not None else None
+    labels = read_labels(config)
     torch.set_num_threads(config.threads or 1)  # the learner runs in this process: one thread is 5-10x faster
     run.out.mkdir(parents=True, exist_ok=True)
     state = run.state or RunState(backend="rllib")
     state.config = config.to_json()
+    league = League.from_json(state.league, config.pool.prioritize)
     callback = SelfPlayCallback(config, main_spec(config.hidden), run.out, state.seconds, state.timesteps)
     own_ray = not ray.is_initialized()  # a caller's Ray (a test's cluster) is used as it is, and left running
     if own_ray:
@@ -171,13 +175,36 @@ def train_rllib(run: Run) -> TrainingResult:
             algorithm.restore_from_path(str(folder.resolve()))
             runs.discard_uncommitted(run.out, state)
             print(f"resuming at iteration {state.iterations} ({state.timesteps:,} learner steps)")
-        push_snapshots(algorithm, state.snapshots)  # none for a new run (this process may have run another)
-        return _train_loop(algorithm, run, state)
+        else:
+            _warm_start(algorithm, config, labels, run.progress)
+        # none for a new run (this process may have run another)
+        push_snapshots(algorithm, state.snapshots, draw_weights=league.weights(state.snapshots))
+        return _train_loop(algorithm, run, state, league)
     finally:
         if algorithm is not None:
             algorithm.stop()
         if own_ray:
             ray.shutdown()
+
+
+def _warm_start(algorithm: Any, config: TrainingConfig, labels: Any, progress: bool) -> None:
+    """Before PPO: ``main`` fitted to the labels or to the teacher's games, as the sb3 learner is; then sent out."""
+    from agents.training.imitation import fit
+    from agents.training.rllib.module import imitation_heads
+    from agents.training.rllib.selfplay import MAIN
+    from agents.training.warm_start import warm_start_data
+
+    data, what = warm_start_data(config, labels, progress, GAMMA)
+    if data is None:
+        return
+    module = main_spec(config.hidden).build()
+    module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
+    assert config.imitate_lr is not None, "a resolved config"
+    heads = imitation_heads(module)
+    losses = fit(module.parameters(), heads, data, seed=config.seed, progress=progress, learning_rate=config.imitate_lr)
+    algorithm.learner_group.set_weights({MAIN: module.get_state()})
+    algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group, inference_only=True)
+    print(f"imitated {what} (cross-entropy {losses[0]:.3f} -> {losses[-1]:.3f})", flush=True)
 
 
 def _verified_resume(run: Run) -> Path:
@@ -188,10 +215,10 @@ def _verified_resume(run: Run) -> Path:
         raise RunSetupError(str(error)) from None
 
 
-def _train_loop(algorithm: Any, run: Run, state: RunState) -> TrainingResult:
+def _train_loop(algorithm: Any, run: Run, state: RunState, league: League) -> TrainingResult:
     """Train until the budget is spent, checkpointing on the way; then evaluate, checkpoint and export."""
-    from agents.training.rllib.callbacks import EVAL_KEY, learner_steps, run_evaluation
-    from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN
+    from agents.training.rllib.callbacks import EVAL_KEY, NEW_SNAPSHOT_KEY, learner_steps, run_evaluation
+    from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, update_league
 
     config = run.config
     bar = runs.BudgetBar(config.seconds, config.steps, state.timesteps, run.started, run.progress)
@@ -210,6 +237,9 @@ def _train_loop(algorithm: Any, run: Run, state: RunState) -> TrainingResult:
         main_steps += int(sampled.get("num_module_steps_sampled", {}).get(MAIN, 0))
         state.iterations += 1
         state.timesteps = max(state.timesteps, learner_steps(result))
+        update_league(algorithm, league, [result[NEW_SNAPSHOT_KEY]] if NEW_SNAPSHOT_KEY in result else [])
+        if EVAL_KEY in result:
+            runs.append_csv(run.out / runs.LEAGUE_CSV, league.rows(list(ACTIVE_SNAPSHOTS), state.timesteps))
         bar.update(state.timesteps)
         if not run.progress:  # no bar: a line per iteration, so that a log shows the run moving
             print(f"iteration {state.iterations}: {state.timesteps:,} learner steps", flush=True)
@@ -218,6 +248,7 @@ def _train_loop(algorithm: Any, run: Run, state: RunState) -> TrainingResult:
             now = time.perf_counter()
             state.seconds, last_save = state.seconds + now - last_save, now
             state.snapshots = list(ACTIVE_SNAPSHOTS)
+            state.league, state.opponent_seat_shares = league.to_json(), league.shares()
             committed = runs.commit_checkpoint(run.out, state, lambda path: algorithm.save_to_path(str(path.resolve())))
             state.checkpoint, state.checkpoint_sha256 = committed.checkpoint, committed.checkpoint_sha256
         if done:
@@ -233,13 +264,12 @@ def _train_loop(algorithm: Any, run: Run, state: RunState) -> TrainingResult:
     module = main_spec(config.hidden).build()
     rows = result.get(EVAL_KEY)
     if not rows:  # the last iteration's own evaluation, if it had one, is the final one
-        rows = run_evaluation(
-            algorithm, module, config.players.distinct, config.eval_games, state.timesteps, state.seconds, run.out
-        )
+        rows = run_evaluation(algorithm, module, config, state.timesteps, state.seconds, run.out)
     policy = export_policy(algorithm, module, run.out / POLICY_FILE)
     runs.plot_learning_curve(run.out / "eval.csv", run.out / "learning_curve.png")
+    print(league.describe())
     print(f"policy: {policy}  curve: {run.out / 'learning_curve.png'}  log: {run.out / 'eval.csv'}")
-    return TrainingResult(run.out, policy, state.timesteps, [_plain(row) for row in rows], config)
+    return TrainingResult(run.out, policy, state.timesteps, [_plain(row) for row in rows], config, league.shares())
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,46 @@
+"""What a new run imitates before PPO, the same on both backends: search-labelled decisions, or a teacher's games.
+
+The sb3 learner and RLlib's ``main`` module are fitted to it by :func:`agents.training.imitation.fit`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.training.config import TrainingConfig
+from agents.training.imitation import collect
+
+
+def read_labels(config: TrainingConfig) -> Any:
+    """The run's labels files, joined, each checked before anything is built (None: the run names none).
+
+    Raises:
+        agents.training.runs.RunSetupError: a labels file that cannot be read or trusted.
+    """
+    if not config.labels:
+        return None
+    from agents.training.expert import LabelsFileError, join_labels, load_labels
+    from agents.training.runs import RunSetupError
+
+    try:
+        return join_labels([load_labels(path) for path in config.labels])
+    except LabelsFileError as error:
+        raise RunSetupError(f"labels: {error}") from None
+
+
+def warm_start_data(config: TrainingConfig, labels: Any, progress: bool, gamma: float) -> tuple[Any, str]:
+    """What a new run imitates, with a description: the labels when given, else the teacher's games (both backends).
+
+    Returns ``(None, "")`` when the run imitates nothing.
+    """
+    if labels is not None:
+        from agents.training.expert import summary
+
+        return labels, summary(labels)
+    if not config.imitate_games:
+        return None, ""
+    from agents.bots.registry import make_agent
+
+    teacher = make_agent(config.teacher)
+    data = collect(teacher, config.players.distinct, config.imitate_games, config.seed, progress, gamma)
+    return data, f"{len(data):,} {config.teacher} decisions from {config.imitate_games} games"
