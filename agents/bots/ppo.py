@@ -273,7 +273,10 @@ def sample_masked(logits: np.ndarray, masks: np.ndarray | None, rng: np.random.G
     # the draw is scaled in the weights' own precision, as one float32 row always was
     targets = rng.random(len(weights)).astype(weights.dtype) * weights[:, -1]
     # the first column whose cumulative weight passes the target: illegal columns add nothing, so never they
-    return np.count_nonzero(weights <= targets[:, None], axis=1)
+    chosen = np.count_nonzero(weights <= targets[:, None], axis=1)
+    # a draw just below 1 can round to 1 in float32 and pass the whole row: then the row's last legal column, the
+    # first whose cumulative weight is the row's total (no other draw is changed)
+    return np.minimum(chosen, np.argmax(weights >= weights[:, -1:], axis=1))
 
 
 def _check_mask(mask: np.ndarray, shape: tuple[int, ...], name: str) -> None:

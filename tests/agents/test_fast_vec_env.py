@@ -253,6 +253,24 @@ def test_sample_masked_draws_legal_ids_by_their_probabilities():
     assert abs(counts[3] / 4000 - 0.2) < 0.035
 
 
+class AlmostOne:
+    """A generator whose every draw is just below 1: in float32 it rounds to 1 and passes a whole row."""
+
+    def random(self, size: int) -> np.ndarray:
+        return np.full(size, 1 - 1e-9)
+
+
+@pytest.mark.parametrize("legal", [[0, 1, 2, 3], [0, 1], [2], [0], [3], [1, 3]])
+def test_a_draw_that_rounds_to_one_takes_the_last_legal_id_never_one_past_the_row(legal):
+    """Found by a 10-minute training run: a float32 draw of 1.0 chose the column after the last one."""
+    logits = np.array([[0.1, 0.5, 0.2, 0.3]], dtype=np.float32)
+    masks = np.zeros((1, 4), dtype=np.int8)
+    masks[0, legal] = 1
+    assert sample_masked(logits, masks, AlmostOne()).tolist() == [max(legal)]
+    seeded = [sample_masked(logits, masks, np.random.default_rng(seed))[0] for seed in range(50)]
+    assert set(seeded) <= set(legal)
+
+
 # --- illegal and garbage input -------------------------------------------------------------------
 
 

@@ -21,6 +21,7 @@ pytest.importorskip("ray.rllib")
 import ray
 from ray import cloudpickle
 
+from agents.training.league import League
 from agents.training.rllib import selfplay
 from agents.training.runs import RUN_FILE, RunState, commit_checkpoint, verified_checkpoint_folder
 from tests.rllib.conftest import RUNNER_RESOURCE
@@ -43,6 +44,7 @@ def runner_facts(env_runner) -> dict:
         "pid": os.getpid(),
         "slots": slots,
         "weights": {slot: env_runner.module[slot].get_state() for slot in slots},
+        "draws": list(remote_selfplay.SNAPSHOT_WEIGHTS),
     }
 
 
@@ -93,7 +95,15 @@ def test_env_runner_on_second_node_killed_then_training_goes_on_and_resumes(ray_
         for key, value in saved.items():
             np.testing.assert_array_equal(np.asarray(value), np.asarray(restored[key]))
         assert remote_facts(algorithm)[0]["slots"] == state.snapshots
-        algorithm.train()
+        # the league: the second node's env runner tallies its episodes, and takes the driver's drawing weights
+        league = League()
+        for _ in range(10):
+            algorithm.train()
+            selfplay.update_league(algorithm, league)
+            if league.records:
+                break
+        assert league.seats.get("snapshots") and sum(league.shares().values()) == pytest.approx(1.0)
+        assert remote_facts(algorithm)[0]["draws"] == league.weights(selfplay.ACTIVE_SNAPSHOTS)
     finally:
         algorithm.stop()
 
