@@ -15,11 +15,15 @@ if TYPE_CHECKING:
 class Agent(ABC):
     """A policy over the flat action ids of :mod:`gubs_env.encoding.action_table`.
 
-    An agent is also a callable ``(observation, action_mask) -> id``, so it can be given directly as an
-    opponent of :class:`gubs_env.envs.selfplay.SelfPlayEnv`. In a PettingZoo loop::
+    Every agent answers ``act(observation, action_mask, game=None)``; the agents that search the position (the
+    search bots) need ``game``, the :class:`~gubs_env.engine.Game` being played, and say so in one line without it.
+    In a PettingZoo loop::
 
         observation, reward, terminated, truncated, info = env.last()
-        action = agent.act(observation["observation"], observation["action_mask"])
+        action = agent.act(observation["observation"], observation["action_mask"], game=env.unwrapped.game)
+
+    An agent is also a callable ``(observation, action_mask) -> id``, so it can be given directly as an
+    opponent of :class:`gubs_env.envs.selfplay.SelfPlayEnv`.
     """
 
     name: str = "agent"
@@ -29,8 +33,12 @@ class Agent(ABC):
         """The agent's own generator, for any random choice it makes."""
 
     @abstractmethod
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Choose a legal action id (``action_mask[id] == 1``)."""
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None) -> int:
+        """Choose a legal action id (``action_mask[id] == 1``).
+
+        ``game`` is the position the observation shows, for agents that decide from it (:attr:`needs_game`); the
+        others leave it alone. A subclass of your own may leave the parameter out.
+        """
 
     def act_in_game(self, game: Game, codec: ActionCodec) -> int:
         """The id to play at ``game``'s current decision, for its current player.
@@ -61,6 +69,10 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+
+class NeedsGameError(TypeError):
+    """An agent that searches the position was asked with an observation alone: pass ``game=`` too."""
 
 
 def legal_ids(action_mask: np.ndarray) -> np.ndarray:

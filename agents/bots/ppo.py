@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agents.bots.base import Agent, legal_ids
 from agents.bots.model_file import PolicyWeights, actor_modules, load_policy, save_policy
+
+if TYPE_CHECKING:
+    from gubs_env.engine import Game
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 PRETRAINED = {"2p": "gubs_2p.zip", "4p": "gubs_4p.zip", "net": "gubs_net.npz"}
@@ -85,13 +88,18 @@ class PPOAgent(Agent):
 
     @classmethod
     def pretrained(cls, name: str = "2p", deterministic: bool = True) -> PPOAgent:
-        """A shipped model by name: ``"2p"``, ``"4p"`` or ``"net"`` (the one network for every table size)."""
+        """A shipped model by its spec (``"gubs-net"``, ``"ppo-2p"``, ``"ppo-4p"``) or short name (``"net"``, ...).
+
+        Raises:
+            ValueError: a name no shipped model has.
+        """
+        name = SHIPPED_SPECS.get(name, name)
         if name not in PRETRAINED:
-            raise ValueError(f"unknown pretrained model {name!r}; shipped: {sorted(PRETRAINED)}")
+            raise ValueError(f"unknown pretrained model {name!r}; shipped: {', '.join(SHIPPED_SPECS)}")
         spec = next(spec for spec, short in SHIPPED_SPECS.items() if short == name)
         return cls.load(MODELS_DIR / PRETRAINED[name], deterministic=deterministic, name=spec)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None) -> int:
         """The policy's choice among the legal ids: the most likely one, or a sample.
 
         Raises:

@@ -102,7 +102,7 @@ class _Audited(Agent):
         """The deal being played, for the examples."""
         self.name = bot.name
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None) -> int:
         """The bot's own choice from an observation (unused: the table asks through :meth:`act_in_game`)."""
         return self.bot.act(observation, action_mask)
 

@@ -44,7 +44,7 @@ def test_bad_settings_are_refused_with_the_reason(text, words):
 
 
 def test_it_needs_the_game_not_an_observation():
-    with pytest.raises(TypeError, match="act_in_game"):
+    with pytest.raises(TypeError, match="game=game"):
         ISMCTSAgent(0).act(np.zeros(512, dtype=np.float32), np.ones(356, dtype=np.int8))
 
 

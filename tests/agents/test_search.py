@@ -95,7 +95,7 @@ def test_commands_refuse_bad_search_specs_in_one_line(argv):
 
 
 def test_it_needs_the_game_not_an_observation():
-    with pytest.raises(TypeError, match="act_in_game"):
+    with pytest.raises(TypeError, match="game=game"):
         SearchAgent(0).act(np.zeros(512, dtype=np.float32), np.ones(356, dtype=np.int8))
 
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from agents.bots.base import Agent
 from agents.bots.heuristic.decide import heuristic_action, rng_state, set_rng_state
 from agents.bots.heuristic.tables import TABLES, HeuristicTables
+
+if TYPE_CHECKING:
+    from gubs_env.engine import Game
 
 
 class HeuristicAgent(Agent):
@@ -26,7 +31,7 @@ class HeuristicAgent(Agent):
         super().__init__(seed)
         self.tables = TABLES if tables is None else tables
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None) -> int:
         """The legal id with the highest score; equal scores are split by the generator."""
         state = rng_state(self.rng)
         choice = heuristic_action(observation, action_mask, state, self.tables)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.bots.base import Agent
+from agents.bots.base import Agent, NeedsGameError
 from agents.bots.heuristic.decide import heuristic_scores
 from agents.bots.heuristic.tables import TABLES, HeuristicTables
 from agents.bots.heuristic.weights_file import SHIPPED as SHIPPED_WEIGHTS
@@ -105,12 +105,25 @@ class GameSearcher(Agent):
         self.decision_seconds: list[float] = []
         """Wall time of each searched decision (those with more than one candidate), for the cost report."""
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Not available: the bot needs the game, not its observation (use :meth:`act_in_game`)."""
-        raise TypeError(
-            f"{self.name} decides from the game itself: ask it with act_in_game(game, codec) (matches, tournaments "
-            "and play do), not with an observation"
-        )
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None) -> int:
+        """The id to play at ``game``'s current decision, which ``action_mask`` must be (:meth:`act_in_game`).
+
+        Raises:
+            NeedsGameError: no ``game`` (the bot searches the position, not an observation of it).
+            ValueError: a game that is over, or whose legal ids are not the mask's.
+        """
+        if game is None:
+            raise NeedsGameError(
+                f"{self.name} searches the position: pass the game too, act(observation, action_mask, game=game) "
+                "(a PettingZoo env's is env.unwrapped.game)"
+            )
+        seat = game.current_player
+        if seat is None:
+            raise ValueError("the game is over: nobody is asked for an action")
+        codec = ActionCodec(game.num_players)
+        if not np.array_equal(codec.mask(game.legal_actions(), seat) != 0, np.asarray(action_mask) != 0):
+            raise ValueError("action_mask is not the legal ids of game's current decision: pass the game it shows")
+        return self.act_in_game(game, codec)
 
 
 class SearchAgent(GameSearcher):
