@@ -1,15 +1,8 @@
 """An agent of your own, for ``python -m agents.evaluate examples.my_agents:MyAgent random heuristic``."""
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from agents.bots.base import Agent, legal_ids
-
-if TYPE_CHECKING:
-    from gubs_env.engine import Game
 
 
 class MyAgent(Agent):
@@ -17,6 +10,6 @@ class MyAgent(Agent):
 
     name = "my-agent"
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """The lowest legal id; draw any randomness from ``self.rng`` (each game reseeds it)."""
         return int(legal_ids(action_mask)[0])

@@ -305,11 +305,11 @@ def test_labels_warm_start_fits_the_labels_and_lowers_its_loss(labels, tmp_path,
 
 def test_several_labels_files_are_joined_in_order(labels, tmp_path):
     first, second = save_labels(tmp_path / "a.npz", labels), save_labels(tmp_path / "b.npz", labels)
-    from agents.training.sb3 import _read_labels
+    from agents.training.warm_start import read_labels
 
     config = parse_train(["--labels", str(first), str(second), "--steps", "1"]).config
     assert config.labels == (first, second)
-    joined = _read_labels(config)
+    joined = read_labels(config)
     assert len(joined) == 2 * len(labels) and joined.corrected == 2 * labels.corrected
     assert np.array_equal(joined.actions, np.concatenate([labels.actions, labels.actions]))
     assert np.array_equal(joined.players[len(labels) :], labels.players)
