@@ -8,6 +8,10 @@ from typing import Any
 
 from agents.bots.base import Agent
 from agents.bots.random_agent import RandomAgent
+from agents.moved import MOVED as _MOVED
+from gubs_env.support.moved import install as _install_moved
+
+_install_moved(_MOVED)  # an old module path names its new one
 
 _LAZY = {
     "AgentSpec": "agents.bots.spec",

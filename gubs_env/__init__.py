@@ -21,10 +21,13 @@ from gubs_env.engine import (
     RuleOptions,
 )
 from gubs_env.envs.registration import register_when_gymnasium_loads
+from gubs_env.support.moved import MOVED as _MOVED
+from gubs_env.support.moved import install as _install_moved
 
 register_when_gymnasium_loads()  # Gubs-v0 for gymnasium.make and make_vec, without importing gymnasium here
+_install_moved(_MOVED)  # an old module path names its new one
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "CARDS",

@@ -31,7 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     # the same room (its modules and the trainer's import each other one way: tested by the cycle test below)
     "agents.training": LIBRARY | {"gubs_env", "gubs_env.envs", "agents", "agents.bots", "agents.evaluate"},
     "agents.play": LIBRARY | {"gubs_env.viz", "agents.bots", "agents.evaluate"},
-    "agents": {"agents.bots", "agents.evaluate"},
+    "agents": {"agents.bots", "agents.evaluate", "gubs_env.support"},  # support: the moved-module finder
 }
 """Which rooms each room may import, besides itself. A room is a package's folder; the modules directly in
 ``gubs_env/`` and ``agents/`` (their public names and commands) form the rooms ``gubs_env`` and ``agents``."""

@@ -28,9 +28,12 @@ OPPONENTS = ("random", "heuristic", "gubs-net")
 CURVES_CSV = "curves.csv"
 
 
-def baseline_config(players: int, seed: int, minutes: float, threads: int | None = None) -> TrainingConfig:
+def baseline_config(
+    players: int, seed: int, minutes: float, threads: int | None = None, eval_every: int | None = None
+) -> TrainingConfig:
     """The from-scratch self-play run: the default league with the fixed bots' shares at 0 and no imitation."""
     return TrainingConfig(
+        eval_every=eval_every,
         players=TableSizes.of(players),
         seed=seed,
         minutes=minutes,
@@ -47,7 +50,13 @@ def run_folder(out: Path, players: int, seed: int) -> Path:
 
 
 def run_baselines(
-    players: Sequence[int], seeds: Sequence[int], minutes: float, out: Path, threads: int | None, progress: bool
+    players: Sequence[int],
+    seeds: Sequence[int],
+    minutes: float,
+    out: Path,
+    threads: int | None = None,
+    progress: bool = True,
+    eval_every: int | None = None,
 ) -> list[Path]:
     """Train every run not yet finished in ``out``; returns the run folders.
 
@@ -64,7 +73,7 @@ def run_baselines(
             if (folder / "model.zip").is_file():
                 print(f"{folder}: finished before, kept")
                 continue
-            config = baseline_config(n, seed, minutes, threads)
+            config = baseline_config(n, seed, minutes, threads, eval_every)
             resume = holds_run(folder)
             if resume:  # the wall time it has committed counts against its budget
                 left = minutes - load_state(folder).seconds / 60
@@ -166,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seeds", type=non_negative_int, nargs="+", default=[0, 1, 2], help="(default: 0 1 2)")
     parser.add_argument("--minutes", type=positive_float, default=60.0, help="per run (default: 60)")
     parser.add_argument("--threads", type=positive_int, help="torch threads of each run (default: the runs' own)")
+    parser.add_argument(
+        "--eval-every", type=positive_int, help="learner timesteps between the curves' points (default: train.py's)"
+    )
     parser.add_argument("--out", type=Path, default=Path("runs/selfplay"), help="(default: runs/selfplay)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     return parser
@@ -174,7 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Train what is missing, then gather and draw the curves; status 2 (one line) for a bad command line."""
     args = build_parser().parse_args(argv)
-    folders = run_baselines(args.players, args.seeds, args.minutes, args.out, args.threads, not args.no_progress)
+    progress = not args.no_progress
+    folders = run_baselines(args.players, args.seeds, args.minutes, args.out, args.threads, progress, args.eval_every)
     rows = gather_curves(folders)
     charts = write_curves(rows, args.out)
     print("\n".join(summarize(rows)))

@@ -18,7 +18,8 @@ from agents.training.baselines import (
 
 
 def test_a_baseline_is_self_play_from_scratch_evaluated_against_gubs_net_too():
-    config = baseline_config(4, seed=2, minutes=60.0)
+    config = baseline_config(4, seed=2, minutes=60.0, eval_every=500_000)
+    assert config.eval_every == 500_000
     assert config.imitate_games == 0 and config.init is None and not config.labels
     assert (config.pool.p_random, config.pool.p_heuristic) == (0.0, 0.0)
     shares = config.pool.shares(has_snapshots=True)
@@ -61,8 +62,12 @@ def test_the_command_line_defaults_to_three_seeds_an_hour_each_at_2_and_4_player
 @pytest.mark.slow
 def test_the_command_trains_what_is_missing_and_keeps_what_is_finished(tmp_path, capsys):
     argv = ["--players", "2", "--seeds", "5", "--minutes", "0.05", "--out", str(tmp_path), "--no-progress"]
+    argv += ["--eval-every", "2000"]
     assert main(argv) == 0
     assert (run_folder(tmp_path, 2, 5) / "model.zip").is_file() and (tmp_path / "curves_2p.png").is_file()
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "finished before, kept" in out and "2p vs gubs-net: final" in out
+    (run_folder(tmp_path, 2, 5) / "model.zip").unlink()  # as if the command had been stopped before the end
+    assert main(argv) == 0
+    assert "resuming 2 players, seed 5" in capsys.readouterr().out

@@ -1,0 +1,30 @@
+"""``agents``' old module paths and where each went (see :mod:`gubs_env.support.moved`, CHANGELOG.md)."""
+
+MOVED = {
+    "agents.base": "agents.bots.base",
+    "agents.model_file": "agents.bots.model_file",
+    "agents.ppo": "agents.bots.ppo",
+    "agents.random_agent": "agents.bots.random_agent",
+    "agents.registry": "agents.bots.registry",
+    "agents.heuristic": "agents.bots.heuristic",
+    "agents.fast_heuristic": "agents.bots.heuristic.decide",
+    "agents.select": "agents.evaluate.select",
+    "agents.tournament": "agents.evaluate.tournament",
+    "agents.train_bench": "agents.training.bench",
+    "agents.fast_vec_env": "agents.training.fast_vec_env",
+    "agents.imitation": "agents.training.imitation",
+    "agents.masked_policy": "agents.training.masked_policy",
+    "agents.vec_env": "agents.training.vec_env",
+    "agents.training.main": "agents.training.command (python train.py; from Python: agents.training.train)",
+    "agents.rllib": "agents.training.rllib",
+    "agents.rllib.train": "agents.training.rllib.train",
+    "agents.rllib.bench": "agents.training.rllib.bench",
+    "agents.rllib.callbacks": "agents.training.rllib.callbacks",
+    "agents.rllib.env": "agents.training.rllib.env",
+    "agents.rllib.fast_tables": "agents.training.rllib.fast_tables",
+    "agents.rllib.module": "agents.training.rllib.module",
+    "agents.rllib.runner": "agents.training.rllib.runner",
+    "agents.rllib.seats": "agents.training.rllib.seats",
+    "agents.rllib.selfplay": "agents.training.rllib.selfplay",
+}
+"""Moved in 0.1.0 (the rooms of docs/architecture.md) and in 0.2.0 (one trainer: RLlib under training/)."""
