@@ -153,6 +153,24 @@ def measure(games: int = 150, seed: int = 0) -> dict[str, float]:
     return {CARDS[k].name: round(float(ratio[k]), 2) for k in np.argsort(-ratio) if in_hand[k] > 0}
 
 
-if __name__ == "__main__":
-    for name, value in measure().items():
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.bots.search.belief``: print :data:`HOLD_RATIO` measured again, card by card."""
+    from gubs_env.support.cli import CommandParser, non_negative_int, positive_int
+
+    parser = CommandParser(
+        prog="python -m agents.bots.search.belief",
+        description="Measure again how much more often each card kind sits in the other hand than among the cards "
+        "a seat has not seen (the search's HOLD_RATIO), over two-player heuristic games.",
+    )
+    parser.add_argument("--games", type=positive_int, default=150, help="games to play (default: 150)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first game's seed (default: 0)")
+    args = parser.parse_args(argv)
+    for name, value in measure(args.games, args.seed).items():
         print(f"{name:20s} {value:5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    from gubs_env.support.cli import run_command
+
+    raise SystemExit(run_command(main))
