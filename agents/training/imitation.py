@@ -166,18 +166,11 @@ def _discounted_outcomes(game: Game, seats: list[int], gamma: float) -> list[flo
     return out
 
 
-def pretrain(
-    model,
-    data: Demonstrations,
-    epochs: int = 4,
-    batch_size: int = 512,
-    seed: int = 0,
-    progress: bool = True,
-    learning_rate: float = WARM_START_LEARNING_RATE,
-) -> list[float]:
-    """Fit an sb3 learner's policy to the demonstrations and its value head to their returns (see :func:`fit`).
+def pretrain(model, data: Demonstrations, **options: Any) -> list[float]:
+    """Fit an sb3 learner's policy to the demonstrations and its value head to their returns.
 
-    Returns the mean policy loss of each epoch.
+    ``options`` are :func:`fit`'s (epochs, batch size, seed, progress, learning rate). Returns the mean policy loss
+    of each epoch.
     """
     policy = model.policy
 
@@ -186,7 +179,7 @@ def pretrain(
         values = policy.value_net(policy.mlp_extractor.forward_critic(policy.vf_features_extractor(observations)))
         return logits, values[:, 0]
 
-    return fit(policy.parameters(), heads, data, epochs, batch_size, seed, progress, learning_rate)
+    return fit(policy.parameters(), heads, data, **options)
 
 
 def fit(
