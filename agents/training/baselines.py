@@ -146,12 +146,17 @@ def write_curves(rows: list[dict[str, Any]], out: Path) -> list[Path]:
 
 
 def _plot_mean(ax: Any, by_seed: dict[int, list[dict[str, Any]]]) -> None:
-    """The seeds' mean over the evaluation points they share (the first ``k`` of each)."""
-    if not by_seed:
+    """The seeds' mean at each evaluation point that at least two of them reached (all of them, with one seed)."""
+    runs = list(by_seed.values())
+    if not runs:
         return
-    k = min(len(rows) for rows in by_seed.values())
-    steps = [sum(rows[i]["timesteps"] for rows in by_seed.values()) / len(by_seed) / 1e6 for i in range(k)]
-    mean = [sum(rows[i]["win_rate"] for rows in by_seed.values()) / len(by_seed) for i in range(k)]
+    enough = 1 if len(runs) == 1 else 2
+    steps, mean = [], []
+    for i in range(max(len(rows) for rows in runs)):
+        points = [rows[i] for rows in runs if len(rows) > i]
+        if len(points) >= enough:
+            steps.append(sum(r["timesteps"] for r in points) / len(points) / 1e6)
+            mean.append(sum(r["win_rate"] for r in points) / len(points))
     ax.plot(steps, mean, color="black", lw=2, label="mean")
 
 
