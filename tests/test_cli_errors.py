@@ -781,6 +781,20 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--prioritize": NUMBERS,
         },
     ),
+    "baselines": (
+        "agents.training.baselines",
+        [],
+        {
+            "--players": NUMBERS,
+            "--seeds": NUMBERS,
+            "--minutes": NUMBERS,
+            "--threads": NUMBERS,
+            "--eval-every": NUMBERS,
+            "--out": PATHS,
+            "--no-progress": SWITCH,
+        },
+    ),
+    "belief": ("agents.bots.search.belief", [], {"--games": NUMBERS, "--seed": NUMBERS}),
     "expert": (
         "agents.training.expert",
         [],
@@ -879,6 +893,10 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "collect_gaps", lambda *args: _raise(_Started()))
     if name == "expert":
         monkeypatch.setattr(module, "label", lambda *args: _raise(_Started()))
+    if name == "baselines":
+        monkeypatch.setattr(module, "run_baselines", lambda *args: _raise(_Started()))
+    if name == "belief":
+        monkeypatch.setattr(module, "measure", lambda *args: _raise(_Started()))
     if name == "train_bench":
         monkeypatch.setattr(module, "run", lambda *args: _raise(_Started()))
     if name == "bench":
