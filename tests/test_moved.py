@@ -25,7 +25,7 @@ def test_every_new_path_imports(new):
 
 
 def test_a_module_that_never_was_keeps_the_plain_error_and_real_modules_are_untouched():
-    with pytest.raises(ModuleNotFoundError, match="No module named 'agents.no_such_module'"):
+    with pytest.raises(ModuleNotFoundError, match=r"No module named 'agents\.no_such_module'"):
         importlib.import_module("agents.no_such_module")
     assert importlib.util.find_spec("gubs_env.envs.selfplay") is not None
     assert "_MOVED" not in gubs_env.__all__ and "_MOVED" not in agents.__all__

@@ -20,8 +20,8 @@ from agents.training import TrainingConfig, train
 from agents.training.command import main as command
 from agents.training.command import parse
 from agents.training.rllib.callbacks import EVAL_KEY, SelfPlayCallback
-from agents.training.rllib.env import MASK_KEY, parse_agent_id
-from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, push_snapshots
+from agents.training.rllib.env import MASK_KEY, agent_id, parse_agent_id
+from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, learner_seat, push_snapshots
 from agents.training.rllib.train import build_config, main_spec
 
 # RLlib registers its env wrapper with gymnasium again for every algorithm built in one process
@@ -51,9 +51,11 @@ def build(config: TrainingConfig, out: Path | None = None, runner_resources: dic
 
 
 def check_episode(episode) -> None:
-    """One learner seat; every action legal under its mask; each seat's return matches the game's winners."""
+    """The learner's seat is main's (the league may seat main elsewhere too); every action legal under its mask;
+    each seat's return matches the game's winners."""
     modules = {agent: episode.module_for(agent) for agent in episode.agent_ids}
-    assert list(modules.values()).count(MAIN) == 1
+    players = parse_agent_id(next(iter(modules)))[1]
+    assert modules[agent_id(learner_seat(episode.id_, players), players)] == MAIN
     for agent, single in episode.agent_episodes.items():
         masks, actions = np.asarray(single.get_observations()[MASK_KEY]), np.asarray(single.get_actions())
         assert len(masks) == len(actions) + 1  # the last observation closes the seat's episode
@@ -122,16 +124,18 @@ def test_command_line_trains_exports_and_resumes(ray_cluster, tmp_path, capsys):
 
 def test_the_league_is_played_reported_and_kept_on_resume(ray_cluster, tmp_path):
     out = tmp_path / "league"
-    common = [*TINY, "--out", str(out), "--env-runners", "0", "--backend", "rllib", "--envs", "4", "--n-steps", "128"]
-    common += ["--snapshot-every", "300", "--eval-every", "1500", "--checkpoint-every", "100000"]
-    assert main([*common, "--iterations", "6"]) == 0
+    # about 4 games an iteration (a game is some 280 env steps), snapshots every 3 or so: enough snapshot seats
+    # that one is all but sure to be scored, and no slot replaced (its record would go)
+    common = [*TINY, "--out", str(out), "--env-runners", "0", "--backend", "rllib", "--envs", "8", "--n-steps", "128"]
+    common += ["--snapshot-every", "1500", "--eval-every", "5000", "--checkpoint-every", "100000"]
+    assert main([*common, "--iterations", "12"]) == 0
     state = json.loads((out / "run.json").read_text())
     shares = state["opponent_seat_shares"]
     assert set(shares) == {"heuristic", "self", "snapshots"} and sum(shares.values()) == pytest.approx(1.0)
     assert state["league"]["records"] and set(state["league"]["records"]) <= set(state["snapshots"])
     assert (out / "league.csv").read_text().startswith("timesteps,snapshot,games,learner_score")
     seats = sum(state["league"]["seats"].values())
-    assert main([*common, "--iterations", "8", "--resume"]) == 0
+    assert main([*common, "--iterations", "14", "--resume"]) == 0
     again = json.loads((out / "run.json").read_text())
     assert sum(again["league"]["seats"].values()) > seats  # counted on from the run's own league
 
