@@ -332,3 +332,19 @@ def test_resuming_discards_what_was_written_after_the_commit(tmp_path):
     with (tmp_path / "eval.csv").open() as f:
         assert [r["timesteps"] for r in csv.DictReader(f)] == ["100", "200"]
     assert discard_uncommitted(tmp_path, replace(state, timesteps=50)) == -1
+
+
+def test_a_cadence_is_due_once_per_multiple_crossed_from_where_a_run_resumes():
+    from agents.training.runs import Cadence
+
+    cadence = Cadence(100, timesteps=250)  # a run resumed at 250: the next duty is at 300
+    assert [cadence.due(t) for t in (260, 299, 300, 350, 420, 999, 1000)] == [
+        False,
+        False,
+        True,
+        False,
+        True,
+        True,
+        True,
+    ]
+    assert Cadence(None, 0).due(1)  # no cadence given: every timestep

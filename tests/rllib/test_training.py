@@ -69,13 +69,13 @@ def check_episode(episode) -> None:
 
 
 def test_short_training_masks_seats_rewards_evaluation_and_snapshots(ray_cluster, tmp_path):
-    # an iteration is 200 environment steps, about 100 of them the learner's: a snapshot after each iteration, an
-    # evaluation after the second
-    config = tiny_config("--players", "2", "3", "--env-runners", "0", "--eval-every", "150", "--snapshot-every", "1")
+    # an iteration is 200 environment steps, of which main takes its own seat's and the league's self seats': a
+    # snapshot and an evaluation after each iteration (the cadences themselves: tests/agents/test_training.py)
+    config = tiny_config("--players", "2", "3", "--env-runners", "0", "--eval-every", "1", "--snapshot-every", "1")
     algorithm = build(config, tmp_path)
     try:
         results = [algorithm.train() for _ in range(2)]
-        assert EVAL_KEY not in results[0]
+        assert EVAL_KEY in results[0]
         rows = results[1][EVAL_KEY]
         assert [(r["players"], r["opponent"]) for r in rows] == [
             (2, "random"),
@@ -86,7 +86,7 @@ def test_short_training_masks_seats_rewards_evaluation_and_snapshots(ray_cluster
         for row in rows:
             assert row["games"] == 6 and 0 <= row["low"] <= row["win_rate"] <= row["high"] <= 1
         with (tmp_path / "eval.csv").open() as f:
-            assert len(list(csv.DictReader(f))) == 4
+            assert len(list(csv.DictReader(f))) == 8
         # a snapshot after each iteration, pushed into the env runner's module: it plays the current weights
         assert ACTIVE_SNAPSHOTS == ["snapshot_0", "snapshot_1"]
         learner = algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN]
