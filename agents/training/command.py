@@ -99,8 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     ppo.add_argument("--n-steps", type=positive_int, help="rollout length per env before each update")
     ppo.add_argument("--batch-size", "--minibatch-size", type=positive_int, help="PPO minibatch")
     ppo.add_argument("--epochs", type=positive_int, help="PPO epochs per update (default: 5)")
-    ppo.add_argument("--learning-rate", type=positive_float, help="Adam step size (default: 1e-4 sb3, 3e-4 rllib)")
-    ppo.add_argument("--ent-coef", type=non_negative_float, help="entropy bonus (default: 0 sb3, 0.01 rllib)")
+    ppo.add_argument("--learning-rate", type=positive_float, help="Adam step size (default: 1e-4)")
+    ppo.add_argument("--ent-coef", type=non_negative_float, help="entropy bonus (default: 0)")
     ppo.add_argument("--threads", type=positive_int, help="torch threads of the learner (default: 2 fast, else 1)")
     ppo.add_argument("--shaping", type=non_negative_float, help="score-margin reward shaping weight (sb3; default 0)")
     cadence = parser.add_argument_group("cadence (in learner timesteps, on both backends)")
@@ -114,13 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cadence.add_argument("--snapshot-every", type=positive_int, help="timesteps between snapshots into the pool")
     cadence.add_argument("--checkpoint-every", type=positive_int, help="timesteps between checkpoints")
-    warm = parser.add_argument_group("warm start of a new run (sb3)")
+    warm = parser.add_argument_group("warm start of a new run (both backends; --init: sb3)")
     warm.add_argument("--imitate-games", type=non_negative_int, help="teacher games imitated first (default 1,500)")
     warm.add_argument("--teacher", choices=TEACHERS, help="whose games are imitated (default: heuristic-tuned)")
     warm.add_argument(
         "--labels", type=Path, nargs="+", metavar="FILE", help="imitate these search-labelled decisions instead"
     )
-    warm.add_argument("--init", metavar="MODEL", help="start the policy from this network (a shipped name or a file)")
+    warm.add_argument(
+        "--init", metavar="MODEL", help="start the policy from this network (a shipped name or a file; sb3)"
+    )
     warm.add_argument("--imitate-lr", type=positive_float, help="the warm start's step size (default 1e-3; 3e-4 init)")
     local = parser.add_argument_group("sb3 on the reference engine")
     local.add_argument("--vec-env", choices=VEC_ENVS, help="envs in this process (dummy) or in worker processes")
