@@ -110,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--eval-opponents",
         nargs="+",
         metavar="SPEC",
-        help="agents every evaluation also plays, besides random and the heuristic (e.g. gubs-net)",
+        help="agents every evaluation also plays, besides random and the heuristic (default: none; e.g. gubs-net)",
     )
     cadence.add_argument("--snapshot-every", type=positive_int, help="timesteps between snapshots into the pool")
     cadence.add_argument("--checkpoint-every", type=positive_int, help="timesteps between checkpoints")

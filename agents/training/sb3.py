@@ -374,7 +374,7 @@ class TrainingCallback(BaseCallback):
         write_atomically(self.out / name, buffer.getvalue())  # the pool never reads half a file
         runs.crash_point("snapshot", self.num_timesteps)
         self.state.snapshots = [*self.state.snapshots, name][-self.config.pool.pool_size :]
-        kept = {Path(entry).name for entry in self.state.snapshots}
+        kept = set(snapshot_names(self.state))
         for left in set(self.league.records) - kept:
             self.league.forget(left)
         send_league(self.model, self.training_env, self.out, self.state, self.league, learner=False)
@@ -405,8 +405,7 @@ class TrainingCallback(BaseCallback):
         for row in rows:
             self.logger.record(f"eval/{row['players']}p_vs_{row['opponent']}", row["win_rate"])
         runs.append_csv(self.out / "eval.csv", rows)
-        names = [Path(entry).name for entry in self.state.snapshots]
-        runs.append_csv(self.out / runs.LEAGUE_CSV, self.league.rows(names, self.num_timesteps))
+        runs.append_csv(self.out / runs.LEAGUE_CSV, self.league.rows(snapshot_names(self.state), self.num_timesteps))
         runs.crash_point("eval", self.num_timesteps)
         self.eval_seconds += time.perf_counter() - started
         runs.BudgetBar.write(runs.describe_evaluation(rows, self.num_timesteps))
@@ -426,10 +425,15 @@ def send_league(model: Any, envs: Any, out: Path, state: RunState, league: Leagu
     from agents.bots.model_file import policy_weights
 
     # the pool lists snapshots relative to the run directory, so a run can be moved and resumed
-    weights = league.weights([Path(entry).name for entry in state.snapshots])
+    weights = league.weights(snapshot_names(state))
     envs.env_method("set_snapshots", [str(out / entry) for entry in state.snapshots], weights)
     if learner:
         envs.env_method("set_learner", policy_weights(model.policy))
+
+
+def snapshot_names(state: RunState) -> list[str]:
+    """The pool's snapshots by the names the league knows them by (their file names, oldest first)."""
+    return [Path(entry).name for entry in state.snapshots]
 
 
 def record_episode(league: League, info: dict[str, Any]) -> None:
