@@ -312,9 +312,9 @@ def test_the_docs_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert re.fullmatch(r"ISMCTS won [0-2] of 2 games against random play\n", capsys.readouterr().out)
 
 
-def test_the_readme_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+def test_the_tour_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "quickstart.md").read_text(encoding="utf-8")
     block = re.findall(r"```python\n(.*?)```", text.split("### OpenSpiel", 1)[1], flags=re.S)[0]
     assert len(block.splitlines()) == 3
-    exec(compile(block, "README.md", "exec"), {})
+    exec(compile(block, "docs/quickstart.md", "exec"), {})
     assert capsys.readouterr().out.startswith("[0, 1] {")  # draw or decline, then seat 0's information state

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +30,13 @@ class Agent(ABC):
     """
 
     name: str = "agent"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give an ``act`` written without the ``game`` parameter one, so that every agent answers the same call."""
+        super().__init_subclass__(**kwargs)
+        act = cls.__dict__.get("act")
+        if callable(act) and not _takes_game(act):
+            cls.act = _ignoring_game(act)  # type: ignore[method-assign]
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -69,6 +79,22 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+
+def _takes_game(act: Callable[..., int]) -> bool:
+    """Whether ``act`` accepts ``game=`` (by name, or through ``**kwargs``)."""
+    parameters = inspect.signature(act).parameters.values()
+    return any(p.name == "game" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
+def _ignoring_game(act: Callable[..., int]) -> Callable[..., int]:
+    """``act`` of a subclass that reads the observation alone, taking (and leaving alone) ``game=`` as well."""
+
+    @functools.wraps(act)
+    def act_with_game(self: Agent, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None) -> int:
+        return act(self, observation, action_mask)
+
+    return act_with_game
 
 
 class NeedsGameError(TypeError):

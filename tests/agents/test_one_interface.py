@@ -69,9 +69,12 @@ def test_the_pettingzoo_loop_of_the_docs_plays_a_search_bot_through_the_envs_gam
         env.step(action)
 
 
-def test_a_users_own_class_with_two_parameters_still_plays():
-    _, observation, mask = decision(2, seed=5, moves=2)
-    assert FirstLegalAgent().act(observation, mask) == int(np.flatnonzero(mask)[0])
+def test_a_users_own_class_with_two_parameters_answers_the_call_with_the_game_too():
+    game, observation, mask = decision(2, seed=5, moves=2)
+    first = int(np.flatnonzero(mask)[0])
+    assert FirstLegalAgent().act(observation, mask) == first
+    assert FirstLegalAgent().act(observation, mask, game=game) == first
+    assert FirstLegalAgent().act(observation, mask, None) == first
 
 
 @pytest.mark.parametrize("name", [*SHIPPED_SPECS, *PRETRAINED])
