@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agents.bots.base import Agent
-from agents.bots.names import ALL_SEEING, TUNED
+from agents.bots.names import ALL_SEEING, HANDS_SEEING, TUNED
 from agents.bots.spec import AgentSpec, AgentSpecError, SpecKind
 
 __all__ = ["AgentSpec", "AgentSpecError", "make_agent", "names_code"]
@@ -25,7 +25,8 @@ def make_agent(spec: AgentSpec | str, seed: int = 0, *, allow_all_seeing: bool =
     Args:
         spec: the spec, parsed or as text (parsed here, once).
         seed: the agent's seed.
-        allow_all_seeing: admit the all-seeing search, which reads every hidden card: only measurements set it.
+        allow_all_seeing: admit the searches that read hidden cards (``search-hands-seeing``, ``search-all-seeing``):
+            only measurements set it.
 
     Raises:
         AgentSpecError: the spec names nothing that can be built (with the reason, on one line).
@@ -111,19 +112,26 @@ def _network(spec: AgentSpec, seed: int, _allow_all_seeing: bool) -> Agent:
 
 def _searcher(spec: AgentSpec, seed: int, allow_all_seeing: bool) -> Agent:
     """A search bot with the spec's settings (validated when the spec was parsed)."""
-    from agents.bots.search import AllSeeingSearchAgent, ISMCTSAgent, ISMCTSSettings, SearchAgent, SearchSettings
+    from agents.bots.search import (
+        AllSeeingSearchAgent,
+        HandsSeeingSearchAgent,
+        ISMCTSAgent,
+        ISMCTSSettings,
+        SearchAgent,
+        SearchSettings,
+    )
 
-    if spec.is_all_seeing and not allow_all_seeing:
+    if spec.is_ceiling and not allow_all_seeing:
         raise AgentSpecError(
-            f"{ALL_SEEING} reads every hidden card: it is for measurements (python -m agents.evaluate.ladder), "
-            "not for play"
+            f"{spec.name} reads hidden cards: it is for measurements (python -m agents.evaluate.ladder), not for play"
         )
     settings = spec.search_settings
     if isinstance(settings, ISMCTSSettings):
         agent: Agent = ISMCTSAgent(seed, settings)
     else:
         assert isinstance(settings, SearchSettings)
-        agent = (AllSeeingSearchAgent if spec.is_all_seeing else SearchAgent)(seed, settings)
+        kind = {ALL_SEEING: AllSeeingSearchAgent, HANDS_SEEING: HandsSeeingSearchAgent}.get(spec.name, SearchAgent)
+        agent = kind(seed, settings)
     agent.name = str(spec)
     return agent
 

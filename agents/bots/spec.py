@@ -51,7 +51,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents.bots.names import ALL_SEEING, BUILTIN, ISMCTS, SEARCH, SEARCHES, TUNED
+from agents.bots.names import BUILTIN, CEILINGS, ISMCTS, SEARCH, SEARCHES, TUNED
 
 if TYPE_CHECKING:
     from agents.bots.search.settings import Settings
@@ -171,17 +171,20 @@ class AgentSpec:
 
     @property
     def is_search(self) -> bool:
-        """Whether this is the search bot (``search`` or ``search-all-seeing``), not ``ismcts``.
+        """Whether this is the search bot (``search`` or one of its ceilings), not ``ismcts``.
 
         The search bot corrects a base policy and gives the base's choice beside its own
         (:meth:`~agents.bots.search.SearchAgent.decide`); any searcher is ``kind is SpecKind.SEARCHER``.
         """
-        return self.kind is SpecKind.SEARCHER and self.name in (SEARCH, ALL_SEEING)
+        return self.kind is SpecKind.SEARCHER and self.name in (SEARCH, *CEILINGS)
 
     @property
-    def is_all_seeing(self) -> bool:
-        """Whether this is the all-seeing search, which reads every hidden card (measurements only)."""
-        return self.kind is SpecKind.SEARCHER and self.name == ALL_SEEING
+    def is_ceiling(self) -> bool:
+        """Whether this is a search that reads hidden cards (``search-hands-seeing``, ``search-all-seeing``).
+
+        Such a search measures a ceiling; it is built only where the caller allows it (measurements).
+        """
+        return self.kind is SpecKind.SEARCHER and self.name in CEILINGS
 
     @property
     def path(self) -> Path | None:

@@ -37,6 +37,7 @@ from gubs_env.engine import Game
 from gubs_env.engine.cards import EVENTS, LETTERS, NUM_KINDS
 from gubs_env.engine.options import LETTER_PLACEMENTS
 from gubs_env.engine.positions.determinize import (
+    DeckRedeal,
     Knowledge,
     _answer_kinds,  # one definition of which kinds answer the open window, shared with the reference sampler
     answer_splits,
@@ -46,7 +47,7 @@ from gubs_env.engine.positions.determinize import (
     unknown_counts,
     window_demands,
 )
-from gubs_env.engine.state import Step
+from gubs_env.engine.state import GameState, Step
 from gubs_env.fast.convert import state_to_row
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.core import tables as T
@@ -601,6 +602,27 @@ def sample_rows(k: Knowledge | WorldPlan, seed: int, rows: np.ndarray, rngs: np.
     )
 
 
+def redeal_rows(st: GameState, viewer: int, seed: int, rows: np.ndarray, rngs: np.ndarray) -> None:
+    """Write ``len(rows)`` copies of ``st``, the deck dealt anew: row ``w`` is ``redeal_deck(st, viewer, seed + w)``.
+
+    The hands-seeing worlds (measurement only; see
+    :func:`~gubs_env.engine.positions.determinize.redeal_deck`), written straight into the rows: the position is
+    converted once, and each world rewrites its deck and the other seats' Scout knowledge of the deck top. The
+    generators are the futures :func:`sample_rows` gives the same seed (:func:`seed_futures`).
+    """
+    state_to_row(st, rows[0], rngs[0])
+    rows[1:] = rows[0]
+    redeal = DeckRedeal(st, viewer)
+    scouted = [(seat, len(seen)) for seat, seen in enumerate(st.seen_top) if seat != viewer and seen]
+    for w in range(rows.shape[0]):
+        deck = redeal.deck(seed + w)
+        rows[w, L.DECK : L.DECK + len(deck)] = deck
+        for seat, size in scouted:
+            start = L.SEEN_TOP + seat * L.SCOUT_DEPTH
+            rows[w, start : start + size] = deck[: -size - 1 : -1]
+    seed_futures(np.uint64(seed), rngs)
+
+
 def new_rows(worlds: int) -> tuple[np.ndarray, np.ndarray]:
     """Empty ``(rows, rngs)`` arrays for ``worlds`` worlds, in the shapes :func:`sample_rows` fills."""
     return np.zeros((worlds, L.ROW), dtype=np.int32), np.zeros((worlds, RNG_WORDS), dtype=np.uint64)
@@ -642,14 +664,26 @@ def _cpu_us(run: Callable[[Knowledge], object], positions: list[Knowledge], roun
     return statistics.median(times)
 
 
+def build_parser() -> CommandParser:
+    """The command line of the timing."""
+    parser = CommandParser(
+        prog="python -m gubs_env.fast.determinize",
+        description="Time the reference sampler (with the conversion to rows) against the compiled batch, per world.",
+    )
+    parser.add_argument(
+        "--players", type=player_count, nargs="+", default=[2, 5], help="table sizes, 2 to 6 (default: 2 5)"
+    )
+    parser.add_argument(
+        "--worlds", type=positive_int, nargs="+", default=[32, 128], help="worlds per decision (default: 32 128)"
+    )
+    parser.add_argument("--positions", type=positive_int, default=20, help="positions per table size (default: 20)")
+    parser.add_argument("--rounds", type=positive_int, default=5, help="timed rounds, the median shown (default: 5)")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     """Time the reference sampler (with the conversion to rows) against the compiled batch, per world."""
-    parser = CommandParser(prog="python -m gubs_env.fast.determinize", description=main.__doc__)
-    parser.add_argument("--players", type=player_count, nargs="+", default=[2, 5], help="player counts")
-    parser.add_argument("--worlds", type=positive_int, nargs="+", default=[32, 128], help="worlds per decision")
-    parser.add_argument("--positions", type=positive_int, default=20, help="positions per player count")
-    parser.add_argument("--rounds", type=positive_int, default=5, help="timed rounds (the median is shown)")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
 
     start = time.perf_counter()
     sample_rows(_positions(2, 1, 0)[0], 0, *new_rows(1))

@@ -151,7 +151,10 @@ def test_model_file_specs_from_paths():
 def test_which_specs_search_and_see_everything():
     assert AgentSpec.parse("search:worlds=8").is_search and AgentSpec.parse(ALL_SEEING).is_search
     assert not AgentSpec.parse("ismcts").is_search and AgentSpec.parse("ismcts").kind is SpecKind.SEARCHER
-    assert AgentSpec.parse(f"{ALL_SEEING}:top=2").is_all_seeing and not AgentSpec.parse("search").is_all_seeing
+    assert AgentSpec.parse(f"{ALL_SEEING}:top=2").is_ceiling and not AgentSpec.parse("search").is_ceiling
+    assert (
+        AgentSpec.parse("search-hands-seeing:worlds=8").is_ceiling and AgentSpec.parse("search-hands-seeing").is_search
+    )
     assert not AgentSpec.parse("gubs-net").is_search
 
 

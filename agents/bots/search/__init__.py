@@ -6,7 +6,14 @@ Determinized playouts that correct a base policy, a shipped network or the heuri
 (:mod:`~agents.bots.search.ismcts`).
 """
 
-from agents.bots.search.agent import AllSeeingSearchAgent, SearchAgent, SearchSettings
+from agents.bots.search.agent import AllSeeingSearchAgent, HandsSeeingSearchAgent, SearchAgent, SearchSettings
 from agents.bots.search.ismcts import ISMCTSAgent, ISMCTSSettings
 
-__all__ = ["AllSeeingSearchAgent", "ISMCTSAgent", "ISMCTSSettings", "SearchAgent", "SearchSettings"]
+__all__ = [
+    "AllSeeingSearchAgent",
+    "HandsSeeingSearchAgent",
+    "ISMCTSAgent",
+    "ISMCTSSettings",
+    "SearchAgent",
+    "SearchSettings",
+]

@@ -39,7 +39,7 @@ from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
 from gubs_env.engine.positions.determinize import knowledge, sample_world
 from gubs_env.fast.convert import state_to_row
-from gubs_env.fast.determinize import new_rows, sample_rows, seed_futures
+from gubs_env.fast.determinize import new_rows, redeal_rows, sample_rows, seed_futures
 
 BASES = ("auto", "heuristic", TUNED, *SHIPPED_SPECS)
 """The policies a search may start from: the heuristic, its tuned weights, a shipped network, or ``auto``
@@ -263,6 +263,24 @@ class AllSeeingSearchAgent(SearchAgent):
         state_to_row(game.state, rows[0], rngs[0])
         rows[1:] = rows[0]  # the true position in every world, but the sampled worlds' future draws, not the true ones
         seed_futures(np.uint64(seed), rngs)
+        return rows, rngs
+
+
+class HandsSeeingSearchAgent(SearchAgent):
+    """The same search in worlds that keep every true hand and deal only the deck anew: for measurement only.
+
+    It knows what no player can (the other hands) but not what nobody can (the deck order), so its win rate bounds
+    what inferring the hands could add to the search bot: the gap between ``search`` and this is what beliefs can
+    win, and the gap between this and the all-seeing search is the luck of the draw. Built only where the caller
+    allows it, as the all-seeing search is.
+    """
+
+    name = "search-hands-seeing"
+
+    def world_rows(self, game: Game, seat: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """``worlds`` copies of the true position, each with the deck dealt anew (:func:`redeal_rows`)."""
+        rows, rngs = new_rows(self.settings.worlds)
+        redeal_rows(game.state, seat, seed, rows, rngs)
         return rows, rngs
 
 

@@ -13,6 +13,7 @@ not conditioned on is set out in docs/engine.md ("Determinization").
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Iterator
@@ -41,7 +42,7 @@ _WINDOW_KINDS: dict[Step, tuple[Kind, ...]] = {
     Step.CURE: (Kind.AGE_OLD_CURE, Kind.CRICKET_SONG),
 }
 _WINDOWS = frozenset({Step.CANCEL, Step.FLOP, Step.CURE})
-"""The interrupt windows (RULES.md §5)."""
+"""The interrupt windows (docs/rules.md §5)."""
 _LETTER_SET = frozenset(int(k) for k in LETTERS)
 _EVENT_KINDS = tuple(sorted(int(k) for k in EVENTS))
 _OTHER_EVENTS = tuple(sorted(int(k) for k in EVENTS if k not in LETTERS))
@@ -215,6 +216,62 @@ def resample(st: GameState, viewer: int, seed: int | None = None) -> GameState:
     return sample_world(knowledge(st, viewer), seed)
 
 
+class DeckRedeal:
+    """The deck of one position dealt anew, as often as asked: what stays the same between the deals is read once.
+
+    The deck top ``viewer`` knows (its Scout's cards) stays; the cards below it are dealt again, the Letters among
+    them by their placement prior given how far the deck has been drawn (as :func:`sample_world` places them) and
+    the other cards uniformly. :func:`redeal_deck` makes a whole world of one deal.
+    """
+
+    def __init__(self, st: GameState, viewer: int) -> None:
+        self.num_players = st.num_players
+        self.placement = st.options.letter_placement
+        self.size = len(st.deck)
+        self.hidden = self.size - len(knowledge(st, viewer).known_top())
+        self.top_bottom_first = st.deck[self.hidden :]
+        self.known_letters = [self.hidden + i for i, kind in enumerate(self.top_bottom_first) if kind in _LETTER_SET]
+        self.letters = [kind for kind in st.deck[: self.hidden] if kind in _LETTER_SET]
+        self.others = [kind for kind in st.deck[: self.hidden] if kind not in _LETTER_SET]
+
+    def deck(self, seed: int) -> list[int]:
+        """One deal of the deck, bottom first, decided by ``seed`` alone."""
+        rnd = random.Random(seed)
+        slots = letter_slots(
+            self.placement, self.num_players, self.size, self.hidden, self.known_letters, len(self.letters), rnd
+        )
+        letters, others = self.letters[:], self.others[:]
+        rnd.shuffle(letters)
+        rnd.shuffle(others)
+        deck: list[int | None] = [None] * self.hidden
+        for slot, letter in zip(slots, letters, strict=True):
+            deck[slot] = letter
+        rest = iter(others)
+        return [next(rest) if kind is None else kind for kind in deck] + self.top_bottom_first
+
+
+def redeal_deck(st: GameState, viewer: int, seed: int | None = None) -> GameState:
+    """``st`` with only the deck dealt anew: what a seat that saw every hand, but not the deck, cannot tell apart.
+
+    Every hand, side and pile stays as it is, and so does the deck top ``viewer`` knows; the rest of the deck is
+    dealt again (:class:`DeckRedeal`). Another seat's Scout knowledge of the deck top follows the new deck (in that
+    world it saw those cards). The world's generator is seeded from ``seed``, as a sampled world's is.
+
+    No player can know this much: it is for measurement only, the worlds of the hands-seeing search (the ceiling
+    of what inferring the other hands could win) and the fair yardstick of ``agents.evaluate.search_gap`` (a
+    move's gain averaged over the deck orders the true hands leave possible).
+    """
+    if seed is None:
+        seed = random.SystemRandom().getrandbits(63)
+    world = st.copy()
+    world.rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, _WORLD_SALT])))
+    world.deck = DeckRedeal(st, viewer).deck(seed)
+    for seat, seen in enumerate(st.seen_top):
+        if seat != viewer:
+            world.seen_top[seat] = world.deck[: -len(seen) - 1 : -1] if seen else []
+    return world
+
+
 # --- the Letter placement prior ------------------------------------------------------------------
 
 
@@ -274,13 +331,21 @@ def _thirds_slots(
     One way of :func:`thirds_ways` by its weight, then each slot Letter uniformly in its cells and the
     Letters put back at distinct uniform hidden places not taken.
     """
-    ways = thirds_ways(num_players, deck_size, hidden, known_letters, missing)
+    ways = _cached_ways(num_players, deck_size, hidden, tuple(known_letters), missing)
     if ways is None:
         return None
     cells, loose = _weighted(rnd, [(weight, (cells, loose)) for weight, cells, loose in ways])
     slots = [rnd.randrange(span.start, span.stop) for span in cells if span is not None]
     taken = set(slots)
     return slots + rnd.sample([x for x in range(hidden) if x not in taken], loose)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_ways(
+    num_players: int, deck_size: int, hidden: int, known_letters: tuple[int, ...], missing: int
+) -> list[tuple[float, tuple[range | None, ...], int]] | None:
+    """:func:`thirds_ways`, kept: every world sampled at one decision asks the same question."""
+    return thirds_ways(num_players, deck_size, hidden, list(known_letters), missing)
 
 
 def thirds_ways(
