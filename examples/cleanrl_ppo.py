@@ -23,24 +23,48 @@ from torch import nn
 from torch.distributions import Categorical
 
 import gubs_env  # noqa: F401  (registers Gubs-v0)
-from gubs_env.support.cli import player_count
+from gubs_env.support.cli import (
+    CommandParser,
+    non_negative_int,
+    player_count,
+    positive_float,
+    positive_int,
+    run_command,
+)
 
 MASKED_LOGIT = -1e9
 """The logit of an illegal id: its probability is 0 in float32."""
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: the budget and PPO's settings (CleanRL's flag names)."""
+    parser = CommandParser(prog="python -m examples.cleanrl_ppo", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--total-timesteps", type=positive_int, default=200_000, help="learner timesteps in all (default: 200000)"
+    )
+    parser.add_argument("--num-envs", type=positive_int, default=32, help="games played at once (default: 32)")
+    parser.add_argument("--num-steps", type=positive_int, default=64, help="rollout length per game (default: 64)")
+    parser.add_argument(
+        "--players",
+        type=player_count,
+        nargs="+",
+        default=[2],
+        help="table sizes, 2 to 6, cycled over games (default: 2)",
+    )
+    parser.add_argument("--learning-rate", type=positive_float, default=2.5e-4, help="Adam step size (default: 2.5e-4)")
+    parser.add_argument("--update-epochs", type=positive_int, default=4, help="epochs per update (default: 4)")
+    parser.add_argument("--num-minibatches", type=positive_int, default=4, help="minibatches per epoch (default: 4)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first game's seed (default: 0)")
+    return parser
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line: the budget and PPO's settings."""
-    parser = argparse.ArgumentParser(prog="python -m examples.cleanrl_ppo", description=__doc__.split("\n")[0])
-    parser.add_argument("--total-timesteps", type=int, default=200_000, help="learner timesteps in all")
-    parser.add_argument("--num-envs", type=int, default=32, help="games played at once")
-    parser.add_argument("--num-steps", type=int, default=64, help="rollout length per game")
-    parser.add_argument("--players", type=player_count, nargs="+", default=[2], help="table sizes, cycled over games")
-    parser.add_argument("--learning-rate", type=float, default=2.5e-4)
-    parser.add_argument("--update-epochs", type=int, default=4)
-    parser.add_argument("--num-minibatches", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=0)
-    return parser.parse_args(argv)
+    """The command line, parsed: a bad one is one error line and exit status 2."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.num_minibatches > args.num_envs * args.num_steps:
+        parser.error("--num-minibatches cannot exceed the rollout's NUM_ENVS x NUM_STEPS steps")
+    return args
 
 
 def layer(inputs: int, outputs: int, std: float = np.sqrt(2)) -> nn.Linear:
@@ -76,7 +100,7 @@ class Agent(nn.Module):
         return action, distribution.log_prob(action), distribution.entropy(), self.value(x)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     """Train, printing one line per update."""
     args = parse_args(argv)
     torch.manual_seed(args.seed)
@@ -148,7 +172,8 @@ def main(argv: list[str] | None = None) -> None:
         rate = global_step / (time.time() - start)
         print(f"update {update}: {global_step} timesteps, win rate {win_rate} over {ended} episodes, {rate:,.0f}/s")
     envs.close()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run_command(main))

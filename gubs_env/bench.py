@@ -31,7 +31,14 @@ from tqdm import tqdm
 
 from gubs_env.engine import Game
 from gubs_env.envs.engines import ENGINES, fast_engine_available
-from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int, run_command
+from gubs_env.support.cli import (
+    CommandParser,
+    add_progress_argument,
+    non_negative_int,
+    player_count,
+    positive_int,
+    run_command,
+)
 
 
 @dataclass
@@ -451,14 +458,14 @@ def _fast_env_table(rows: list[FastEnvFigures]) -> str:
     return "\n".join(lines)
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     """The command line."""
     parser = CommandParser(prog="python -m gubs_env.bench", description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--players", type=player_count, nargs="+", default=[2, 4, 6], help="player counts to measure (default: 2 4 6)"
+        "--players", type=player_count, nargs="+", default=[2, 4, 6], help="table sizes, 2 to 6 (default: 2 4 6)"
     )
-    parser.add_argument("--games", type=positive_int, default=2000, help="games per player count (default: 2000)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="first game seed (default: 0)")
+    parser.add_argument("--games", type=positive_int, default=2000, help="games per table size (default: 2000)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first game's seed (default: 0)")
     parser.add_argument(
         "--env-seconds", type=positive_int, default=5, help="seconds of stepping per environment row (default: 5)"
     )
@@ -469,14 +476,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="which engine to measure: the compiled one, the reference one, or both side by side (default: both)",
     )
     parser.add_argument(
-        "--fast-games", type=positive_int, default=20_000, help="fast engine: games per player count (default: 20000)"
+        "--fast-games", type=positive_int, default=20_000, help="fast engine: games per table size (default: 20000)"
     )
     parser.add_argument(
         "--batch", type=positive_int, default=1024, help="fast engine: games stepped together (default: 1024)"
     )
     parser.add_argument("--engine-only", action="store_true", help="skip the environment rows")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return parser.parse_args(argv)
+    add_progress_argument(parser)
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line, parsed."""
+    return build_parser().parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:

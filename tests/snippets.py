@@ -46,11 +46,11 @@ BUDGET: list[tuple[str, str]] = [
     ("--delay 0.5", "--delay 0"),
     ("--delay 0.2", "--delay 0"),
     ("--delay 0.3", "--delay 0"),
-    ("--out docs/images/table.svg", "--out table.svg"),
+    ("--svg docs/images/table.svg", "--svg table.svg"),
     ("--from 500000 --every 100000", "--from 0 --every 1"),
     ("cleanrl_ppo --total-timesteps 200000", "cleanrl_ppo --total-timesteps 256 --num-envs 4 --num-steps 64"),
-    ("--players 2 4 --deals 50", "--players 2 --deals 1 --agents random heuristic search:worlds=2,top=2"),
-    ("--deals 20 --fields heuristic --agents random heuristic search ", "--deals 1 --fields heuristic --agents random heuristic search:worlds=2,top=2 "),  # noqa: E501
+    ("ladder --players 2 4 --out", "ladder --players 2 --games 2 --bots random heuristic search:worlds=2,top=2 --out"),
+    ("--games 80 --fields heuristic --bots random heuristic search ", "--games 2 --fields heuristic --bots random heuristic search:worlds=2,top=2 "),  # noqa: E501
     ("max_simulations=50", "max_simulations=2"),  # docs/openspiel.md's ISMCTS: 42 CPU s as written, 2 with these
     ("n_rollouts=2", "n_rollouts=1"),
 ]

@@ -7,6 +7,9 @@ suite. The runner itself is tested on broken blocks: a snippet test that could n
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -96,3 +99,94 @@ def test_a_marked_block_is_skipped_and_an_unmarked_install_is_refused(tmp_path: 
     assert marked.skip_reason == "installs packages" and unmarked.skip_reason is None
     with pytest.raises(ValueError, match="no-run"):
         run_bash(unmarked, tmp_path)
+
+
+# --- every dotted name the documents show imports -----------------------------------------------------------------
+
+_FENCED = re.compile(r"^(`{3,}|~{3,}).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_DOTTED = re.compile(r"(?<![\w./-])(?:gubs_env|agents)(?:\.[A-Za-z_]\w*)+(?![\w/-])")
+"""``gubs_env.x.Y``, ``agents.x.y``; not a file (``agents/bots/ppo.py``, ``my_agents.py``, ``gubs_env.egg-info``)."""
+_RUN_MODULE = re.compile(r"\bpython3? -m ((?:gubs_env|agents)(?:\.\w+)*)")
+
+
+def _code_of(text: str) -> list[str]:
+    """The fenced blocks and the code spans of a Markdown text: where a name is meant to be typed as it is."""
+    fenced = [m.group(0) for m in _FENCED.finditer(text)]
+    return fenced + [m.group(2) for m in _CODE_SPAN.finditer(_FENCED.sub("", text))]
+
+
+def dotted_names(document: Path) -> set[str]:
+    """The ``gubs_env.*`` and ``agents.*`` dotted names in ``document``'s code spans and code blocks."""
+    return {m.group(0) for code in _code_of(document.read_text(encoding="utf-8")) for m in _DOTTED.finditer(code)}
+
+
+def _is_ours(error: ImportError) -> bool:
+    return (error.name or "").split(".")[0] in ("gubs_env", "agents")
+
+
+def resolves(name: str) -> bool:
+    """Whether ``name`` is a module, or an attribute (of an attribute...) of the longest module it starts with.
+
+    A name whose module needs an optional package that is missing here (open_spiel before Python 3.11) counts as
+    resolving: it cannot be checked on this install.
+    """
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        module = ".".join(parts[:end])
+        try:
+            if importlib.util.find_spec(module) is None:
+                continue
+            obj = importlib.import_module(module) if end < len(parts) else None
+        except ImportError as error:
+            if _is_ours(error):
+                continue
+            return True
+        for attribute in parts[end:]:
+            if not hasattr(obj, attribute):
+                return False
+            obj = getattr(obj, attribute)
+        return True
+    return False
+
+
+def test_every_dotted_name_in_the_documents_imports() -> None:
+    stale = sorted(
+        f"{document.relative_to(ROOT)}: {name}"
+        for document in DOCUMENTS
+        for name in dotted_names(document)
+        if not resolves(name)
+    )
+    assert not stale, "names the code no longer has:\n" + "\n".join(stale)
+
+
+def test_every_python_m_command_of_the_documents_names_a_runnable_module() -> None:
+    missing = []
+    for document in DOCUMENTS:
+        for module in set(_RUN_MODULE.findall(document.read_text(encoding="utf-8"))):
+            spec = importlib.util.find_spec(module)
+            runnable = spec is not None and (
+                spec.submodule_search_locations is None or importlib.util.find_spec(f"{module}.__main__") is not None
+            )
+            if not runnable:
+                missing.append(f"{document.relative_to(ROOT)}: python -m {module}")
+    assert not missing, "commands that cannot run:\n" + "\n".join(missing)
+
+
+def test_the_dotted_name_check_finds_stale_names_and_skips_files(tmp_path: Path) -> None:
+    doc = _markdown(
+        tmp_path,
+        "Prose agents.evaluate.gone is not code. `agents.evaluate.matches.match` and `agents.evaluate.match`;\n"
+        "`agents/bots/ppo.py`, `my_agents.py`, `gubs_env.egg-info`.\n\n"
+        "```python\nfrom gubs_env.fast import FastGame\nimport gubs_env.no_such_module\n```\n",
+    )
+    names = dotted_names(doc)
+    assert names == {
+        "agents.evaluate.matches.match",
+        "agents.evaluate.match",
+        "gubs_env.fast",
+        "gubs_env.no_such_module",
+    }
+    assert [n for n in sorted(names) if not resolves(n)] == ["agents.evaluate.match", "gubs_env.no_such_module"]
+    assert resolves("agents.PPOAgent.pretrained") and resolves("gubs_env.envs.selfplay.SelfPlayEnv")
+    assert not resolves("agents.PPOAgent.no_such_method")

@@ -166,7 +166,7 @@ def test_watch_plays_a_bots_only_game_to_the_end(tmp_path: Path) -> None:
     path = tmp_path / "watch.json"
     screen = io.StringIO()
     pauses: list[float] = []
-    argv = ["--watch", "--delay", "0.25", "--players", "4", "--bots", "random,heuristic,random,heuristic"]
+    argv = ["--watch", "--delay", "0.25", "--players", "4", "--bots", "random", "heuristic", "random", "heuristic"]
     code = main([*argv, "--seed", "3", "--record", str(path)], stdin=None, stdout=screen, sleep=pauses.append)
     assert code == 0
     record = GameRecord.load(path)
@@ -200,10 +200,11 @@ def test_rule_options_reach_the_game(tmp_path: Path) -> None:
     ("argv", "message"),
     [
         (["--bots", "nobody"], "unknown agent 'nobody'"),
-        (["--bots", "random,"], "--bots needs 1 spec or 1"),
-        (["--players", "3", "--bots", "random,random,random"], "--bots needs 1 spec or 2"),
-        (["--players", "4", "--bots", "random,,random"], "an agent spec is a non-empty string"),
-        (["--watch", "--players", "3", "--bots", "random,random"], "--bots needs 1 spec or 3"),
+        (["--bots", "random", "random"], "--bots needs 1 spec or 1"),
+        (["--players", "3", "--bots", "random", "random", "random"], "--bots needs 1 spec or 2"),
+        (["--players", "4", "--bots", "random", "", "random"], "an agent spec is a non-empty string"),
+        (["--watch", "--players", "3", "--bots", "random", "random"], "--bots needs 1 spec or 3"),
+        (["--players", "3", "--bots", "random,heuristic"], "separated by spaces, not commas: random heuristic"),
         (["--seat", "2"], "--seat must be a seat from 0 to 1"),
         (["--seat", "-1"], "must be at least 0"),
         (["--players", "7"], "player counts go from 2 to 6"),

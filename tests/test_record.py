@@ -272,15 +272,15 @@ def test_replay_quiet_prints_only_the_result(record_file: Path, capsys) -> None:
 
 
 def test_replay_view_shows_that_seats_private_facts(record_file: Path, capsys) -> None:
-    assert replay_main([str(record_file), "--view", "2"]) == 0
+    assert replay_main([str(record_file), "--seat", "2"]) == 0
     out = capsys.readouterr().out
     assert "you draw" in out and "seat 2 (you)" in out
 
 
-@pytest.mark.parametrize(("view", "message"), [("3", "--view must be a seat from 0 to 2"), ("-1", "at least 0")])
+@pytest.mark.parametrize(("view", "message"), [("3", "--seat must be a seat from 0 to 2"), ("-1", "at least 0")])
 def test_replay_view_out_of_range_is_a_bad_command_line(view: str, message: str, record_file: Path, capsys) -> None:
     with pytest.raises(SystemExit) as stop:
-        replay_main([str(record_file), "--view", view])
+        replay_main([str(record_file), "--seat", view])
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1

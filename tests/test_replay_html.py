@@ -131,7 +131,7 @@ def record_file(tmp_path: Path, record: GameRecord) -> Path:
 
 def test_replay_html_writes_the_page(record_file: Path, tmp_path: Path, capsys) -> None:
     target = tmp_path / "pages" / "replay.html"
-    assert replay_main([str(record_file), "--html", str(target), "--view", "all"]) == 0
+    assert replay_main([str(record_file), "--html", str(target), "--seat", "all"]) == 0
     out = capsys.readouterr().out
     assert f"Replay page written to {target}" in out and "[turn 1]" not in out  # the page instead of the log
     assert blocks(target.read_text())[0]["first_view"] == ALL_SEEING
@@ -140,9 +140,9 @@ def test_replay_html_writes_the_page(record_file: Path, tmp_path: Path, capsys) 
 @pytest.mark.parametrize(
     ("argv", "code"),
     [
-        (["--view", "all"], 2),  # all-seeing is for the page only
-        (["--html", "{dir}/r.html", "--view", "2"], 2),  # a seat the record does not have
-        (["--html", "{dir}/r.html", "--view", "everyone"], 2),
+        (["--seat", "all"], 2),  # all-seeing is for the page only
+        (["--html", "{dir}/r.html", "--seat", "2"], 2),  # a seat the record does not have
+        (["--html", "{dir}/r.html", "--seat", "everyone"], 2),
         (["--html", "{dir}"], 1),  # a folder
         (["--html", "{dir}/game.json/r.html"], 1),  # under a file
     ],

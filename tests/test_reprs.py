@@ -249,7 +249,7 @@ def test_no_fact_in_random_games_counts_one_thing_in_the_plural() -> None:
 
 
 def test_the_demo_never_ends_a_line_with_an_empty_arrow(capsys) -> None:
-    assert demo_main(["--players", "3", "--seed", "3", "--view", "0"]) == 0
+    assert demo_main(["--players", "3", "--seed", "3", "--seat", "0"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines and not any(line.rstrip().endswith("->") for line in lines)
 

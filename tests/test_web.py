@@ -367,7 +367,7 @@ def test_a_record_file_that_cannot_be_written_is_an_error_not_a_crash(tmp_path: 
         ["--web", "--host", "<script>"],
         ["--web", "--host", ""],
         ["--web", "--bots", "nobody"],
-        ["--web", "--players", "3", "--bots", "random,random,random"],
+        ["--web", "--players", "3", "--bots", "random", "random", "random"],
         ["--web", "--seat", "2"],
     ],
 )

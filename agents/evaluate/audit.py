@@ -1,7 +1,7 @@
 """``python -m agents.evaluate.audit``: how often bots blunder, per 1,000 choices, with 95% intervals.
 
 Each audited bot plays seat-rotated games (deal ``seed + g // N`` with the bot at seat ``g % N``, as
-:func:`~agents.evaluate.matches.match` seats it) against ``--against`` at every other seat: the heuristic by default,
+:func:`~agents.evaluate.matches.match` seats it) against ``--opponent`` at every other seat: the heuristic by default,
 ``self`` for copies of the bot itself. At each of its choices (decisions with two or more legal actions) every kind
 of :mod:`agents.evaluate.blunders` is checked against the position and the chosen action. Games run on the reference
 engine, whose position the detectors read; bots that search the game (``needs_game``) are asked as in any match.
@@ -31,6 +31,7 @@ from gubs_env.support.cli import (
     EXIT_OK,
     CommandParser,
     add_deal_arguments,
+    add_progress_argument,
     failure,
     non_negative_int,
     run_command,
@@ -38,7 +39,7 @@ from gubs_env.support.cli import (
 
 PROG = "python -m agents.evaluate.audit"
 SELF = "self"
-"""The ``--against`` value that seats copies of the audited bot at the other seats."""
+"""The ``--opponent`` value that seats copies of the audited bot at the other seats."""
 ANY = "any"
 """The column of choices with at least one blunder of any kind."""
 
@@ -278,19 +279,25 @@ def report(audits: Sequence[Audit]) -> str:
     return "\n".join(lines)
 
 
-def _parser() -> CommandParser:
-    parser = CommandParser(prog=PROG, description=__doc__.split("\n")[0] if __doc__ else None)
+def build_parser() -> CommandParser:
+    """The command line."""
+    parser = CommandParser(prog=PROG, description="How often bots blunder, per 1,000 choices, with 95% intervals.")
     parser.add_argument("agents", nargs="+", metavar="SPEC", help="the bots to audit (any agent spec)")
     add_deal_arguments(parser, games=200, per="bot")
     parser.add_argument(
-        "--against",
+        "--opponent",
         default="heuristic",
         metavar="SPEC",
-        help=f"the agent at every other seat (default heuristic; '{SELF}': copies of the audited bot)",
+        help=f"the agent at every other seat (default: heuristic; '{SELF}': copies of the audited bot)",
     )
     parser.add_argument(
-        "--examples", type=non_negative_int, default=0, metavar="K", help="print each bot's first K blunders"
+        "--examples",
+        type=non_negative_int,
+        default=0,
+        metavar="K",
+        help="print each bot's first K blunders (default: 0)",
     )
+    add_progress_argument(parser)
     return parser
 
 
@@ -298,9 +305,9 @@ def main(argv: list[str] | None = None) -> int:
     """Audit the bots the command line names and print the report (see the module docstring)."""
     from agents.bots.spec import AgentSpecError, parse_distinct
 
-    parser = _parser()
+    parser = build_parser()
     args = parser.parse_args(argv)
-    against = args.against.strip()
+    against = args.opponent.strip()
     try:
         specs = parse_distinct(args.agents, "bot")
         tables = build_tables(specs, args.players, against)  # every spec is built before any game is played
@@ -310,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     if games != args.games:
         print(f"--games {args.games} rounded up to {games}: whole deals of {args.players} games")
     try:
-        audits = audit_tables(tables, games, args.seed, against, args.examples)
+        audits = audit_tables(tables, games, args.seed, against, args.examples, False if args.no_progress else None)
     except ValueError as err:  # a bot that chose an id outside the action space, or one the game refuses
         return failure(PROG, f"a bot's choice was refused: {err}")
     print(report(audits))

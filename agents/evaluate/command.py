@@ -1,4 +1,11 @@
-"""``python -m agents.evaluate``: a round robin between agents, with win rates, a payoff matrix and ratings."""
+"""``python -m agents.evaluate`` (``gubs-eval``): a round robin with win rates, a payoff matrix and ratings.
+
+Prints a line per pairing, then the pairings table, the payoff matrix and the ratings; ``--out DIR`` also writes
+tournament.csv, tournament.json and tournament.png, ``--records DIR`` every game as a JSON record. Exit status (see
+:mod:`gubs_env.support.cli`): 0 done; 2, with one line on stderr, for bad input (an agent that cannot be built, a
+model file that cannot be loaded, an output folder that cannot be written) before anything is played or written;
+1 when an output cannot be written after all; 130 after Ctrl-C.
+"""
 
 from __future__ import annotations
 
@@ -7,24 +14,21 @@ import math
 import sys
 from pathlib import Path
 
-from gubs_env.support.cli import EXIT_FAILURE, EXIT_OK, unwritable_file, unwritable_folder
+from gubs_env.support.cli import EXIT_OK, failure, run_command, unwritable_file, unwritable_folder
 
 PROG = "python -m agents.evaluate"
+DESCRIPTION = """A tournament: each agent against a field of each other, on the same seat-rotated deals. Prints a
+line per pairing, the pairings table, the payoff matrix and the ratings."""
+EPILOG = """Exit status: 0 done; 2 bad command line or agent (before any game); 1 an output that could not be
+written after all; 130 Ctrl-C; 141 output closed."""
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.evaluate A B [C ...]``: a tournament, each agent against a field of each other.
-
-    Prints a line per pairing, then the pairings table, the payoff matrix and the ratings; ``--out DIR`` also
-    writes tournament.csv, tournament.json and tournament.png, ``--records DIR`` every game as a JSON record.
-    Exit status (see :mod:`gubs_env.support.cli`): 0 done; 2, with one line on stderr, for bad input (an agent that
-    cannot be built, a model file that cannot be loaded, an output folder that cannot be written) before
-    anything is played or written; 1 when an output cannot be written after all; 130 after Ctrl-C.
-    """
+    """``python -m agents.evaluate A B [C ...]``: run the tournament (see the module docstring); the exit status."""
     from agents.bots.spec import AgentSpecError
     from agents.evaluate.tournament import run_tournament
 
-    parser = _parser()
+    parser = build_parser()
     args = parser.parse_args(argv)
     _check_args(parser, args)
     deals = math.ceil(args.games / args.players)
@@ -35,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
             deals=deals,
             seed=args.seed,
             jobs=args.jobs,
-            progress=sys.stderr.isatty(),
+            progress=False if args.no_progress else None,
             records_dir=args.records,
             fields=args.fields,
         )
@@ -65,18 +69,18 @@ def main(argv: list[str] | None = None) -> int:
 
 def _failed(message: str) -> int:
     """Report a failure met while running on one stderr line; returns :data:`~gubs_env.support.cli.EXIT_FAILURE`."""
-    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
-    return EXIT_FAILURE
+    return failure(PROG, message)
 
 
-def _parser() -> argparse.ArgumentParser:
-    from gubs_env.support.cli import CommandParser, add_deal_arguments, positive_int
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    from gubs_env.support.cli import CommandParser, add_deal_arguments, add_jobs_argument, add_progress_argument
 
-    parser = CommandParser(prog=PROG, description=main.__doc__)
+    parser = CommandParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument(
         "agents",
         nargs="+",
-        metavar="AGENT",
+        metavar="SPEC",
         help="two or more of: random, heuristic, heuristic-tuned, gubs-net, ppo-2p, ppo-4p (add :sample to sample "
         "the policy), search (search:worlds=64,top=4,...), ismcts, a .zip or .npz model, a .json heuristic weight "
         "set, package.module:Class",
@@ -85,16 +89,28 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--fields",
         nargs="+",
-        metavar="AGENT",
-        help="play only against a field of these (each one of the AGENTs): e.g. --fields heuristic measures "
-        "every agent against heuristics without the tables where a costly agent fills every other seat",
+        metavar="SPEC",
+        help="play only against a field of these (each one of the SPECs): e.g. --fields heuristic measures "
+        "every agent against heuristics without the tables where a costly agent fills every other seat "
+        "(default: every agent is a field)",
     )
-    parser.add_argument("--jobs", type=positive_int, default=None, help="worker processes (default: one per core)")
-    parser.add_argument("--out", type=Path, metavar="DIR", help="write tournament.csv, .json and .png into this folder")
+    add_jobs_argument(parser)
     parser.add_argument(
-        "--records", type=Path, metavar="DIR", help="save every game as a JSON game record into this folder"
+        "--out", type=Path, metavar="DIR", help="write tournament.csv, .json and .png into this folder (default: none)"
     )
+    parser.add_argument(
+        "--records",
+        type=Path,
+        metavar="DIR",
+        help="save every game as a JSON game record into this folder (default: none)",
+    )
+    add_progress_argument(parser)
     return parser
+
+
+def script() -> int:
+    """The console script ``gubs-eval``."""
+    return run_command(main)
 
 
 def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -121,3 +137,9 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
             problem = unwritable_file(args.out / name)
             if problem:
                 parser.error(f"--out: {problem}")
+
+
+if __name__ == "__main__":  # the command is agents.evaluate; this module only holds its code
+    from gubs_env.support.cli import not_a_command
+
+    sys.exit(not_a_command("agents.evaluate.command", "python -m agents.evaluate"))

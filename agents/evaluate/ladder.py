@@ -1,4 +1,4 @@
-"""``python -m agents.evaluate.ladder``: every shipped bot and search setting, ranked at each table size.
+"""``python -m agents.evaluate.ladder`` (``gubs-ladder``): every shipped bot and search setting, ranked.
 
 For each table size it runs one seat-rotated round robin (:func:`~agents.evaluate.tournament.run_tournament`:
 the same deals for every pairing, 95% Wilson intervals, OpenSkill ratings), on every core, then times each
@@ -28,6 +28,8 @@ from tqdm import tqdm
 from gubs_env.support.cli import (
     EXIT_OK,
     CommandParser,
+    add_jobs_argument,
+    add_progress_argument,
     non_negative_int,
     player_count,
     positive_int,
@@ -45,10 +47,14 @@ DEFAULT_AGENTS = (
     "ppo-4p",
     "search",
     "search:base=heuristic",
+    "search-hands-seeing",
     "search-all-seeing",
     "ismcts",
 )
 BASELINE = "heuristic"
+DEFAULT_DEALS = 50
+"""Deals per pairing at each table size without ``--games``: 50 x PLAYERS games."""
+DEFAULT_OUT = Path("results/ladder")
 TIMING_GAMES = 2
 """Whole games per table size over which each search setting's decision time is measured."""
 
@@ -70,7 +76,7 @@ class LadderRow:
 def run_ladder(
     agents: list[str],
     players: list[int],
-    deals: int,
+    deals: int | dict[int, int],
     seed: int = 0,
     jobs: int | None = None,
     out: Path | None = None,
@@ -78,6 +84,8 @@ def run_ladder(
     fields: list[str] | None = None,
 ) -> list[LadderRow]:
     """Play the ladder (see the module docstring) and return its rows; ``out`` also gets the files.
+
+    ``deals``: per pairing, at every table size or (a dict) at each.
 
     ``fields`` plays only the pairings against those agents (it must name the heuristic, which the table ranks
     against): at 4 to 6 players that skips the tables where a search fills every other seat.
@@ -91,7 +99,7 @@ def run_ladder(
         result = run_tournament(
             agents,
             num_players=n,
-            deals=deals,
+            deals=deals if isinstance(deals, int) else deals[n],
             seed=seed,
             jobs=jobs,
             progress=progress,
@@ -198,48 +206,80 @@ def _plot(rows: list[LadderRow], players: list[int], path: Path) -> None:
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; see the module docstring."""
-    parser = CommandParser(prog=PROG, description=__doc__.split("\n")[0] if __doc__ else None)
-    parser.add_argument("--players", type=player_count, nargs="+", default=[2, 3, 4, 5, 6], help="table sizes")
-    parser.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), metavar="SPEC", help="agent specs")
-    parser.add_argument("--deals", type=positive_int, default=50, help="deals per pairing (default 50)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="first deal's seed (default 0)")
-    parser.add_argument("--jobs", type=positive_int, default=None, help="worker processes (default: every core)")
-    parser.add_argument("--out", type=Path, default=Path("results/ladder"), help="folder for the files")
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    parser = CommandParser(prog=PROG, description="Every shipped bot and search setting, ranked at each table size.")
+    parser.add_argument(
+        "--players",
+        type=player_count,
+        nargs="+",
+        default=[2, 3, 4, 5, 6],
+        help="table sizes, 2 to 6, each ranked on its own (default: 2 3 4 5 6)",
+    )
+    parser.add_argument(
+        "--bots",
+        nargs="+",
+        default=list(DEFAULT_AGENTS),
+        metavar="SPEC",
+        help=f"the agents to rank (default: {' '.join(DEFAULT_AGENTS)})",
+    )
+    parser.add_argument(
+        "--games",
+        type=positive_int,
+        default=None,
+        help=f"games per pairing at each table size, rounded up to whole deals of PLAYERS games (default: "
+        f"{DEFAULT_DEALS} deals, {DEFAULT_DEALS} x PLAYERS games)",
+    )
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default: 0)")
+    add_jobs_argument(parser)
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, metavar="DIR", help=f"folder for the files (default: {DEFAULT_OUT})"
+    )
     parser.add_argument(
         "--fields",
         nargs="+",
         metavar="SPEC",
         help=f"play only against these agents (must include {BASELINE}; default: every pairing)",
     )
+    add_progress_argument(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; see the module docstring."""
+    parser = build_parser()
     args: argparse.Namespace = parser.parse_args(argv)
-    if BASELINE not in args.agents:
-        parser.error(f"the ladder ranks against {BASELINE}: include it in --agents")
+    if BASELINE not in args.bots:
+        parser.error(f"the ladder ranks against {BASELINE}: include it in --bots")
     if args.fields is not None:
         if BASELINE not in args.fields:
             parser.error(f"the ladder ranks against {BASELINE}: include it in --fields")
-        missing = [f for f in args.fields if f not in args.agents]
+        missing = [f for f in args.fields if f not in args.bots]
         if missing:
-            parser.error(f"--fields {missing[0][:60]!r} is not one of --agents")
+            parser.error(f"--fields {missing[0][:60]!r} is not one of --bots")
     problem = unwritable_folder(args.out)
     if problem:
         parser.error(f"--out: {problem}")
     from agents.bots.registry import AgentSpecError, make_agent
 
-    for spec in args.agents:
+    for spec in args.bots:
         try:
             make_agent(spec, allow_all_seeing=True)
         except AgentSpecError as err:
             parser.error(str(err))
+    deals = {n: DEFAULT_DEALS if args.games is None else math.ceil(args.games / n) for n in args.players}
+    progress = not args.no_progress and sys.stderr.isatty()
     start = time.time()
-    rows = run_ladder(
-        args.agents, args.players, args.deals, args.seed, args.jobs, args.out, sys.stderr.isatty(), args.fields
-    )
+    rows = run_ladder(args.bots, args.players, deals, args.seed, args.jobs, args.out, progress, args.fields)
     print(markdown(rows, args.players))
     print(f"wrote {args.out / 'ladder.md'}, ladder.csv, ladder.json, ladder.png ({math.ceil(time.time() - start)} s)")
     return EXIT_OK
 
 
+def script() -> int:
+    """The console script ``gubs-ladder``."""
+    return run_command(main)
+
+
 if __name__ == "__main__":
-    sys.exit(run_command(main))
+    sys.exit(script())

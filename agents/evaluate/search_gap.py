@@ -1,20 +1,26 @@
-"""``python -m agents.evaluate.search_gap``: how far the search bot's sampled worlds judge from the true position.
+"""``python -m agents.evaluate.search_gap``: how far the search bot's sampled worlds judge from the real position.
 
 The search bot (:mod:`agents.bots.search`) leaves its base policy's choice when its playouts in sampled worlds say
 another candidate gains; here the base is the heuristic (``base=heuristic`` unless ``--search`` names another).
 This command measures whether such gains are real. In heuristic-only games it stops at a share of the decisions
-with two or more legal ids and plays every candidate of the search bot twice, on the same seed: in the bot's
-sampled worlds (what its seat may know) and in the true position (the all-seeing variant's worlds: every hand and
-the deck order, only the future shuffles redrawn). A candidate's *gain* is its mean paired value minus the base
-choice's. The true gain is what playing the candidate is worth in that game; averaged over many positions, the
-sampled gain must agree with it if the worlds are drawn as the real positions arise.
+with two or more legal ids and plays every candidate of the search bot, on the same futures, in three sets of
+worlds. A candidate's *gain* is its mean paired value minus the base choice's.
 
-Printed: how well the sampled gains follow the true ones (correlation), their mean difference with a 95% interval
-(the bias), what the candidates the worlds favour truly gain, and the action kinds that contribute most to the
-bias.
+- **sampled**: the bot's own worlds, drawn from what its seat may know.
+- **fair**: the yardstick. The true hands and table, with the deck dealt anew in each of ``redeals`` worlds
+  (:func:`~gubs_env.engine.positions.determinize.redeal_deck`): the gain's expectation over the deck orders the
+  true position leaves possible, with its standard error. This is what a perfect judge of the position could
+  know; a sampler that draws the hands as they arise agrees with it on average.
+- **one deck**: the true position with its own deck order (the all-seeing search's worlds). On one deck order a
+  move's gain is mostly the luck of the next cards (Draw against Decline above all), so even a perfect judge
+  correlates weakly with it; it is printed beside the fair one for contrast.
+
+Printed: how well the sampled gains follow the fair ones (correlation, and the correlation the fair estimates'
+own noise allows), their mean difference with a 95% interval (the bias), what the candidates the worlds favour
+gain by the yardstick, the one-deck figures, and the action kinds that contribute most to the bias.
 
 >>> settings = SearchSettings(worlds=4, top=2, base="heuristic")
->>> pairs = collect_gaps(num_players=2, games=1, settings=settings, share=0.2, progress=False)
+>>> pairs = collect_gaps(num_players=2, games=1, settings=settings, share=0.2, redeals=8, progress=False)
 >>> all(p.alternative != p.choice for p in pairs)
 True
 """
@@ -26,17 +32,25 @@ import re
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from tqdm import tqdm
 
 from agents.bots.heuristic import HeuristicAgent
-from agents.bots.search.agent import AllSeeingSearchAgent, SearchAgent, SearchSettings
+from agents.bots.search.agent import AllSeeingSearchAgent, HandsSeeingSearchAgent, SearchAgent, SearchSettings
 from agents.evaluate.matches import wants_progress
 from gubs_env.encoding.action_table import ActionCodec, describe_id
 from gubs_env.engine import Game
-from gubs_env.support.cli import EXIT_OK, CommandParser, non_negative_int, player_count, positive_int, run_command
+from gubs_env.support.cli import (
+    EXIT_OK,
+    CommandParser,
+    add_progress_argument,
+    non_negative_int,
+    player_count,
+    positive_int,
+    run_command,
+)
 
 PROG = "python -m agents.evaluate.search_gap"
 Z95 = 1.96
@@ -44,13 +58,19 @@ Z95 = 1.96
 
 @dataclass(frozen=True)
 class GapPair:
-    """One alternative candidate at one decision: its gain over the heuristic's choice, sampled and true."""
+    """One alternative candidate at one decision: its gain over the heuristic's choice in each set of worlds."""
 
     choice: int
     """The heuristic's id (the first candidate)."""
     alternative: int
     sampled_gain: float
+    """In the search bot's sampled worlds."""
+    fair_gain: float
+    """Over the true hands with the deck dealt anew: the yardstick."""
+    fair_error: float
+    """The standard error of :attr:`fair_gain` (its worlds' spread over the square root of their number)."""
     true_gain: float
+    """On the true position and its one deck order."""
 
 
 def collect_gaps(
@@ -60,6 +80,7 @@ def collect_gaps(
     share: float = 0.25,
     seed: int = 0,
     progress: bool | None = None,
+    redeals: int = 256,
 ) -> list[GapPair]:
     """Play ``games`` heuristic-only games and compare the two gains at about ``share`` of their choices.
 
@@ -70,6 +91,7 @@ def collect_gaps(
         share: the chance that a decision with two or more candidates is measured.
         seed: the first deal; also seeds which decisions are measured and the worlds.
         progress: show a bar (``None``: when the output is a terminal).
+        redeals: worlds of the fair yardstick per decision (deck orders dealt anew).
     """
     picker = np.random.default_rng(seed)
     codec = ActionCodec(num_players)
@@ -78,25 +100,33 @@ def collect_gaps(
         game = Game(num_players, seed=deal, record_log=False)
         players = [HeuristicAgent(seed=deal * 101 + s) for s in range(num_players)]
         sampled, true = SearchAgent(settings=settings), AllSeeingSearchAgent(settings=settings)
+        fair = HandsSeeingSearchAgent(settings=replace(settings, worlds=redeals))
         while not game.is_over:
             seat = game.current_player
             assert seat is not None
             candidates = sampled.candidates(game, seat, codec)
             if candidates.size > 1 and picker.random() < share:
-                pairs += _gaps(game, seat, candidates, sampled, true, int(picker.integers(2**62)))
+                pairs += _gaps(game, seat, candidates, (sampled, fair, true), int(picker.integers(2**62)))
             game.apply(codec.action(players[seat].act_in_game(game, codec), seat))
     return pairs
 
 
 def _gaps(
-    game: Game, seat: int, candidates: np.ndarray, sampled: SearchAgent, true: SearchAgent, seed: int
+    game: Game, seat: int, candidates: np.ndarray, searchers: tuple[SearchAgent, ...], seed: int
 ) -> list[GapPair]:
-    gains = []
-    for searcher in (sampled, true):
-        values = searcher.playout_values(game, seat, candidates, seed)
-        gains.append((values[:, 1:] - values[:, :1]).mean(axis=0))
+    """Each alternative's gain in the worlds of the sampled, fair and one-deck searchers, on the same futures."""
+    sampled, fair, true = (searcher.playout_values(game, seat, candidates, seed) for searcher in searchers)
+    differences = fair[:, 1:] - fair[:, :1]
+    errors = differences.std(axis=0, ddof=1) / math.sqrt(len(differences))
     return [
-        GapPair(int(candidates[0]), int(candidates[k + 1]), float(gains[0][k]), float(gains[1][k]))
+        GapPair(
+            choice=int(candidates[0]),
+            alternative=int(candidates[k + 1]),
+            sampled_gain=float((sampled[:, k + 1] - sampled[:, 0]).mean()),
+            fair_gain=float(differences[:, k].mean()),
+            fair_error=float(errors[k]),
+            true_gain=float((true[:, k + 1] - true[:, 0]).mean()),
+        )
         for k in range(candidates.size - 1)
     ]
 
@@ -114,52 +144,69 @@ def action_kind(action_id: int) -> str:
     return text.split(":")[0]
 
 
+def _correlation(x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.corrcoef(x, y)[0, 1]) if x.size > 1 and x.std() > 0 and y.std() > 0 else float("nan")
+
+
 def report(pairs: Sequence[GapPair], rows: int = 8) -> str:
     """The summary and the table of the kinds that contribute most to the bias, as Markdown."""
     if not pairs:
         return "no decision was measured: play more games or raise --share\n"
     sampled = np.array([p.sampled_gain for p in pairs])
+    fair = np.array([p.fair_gain for p in pairs])
+    errors = np.array([p.fair_error for p in pairs])
     true = np.array([p.true_gain for p in pairs])
     favoured = sampled > 0
-    correlation = float(np.corrcoef(sampled, true)[0, 1]) if sampled.std() > 0 and true.std() > 0 else float("nan")
+    correlation = _correlation(sampled, fair)
+    # the yardstick's own noise weakens any correlation with it by the square root of its reliability
+    reliability = 1 - float(np.mean(errors**2)) / float(fair.var()) if fair.var() > 0 else float("nan")
+    corrected = correlation / math.sqrt(reliability) if reliability > 0 else float("nan")
     lines = [
         f"- candidates compared with the heuristic's choice: {len(pairs):,}",
-        f"- correlation of sampled and true gains: {correlation:.3f}",
-        f"- mean gain, sampled: {_mean_interval(sampled)}; true: {_mean_interval(true)}",
-        f"- bias (sampled minus true, 95%): {_mean_interval(sampled - true)}",
+        f"- correlation of sampled and fair gains: {correlation:.3f} (corrected for the yardstick's own noise: "
+        f"{corrected:.3f}; its reliability {reliability:.3f}, mean standard error {errors.mean():.4f})",
+        f"- mean gain, sampled: {_mean_interval(sampled)}; fair: {_mean_interval(fair)}",
+        f"- bias (sampled minus fair, 95%): {_mean_interval(sampled - fair)}",
         f"- candidates the sampled worlds favour (gain > 0): {int(favoured.sum()):,}, "
-        f"their true gain {_mean_interval(true[favoured])}",
+        f"their fair gain {_mean_interval(fair[favoured])}",
+        f"- one deck order, for contrast: correlation with the sampled gains {_correlation(sampled, true):.3f}, "
+        f"with the fair gains {_correlation(fair, true):.3f} (what a perfect judge scores on one deal); "
+        f"mean gain {_mean_interval(true)}",
         "",
-        "| heuristic's choice | alternative | pairs | sampled gain | true gain | bias |",
+        "| heuristic's choice | alternative | pairs | sampled gain | fair gain | bias (sampled - fair) |",
         "|---|---|---:|---:|---:|---:|",
     ]
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, p in enumerate(pairs):
         groups[(action_kind(p.choice), action_kind(p.alternative))].append(i)
-    ranked = sorted(groups.items(), key=lambda kv: -abs(float((sampled - true)[kv[1]].sum())))
+    bias = sampled - fair
+    ranked = sorted(groups.items(), key=lambda kv: -abs(float(bias[kv[1]].sum())))
     for (choice, alternative), members in ranked[:rows]:
         index = np.array(members)
         lines.append(
-            f"| {choice} | {alternative} | {index.size} | {sampled[index].mean():+.3f} | {true[index].mean():+.3f} "
-            f"| {_mean_interval(sampled[index] - true[index])} |"
+            f"| {choice} | {alternative} | {index.size} | {sampled[index].mean():+.3f} | {fair[index].mean():+.3f} "
+            f"| {_mean_interval(bias[index])} |"
         )
     return "\n".join(lines) + "\n"
 
 
-def _parser() -> CommandParser:
+def build_parser() -> CommandParser:
+    """The command line."""
     parser = CommandParser(
         prog=PROG,
         description="Compare the search bot's gains in sampled worlds with its gains on the true position.",
     )
-    parser.add_argument("--players", type=player_count, default=2, help="table size (default 2)")
-    parser.add_argument("--games", type=positive_int, default=30, help="heuristic-only games (default 30)")
+    parser.add_argument("--players", type=player_count, default=2, help="table size, 2 to 6 (default: 2)")
+    parser.add_argument("--games", type=positive_int, default=30, help="heuristic-only games (default: 30)")
     parser.add_argument(
         "--search",
         default="worlds=64,top=4,base=heuristic",
-        help="search settings (default worlds=64,top=4,base=heuristic)",
+        metavar="SETTINGS",
+        help="search settings (default: worlds=64,top=4,base=heuristic)",
     )
-    parser.add_argument("--share", type=float, default=0.25, help="share of decisions measured (default 0.25)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="first deal (default 0)")
+    parser.add_argument("--share", type=float, default=0.25, help="share of decisions measured (default: 0.25)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first game's seed (default: 0)")
+    add_progress_argument(parser)
     return parser
 
 
@@ -167,14 +214,16 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command; returns its exit status."""
 
     def run() -> int:
-        args = _parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
         try:
             settings = SearchSettings.parse(args.search)
         except ValueError as error:
-            _parser().error(str(error))
+            parser.error(str(error))
         if not 0 < args.share <= 1:
-            _parser().error(f"--share must be in (0, 1], not {args.share:g}")
-        pairs = collect_gaps(args.players, args.games, settings, args.share, args.seed)
+            parser.error(f"--share must be in (0, 1], not {args.share:g}")
+        progress = False if args.no_progress else None
+        pairs = collect_gaps(args.players, args.games, settings, args.share, args.seed, progress)
         print(f"{args.players} players, {args.games} games, search {settings.spec()}\n")
         print(report(pairs), end="")
         return EXIT_OK

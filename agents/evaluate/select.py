@@ -18,6 +18,7 @@ each size counts alike.
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -27,10 +28,11 @@ from typing import Any
 
 from agents.bots.registry import make_agent
 from agents.bots.spec import AgentSpec, AgentSpecError
-from agents.evaluate.matches import MatchResult, match
+from agents.evaluate.matches import MatchResult, match, wants_progress
 from agents.evaluate.processes import worker_count
 from gubs_env.engine.players import TableSizes
 
+PROG = "python -m agents.evaluate.select"
 VALIDATION_SEED = 1_000_000
 _SNAPSHOT = re.compile(r"step_(\d+)\.zip")
 
@@ -76,20 +78,29 @@ def evaluate_candidates(
     games: int = 2000,
     seed: int = VALIDATION_SEED,
     jobs: int = 1,
+    progress: bool | None = None,
 ) -> list[MatchResult]:
-    """Each candidate's match against ``opponent`` at every other seat (same deals for all), in order."""
+    """Each candidate's match against ``opponent`` at every other seat (same deals for all), in order.
+
+    ``progress``: a bar over each match's games, or with workers over the candidates (None: when stderr is a
+    terminal).
+    """
+    from tqdm import tqdm
+
     model_specs = [AgentSpec.for_model_file(c.path) for c in found]
     opponent = AgentSpec.of(opponent)
     tasks = [(spec, c.label, opponent, num_players, games, seed) for spec, c in zip(model_specs, found, strict=True)]
     if jobs > 1 and len(tasks) > 1:
         jobs = worker_count(jobs, "evaluate_candidates")
     if jobs <= 1 or len(tasks) <= 1:
-        return [_evaluate(*task) for task in tasks]
+        return [_evaluate(*task, progress=progress) for task in tasks]
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")  # see agents.evaluate.tournament: forking torch can deadlock
     with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:
-        return list(pool.map(_evaluate_in_worker, *zip(*tasks, strict=True)))
+        results = pool.map(_evaluate_in_worker, *zip(*tasks, strict=True))
+        hidden = not wants_progress(progress)
+        return list(tqdm(results, total=len(tasks), desc=f"{num_players}p checkpoints", unit="ckpt", disable=hidden))
 
 
 def relative_to_chance(results: dict[int, MatchResult]) -> float:
@@ -98,43 +109,94 @@ def relative_to_chance(results: dict[int, MatchResult]) -> float:
 
 
 def _evaluate(
-    model: AgentSpec, label: str, opponent: AgentSpec, num_players: int, games: int, seed: int
+    model: AgentSpec,
+    label: str,
+    opponent: AgentSpec,
+    num_players: int,
+    games: int,
+    seed: int,
+    progress: bool | None = False,
 ) -> MatchResult:
     agent = make_agent(model)
     agent.name = label
     others = [make_agent(opponent, seed=seed + seat) for seat in range(num_players - 1)]
-    return match(agent, others, num_players, games, seed)
+    return match(agent, others, num_players, games, seed, progress)
 
 
 def _evaluate_in_worker(*task: Any) -> MatchResult:
     import torch
 
     torch.set_num_threads(1)  # the workers already use every core
-    return _evaluate(*task)
+    return _evaluate(*task)  # no bar per worker: the parent shows one over the candidates
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.evaluate.select RUN_DIR``: the run's checkpoints against one opponent; the best is marked."""
-    from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int, unwritable_file
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    from gubs_env.support.cli import (
+        CommandParser,
+        add_jobs_argument,
+        add_progress_argument,
+        non_negative_int,
+        player_count,
+        positive_int,
+    )
 
-    parser = CommandParser(prog="python -m agents.evaluate.select", description=__doc__.split("\n\n")[0])
+    parser = CommandParser(
+        prog=PROG,
+        description="Pick a training run's best checkpoint: every candidate against the same opponents on the same "
+        "seat-rotated deals.",
+    )
     parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a train.py output folder")
     parser.add_argument(
         "--players",
         type=player_count,
         nargs="+",
         default=[2],
-        help="table sizes (default 2); with several, the best has the highest mean win rate relative to chance",
+        help="table sizes, 2 to 6 (default: 2); with several, the best has the highest mean win rate relative to "
+        "chance",
     )
-    parser.add_argument("--opponent", default="heuristic", help="the agent at every other seat (default heuristic)")
-    parser.add_argument("--from", dest="first", type=non_negative_int, default=0, help="first snapshot's timesteps")
-    parser.add_argument("--every", type=positive_int, default=1, help="only snapshots on multiples of this")
-    parser.add_argument("--games", type=positive_int, default=2000, help="games per checkpoint (default 2000)")
-    parser.add_argument("--seed", type=non_negative_int, default=VALIDATION_SEED, help="first validation deal")
-    parser.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
     parser.add_argument(
-        "--export", type=Path, metavar="FILE", help="save the best checkpoint's actor here (weights only, .npz)"
+        "--opponent", default="heuristic", metavar="SPEC", help="the agent at every other seat (default: heuristic)"
     )
+    parser.add_argument(
+        "--from",
+        dest="first",
+        type=non_negative_int,
+        default=0,
+        metavar="TIMESTEPS",
+        help="only snapshots from this many timesteps on (default: 0)",
+    )
+    parser.add_argument(
+        "--every", type=positive_int, default=1, help="only snapshots on multiples of this (default: 1, every one)"
+    )
+    parser.add_argument(
+        "--games",
+        type=positive_int,
+        default=2000,
+        help="games per checkpoint and table size, seat-rotated (default: 2000)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=non_negative_int,
+        default=VALIDATION_SEED,
+        help=f"the first deal's seed (default: {VALIDATION_SEED}, apart from the tournaments' deals)",
+    )
+    add_jobs_argument(parser)
+    parser.add_argument(
+        "--export",
+        type=Path,
+        metavar="FILE",
+        help="save the best checkpoint's actor to this .npz file (weights only; default: none)",
+    )
+    add_progress_argument(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.evaluate.select RUN_DIR``: the run's checkpoints against one opponent; the best is marked."""
+    from gubs_env.support.cli import jobs_or_cores, unwritable_file
+
+    parser = build_parser()
     args = parser.parse_args(argv)
     problem = args.export is not None and unwritable_file(args.export)
     if problem:
@@ -148,8 +210,12 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, AgentSpecError) as err:
         parser.error(str(err))
     sizes = TableSizes.of(args.players).distinct
+    progress = False if args.no_progress else None
     try:
-        results = {n: evaluate_candidates(found, n, args.opponent, args.games, args.seed, args.jobs) for n in sizes}
+        results = {
+            n: evaluate_candidates(found, n, args.opponent, args.games, args.seed, jobs_or_cores(args.jobs), progress)
+            for n in sizes
+        }
     except AgentSpecError as err:  # a checkpoint that cannot be loaded: an unusable input file
         parser.error(str(err))
     scores = [relative_to_chance({n: results[n][i] for n in sizes}) for i in range(len(found))]
@@ -167,7 +233,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def script() -> int:
+    """The console script ``gubs-select``."""
     from gubs_env.support.cli import run_command
 
-    sys.exit(run_command(main))
+    return run_command(main)
+
+
+if __name__ == "__main__":
+    sys.exit(script())

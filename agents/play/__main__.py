@@ -2,8 +2,7 @@
 
 import sys
 
-from agents.play.terminal import main
-from gubs_env.support.cli import run_command
+from agents.play.terminal import script
 
 if __name__ == "__main__":  # spawned worker processes import this module again: they must not run the command
-    sys.exit(run_command(main))
+    sys.exit(script())

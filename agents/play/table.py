@@ -169,28 +169,37 @@ def scores_text(game: Game, names: Sequence[str]) -> str:
 # --- the command line ------------------------------------------------------------------------------
 
 
+PROG = "python -m agents.play"
+DESCRIPTION = "Play Gubs against bots in the terminal or the browser, or watch bots play each other."
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line options (see the module docstring)."""
+    """The command-line options (see :mod:`agents.play.terminal`)."""
     parser = CommandParser(
-        prog="python -m agents.play",
-        description=__doc__.split("\n")[0],
+        prog=PROG,
+        description=DESCRIPTION,
         epilog="Exit status: 0 game over or q; 1 input ended or record not saved; 2 bad arguments or model; "
         "130 Ctrl-C; 141 output closed.",
     )
-    parser.add_argument("--players", type=player_count, default=2, help="2 to 6 (default: 2)")
+    parser.add_argument("--players", type=player_count, default=2, help="table size, 2 to 6 (default: 2)")
     parser.add_argument(
         "--bots",
-        default=DEFAULT_BOT,
-        metavar="SPEC[,SPEC...]",
-        help="agents for the bot seats: one spec for all, or one per bot seat in seat order; random, heuristic, "
-        "heuristic-tuned, gubs-net, ppo-2p, ppo-4p, search, ismcts, a .zip or .npz model, a .json heuristic weight "
-        "set or module:Class (default: heuristic)",
+        nargs="+",
+        default=[DEFAULT_BOT],
+        metavar="SPEC",
+        help="agents for the bot seats, separated by spaces: one spec for all, or one per bot seat in seat order; "
+        "random, heuristic, heuristic-tuned, gubs-net, ppo-2p, ppo-4p, search, ismcts, a .zip or .npz model, a "
+        f".json heuristic weight set or module:Class (default: {DEFAULT_BOT})",
     )
     parser.add_argument(
         "--seat", type=non_negative_int, help="your seat (default: 0); with --watch, the seat whose view is shown"
     )
-    parser.add_argument("--seed", type=non_negative_int, help="game seed (default: a random one, printed)")
-    parser.add_argument("--record", metavar="FILE", help="save the game as a JSON record at the end, or on leaving")
+    parser.add_argument("--seed", type=non_negative_int, help="the game's seed (default: a random one, printed)")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="save the game as a JSON record at the end, or on leaving (default: not saved)",
+    )
     parser.add_argument("--watch", action="store_true", help="bots at every seat: watch them play")
     parser.add_argument(
         "--delay",
@@ -214,15 +223,17 @@ def build_parser() -> argparse.ArgumentParser:
 def seat_specs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[AgentSpec | None]:
     """The agent spec of every seat, ``None`` at the human's; a bad spec or combination is a parser error.
 
-    ``--bots`` is a comma-separated list whose search specs may hold commas of their own
-    (:func:`agents.bots.spec.split_list`).
+    ``--bots`` takes specs separated by spaces: a search spec holds commas of its own (``search:worlds=2,top=2``).
     """
     from agents.bots.spec import AgentSpec, AgentSpecError, split_list
 
     n = args.players
     bot_seats = n if args.watch else n - 1
     try:
-        texts = split_list(args.bots)
+        texts = [text.strip() for text in args.bots]
+        for text in texts:
+            if len(split_list(text)) > 1:  # the earlier form, random,heuristic: say what changed
+                parser.error(f"--bots takes specs separated by spaces, not commas: {' '.join(split_list(text))}")
         if len(texts) not in (1, bot_seats):
             parser.error(f"--bots needs 1 spec or {bot_seats} (one per bot seat), not {len(texts)}")
         specs: list[AgentSpec | None] = [AgentSpec.parse(text) for text in texts]

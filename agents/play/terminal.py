@@ -3,7 +3,7 @@
 Usage::
 
     python -m agents.play                    # you at seat 0 against the heuristic bot
-    python -m agents.play --players 4 --bots random,heuristic,ppo-4p --seat 2 --record game.json
+    python -m agents.play --players 4 --bots random heuristic ppo-4p --seat 2 --record game.json
     python -m agents.play --watch --players 3 --bots heuristic --delay 0.2
 
 At each decision, type the number of a choice; ``h`` shows help, ``r`` redraws the table, ``l`` shows the
@@ -49,6 +49,8 @@ from gubs_env.support.cli import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     failure,
+    not_a_command,
+    run_command,
 )
 
 if TYPE_CHECKING:
@@ -323,3 +325,12 @@ class Session:
 
     def _say(self, *lines: str) -> None:
         print(*lines, sep="\n", file=self.out)
+
+
+def script() -> int:
+    """The console script ``gubs-play`` (and ``python -m agents.play``)."""
+    return run_command(main)
+
+
+if __name__ == "__main__":  # the command is agents.play; this module only holds its code
+    sys.exit(not_a_command("agents.play.terminal", "python -m agents.play"))

@@ -20,7 +20,14 @@ from typing import Any
 from agents.bots.spec import AgentSpec
 from agents.training.config import PoolConfig, TrainingConfig
 from gubs_env.engine.players import TableSizes
-from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_float, positive_int
+from gubs_env.support.cli import (
+    CommandParser,
+    add_progress_argument,
+    non_negative_int,
+    player_count,
+    positive_float,
+    positive_int,
+)
 
 PROG = "python -m agents.training.baselines"
 OPPONENTS = ("random", "heuristic", "gubs-net")
@@ -175,16 +182,37 @@ def summarize(rows: list[dict[str, Any]]) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
+    from agents.training.config import DEFAULTS
+
+    own = DEFAULTS["sb3", "fast"]
     parser = CommandParser(prog=PROG, description=__doc__.split("\n\n")[0].split(": ", 1)[1])
-    parser.add_argument("--players", type=player_count, nargs="+", default=[2, 4], help="table sizes (default: 2 4)")
-    parser.add_argument("--seeds", type=non_negative_int, nargs="+", default=[0, 1, 2], help="(default: 0 1 2)")
-    parser.add_argument("--minutes", type=positive_float, default=60.0, help="per run (default: 60)")
-    parser.add_argument("--threads", type=positive_int, help="torch threads of each run (default: the runs' own)")
     parser.add_argument(
-        "--eval-every", type=positive_int, help="learner timesteps between the curves' points (default: train.py's)"
+        "--players", type=player_count, nargs="+", default=[2, 4], help="table sizes, 2 to 6 (default: 2 4)"
     )
-    parser.add_argument("--out", type=Path, default=Path("runs/selfplay"), help="(default: runs/selfplay)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument(
+        "--seeds",
+        type=non_negative_int,
+        nargs="+",
+        default=[0, 1, 2],
+        help="the training seeds, one run each per table size (default: 0 1 2)",
+    )
+    parser.add_argument("--minutes", type=positive_float, default=60.0, help="minutes per run (default: 60)")
+    parser.add_argument(
+        "--threads", type=positive_int, help=f"torch threads of each run (default: train.py's, {own['threads']})"
+    )
+    parser.add_argument(
+        "--eval-every",
+        type=positive_int,
+        help=f"learner timesteps between the curves' points (default: train.py's, {own['eval_every']:,})",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("runs/selfplay"),
+        metavar="DIR",
+        help="the folder of the runs and curves (default: runs/selfplay)",
+    )
+    add_progress_argument(parser)
     return parser
 
 

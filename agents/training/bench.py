@@ -109,19 +109,29 @@ def _check_fast_flags(flags: list[str]) -> None:
     parse(["--engine", "fast", *flags])
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse, measure, print."""
+def build_parser() -> CommandParser:
+    """The command line."""
     parser = CommandParser(prog="python -m agents.training.bench", description=__doc__.split("\n")[0])
-    parser.add_argument("--players", type=player_count, nargs="+", default=[2], help="table sizes (default: 2)")
+    parser.add_argument("--players", type=player_count, nargs="+", default=[2], help="table sizes, 2 to 6 (default: 2)")
     parser.add_argument(
-        "--timesteps", type=positive_int, default=81_920, help="timesteps per path and round (a multiple of 4,096)"
+        "--timesteps",
+        type=positive_int,
+        default=81_920,
+        help="timesteps per path and round, a multiple of 4,096 (default: 81920)",
     )
     parser.add_argument("--rounds", type=positive_int, default=3, help="interleaved rounds (default: 3)")
     parser.add_argument(
         "--fast-flags",
         default="",
-        help='train.py flags for the fast path, to try other settings (e.g. "--envs 128 --n-steps 32")',
+        metavar="FLAGS",
+        help='train.py flags for the fast path, to try other settings (e.g. "--envs 128 --n-steps 32"; default: none)',
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse, measure, print."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.timesteps % 4096:
         parser.error("--timesteps must be a multiple of 4,096: whole rollouts of both paths")

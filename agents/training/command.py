@@ -9,20 +9,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agents.training.config import (
     BACKENDS,
+    DEFAULT_MINUTES,
+    DEFAULTS,
     ENGINES,
+    INIT_WARM_START_LEARNING_RATE,
     TEACHERS,
     VEC_ENVS,
+    WARM_START_LEARNING_RATE,
     ConfigError,
     PoolConfig,
     TrainingConfig,
 )
 from gubs_env.support.cli import (
     CommandParser,
+    add_progress_argument,
     non_negative_float,
     non_negative_int,
     player_count,
@@ -45,23 +51,80 @@ seats are its own (65%: its current policy or one of its last 5 snapshots, those
 often) or the heuristic's (35%, an anchor). --p-heuristic 1 trains against the heuristic alone."""
 
 
+def backend_default(name: str) -> str:
+    """``default: ...`` for a :data:`DEFAULTS` field, as ``--help`` shows it: one value, or each where it applies.
+
+    The most common value comes last, as ``else``: ``default: 256 on sb3 reference, else 1,024``.
+    """
+    values = {key: value[name] for key, value in DEFAULTS.items()}
+    counts: dict[object, int] = {}
+    for value in values.values():
+        counts[value] = counts.get(value, 0) + 1
+    if len(counts) == 1:
+        return f"default: {_shown(next(iter(counts)))}"
+    common = max(counts, key=lambda value: counts[value])
+    parts = []
+    for value in counts:
+        if value != common:
+            keys = [key for key in values if values[key] == value]
+            parts.append(f"{_shown(value)} {_where(keys)}")
+    return f"default: {', '.join(parts)}, else {_shown(common)}"
+
+
+def _where(keys: Sequence[tuple[str, str]]) -> str:
+    """Where some (backend, engine) pairs of :data:`DEFAULTS` hold: ``rllib``, ``fast engine``, ``sb3 reference``."""
+    backends = {backend for backend, _ in keys}
+    engines = {engine for _, engine in keys}
+    if len(backends) == 1 and len(keys) == len(ENGINES):
+        return f"on {next(iter(backends))}"
+    if len(engines) == 1 and len(keys) == len(BACKENDS):
+        return f"on the {next(iter(engines))} engine"
+    return "on " + " and ".join(f"{backend} {engine}" for backend, engine in keys)
+
+
+def _shown(value: object) -> str:
+    """A default as ``--help`` shows it: ``1e-4``, ``0``, ``1,500``."""
+    if isinstance(value, float) and 0 < value < 0.01:
+        return f"{value:.0e}".replace("e-0", "e-")
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line of both backends: a flag means the same on either.
 
     A flag the chosen backend cannot honour is refused when the config is built, with one line.
     """
     parser = CommandParser(prog=PROG, description=DESCRIPTION, argument_default=argparse.SUPPRESS)
-    parser.add_argument("--backend", choices=BACKENDS, help="the trainer: sb3 (default) or rllib (docs/rllib.md)")
-    budget = parser.add_argument_group("budget (training stops at whichever comes first; default: 10 minutes)")
-    budget.add_argument("--minutes", type=positive_float, help="wall-clock minutes of this invocation, set-up included")
-    budget.add_argument("--steps", type=positive_int, help="total learner timesteps, counted across --resume")
-    budget.add_argument("--iterations", type=positive_int, help="total training iterations (rllib)")
+    parser.add_argument("--backend", choices=BACKENDS, help="the trainer: sb3 or rllib, docs/rllib.md (default: sb3)")
+    budget = parser.add_argument_group(
+        f"budget (training stops at whichever comes first; default: {DEFAULT_MINUTES:g} minutes)"
+    )
+    budget.add_argument(
+        "--minutes",
+        type=positive_float,
+        help=f"wall-clock minutes of this invocation, set-up included (default: {DEFAULT_MINUTES:g} when no other "
+        "budget is given)",
+    )
+    budget.add_argument(
+        "--steps", type=positive_int, help="total learner timesteps, counted across --resume (default: no limit)"
+    )
+    budget.add_argument("--iterations", type=positive_int, help="total training iterations, rllib (default: no limit)")
     run = parser.add_argument_group("the run")
-    run.add_argument("--players", type=player_count, nargs="+", help="table sizes, mixed across the envs (default: 2)")
-    run.add_argument("--seed", type=training_seed, help="random seed (default: 0)")
+    run.add_argument(
+        "--players",
+        type=player_count,
+        nargs="+",
+        help="table sizes, 2 to 6, mixed across the envs (default: 2)",
+    )
+    run.add_argument("--seed", type=training_seed, help="the run's seed (default: 0)")
     run.add_argument(
         "--out",
         type=Path,
+        metavar="DIR",
         help="the run folder; one that holds a run is refused without --resume (default: runs/gubs or runs/rllib, "
         "or the first free of -2, -3, ...; with --resume: the run there saved last)",
     )
@@ -71,8 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=ENGINES,
         help="who plays the training games: fast (default: the compiled engine, many games per call) or reference",
     )
-    run.add_argument("--envs", "--envs-per-runner", type=positive_int, help="parallel games (rllib: per env runner)")
-    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--envs",
+        "--envs-per-runner",
+        type=positive_int,
+        help=f"parallel games, rllib: per env runner ({backend_default('envs')})",
+    )
+    add_progress_argument(run)
     pool = parser.add_argument_group("opponents")
     pool.add_argument("--p-random", type=probability, help="share of opponent seats of the random agent (default: 0)")
     pool.add_argument(
@@ -93,18 +161,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponent",
         metavar="SPEC",
         help="play every opponent seat with this agent instead of the pool, and evaluate against it too "
-        "(sb3, fast engine: the exploiter check, docs/training.md)",
+        "(sb3, fast engine: the exploiter check, docs/training.md; default: none, the pool)",
     )
     ppo = parser.add_argument_group("PPO")
-    ppo.add_argument("--n-steps", type=positive_int, help="rollout length per env before each update")
-    ppo.add_argument("--batch-size", "--minibatch-size", type=positive_int, help="PPO minibatch")
+    ppo.add_argument(
+        "--n-steps",
+        type=positive_int,
+        help=f"rollout length per env before each update ({backend_default('n_steps')})",
+    )
+    ppo.add_argument(
+        "--batch-size", "--minibatch-size", type=positive_int, help=f"PPO minibatch ({backend_default('batch_size')})"
+    )
     ppo.add_argument("--epochs", type=positive_int, help="PPO epochs per update (default: 5)")
-    ppo.add_argument("--learning-rate", type=positive_float, help="Adam step size (default: 1e-4)")
-    ppo.add_argument("--ent-coef", type=non_negative_float, help="entropy bonus (default: 0)")
-    ppo.add_argument("--threads", type=positive_int, help="torch threads of the learner (default: 2 fast, else 1)")
-    ppo.add_argument("--shaping", type=non_negative_float, help="score-margin reward shaping weight (sb3; default 0)")
+    ppo.add_argument(
+        "--learning-rate", type=positive_float, help=f"Adam step size ({backend_default('learning_rate')})"
+    )
+    ppo.add_argument("--ent-coef", type=non_negative_float, help=f"entropy bonus ({backend_default('ent_coef')})")
+    ppo.add_argument(
+        "--threads",
+        type=positive_int,
+        help=f"torch threads of the learner, at most one per core ({backend_default('threads')})",
+    )
+    ppo.add_argument("--shaping", type=non_negative_float, help="score-margin reward shaping weight (sb3; default: 0)")
     cadence = parser.add_argument_group("cadence (in learner timesteps, on both backends)")
-    cadence.add_argument("--eval-every", type=positive_int, help="timesteps between evaluations")
+    cadence.add_argument(
+        "--eval-every", type=positive_int, help=f"timesteps between evaluations ({backend_default('eval_every')})"
+    )
     cadence.add_argument("--eval-games", type=positive_int, help="games per evaluation and opponent (default: 200)")
     cadence.add_argument(
         "--eval-opponents",
@@ -112,23 +194,56 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="agents every evaluation also plays, besides random and the heuristic (default: none; e.g. gubs-net)",
     )
-    cadence.add_argument("--snapshot-every", type=positive_int, help="timesteps between snapshots into the pool")
-    cadence.add_argument("--checkpoint-every", type=positive_int, help="timesteps between checkpoints")
+    cadence.add_argument(
+        "--snapshot-every",
+        type=positive_int,
+        help=f"timesteps between snapshots into the pool ({backend_default('snapshot_every')})",
+    )
+    cadence.add_argument(
+        "--checkpoint-every",
+        type=positive_int,
+        help=f"timesteps between checkpoints ({backend_default('checkpoint_every')})",
+    )
     warm = parser.add_argument_group("warm start of a new run (both backends; --init: sb3)")
-    warm.add_argument("--imitate-games", type=non_negative_int, help="teacher games imitated first (default 1,500)")
+    warm.add_argument(
+        "--imitate-games",
+        type=non_negative_int,
+        help=f"teacher games imitated first ({backend_default('imitate_games')})",
+    )
     warm.add_argument("--teacher", choices=TEACHERS, help="whose games are imitated (default: heuristic-tuned)")
     warm.add_argument(
-        "--labels", type=Path, nargs="+", metavar="FILE", help="imitate these search-labelled decisions instead"
+        "--labels",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="imitate these search-labelled decisions instead (default: none, the teacher's games)",
     )
     warm.add_argument(
-        "--init", metavar="MODEL", help="start the policy from this network (a shipped name or a file; sb3)"
+        "--init",
+        metavar="MODEL",
+        help="start the policy from this network, a shipped name or a file; sb3 (default: none, a fresh network)",
     )
-    warm.add_argument("--imitate-lr", type=positive_float, help="the warm start's step size (default 1e-3; 3e-4 init)")
+    warm.add_argument(
+        "--imitate-lr",
+        type=positive_float,
+        help=f"the warm start's step size (default: {_shown(WARM_START_LEARNING_RATE)}; "
+        f"{_shown(INIT_WARM_START_LEARNING_RATE)} with --init)",
+    )
     local = parser.add_argument_group("sb3 on the reference engine")
-    local.add_argument("--vec-env", choices=VEC_ENVS, help="envs in this process (dummy) or in worker processes")
-    local.add_argument("--workers", type=positive_int, help="worker processes of --vec-env subproc")
+    local.add_argument(
+        "--vec-env",
+        choices=VEC_ENVS,
+        help="envs in this process (dummy) or in worker processes (default: dummy)",
+    )
+    local.add_argument(
+        "--workers",
+        type=positive_int,
+        help="worker processes of --vec-env subproc (default: one per core, at most --envs)",
+    )
     ray = parser.add_argument_group("rllib")
-    ray.add_argument("--address", help="join this Ray cluster ('auto' or HOST:PORT; default: a local Ray)")
+    ray.add_argument(
+        "--address", metavar="ADDRESS", help="join this Ray cluster, 'auto' or HOST:PORT (default: a local Ray)"
+    )
     ray.add_argument("--env-runners", type=non_negative_int, help="env runner actors (default: 1)")
     ray.add_argument("--code-installed", action="store_true", help="with --address: do not ship this checkout's code")
     ray.add_argument("--hidden", type=positive_int, nargs="+", help="actor and critic widths (default: 256 256)")
@@ -211,5 +326,10 @@ def main(argv: list[str] | None = None, backend: str | None = None) -> int:
     return 0
 
 
+def script() -> int:
+    """The console script ``gubs-train`` (and ``python train.py``)."""
+    return run_command(main)
+
+
 if __name__ == "__main__":
-    sys.exit(run_command(main))
+    sys.exit(script())

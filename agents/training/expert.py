@@ -6,7 +6,7 @@ a network that learns to decide as the expert does without searching. Here the e
 network ``train.py`` trains: ``python train.py --labels FILE`` imitates these labels instead of the teacher's
 games, optionally from a model's weights (``--init``), then goes on by PPO (docs/training.md).
 
-``python -m agents.training.expert --players 2 3 4 5 6 --games 1000 --out runs/expert/labels.npz`` plays
+``python -m agents.training.expert --players 2 3 4 5 6 --games 1000 --labels runs/expert/labels.npz`` plays
 ``--games`` games, the table sizes in turn: the search at one seat (each deal of a size seats it one place
 further on), the heuristic at every other, which is the field the networks are trained and measured against.
 Every decision of the searching seat that the search weighs (more than one candidate) is kept:
@@ -399,27 +399,36 @@ def _checked(arrays: dict[str, np.ndarray], path: Path) -> SearchLabels:
 # --- the command -------------------------------------------------------------------------------------------
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     """The command line."""
-    from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int
+    from gubs_env.support.cli import (
+        CommandParser,
+        add_jobs_argument,
+        add_progress_argument,
+        non_negative_int,
+        player_count,
+        positive_int,
+    )
 
     parser = CommandParser(prog=PROG, description=__doc__.split("\n")[0])
     parser.add_argument(
         "--expert",
-        "--search",
-        dest="expert",
         default="search",
         metavar="SPEC",
         help="whose decisions are labelled: a search spec (default: search), or any bot, whose own choices are kept "
         "(with their blunders corrected)",
     )
     parser.add_argument(
-        "--players", type=player_count, nargs="+", default=[2, 3, 4, 5, 6], help="table sizes, in turn (default 2-6)"
+        "--players",
+        type=player_count,
+        nargs="+",
+        default=[2, 3, 4, 5, 6],
+        help="table sizes, 2 to 6, in turn (default: 2 3 4 5 6)",
     )
-    parser.add_argument("--games", type=positive_int, default=1000, help="games to play (default 1,000)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default 0)")
-    parser.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, help="worker processes")
-    parser.add_argument("--out", type=Path, required=True, help="the labels file to write (.npz)")
+    parser.add_argument("--games", type=positive_int, default=1000, help="games to play in all (default: 1000)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default: 0)")
+    add_jobs_argument(parser)
+    parser.add_argument("--labels", type=Path, required=True, metavar="FILE", help="the labels file to write (.npz)")
     parser.add_argument(
         "--keep-blunders",
         action="store_true",
@@ -431,8 +440,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="keep only the decisions where the expert played other than its base's choice (for a bot: its "
         "corrected blunders)",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_progress_argument(parser)
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line, parsed and checked: the expert built, the labels file's folder writable."""
+    from gubs_env.support.cli import jobs_or_cores, unwritable_folder
+
+    parser = build_parser()
     args = parser.parse_args(argv)
+    args.jobs = jobs_or_cores(args.jobs)
     from agents.bots.registry import make_agent
 
     try:
@@ -445,11 +463,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         make_agent(args.expert)
     except AgentSpecError as error:
         parser.error(f"--expert: {error}")
-    from gubs_env.support.cli import unwritable_folder
-
-    problem = unwritable_folder(args.out.parent)
+    problem = unwritable_folder(args.labels.parent)
     if problem:
-        parser.error(f"--out: {problem}")
+        parser.error(f"--labels: {problem}")
     return args
 
 
@@ -471,11 +487,13 @@ def main(argv: list[str] | None = None) -> int:
         labels = label(args.expert, args.players, args.games, args.seed, args.jobs, not args.no_progress, how)
     except ValueError as error:  # no searched decision in the games played
         return failure(PROG, error, argv)
-    save_labels(args.out, labels)
+    save_labels(args.labels, labels)
     print(summary(labels))
-    print(f"labels: {args.out}  (train on them: python train.py --labels {args.out})")
+    print(f"labels: {args.labels}  (train on them: python train.py --labels {args.labels})")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from gubs_env.support.cli import run_command
+
+    raise SystemExit(run_command(main))

@@ -5,7 +5,8 @@ The heuristic is a hand-written scoring of every legal action (:mod:`agents.bots
 end of the game weighs. Its rules stay; the numbers are searched with CMA-ES (:mod:`~agents.training.cmaes`):
 
 - each generation proposes ``--population`` weight sets; each plays the default heuristic at every other seat
-  on the same fresh deals at every table size of ``--players`` (each deal at every seat), in compiled code
+  on the same fresh deals (``--games`` per table size) at every table size of ``--players`` (each deal at every
+  seat), in compiled code
   (:mod:`agents.evaluate.duel`, several thousand games a second per core);
 - a set's score is its win share times the player count (1.0 is an even share), averaged over the sizes, so
   every size counts alike whatever its chance;
@@ -21,7 +22,7 @@ The output folder holds ``weights.json`` (a weight set: spec ``PATH/weights.json
 from __future__ import annotations
 
 import csv
-import os
+import math
 import sys
 import time
 from dataclasses import dataclass
@@ -36,6 +37,9 @@ from agents.evaluate.duel import rotated_shares
 from agents.training.cmaes import CMAES
 from gubs_env.support.cli import (
     CommandParser,
+    add_progress_argument,
+    cpu_count,
+    jobs_or_cores,
     non_negative_int,
     player_count,
     positive_float,
@@ -63,9 +67,7 @@ def tables_at(coordinates: np.ndarray) -> HeuristicTables:
     return tables_with(dict(zip(TUNABLE, values.tolist(), strict=True)))
 
 
-def relative_shares(
-    candidates: list[HeuristicTables], deals: dict[int, int], seed: int, threads: int
-) -> np.ndarray:
+def relative_shares(candidates: list[HeuristicTables], deals: dict[int, int], seed: int, threads: int) -> np.ndarray:
     """``(len(candidates), len(deals))``: each set's win share times the player count at each table size."""
     out = np.zeros((len(candidates), len(deals)))
     for column, (players, count) in enumerate(deals.items()):
@@ -158,32 +160,66 @@ def _chart(out: Path, history: list[dict[str, float]], validation: dict[int, int
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command (see the module docstring)."""
-    parser = CommandParser(prog="python -m agents.training.tune_heuristic", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=Path("runs/heuristic-tuned"), help="output folder")
-    parser.add_argument("--generations", type=positive_int, default=200, help="CMA-ES generations (default 200)")
-    parser.add_argument("--population", type=positive_int, default=20, help="weight sets per generation (default 20)")
-    parser.add_argument("--sigma", type=positive_float, default=0.5, help="the first step size (default 0.5)")
-    parser.add_argument("--players", type=player_count, nargs="+", default=[2, 3, 4, 5, 6], help="table sizes")
+DEFAULT_OUT = Path("runs/heuristic-tuned")
+
+
+def build_parser() -> CommandParser:
+    """The command line."""
+    games = ", ".join(f"{TUNING_DEALS[n] * n} at {n} players" for n in TUNING_DEALS)
+    parser = CommandParser(
+        prog="python -m agents.training.tune_heuristic",
+        description="Tune the heuristic's weights by play against it (CMA-ES).",
+    )
     parser.add_argument(
-        "--deals",
+        "--out", type=Path, default=DEFAULT_OUT, metavar="DIR", help=f"output folder (default: {DEFAULT_OUT})"
+    )
+    parser.add_argument("--generations", type=positive_int, default=200, help="CMA-ES generations (default: 200)")
+    parser.add_argument(
+        "--population", type=positive_int, default=20, help="weight sets per generation, 4 or more (default: 20)"
+    )
+    parser.add_argument("--sigma", type=positive_float, default=0.5, help="the first step size (default: 0.5)")
+    parser.add_argument(
+        "--players",
+        type=player_count,
+        nargs="+",
+        default=[2, 3, 4, 5, 6],
+        help="table sizes, 2 to 6 (default: 2 3 4 5 6)",
+    )
+    parser.add_argument(
+        "--games",
         type=positive_int,
         nargs="+",
         default=None,
-        help="deals per table size and weight set in a generation, one per --players (default 600 at 2 players, "
-        "200 at 3 and 4, 100 at 5 and 6); each deal is played at every seat",
+        help="games per table size and weight set in a generation, one count per --players, each rounded up to "
+        f"whole deals of PLAYERS games (default: {games})",
     )
-    parser.add_argument("--validate-every", type=positive_int, default=10, help="generations between validations")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="the sampling generator's seed (default 0)")
-    parser.add_argument("--threads", type=positive_int, default=os.cpu_count() or 1, help="threads (default: all)")
+    parser.add_argument(
+        "--validate-every", type=positive_int, default=10, help="generations between validations (default: 10)"
+    )
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the sampling generator's seed (default: 0)")
+    parser.add_argument(
+        "--threads",
+        type=positive_int,
+        default=None,
+        help="threads of the compiled games (default: one per core)",
+    )
+    add_progress_argument(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command (see the module docstring)."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.population < 4:
         parser.error("--population must be 4 or more")
     players = list(dict.fromkeys(args.players))
-    if args.deals is not None and len(args.deals) != len(players):
-        parser.error(f"--deals needs one count per table size ({len(players)}), not {len(args.deals)}")
-    deals = dict(zip(players, args.deals or [TUNING_DEALS[n] for n in players], strict=True))
+    if args.games is not None and len(args.games) != len(players):
+        parser.error(f"--games needs one count per table size ({len(players)}), not {len(args.games)}")
+    if args.games is None:
+        deals = {n: TUNING_DEALS[n] for n in players}
+    else:
+        deals = {n: math.ceil(games / n) for n, games in zip(players, args.games, strict=True)}
     problem = unwritable_folder(args.out)
     if problem:
         parser.error(f"--out {args.out}: {problem}")
@@ -194,10 +230,10 @@ def main(argv: list[str] | None = None) -> int:
         deals=deals,
         validate_every=args.validate_every,
         seed=args.seed,
-        threads=min(args.threads, os.cpu_count() or 1),
+        threads=min(jobs_or_cores(args.threads), cpu_count()),
     )
     start = time.monotonic()
-    best = tuning.run(args.out, progress=sys.stderr.isatty())
+    best = tuning.run(args.out, progress=not args.no_progress and sys.stderr.isatty())
     print(f"done in {(time.monotonic() - start) / 60:.1f} min: {_validation_line(best)}")
     print(f"weights: {args.out / 'weights.json'} (play it as the agent spec {args.out / 'weights.json'})")
     return 0

@@ -9,6 +9,7 @@ id at most one action.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from typing import Any
 
@@ -170,13 +171,20 @@ def markdown_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: no options but ``--help``."""
+    from gubs_env.support.cli import CommandParser
+
+    return CommandParser(
+        prog="python -m gubs_env.encoding.action_table", description="Print the action table as Markdown."
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print :func:`markdown_table` (``python -m gubs_env.encoding.action_table``); no options but ``--help``."""
-    from gubs_env.support.cli import EXIT_OK, CommandParser
+    from gubs_env.support.cli import EXIT_OK
 
-    CommandParser(
-        prog="python -m gubs_env.encoding.action_table", description="Print the action table as Markdown."
-    ).parse_args(argv)
+    build_parser().parse_args(argv)
     print(markdown_table(), end="")
     return EXIT_OK
 

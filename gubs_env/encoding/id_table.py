@@ -93,7 +93,7 @@ class IdTable(Protocol):
         ...
 
     def scores(self) -> list[int]:
-        """Points per seat now (RULES.md §6)."""
+        """Points per seat now (docs/rules.md §6)."""
         ...
 
     def winners(self) -> list[int]:

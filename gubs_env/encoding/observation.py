@@ -12,6 +12,7 @@ cards kept for the Traveling Merchant) only for the player it belongs to.
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 
 import numpy as np
@@ -235,13 +236,20 @@ def unpack(vector: np.ndarray) -> dict[str, np.ndarray]:
 assert Kind.GUB == 0  # one-hot kind indices are the Kind values
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: no options but ``--help``."""
+    from gubs_env.support.cli import CommandParser
+
+    return CommandParser(
+        prog="python -m gubs_env.encoding.observation", description="Print the observation layout as Markdown."
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print :func:`markdown_table` (``python -m gubs_env.encoding.observation``); no options but ``--help``."""
-    from gubs_env.support.cli import EXIT_OK, CommandParser
+    from gubs_env.support.cli import EXIT_OK
 
-    CommandParser(
-        prog="python -m gubs_env.encoding.observation", description="Print the observation layout as Markdown."
-    ).parse_args(argv)
+    build_parser().parse_args(argv)
     print(markdown_table(), end="")
     return EXIT_OK
 

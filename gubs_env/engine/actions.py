@@ -184,7 +184,7 @@ CANCELLABLE: frozenset[Use] = frozenset(
         Use.KILL,
     }
 )
-"""Hazard and Trap uses: they open a cancel window (RULES.md §5, R6). Spear counts only when it kills."""
+"""Hazard and Trap uses: they open a cancel window (docs/rules.md §5, R6). Spear counts only when it kills."""
 
 BLINDFOLDABLE: frozenset[Kind] = frozenset({Kind.LURE, Kind.SUPER_LURE})
 """Cards Blindfold may cancel (as played, or imitated by Cricket Song)."""

@@ -217,7 +217,7 @@ class Game:
         return rules.scores(self.state)
 
     def winners(self) -> list[int]:
-        """Winning seats once the game has ended, tie-breaks applied (RULES.md §6).
+        """Winning seats once the game has ended, tie-breaks applied (docs/rules.md §6).
 
         Empty before the end and after a truncation.
         """

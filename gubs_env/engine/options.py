@@ -1,4 +1,4 @@
-"""Rule options: the documented switches of RULES.md (R2, R23) with their defaults."""
+"""Rule options: the documented switches of docs/rules.md (R2, R23) with their defaults."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ MAX_TURNS_LIMIT = 2**31 - 2
 
 @dataclass(frozen=True)
 class RuleOptions:
-    """Switches for the points RULES.md marks as options.
+    """Switches for the points docs/rules.md marks as options.
 
     Attributes:
         letter_placement: ``"thirds"`` puts one Letter in each third of the deck (R2, the default);

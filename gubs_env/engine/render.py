@@ -59,7 +59,7 @@ def _points(n: int) -> str:
 def outcome_text(st: GameState) -> str:
     """How a finished game ended, e.g. ``"seat 2 wins with 3 points (scores 1, 0, 3)"``.
 
-    Ties name every winner (RULES.md §6 tie-breaks applied); a truncated game has no winner (R23).
+    Ties name every winner (docs/rules.md §6 tie-breaks applied); a truncated game has no winner (R23).
     """
     points = [side.score() for side in st.sides]
     scores = f"scores {', '.join(map(str, points))}"

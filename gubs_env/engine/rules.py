@@ -233,7 +233,7 @@ _FOLLOW_UP = {Use.RING: Step.RING, Use.RETREAT: Step.RETREAT, Use.SCOUT_DECK: St
 
 
 def _open_cancel(st: GameState, by: int, action: Action, picks: list[int] | None = None) -> bool:
-    """Open the cancel window for a Hazard or Trap (RULES.md §5) if anybody can answer it."""
+    """Open the cancel window for a Hazard or Trap (docs/rules.md §5) if anybody can answer it."""
     queue = [q for q in _seats_from(st, by)[1:] if cancel_answers(st.hands[q], action)]
     if not queue:
         return False
@@ -361,7 +361,7 @@ def _discard_played(st: GameState) -> None:
 
 
 def _open_event(st: GameState, kind: Kind, facts: Facts) -> None:
-    """A drawn Event: the flop window asks every holder, drawer first (RULES.md §5)."""
+    """A drawn Event: the flop window asks every holder, drawer first (docs/rules.md §5)."""
     p = st.turn_player
     queue = [q for q in _seats_from(st, p) if flop_answers(st.hands[q])]
     st.pending = Pending(Step.FLOP, p, p, event=kind)
@@ -519,7 +519,7 @@ _ADVANCE = {
 
 
 def scores(st: GameState) -> list[int]:
-    """Free and Protected Gubs per seat, the Elder included (RULES.md §6)."""
+    """Free and Protected Gubs per seat, the Elder included (docs/rules.md §6)."""
     return [side.score() for side in st.sides]
 
 

@@ -1,4 +1,4 @@
-"""Set-up of a new game (RULES.md §2): starting Gubs, Letters placed in the deck, the deal."""
+"""Set-up of a new game (docs/rules.md §2): starting Gubs, Letters placed in the deck, the deal."""
 
 from __future__ import annotations
 

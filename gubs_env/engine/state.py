@@ -1,7 +1,7 @@
 """The game state as plain data: zones as counts, the deck as a list, and the pending decision.
 
 Nothing here knows the rules of play; :mod:`gubs_env.engine.rules` reads and changes these objects.
-A side is stored as counts (RULES.md §4: plain Gubs are interchangeable).
+A side is stored as counts (docs/rules.md §4: plain Gubs are interchangeable).
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class Side:
         return Side(self.free, self.elder, self.protected[:], self.spouted, self.rings[:])
 
     def score(self) -> int:
-        """Free and Protected Gubs, the Elder included (RULES.md §6)."""
+        """Free and Protected Gubs, the Elder included (docs/rules.md §6)."""
         return self.free + self.elder + sum(self.protected)
 
     def barricades(self) -> int:

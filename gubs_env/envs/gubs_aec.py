@@ -186,7 +186,7 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def _finish(self, table: IdTable) -> None:
-        """Every winner +1 and every other player -1; a truncated game gives 0 (RULES.md §6, R23)."""
+        """Every winner +1 and every other player -1; a truncated game gives 0 (docs/rules.md §6, R23)."""
         if table.truncated:
             self.truncations = dict.fromkeys(self.agents, True)
         else:

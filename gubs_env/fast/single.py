@@ -203,7 +203,7 @@ class FastGame:
     observation = observe  # the IdTable name; an alias rather than a wrapper, so that it costs no extra call
 
     def scores(self) -> list[int]:
-        """Points per seat now (RULES.md §6)."""
+        """Points per seat now (docs/rules.md §6)."""
         return [int(score(self._row, s)) for s in range(self._num_players)]
 
     def winners(self) -> list[int]:

@@ -16,7 +16,10 @@ code  meaning
 141   standard output was closed early (``... | head``): the command stops quietly
 ====  =====================================================================================================
 
-None of them prints a traceback for bad input.
+None of them prints a traceback for bad input, and the same concept has one flag in every command (docs/cli.md):
+``--games``, ``--seed``, ``--jobs`` (:func:`add_jobs_argument`), ``--out DIR`` (always a folder), ``--players``,
+``--bots``/``--opponent``, ``--seat``, ``--no-progress`` (:func:`add_progress_argument`). A command started with no
+arguments at all that needs some prints its usage, then the error line.
 """
 
 from __future__ import annotations
@@ -61,6 +64,59 @@ LONG_WORD_CHARS = 160
 """A word of an error message longer than this is cut as a token is (a path is rarely so long)."""
 
 
+SCRIPTS: dict[str, str] = {
+    "gubs-train": "python train.py",
+    "gubs-eval": "python -m agents.evaluate",
+    "gubs-select": "python -m agents.evaluate.select",
+    "gubs-ladder": "python -m agents.evaluate.ladder",
+    "gubs-play": "python -m agents.play",
+    "gubs-replay": "python -m gubs_env.replay",
+    "gubs-demo": "python -m gubs_env.demo",
+}
+"""The console scripts (pyproject.toml's ``[project.scripts]``), each with the command it runs."""
+JOBS_HELP = "worker processes (default: one per core)"
+"""The help of ``--jobs``, the same in every command that has it."""
+PROGRESS_HELP = "no progress bar"
+"""The help of ``--no-progress``, the same in every command that has it."""
+
+
+def command_name(prog: str) -> str:
+    """``prog`` (``python -m agents.evaluate``), or the console script's name when started as one (``gubs-eval``)."""
+    started = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    started = started.removesuffix(".exe").removesuffix("-script.py")
+    return started if SCRIPTS.get(started) == prog else prog
+
+
+def cpu_count() -> int:
+    """The cores this process may use: one worker process per core is every command's ``--jobs`` default."""
+    counter = getattr(os, "process_cpu_count", os.cpu_count)  # Python 3.13+ respects CPU affinity
+    return counter() or 1
+
+
+def jobs_or_cores(jobs: int | None) -> int:
+    """``--jobs`` as a count: the number given, or one per core when it was left out (None)."""
+    return cpu_count() if jobs is None else jobs
+
+
+def add_jobs_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--jobs N``: worker processes, one per core by default (None; see :func:`jobs_or_cores`)."""
+    parser.add_argument("--jobs", type=positive_int, default=None, help=JOBS_HELP)
+
+
+def add_progress_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--no-progress``: no progress bar on stderr."""
+    parser.add_argument("--no-progress", action="store_true", help=PROGRESS_HELP)
+
+
+def not_a_command(module: str, command: str) -> int:
+    """Say that ``python -m module`` runs nothing and which command to run instead; returns 2.
+
+    For a module that holds a command's code but is not itself the command (``agents.play.terminal``).
+    """
+    print(f"python -m {module}: error: not a command; run {command} (see its --help)", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def shown(token: str) -> str:
     """``token`` as an error message echoes it: at most :data:`SHOWN_TOKEN_CHARS` characters, its start and end.
 
@@ -83,6 +139,7 @@ def error_line(prog: str, message: object, tokens: Iterable[str] = (), *, usage:
             argparse quotes it) is cut short with :func:`shown`.
         usage: end with a pointer to ``--help`` (a bad command line), or not (a failure while running).
     """
+    prog = command_name(prog)
     text = str(message)
     candidates = set()
     for token in tokens:
@@ -126,10 +183,14 @@ class CommandParser(argparse.ArgumentParser):
     """An :class:`argparse.ArgumentParser` whose errors are a single ``PROG: error: ...`` line and status 2.
 
     Every parser of the project is one of these (train.py's ``--backend`` pre-parser included), so every
-    command's errors have the same form, and echo long tokens cut short (:func:`error_line`).
+    command's errors have the same form, and echo long tokens cut short (:func:`error_line`). Its ``prog`` is the
+    console script's name when the command was started as one (:func:`command_name`). Started with no arguments at
+    all, a command that needs some prints its usage before the error line.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if isinstance(kwargs.get("prog"), str):
+            kwargs["prog"] = command_name(kwargs["prog"])
         super().__init__(*args, **kwargs)
         self._tokens: list[str] = []
 
@@ -141,7 +202,13 @@ class CommandParser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
-        """Print ``message`` as one line on stderr (with a pointer to ``--help``) and exit with status 2."""
+        """Print ``message`` as one line on stderr (with a pointer to ``--help``) and exit with status 2.
+
+        With no arguments at all, where some are required, the usage comes first: the command was asked for
+        nothing, and the usage says what it takes.
+        """
+        if not self._tokens and message.startswith("the following arguments are required"):
+            self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, error_line(self.prog, message, self._tokens) + "\n")
 
 
@@ -153,14 +220,14 @@ def add_deal_arguments(parser: argparse.ArgumentParser, games: int, per: str) ->
         games: the default of ``--games``.
         per: what the games are counted per, for the help ("pairing", "bot").
     """
-    parser.add_argument("--players", type=player_count, default=2, help="seats per game (default 2)")
+    parser.add_argument("--players", type=player_count, default=2, help="table size, 2 to 6 (default: 2)")
     parser.add_argument(
         "--games",
         type=positive_int,
         default=games,
-        help=f"games per {per}, rounded up to whole deals of PLAYERS games (default {games})",
+        help=f"games per {per}, rounded up to whole deals of PLAYERS games (default: {games})",
     )
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default: 0)")
 
 
 def run_command(main: Callable[[], int]) -> int:

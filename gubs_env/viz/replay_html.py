@@ -1,6 +1,6 @@
 """A recorded game as one self-contained HTML page that steps through it, from any seat's view or all-seeing.
 
-``python -m gubs_env.replay game.json --html replay.html [--view SEAT|all]`` writes the page (see
+``python -m gubs_env.replay game.json --html replay.html [--seat SEAT|all]`` writes the page (see
 docs/play.md). Everything is computed here, in Python: the table picture (:func:`~gubs_env.viz.svg.table_svg`)
 after every action for every view, and the log as each view saw it. The page only shows them.
 
@@ -43,7 +43,7 @@ _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2
 
 
 def view_choice(text: str) -> int | str:
-    """Parse ``--view``: a seat number (checked against the record's seats later) or ``all`` (argparse type).
+    """Parse ``--seat``: a seat number (checked against the record's seats later) or ``all`` (argparse type).
 
     Raises:
         argparse.ArgumentTypeError: anything else, negative numbers included.
@@ -132,7 +132,7 @@ def replay_html(record: GameRecord, view: int | str = ALL_SEEING) -> str:
     from gubs_env.records.record import RecordError
 
     if view != ALL_SEEING and not (type(view) is int and 0 <= view < record.num_players):
-        raise RecordError(f"--view must be a seat from 0 to {record.num_players - 1} or {ALL_SEEING}, not {view!r}")
+        raise RecordError(f"--seat must be a seat from 0 to {record.num_players - 1} or {ALL_SEEING}, not {view!r}")
     texts, pictures = replay_data(record)
     texts["first_view"] = str(view)
     packed = zlib.compress(json.dumps(pictures, separators=(",", ":")).encode(), 9)

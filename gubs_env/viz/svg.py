@@ -14,11 +14,12 @@ fetches nothing: generic font families only, no images, no scripts.
 
 Command line (writes the picture after ``--steps`` random legal actions)::
 
-    python -m gubs_env.viz --seed 9 --players 3 --steps 70 --view 0 --out docs/images/table.svg
+    python -m gubs_env.viz --seed 9 --players 3 --steps 70 --seat 0 --svg docs/images/table.svg
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import re
 import sys
@@ -684,37 +685,51 @@ def _random_game(seed: int, players: int, steps: int) -> Game:
     return game
 
 
+PROG = "python -m gubs_env.viz"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m gubs_env.viz``."""
+    from gubs_env.support.cli import CommandParser, non_negative_int, player_count
+
+    parser = CommandParser(
+        prog=PROG, description="Draw the table after some random legal actions and write it to an SVG file."
+    )
+    parser.add_argument("--seed", type=non_negative_int, default=7, help="the game's seed (default: 7)")
+    parser.add_argument(
+        "--players", type=player_count, default=3, help=f"table size, {MIN_PLAYERS} to {MAX_PLAYERS} (default: 3)"
+    )
+    parser.add_argument(
+        "--steps", type=non_negative_int, default=40, help="random legal actions to play first (default: 40)"
+    )
+    parser.add_argument(
+        "--seat", type=non_negative_int, default=None, help="the seat whose view is drawn (default: all-seeing)"
+    )
+    parser.add_argument("--svg", type=Path, required=True, metavar="FILE", help="the .svg file to write")
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: draw the table after some random legal actions and write it to a file."""
-    from gubs_env.support.cli import (
-        EXIT_FAILURE,
-        CommandParser,
-        non_negative_int,
-        player_count,
-        unwritable_file,
-    )
+    from gubs_env.support.cli import failure, unwritable_file
 
-    parser = CommandParser(prog="python -m gubs_env.viz", description=main.__doc__)
-    parser.add_argument("--seed", type=non_negative_int, default=7, help="deal and random-play seed (default 7)")
-    parser.add_argument("--players", type=player_count, default=3, help=f"{MIN_PLAYERS} to {MAX_PLAYERS} (default 3)")
-    parser.add_argument(
-        "--steps", type=non_negative_int, default=40, help="random legal actions to play first (default 40)"
-    )
-    parser.add_argument(
-        "--view", type=non_negative_int, default=None, help="seat whose view is drawn (default: all-seeing)"
-    )
-    parser.add_argument("--out", type=Path, required=True, help="the .svg file to write")
+    parser = build_parser()
     args = parser.parse_args(argv)
-    if args.view is not None and args.view >= args.players:
-        parser.error(f"--view must be a seat from 0 to {args.players - 1}, not {args.view}")
-    problem = unwritable_file(args.out)
+    if args.seat is not None and args.seat >= args.players:
+        parser.error(f"--seat must be a seat from 0 to {args.players - 1}, not {args.seat}")
+    problem = unwritable_file(args.svg)
     if problem:
-        parser.error(f"--out: {problem}")
+        parser.error(f"--svg: {problem}")
     game = _random_game(args.seed, args.players, args.steps)  # a game ends by the turn limit: --steps is bounded
     try:
-        path = save_svg(game, args.out, args.view)
+        path = save_svg(game, args.svg, args.seat)
     except OSError as err:  # checked above; the disk may still fill up or change
-        print(f"python -m gubs_env.viz: error: cannot write {args.out}: {err.strerror or err}", file=sys.stderr)
-        return EXIT_FAILURE
+        return failure(PROG, f"cannot write {args.svg}: {err.strerror or err}", argv)
     print(f"wrote {path} (turn {game.state.turn}, {'over' if game.is_over else 'in progress'})")
     return 0
+
+
+if __name__ == "__main__":  # the command is gubs_env.viz; this module only holds its code
+    from gubs_env.support.cli import not_a_command
+
+    sys.exit(not_a_command("gubs_env.viz.svg", "python -m gubs_env.viz"))

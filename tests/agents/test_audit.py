@@ -183,7 +183,7 @@ def test_the_heuristic_blunders_less_than_random_and_counts_add_up():
 
 
 def test_the_command_prints_both_tables_and_examples(capsys):
-    assert audit.main(["random", "--games", "3", "--examples", "2", "--against", "self"]) == EXIT_OK
+    assert audit.main(["random", "--games", "3", "--examples", "2", "--opponent", "self"]) == EXIT_OK
     out = capsys.readouterr().out
     assert "--games 3 rounded up to 4" in out
     assert "| random | 2 | 4 |" in out and "Blunders taken / chances" in out
@@ -200,7 +200,7 @@ def test_a_bot_choosing_an_illegal_action_fails_with_status_1_and_one_line(capsy
     ("argv", "words"),
     [
         (["no-such-bot"], "unknown agent"),
-        (["random", "--against", "no-such-bot"], "unknown agent"),
+        (["random", "--opponent", "no-such-bot"], "unknown agent"),
         (["random", "random"], "repeated: random"),
         (["random", "--players", "7"], "player counts go from 2 to 6"),
         (["random", "--games", "0"], "must be at least 1"),
@@ -214,4 +214,6 @@ def test_bad_command_lines_stop_with_status_2_and_one_line(argv, words, capsys):
     assert stop.value.code == EXIT_USAGE
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.count("\n") == 1 and words in captured.err
+    assert captured.err.splitlines()[-1].startswith("python -m agents.evaluate.audit: error: ")
+    assert words in captured.err
+    assert captured.err.count("\n") == 1 or (argv == [] and captured.err.startswith("usage: "))  # none: the usage

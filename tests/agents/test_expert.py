@@ -148,7 +148,7 @@ def test_labels_of_a_bot_expert_from_the_command(tmp_path, capsys):
                 "1",
                 "--corrected-only",
                 "--no-progress",
-                "--out",
+                "--labels",
                 str(out),
             ]
         )
@@ -260,12 +260,13 @@ def test_any_bytes_are_labels_or_a_labels_file_error(tmp_path, data):
 
 def test_expert_command_line_refusals_are_one_line_with_status_2(tmp_path, capsys):
     for argv, message in [
-        (["--expert", "nobody", "--out", str(tmp_path / "l.npz")], "--expert:"),
-        (["--search", "search:worlds=0", "--out", str(tmp_path / "l.npz")], "worlds must be"),
-        (["--expert", "gubs-net", "--keep-blunders", "--corrected-only", "--out", "l.npz"], "keeps nothing"),
-        (["--players", "7", "--out", str(tmp_path / "l.npz")], "player counts go from 2 to 6"),
-        (["--games", "0", "--out", str(tmp_path / "l.npz")], "must be at least 1"),
-        (["--out", "/proc/nope/l.npz"], "--out"),
+        (["--expert", "nobody", "--labels", str(tmp_path / "l.npz")], "--expert:"),
+        (["--expert", "search:worlds=0", "--labels", str(tmp_path / "l.npz")], "worlds must be"),
+        (["--expert", "gubs-net", "--keep-blunders", "--corrected-only", "--labels", "l.npz"], "keeps nothing"),
+        (["--players", "7", "--labels", str(tmp_path / "l.npz")], "player counts go from 2 to 6"),
+        (["--games", "0", "--labels", str(tmp_path / "l.npz")], "must be at least 1"),
+        (["--labels", "/proc/nope/l.npz"], "--labels"),
+        (["--search", "search", "--labels", str(tmp_path / "l.npz")], "unrecognized arguments: --search"),
     ]:
         with pytest.raises(SystemExit) as exit_info:
             expert.parse_args(argv)

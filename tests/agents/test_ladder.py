@@ -44,11 +44,11 @@ def test_fields_play_only_against_the_named_agents_and_every_search_kind_is_time
     ("argv", "words"),
     [
         (["--fields", "random"], "include it in --fields"),
-        (["--fields", "heuristic", "nobody"], "'nobody' is not one of --agents"),
-        (["--agents", "random", "search"], "include it in --agents"),
-        (["--agents", "heuristic", "search:worlds=0"], "worlds must be int"),
+        (["--fields", "heuristic", "nobody"], "'nobody' is not one of --bots"),
+        (["--bots", "random", "search"], "include it in --bots"),
+        (["--bots", "heuristic", "search:worlds=0"], "worlds must be int"),
         (["--players", "7"], "players"),
-        (["--deals", "0"], "deals"),
+        (["--games", "0"], "--games"),
     ],
 )
 def test_bad_command_lines_stop_before_any_game(argv, words, capsys, tmp_path):

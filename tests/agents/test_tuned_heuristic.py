@@ -238,7 +238,7 @@ def test_a_tiny_tuning_writes_a_loadable_weight_set_and_its_progress(tmp_path):
     ("argv", "words"),
     [
         (["--population", "3"], "--population must be 4 or more"),
-        (["--players", "2", "3", "--deals", "5"], "one count per table size"),
+        (["--players", "2", "3", "--games", "5"], "one count per table size"),
         (["--players", "7"], "--players"),
         (["--generations", "0"], "--generations"),
     ],

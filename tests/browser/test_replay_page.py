@@ -102,7 +102,7 @@ def hand_cards_drawn(page, seat: int) -> tuple[int, int]:
 
 def test_a_seats_view_hides_the_other_hand_and_the_all_seeing_view_shows_it(page_and_log, replay_file) -> None:
     page, _, _ = open_replay(page_and_log, replay_file)
-    assert page.input_value("#view") == "0"  # --view 0 chose the first view
+    assert page.input_value("#view") == "0"  # --seat 0 chose the first view
     dealt = Game(2, seed=SEED)  # the table at step 0
     kinds_in_hand = sum(1 for count in dealt.state.hands[1] if count)
     assert kinds_in_hand > 0

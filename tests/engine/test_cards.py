@@ -5,7 +5,7 @@ import pytest
 
 from gubs_env.engine.cards import CARDS, DECK_SIZE, WILD_AS, CardType, Kind, kind_from_name
 
-# RULES.md §1, restated: (name, type, copies).
+# docs/rules.md §1, restated: (name, type, copies).
 EXPECTED = [
     ("Gub", "Gub", 13),
     ("Esteemed Elder", "Gub", 1),
@@ -85,11 +85,23 @@ def test_kind_lookup_by_name():
 
 
 RULES = Path(__file__).resolve().parents[3] / "shared" / "RULES.md"
+"""The project's specification, where it lies beside the checkout; the repository's own rules page is docs/rules.md."""
+RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
 
-@pytest.mark.skipif(not RULES.exists(), reason="the specification is not beside this checkout")
-def test_counts_agree_with_the_specification_file():
-    rows = re.findall(r"^\| ([A-Z][^|]+?) \| ([^|]+?) \| (\d+|1 each) \|", RULES.read_text(), re.M)
+@pytest.mark.parametrize(
+    "rules",
+    [
+        RULES_PAGE,
+        pytest.param(
+            RULES,
+            marks=pytest.mark.skipif(not RULES.exists(), reason="the specification is not beside this checkout"),
+        ),
+    ],
+    ids=["docs/rules.md", "specification"],
+)
+def test_counts_agree_with_the_rules_page_and_the_specification(rules: Path):
+    rows = re.findall(r"^\| ([A-Z][^|]+?) \| ([^|]+?) \| (\d+|1 each) \|", rules.read_text(encoding="utf-8"), re.M)
     spec_counts = {}
     for name, _type, copies in rows:
         if name == "G, U, B":

@@ -1,4 +1,4 @@
-"""Events drawn from the deck (RULES.md §1, §3, R15, R16, R19) and the draw step."""
+"""Events drawn from the deck (docs/rules.md §1, §3, R15, R16, R19) and the draw step."""
 
 from collections import Counter
 

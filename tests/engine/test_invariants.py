@@ -1,4 +1,4 @@
-"""Random-play invariants at every player count (RULES.md §8)."""
+"""Random-play invariants at every player count: card conservation (docs/rules.md §4), legal play, determinism."""
 
 import json
 import random

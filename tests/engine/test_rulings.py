@@ -1,4 +1,4 @@
-"""One or more direct tests per ruling R1 … R23 of RULES.md §7."""
+"""One or more direct tests per ruling R1 … R23 of docs/rules.md §7."""
 
 from collections import Counter
 

@@ -1,4 +1,4 @@
-"""End of the game and scoring (RULES.md §6, R3) and the end-of-turn hand limit (§3, R14)."""
+"""End of the game and scoring (docs/rules.md §6, R3) and the end-of-turn hand limit (§3, R14)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Interrupt windows (RULES.md §5): cancel, flop and cure, who is asked and in which order."""
+"""Interrupt windows (docs/rules.md §5): cancel, flop and cure, who is asked and in which order."""
 
 from collections import Counter
 

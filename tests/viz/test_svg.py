@@ -206,7 +206,7 @@ def test_save_svg_writes_a_standalone_file(tmp_path) -> None:
 
 def test_the_command_line_writes_a_picture(tmp_path, capsys) -> None:
     out = tmp_path / "table.svg"
-    assert main(["--seed", "7", "--players", "3", "--steps", "40", "--view", "0", "--out", str(out)]) == 0
+    assert main(["--seed", "7", "--players", "3", "--steps", "40", "--seat", "0", "--svg", str(out)]) == 0
     parse(out.read_text(encoding="utf-8"))
     assert "wrote" in capsys.readouterr().out
 
@@ -216,12 +216,12 @@ def test_the_command_line_writes_a_picture(tmp_path, capsys) -> None:
     [
         ["--players", "9"],
         ["--players", "1"],
-        ["--view", "5"],
-        ["--out", "."],
+        ["--seat", "5"],
+        ["--svg", "."],
     ],
 )
 def test_the_command_line_answers_bad_arguments_with_a_message(tmp_path, capsys, args: list[str]) -> None:
-    argv = ["--out", str(tmp_path / "x.svg"), *args]
+    argv = ["--svg", str(tmp_path / "x.svg"), *args]
     try:
         status = main(argv)
     except SystemExit as stop:  # a bad command line stops in the parser, as in every command
@@ -229,20 +229,20 @@ def test_the_command_line_answers_bad_arguments_with_a_message(tmp_path, capsys,
     assert status == 2
     err = capsys.readouterr().err
     assert "error:" in err and err.count("\n") == 1
-    assert not (tmp_path / "x.svg").exists() or args[0] != "--out"
+    assert not (tmp_path / "x.svg").exists() or args[0] != "--svg"
 
 
 @pytest.mark.parametrize("args", [["--steps", "-1"], ["--seed", "x"], ["--players", "three"], ["--bogus"]])
 def test_the_command_line_rejects_malformed_options(tmp_path, capsys, args: list[str]) -> None:
     with pytest.raises(SystemExit) as stop:
-        main(["--out", str(tmp_path / "x.svg"), *args])
+        main(["--svg", str(tmp_path / "x.svg"), *args])
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("python -m gubs_env.viz: error: ") and err.count("\n") == 1  # one line, no usage block
     assert not (tmp_path / "x.svg").exists()
 
 
-def test_the_out_option_is_required(capsys) -> None:
+def test_the_svg_option_is_required(capsys) -> None:
     with pytest.raises(SystemExit):
         main([])
-    assert "--out" in capsys.readouterr().err
+    assert "--svg" in capsys.readouterr().err

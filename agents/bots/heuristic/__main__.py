@@ -61,16 +61,21 @@ def benchmark(positions: int, seed: int, repeats: int) -> dict[str, float]:
     return {name: 1e6 * min(values) / count for name, values in timings.items()}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print µs per decision of the heuristic on the same positions, asked in three ways."""
+def build_parser() -> CommandParser:
+    """The command line of the timing."""
     parser = CommandParser(
         prog="python -m agents.bots.heuristic",
         description="Time the heuristic bot's decisions on positions from its own games (CPU time).",
     )
-    parser.add_argument("--positions", type=positive_int, default=5000, help="decisions to time (default 5000)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="first game seed (default 0)")
-    parser.add_argument("--repeats", type=positive_int, default=3, help="timed rounds, best kept (default 3)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--positions", type=positive_int, default=5000, help="decisions to time (default: 5000)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first game's seed (default: 0)")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed rounds, best kept (default: 3)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print µs per decision of the heuristic on the same positions, asked in three ways."""
+    args = build_parser().parse_args(argv)
     figures = benchmark(args.positions, args.seed, args.repeats)
     print(f"CPU µs per decision over {args.positions} positions (best of {args.repeats}):")
     print(f"  HeuristicAgent.act, one at a time {figures['one_at_a_time']:9.2f}")

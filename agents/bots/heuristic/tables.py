@@ -232,6 +232,11 @@ class HeuristicTables(NamedTuple):
     floats: np.ndarray
     """float64: the ``TF_*`` parts (the constants of :data:`CONSTANTS` first)."""
 
+    def __repr__(self) -> str:
+        # short: the tables are the default of several signatures, and help() would print thousands of numbers
+        ints, floats = self
+        return f"HeuristicTables(ints=<{ints.size} {ints.dtype}>, floats=<{floats.size} {floats.dtype}>)"
+
 
 def _field_or_none(value: object) -> int:
     return -1 if value is None else int(value)  # type: ignore[call-overload]
@@ -283,7 +288,7 @@ def build_tables() -> HeuristicTables:
 
 
 TABLES = build_tables()
-"""The tables of :mod:`~agents.bots.weights.weights`."""
+"""The tables of :mod:`~agents.bots.heuristic.weights`."""
 
 
 def _tunable_slots() -> dict[str, int]:

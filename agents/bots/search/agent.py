@@ -49,7 +49,7 @@ BASES = ("auto", "heuristic", TUNED, *SHIPPED_SPECS)
 def base_for(base: str, num_players: int) -> str:
     """The base policy a search with setting ``base`` plays at a table of ``num_players``.
 
-    ``auto`` is the strongest shipped policy at that size as measured against heuristics (docs/search.md):
+    ``auto`` is the strongest shipped policy at that size as measured against heuristics (docs/search_bots.md):
     ppo-2p at 2 players, gubs-net at 3 to 6.
     """
     if base != "auto":

@@ -18,7 +18,9 @@ Events and Letters in the deck.
 
 from __future__ import annotations
 
+import argparse
 import random
+import sys
 
 import numpy as np
 
@@ -128,8 +130,13 @@ def reweight_hands(st: GameState, known: Knowledge, strength: float, seed: int) 
             st.seen_hand[s] = (seen[0], st.hands[seen[0]][:])
 
 
-def measure(games: int = 150, seed: int = 0) -> dict[str, float]:
-    """:data:`HOLD_RATIO` measured again over ``games`` two-player heuristic games (at draw and play steps)."""
+def measure(games: int = 150, seed: int = 0, progress: bool | None = None) -> dict[str, float]:
+    """:data:`HOLD_RATIO` measured again over ``games`` two-player heuristic games (at draw and play steps).
+
+    ``progress``: a bar over the games on stderr (None: when stderr is a terminal).
+    """
+    from tqdm import tqdm
+
     from agents.bots.heuristic import HeuristicAgent
     from gubs_env.encoding.action_table import ActionCodec
     from gubs_env.encoding.observation import encode
@@ -137,10 +144,11 @@ def measure(games: int = 150, seed: int = 0) -> dict[str, float]:
     from gubs_env.engine.cards import CARDS
     from gubs_env.engine.positions.determinize import knowledge, unknown_counts
 
+    shown = sys.stderr.isatty() if progress is None else progress
     in_hand = np.zeros(NUM_KINDS)
     unseen = np.zeros(NUM_KINDS)
     codec = ActionCodec(2)
-    for g in range(seed, seed + games):
+    for g in tqdm(range(seed, seed + games), desc="games", unit="game", disable=not shown):
         game = Game(2, seed=g, record_log=False)
         agents = [HeuristicAgent(7 * g + s) for s in range(2)]
         while (seat := game.current_player) is not None:
@@ -153,9 +161,9 @@ def measure(games: int = 150, seed: int = 0) -> dict[str, float]:
     return {CARDS[k].name: round(float(ratio[k]), 2) for k in np.argsort(-ratio) if in_hand[k] > 0}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.bots.search.belief``: print :data:`HOLD_RATIO` measured again, card by card."""
-    from gubs_env.support.cli import CommandParser, non_negative_int, positive_int
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    from gubs_env.support.cli import CommandParser, add_progress_argument, non_negative_int, positive_int
 
     parser = CommandParser(
         prog="python -m agents.bots.search.belief",
@@ -164,8 +172,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--games", type=positive_int, default=150, help="games to play (default: 150)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="the first game's seed (default: 0)")
-    args = parser.parse_args(argv)
-    for name, value in measure(args.games, args.seed).items():
+    add_progress_argument(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.bots.search.belief``: print :data:`HOLD_RATIO` measured again, card by card."""
+    args = build_parser().parse_args(argv)
+    for name, value in measure(args.games, args.seed, False if args.no_progress else None).items():
         print(f"{name:20s} {value:5.2f}")
     return 0
 

@@ -239,18 +239,34 @@ def sampling_report(measured: list[Sampling]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Measure and print the tables."""
+def build_parser() -> CommandParser:
+    """The command line."""
     parser = CommandParser(prog="python -m agents.training.rllib.bench", description=__doc__.split("\n")[0])
     parser.add_argument(
         "--part", choices=("all", "sampling", "training"), default="all", help="what to measure (default: all)"
     )
-    parser.add_argument("--minutes", type=positive_float, default=1.5, help="training budget of each training run")
-    parser.add_argument("--env-runners", type=non_negative_int, nargs="+", default=[0, 1, 2])
     parser.add_argument(
-        "--sample-seconds", type=positive_float, default=30.0, help="sampling time of each engine and layout"
+        "--minutes", type=positive_float, default=1.5, help="training budget of each training run (default: 1.5)"
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--env-runners",
+        type=non_negative_int,
+        nargs="+",
+        default=[0, 1, 2],
+        help="the env runner counts of the training runs (default: 0 1 2)",
+    )
+    parser.add_argument(
+        "--sample-seconds",
+        type=positive_float,
+        default=30.0,
+        help="sampling time of each engine and layout (default: 30)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure and print the tables."""
+    args = build_parser().parse_args(argv)
     if args.part in ("all", "sampling"):
         sampled = []
         for layout, runners in LAYOUTS:

@@ -1,4 +1,4 @@
-"""The fixed facts of the Gubs deck: 32 card kinds, 70 cards (RULES.md §1).
+"""The fixed facts of the Gubs deck: 32 card kinds, 70 cards (docs/rules.md §1).
 
 Everything else in the project (state arrays, action table, observation layout) is derived from
 :data:`CARDS`, so a kind is added or changed here and nowhere else.

@@ -1,4 +1,4 @@
-"""What Events do once nobody flopped them (RULES.md §1, R15, R16, R19).
+"""What Events do once nobody flopped them (docs/rules.md §1, R15, R16, R19).
 
 Each function changes the zones only; the decisions around them (flop and cure windows, the
 Traveling Merchant's choices) are steps of :mod:`gubs_env.engine.rules`.

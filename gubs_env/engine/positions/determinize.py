@@ -13,7 +13,6 @@ not conditioned on is set out in docs/engine.md ("Determinization").
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 from collections.abc import Iterator
@@ -331,21 +330,13 @@ def _thirds_slots(
     One way of :func:`thirds_ways` by its weight, then each slot Letter uniformly in its cells and the
     Letters put back at distinct uniform hidden places not taken.
     """
-    ways = _cached_ways(num_players, deck_size, hidden, tuple(known_letters), missing)
+    ways = thirds_ways(num_players, deck_size, hidden, known_letters, missing)
     if ways is None:
         return None
     cells, loose = _weighted(rnd, [(weight, (cells, loose)) for weight, cells, loose in ways])
     slots = [rnd.randrange(span.start, span.stop) for span in cells if span is not None]
     taken = set(slots)
     return slots + rnd.sample([x for x in range(hidden) if x not in taken], loose)
-
-
-@functools.lru_cache(maxsize=1024)
-def _cached_ways(
-    num_players: int, deck_size: int, hidden: int, known_letters: tuple[int, ...], missing: int
-) -> list[tuple[float, tuple[range | None, ...], int]] | None:
-    """:func:`thirds_ways`, kept: every world sampled at one decision asks the same question."""
-    return thirds_ways(num_players, deck_size, hidden, list(known_letters), missing)
 
 
 def thirds_ways(

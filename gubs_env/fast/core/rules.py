@@ -114,7 +114,7 @@ def free_total(g: np.ndarray) -> int:
 
 @pure
 def score(g: np.ndarray, seat: int) -> int:
-    """Free and Protected Gubs, the Elder included (RULES.md §6)."""
+    """Free and Protected Gubs, the Elder included (docs/rules.md §6)."""
     return g[L.FREE + seat] + g[L.ELDER + seat] + barricades(g, seat)
 
 
@@ -556,7 +556,7 @@ def _on_play(g: np.ndarray, r: np.ndarray, a: int) -> None:
 
 @pure
 def _open_cancel(g: np.ndarray, by: int, a: int, seat: int) -> bool:
-    """Open the cancel window (RULES.md §5) if anybody can answer; ``a`` is the play's id (-1: the pending one)."""
+    """Open the cancel window (docs/rules.md §5) if anybody can answer; ``a`` is the play's id (-1: the pending one)."""
     n = g[L.NUM_PLAYERS]
     as_kind = T_AS[a] if a >= 0 else g[L.PLAY_AS]
     seats = 0
@@ -812,7 +812,7 @@ def _discard_played(g: np.ndarray) -> None:
 
 @pure
 def _open_event(g: np.ndarray, r: np.ndarray, kind: int) -> None:
-    """A drawn Event: the flop window asks every holder, drawer first (RULES.md §5)."""
+    """A drawn Event: the flop window asks every holder, drawer first (docs/rules.md §5)."""
     p = g[L.TURN_PLAYER]
     n = g[L.NUM_PLAYERS]
     seats = 0

@@ -155,6 +155,6 @@ U = {use.name: int(use) for use in Use}
 P = {part.name: int(part) for part in Part}
 K = {kind.name: int(kind) for kind in Kind}
 CANCELLABLE_USES = np.array([int(u in CANCELLABLE) for u in Use], dtype=np.int64)
-"""1 for each use that opens a cancel window (Hazards and Traps, RULES.md §5)."""
+"""1 for each use that opens a cancel window (Hazards and Traps, docs/rules.md §5)."""
 BLINDFOLDABLE_KIND = np.array([int(Kind(k) in BLINDFOLDABLE) for k in range(NUM_KINDS)], dtype=np.int64)
 """1 for each kind Blindfold may cancel."""
