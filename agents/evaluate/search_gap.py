@@ -194,7 +194,8 @@ def build_parser() -> CommandParser:
     """The command line."""
     parser = CommandParser(
         prog=PROG,
-        description="Compare the search bot's gains in sampled worlds with its gains on the true position.",
+        description="Compare the search bot's gains in sampled worlds with a fair yardstick: the expected gains "
+        "over the deck orders the true hands leave possible.",
     )
     parser.add_argument("--players", type=player_count, default=2, help="table size, 2 to 6 (default: 2)")
     parser.add_argument("--games", type=positive_int, default=30, help="heuristic-only games (default: 30)")
@@ -206,6 +207,12 @@ def build_parser() -> CommandParser:
     )
     parser.add_argument("--share", type=float, default=0.25, help="share of decisions measured (default: 0.25)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="the first game's seed (default: 0)")
+    parser.add_argument(
+        "--redeals",
+        type=positive_int,
+        default=256,
+        help="deck orders dealt anew per measured decision, for the fair yardstick (default: 256)",
+    )
     add_progress_argument(parser)
     return parser
 
@@ -223,8 +230,10 @@ def main(argv: list[str] | None = None) -> int:
         if not 0 < args.share <= 1:
             parser.error(f"--share must be in (0, 1], not {args.share:g}")
         progress = False if args.no_progress else None
-        pairs = collect_gaps(args.players, args.games, settings, args.share, args.seed, progress)
-        print(f"{args.players} players, {args.games} games, search {settings.spec()}\n")
+        if args.redeals < 2:
+            parser.error("--redeals must be at least 2 (the yardstick states its own error)")
+        pairs = collect_gaps(args.players, args.games, settings, args.share, args.seed, progress, args.redeals)
+        print(f"{args.players} players, {args.games} games, search {settings.spec()}, {args.redeals} deck orders\n")
         print(report(pairs), end="")
         return EXIT_OK
 

@@ -121,6 +121,7 @@ def test_an_action_kind_leaves_out_the_target():
     ("argv", "words"),
     [
         (["--share", "0"], "--share must be in (0, 1]"),
+        (["--redeals", "1"], "--redeals must be at least 2"),
         (["--search", "worlds=0"], "search setting worlds"),
         (["--search", "depth=3"], "unknown search setting"),
         (["--players", "9"], "--players"),
