@@ -28,6 +28,7 @@ from typing import Any
 
 from agents.bots.registry import make_agent
 from agents.bots.spec import AgentSpec, AgentSpecError
+from agents.bots.threads import set_torch_threads
 from agents.evaluate.matches import MatchResult, match, wants_progress
 from agents.evaluate.processes import worker_count
 from gubs_env.engine.players import TableSizes
@@ -124,9 +125,7 @@ def _evaluate(
 
 
 def _evaluate_in_worker(*task: Any) -> MatchResult:
-    import torch
-
-    torch.set_num_threads(1)  # the workers already use every core
+    set_torch_threads(1)  # the workers already use every core
     return _evaluate(*task)  # no bar per worker: the parent shows one over the candidates
 
 

@@ -32,6 +32,7 @@ from tqdm import tqdm
 from agents.bots.base import Agent
 from agents.bots.registry import make_agent
 from agents.bots.spec import AgentSpec, AgentSpecError, index_of, parse_distinct
+from agents.bots.threads import set_torch_threads
 from agents.evaluate.matches import MatchResult, play_game, wants_progress
 from agents.evaluate.processes import worker_count
 from gubs_env.encoding.action_table import ActionCodec
@@ -542,7 +543,7 @@ def limit_torch_threads() -> None:
     """
     torch = sys.modules.get("torch")
     if torch is not None and torch.get_num_threads() != 1:
-        torch.set_num_threads(1)
+        set_torch_threads(1)
 
 
 def _cpu_count() -> int:

@@ -22,6 +22,7 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.bots.threads import set_torch_threads
 from agents.training import runs
 from agents.training.config import TrainingConfig
 from agents.training.league import League
@@ -102,7 +103,7 @@ def learner_threads(threads: int) -> Iterator[None]:
     from threadpoolctl import threadpool_limits
 
     before = torch.get_num_threads()
-    torch.set_num_threads(threads)
+    set_torch_threads(threads)
     try:
         with threadpool_limits(limits=1, user_api="blas"):
             yield

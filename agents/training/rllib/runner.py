@@ -41,6 +41,7 @@ from ray.rllib.utils.metrics import (
     WEIGHTS_SEQ_NO,
 )
 
+from agents.bots.threads import set_torch_threads
 from agents.training.rllib.fast_tables import FastTables
 from agents.training.rllib.seats import MASK_KEY, OBS_KEY, AgentDict, rule_options_of, table_sizes
 
@@ -59,7 +60,7 @@ class FastEnvRunner(MultiAgentEnvRunner):
         """RLlib's vector env (its spaces, agent ids, env check and callbacks), and the games it stands for."""
         # An env runner has one CPU (train.py asks for one each). Torch's default of a thread per core made each
         # forward pass over 64 games wait on a second thread whose core was busy: a remote runner sampled 8x slower.
-        torch.set_num_threads(1)
+        set_torch_threads(1)
         super().make_env()
         config = self.config.env_config
         self._tables = FastTables(self.num_envs, table_sizes(config), rule_options_of(config))

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.bots.threads import set_torch_threads
 from agents.training import runs
 from agents.training.config import TrainingConfig
 from agents.training.league import League
@@ -151,7 +152,6 @@ def export_policy(algorithm: Any, module: Any, path: Path) -> Path:
 def train_rllib(run: Run) -> TrainingResult:
     """Run (or continue) ``run`` on RLlib; see :func:`agents.training.train`."""
     import ray
-    import torch
 
     from agents.training.rllib.callbacks import SelfPlayCallback
     from agents.training.rllib.selfplay import push_snapshots
@@ -159,7 +159,7 @@ def train_rllib(run: Run) -> TrainingResult:
     config = run.config
     folder = _verified_resume(run) if run.state is not None else None
     labels = read_labels(config)
-    torch.set_num_threads(config.threads or 1)  # the learner runs in this process: one thread is 5-10x faster
+    set_torch_threads(config.threads or 1)  # the learner runs in this process: one thread is 5-10x faster
     run.out.mkdir(parents=True, exist_ok=True)
     state = run.state or RunState(backend="rllib")
     state.config = config.to_json()
