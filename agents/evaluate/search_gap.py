@@ -58,10 +58,10 @@ Z95 = 1.96
 
 @dataclass(frozen=True)
 class GapPair:
-    """One alternative candidate at one decision: its gain over the heuristic's choice in each set of worlds."""
+    """One alternative candidate at one decision: its gain over the base policy's choice in each set of worlds."""
 
     choice: int
-    """The heuristic's id (the first candidate)."""
+    """The base policy's id (the first candidate: the heuristic's with ``base=heuristic``)."""
     alternative: int
     sampled_gain: float
     """In the search bot's sampled worlds."""
@@ -162,7 +162,7 @@ def report(pairs: Sequence[GapPair], rows: int = 8) -> str:
     reliability = 1 - float(np.mean(errors**2)) / float(fair.var()) if fair.var() > 0 else float("nan")
     corrected = correlation / math.sqrt(reliability) if reliability > 0 else float("nan")
     lines = [
-        f"- candidates compared with the heuristic's choice: {len(pairs):,}",
+        f"- candidates compared with the base's choice: {len(pairs):,}",
         f"- correlation of sampled and fair gains: {correlation:.3f} (corrected for the yardstick's own noise: "
         f"{corrected:.3f}; its reliability {reliability:.3f}, mean standard error {errors.mean():.4f})",
         f"- mean gain, sampled: {_mean_interval(sampled)}; fair: {_mean_interval(fair)}",
@@ -173,7 +173,7 @@ def report(pairs: Sequence[GapPair], rows: int = 8) -> str:
         f"with the fair gains {_correlation(fair, true):.3f} (what a perfect judge scores on one deal); "
         f"mean gain {_mean_interval(true)}",
         "",
-        "| heuristic's choice | alternative | pairs | sampled gain | fair gain | bias (sampled - fair) |",
+        "| base's choice | alternative | pairs | sampled gain | fair gain | bias (sampled - fair) |",
         "|---|---|---:|---:|---:|---:|",
     ]
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)

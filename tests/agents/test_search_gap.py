@@ -104,7 +104,7 @@ def test_the_report_gives_the_bias_and_the_favoured_candidates_true_gain():
         GapPair(go, draw, -0.1, -0.1, 0.01, 0.0),
     ]
     text = report(pairs)
-    assert "candidates compared with the heuristic's choice: 3" in text
+    assert "candidates compared with the base's choice: 3" in text
     assert "bias (sampled minus fair, 95%): +0.200" in text
     assert "candidates the sampled worlds favour (gain > 0): 1, their fair gain -0.100" in text
     assert "| Draw | Decline to draw | 2 | +0.100 | -0.200 |" in text
@@ -138,4 +138,4 @@ def test_bad_command_lines_stop_with_status_2_and_one_line(argv, words, capsys):
 def test_the_command_prints_the_summary(capsys):
     assert main(["--games", "1", "--search", "worlds=4,top=2", "--share", "0.5"]) == 0
     out = capsys.readouterr().out
-    assert "correlation of sampled and fair gains" in out and "| heuristic's choice |" in out
+    assert "correlation of sampled and fair gains" in out and "| base's choice |" in out
