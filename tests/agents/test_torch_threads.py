@@ -10,8 +10,9 @@ import pytest
 
 from tests.snippets import ROOT
 
-# In a fresh interpreter: set torch's count, use torch, then start the compiled engine's pool the way training does (a batch
-# of games reset and stepped), and print torch's count. numba's pool starts once per process, hence the subprocess.
+# In a fresh interpreter: set torch's count, use torch, then start the compiled engine's pool the way training does
+# (a batch of games reset and stepped), and print torch's count. numba's pool starts once per process, hence the
+# subprocess.
 SCRIPT = """
 import sys
 import numpy as np
