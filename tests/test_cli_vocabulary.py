@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "python -m agents.training.baselines": ("agents.training.baselines", "build_parser"),
     "python -m agents.training.bench": ("agents.training.bench", "build_parser"),
     "python -m agents.training.expert": ("agents.training.expert", "build_parser"),
+    "python -m agents.training.search_nets": ("agents.training.search_nets", "build_parser"),
     "python -m agents.training.rllib.bench": ("agents.training.rllib.bench", "build_parser"),
     "python -m agents.training.tune_heuristic": ("agents.training.tune_heuristic", "build_parser"),
     "python -m gubs_env.bench": ("gubs_env.bench", "build_parser"),
@@ -64,6 +65,7 @@ ENTRY_FILES: dict[str, str | None] = {
     "agents/training/baselines.py": "python -m agents.training.baselines",
     "agents/training/bench.py": "python -m agents.training.bench",
     "agents/training/expert.py": "python -m agents.training.expert",
+    "agents/training/search_nets.py": "python -m agents.training.search_nets",
     "agents/training/rllib/bench.py": "python -m agents.training.rllib.bench",
     "agents/training/tune_heuristic.py": "python -m agents.training.tune_heuristic",
     "gubs_env/bench.py": "python -m gubs_env.bench",
@@ -324,6 +326,7 @@ NEEDS_ARGUMENTS = {
     "python -m agents.evaluate.audit": "agents.evaluate.audit",
     "python -m agents.evaluate.select": "agents.evaluate.select",
     "python -m agents.training.expert": "agents.training.expert",
+    "python -m agents.training.search_nets": "agents.training.search_nets",
     "python -m gubs_env.replay": "gubs_env.replay",
     "python -m gubs_env.viz": "gubs_env.viz.svg",
 }

@@ -18,6 +18,10 @@ Two formats are read, told apart by their contents (both are zip archives), not 
   :data:`ACTIVATIONS`), ``observation_size``, ``action_count``, ``layer_count`` and ``weight_<i>`` /
   ``bias_<i>`` for each layer from input to output (weights shaped ``(out, in)`` as in ``torch.nn.Linear``).
 
+The same weights-only format holds the search's other networks (:class:`NetworkKind`: the leaf value of
+:mod:`agents.bots.search.value`, the hand model of :mod:`agents.bots.search.belief`), each under its own format
+name and sizes, written by :func:`save_network` and read by :func:`load_network` with the same checks.
+
 Either way the layers must chain from the observation size (:data:`~gubs_env.encoding.observation.OBS_SIZE`) to
 the action count (:data:`~gubs_env.encoding.action_table.NUM_ACTIONS`) through at least one hidden layer, with
 finite float32 values; archives, members and networks beyond the size limits below are refused before they
@@ -69,7 +73,34 @@ _SB3_HEAD = re.compile(r"action_net\.(weight|bias)")
 _SB3_CRITIC = re.compile(r"(mlp_extractor\.value_net\.\d+|value_net)\.(weight|bias)")
 _SB3_PLAIN_POLICY_KWARGS = {"net_arch", "ortho_init", "share_features_extractor", "normalize_images"}
 """``policy_kwargs`` that leave the actor a Tanh MLP on the raw observation (net_arch is read from the weights)."""
-_SCALARS = ("format", "version", "activation", "observation_size", "action_count", "layer_count")
+
+
+@dataclass(frozen=True)
+class NetworkKind:
+    """What a weights-only file holds: its format name, and the sizes its first layer takes and its last gives.
+
+    The file names the two sizes ``input_member`` and ``output_member``; a file of another kind, or made for
+    other sizes, is refused.
+    """
+
+    format_name: str
+    inputs: int
+    outputs: int
+    input_words: str
+    """What the first layer takes, for messages (``observation values``)."""
+    output_words: str
+    """What the last layer gives, for messages (``action logits``)."""
+    input_member: str = "observation_size"
+    output_member: str = "action_count"
+
+    @property
+    def scalars(self) -> tuple[str, ...]:
+        """The file's members besides the layers."""
+        return ("format", "version", "activation", self.input_member, self.output_member, "layer_count")
+
+
+POLICY = NetworkKind(FORMAT_NAME, OBS_SIZE, NUM_ACTIONS, "observation values", "action logits")
+"""An actor: the observation in, one logit per action id out."""
 
 
 class ModelFileError(ValueError):
@@ -116,17 +147,38 @@ def load_policy(path: str | Path) -> PolicyWeights:
         if "policy.pth" in names:
             layers, activation = _read_sb3(members, path)
         elif "format.npy" in names:
-            layers, activation = _read_weights_file(members, path)
+            layers, activation = _read_weights_file(members, path, POLICY)
         else:
             raise ModelFileError(
                 f"{path}: neither a stable-baselines3 model (no policy.pth) nor a policy weights file (no format.npy)"
             )
     finally:
         members.close()
-    checked = _validated(layers, activation, path)
-    for weight, bias in checked:
+    return _read_only(_validated(layers, activation, path, POLICY), activation, path)
+
+
+def load_network(path: str | Path, kind: NetworkKind) -> PolicyWeights:
+    """Read a weights-only file of ``kind`` (written by :func:`save_network`), with every check of :func:`load_policy`.
+
+    Raises:
+        ModelFileError: the file is missing, unreadable, too large, of another kind or made for other sizes.
+    """
+    if kind == POLICY:
+        return load_policy(path)
+    path = Path(path)
+    members = _open_archive(path)
+    try:
+        layers, activation = _read_weights_file(members, path, kind)
+    finally:
+        members.close()
+    return _read_only(_validated(layers, activation, path, kind), activation, path)
+
+
+def _read_only(layers: tuple[Layer, ...], activation: str, path: Path) -> PolicyWeights:
+    """Checked layers as a :class:`PolicyWeights` whose arrays cannot be changed (one copy is shared)."""
+    for weight, bias in layers:
         weight.flags.writeable = bias.flags.writeable = False
-    return PolicyWeights(checked, activation, path)
+    return PolicyWeights(layers, activation, path)
 
 
 def save_policy(path: str | Path, layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str) -> Path:
@@ -144,6 +196,13 @@ def save_policy(path: str | Path, layers: Sequence[tuple[np.ndarray, np.ndarray]
     Raises:
         ModelFileError: the layers or activation would not load back (the checks :func:`load_policy` makes).
     """
+    return save_network(path, layers, activation, POLICY)
+
+
+def save_network(
+    path: str | Path, layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str, kind: NetworkKind
+) -> Path:
+    """Write a network of ``kind`` in the weights-only format, atomically (see :func:`save_policy`)."""
     path = Path(path)
     if activation not in ACTIVATIONS:
         raise ModelFileError(f"{path}: activation {activation!r} is not one of {', '.join(ACTIVATIONS)}")
@@ -158,13 +217,13 @@ def save_policy(path: str | Path, layers: Sequence[tuple[np.ndarray, np.ndarray]
         if weight.dtype.kind != "f" or bias.dtype.kind != "f":
             raise ModelFileError(f"{path}: layer {index} holds {weight.dtype}/{bias.dtype} values, not floats")
         converted.append((weight.astype(np.float32), bias.astype(np.float32)))
-    checked = _validated(converted, activation, path)
+    checked = _validated(converted, activation, path, kind)
     arrays: dict[str, np.ndarray] = {
-        "format": np.array(FORMAT_NAME),
+        "format": np.array(kind.format_name),
         "version": np.array(FORMAT_VERSION, dtype=np.int64),
         "activation": np.array(activation),
-        "observation_size": np.array(OBS_SIZE, dtype=np.int64),
-        "action_count": np.array(NUM_ACTIONS, dtype=np.int64),
+        kind.input_member: np.array(kind.inputs, dtype=np.int64),
+        kind.output_member: np.array(kind.outputs, dtype=np.int64),
         "layer_count": np.array(len(checked), dtype=np.int64),
     }
     for index, (weight, bias) in enumerate(checked):
@@ -335,31 +394,31 @@ def _tensor_array(tensor: Any, key: str, path: Path) -> np.ndarray:
     return np.array(tensor.detach().numpy(), dtype=np.float32, copy=True)
 
 
-def _read_weights_file(archive: zipfile.ZipFile, path: Path) -> tuple[list[Layer], str]:
-    """The layers and activation of a file written by :func:`save_policy`."""
+def _read_weights_file(archive: zipfile.ZipFile, path: Path, kind: NetworkKind) -> tuple[list[Layer], str]:
+    """The layers and activation of a file of ``kind`` written by :func:`save_network`."""
     names = set(archive.namelist())
-    missing = [f"{n}.npy" for n in _SCALARS if f"{n}.npy" not in names]
+    missing = [f"{n}.npy" for n in kind.scalars if f"{n}.npy" not in names]
     if missing:
-        raise ModelFileError(f"{path}: policy weights file without {', '.join(missing)}")
-    scalars = {n: read_npy(archive, f"{n}.npy", path) for n in _SCALARS}
-    if _scalar_text(scalars["format"]) != FORMAT_NAME:
-        raise ModelFileError(f"{path}: format.npy does not name {FORMAT_NAME}")
+        raise ModelFileError(f"{path}: {kind.format_name} file without {', '.join(missing)}")
+    scalars = {n: read_npy(archive, f"{n}.npy", path) for n in kind.scalars}
+    if _scalar_text(scalars["format"]) != kind.format_name:
+        raise ModelFileError(f"{path}: format.npy does not name {kind.format_name}")
     version = _scalar_int(scalars["version"], "version", path)
     if version != FORMAT_VERSION:
         raise ModelFileError(f"{path}: format version {version}; this version of gubs_env reads {FORMAT_VERSION}")
     activation = _scalar_text(scalars["activation"])
     if activation not in ACTIVATIONS:
         raise ModelFileError(f"{path}: activation {activation!r:.40} is not one of {', '.join(ACTIVATIONS)}")
-    declared = {n: _scalar_int(scalars[n], n, path) for n in ("observation_size", "action_count", "layer_count")}
-    if (declared["observation_size"], declared["action_count"]) != (OBS_SIZE, NUM_ACTIONS):
+    sizes = {n: _scalar_int(scalars[n], n, path) for n in (kind.input_member, kind.output_member, "layer_count")}
+    if (sizes[kind.input_member], sizes[kind.output_member]) != (kind.inputs, kind.outputs):
         raise ModelFileError(
-            f"{path}: made for {declared['observation_size']} observation values and {declared['action_count']} "
-            f"actions; this environment has {OBS_SIZE} and {NUM_ACTIONS}"
+            f"{path}: made for {sizes[kind.input_member]} {kind.input_words} and {sizes[kind.output_member]} "
+            f"{kind.output_words}; this environment has {kind.inputs} and {kind.outputs}"
         )
-    count = declared["layer_count"]
+    count = sizes["layer_count"]
     if not 2 <= count <= MAX_LAYERS:
         raise ModelFileError(f"{path}: {count} layers; 2 to {MAX_LAYERS} are accepted")
-    expected = {f"{n}.npy" for n in _SCALARS} | {f"{k}_{i}.npy" for i in range(count) for k in ("weight", "bias")}
+    expected = {f"{n}.npy" for n in kind.scalars} | {f"{k}_{i}.npy" for i in range(count) for k in ("weight", "bias")}
     if names != expected:
         odd = sorted(names ^ expected)
         raise ModelFileError(f"{path}: members {', '.join(odd)[:120]} missing or unexpected")
@@ -417,13 +476,13 @@ def _scalar_int(array: np.ndarray, name: str, path: Path) -> int:
     return int(array[()])
 
 
-def _validated(layers: Sequence[Layer], activation: str, path: Path) -> tuple[Layer, ...]:
-    """The layers, once they chain from the observation to the action logits with finite float32 values."""
+def _validated(layers: Sequence[Layer], activation: str, path: Path, kind: NetworkKind) -> tuple[Layer, ...]:
+    """The layers, once they chain from ``kind``'s inputs to its outputs with finite float32 values."""
     if activation not in ACTIVATIONS:
         raise ModelFileError(f"{path}: activation {activation!r:.40} is not one of {', '.join(ACTIVATIONS)}")
     if not 2 <= len(layers) <= MAX_LAYERS:
         raise ModelFileError(f"{path}: {len(layers)} layers; 2 to {MAX_LAYERS} are accepted (at least one hidden)")
-    inputs = OBS_SIZE
+    inputs = kind.inputs
     for index, (weight, bias) in enumerate(layers):
         if weight.dtype != np.float32 or bias.dtype != np.float32:
             raise ModelFileError(f"{path}: layer {index} holds {weight.dtype}/{bias.dtype} values, not float32")
@@ -433,8 +492,8 @@ def _validated(layers: Sequence[Layer], activation: str, path: Path) -> tuple[La
             )
         outputs = weight.shape[0]
         last = index == len(layers) - 1
-        if (last and outputs != NUM_ACTIONS) or (not last and not 1 <= outputs <= MAX_WIDTH):
-            wanted = f"{NUM_ACTIONS} action logits" if last else f"1 to {MAX_WIDTH} units"
+        if (last and outputs != kind.outputs) or (not last and not 1 <= outputs <= MAX_WIDTH):
+            wanted = f"{kind.outputs} {kind.output_words}" if last else f"1 to {MAX_WIDTH} units"
             raise ModelFileError(f"{path}: layer {index} has {outputs} outputs, not {wanted}")
         if not (np.isfinite(weight).all() and np.isfinite(bias).all()):
             raise ModelFileError(f"{path}: layer {index} holds NaN or infinite values")

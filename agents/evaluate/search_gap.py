@@ -71,6 +71,8 @@ class GapPair:
     """The standard error of :attr:`fair_gain` (its worlds' spread over the square root of their number)."""
     true_gain: float
     """On the true position and its one deck order."""
+    sampled_spread: float
+    """The standard deviation of the paired difference in one sampled world: the noise a world adds to the gain."""
 
 
 def collect_gaps(
@@ -99,8 +101,9 @@ def collect_gaps(
     for deal in tqdm(range(seed, seed + games), unit="game", disable=not wants_progress(progress)):
         game = Game(num_players, seed=deal, record_log=False)
         players = [HeuristicAgent(seed=deal * 101 + s) for s in range(num_players)]
-        sampled, true = SearchAgent(settings=settings), AllSeeingSearchAgent(settings=settings)
-        fair = HandsSeeingSearchAgent(settings=replace(settings, worlds=redeals))
+        sampled, true = SearchAgent(settings=settings), AllSeeingSearchAgent(settings=replace(settings, leaf=0))
+        # the yardsticks play every playout to the end, whatever the searcher's leaves
+        fair = HandsSeeingSearchAgent(settings=replace(settings, worlds=redeals, leaf=0))
         while not game.is_over:
             seat = game.current_player
             assert seat is not None
@@ -116,13 +119,15 @@ def _gaps(
 ) -> list[GapPair]:
     """Each alternative's gain in the worlds of the sampled, fair and one-deck searchers, on the same futures."""
     sampled, fair, true = (searcher.playout_values(game, seat, candidates, seed) for searcher in searchers)
+    sampled_differences = sampled[:, 1:] - sampled[:, :1]
     differences = fair[:, 1:] - fair[:, :1]
     errors = differences.std(axis=0, ddof=1) / math.sqrt(len(differences))
     return [
         GapPair(
             choice=int(candidates[0]),
             alternative=int(candidates[k + 1]),
-            sampled_gain=float((sampled[:, k + 1] - sampled[:, 0]).mean()),
+            sampled_gain=float(sampled_differences[:, k].mean()),
+            sampled_spread=float(sampled_differences[:, k].std(ddof=1)) if len(sampled) > 1 else 0.0,
             fair_gain=float(differences[:, k].mean()),
             fair_error=float(errors[k]),
             true_gain=float((true[:, k + 1] - true[:, 0]).mean()),
@@ -156,6 +161,7 @@ def report(pairs: Sequence[GapPair], rows: int = 8) -> str:
     fair = np.array([p.fair_gain for p in pairs])
     errors = np.array([p.fair_error for p in pairs])
     true = np.array([p.true_gain for p in pairs])
+    spread = np.array([p.sampled_spread for p in pairs])
     favoured = sampled > 0
     correlation = _correlation(sampled, fair)
     # the yardstick's own noise weakens any correlation with it by the square root of its reliability
@@ -166,6 +172,7 @@ def report(pairs: Sequence[GapPair], rows: int = 8) -> str:
         f"- correlation of sampled and fair gains: {correlation:.3f} (corrected for the yardstick's own noise: "
         f"{corrected:.3f}; its reliability {reliability:.3f}, mean standard error {errors.mean():.4f})",
         f"- mean gain, sampled: {_mean_interval(sampled)}; fair: {_mean_interval(fair)}",
+        f"- spread of a paired difference in one sampled world (root mean square): {math.sqrt(np.mean(spread**2)):.4f}",
         f"- bias (sampled minus fair, 95%): {_mean_interval(sampled - fair)}",
         f"- candidates the sampled worlds favour (gain > 0): {int(favoured.sum()):,}, "
         f"their fair gain {_mean_interval(fair[favoured])}",

@@ -22,7 +22,7 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.bots.threads import set_torch_threads
+from agents.bots.threads import one_blas_thread, set_torch_threads
 from agents.training import runs
 from agents.training.config import TrainingConfig
 from agents.training.league import League
@@ -100,12 +100,11 @@ def learner_threads(threads: int) -> Iterator[None]:
     # which comes first here, reads it): a waiting thread would otherwise spin on the core the learner needs
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import torch
-    from threadpoolctl import threadpool_limits
 
     before = torch.get_num_threads()
     set_torch_threads(threads)
     try:
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             yield
     finally:
         torch.set_num_threads(before)

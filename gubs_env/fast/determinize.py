@@ -363,7 +363,7 @@ def _shuffle(rng: np.ndarray, values: np.ndarray, length: int) -> None:
 
 
 @nb.njit(cache=True)
-def _can_answer(row: np.ndarray, step: int, seat: int) -> bool:
+def can_answer(row: np.ndarray, step: int, seat: int) -> bool:
     """Whether ``seat``'s hand in this world lets it answer the open window (KEEP: choose among two or more)."""
     if step == T.S_CANCEL:
         return _can_cancel(row, seat, row[L.PLAY_AS])
@@ -375,7 +375,7 @@ def _can_answer(row: np.ndarray, step: int, seat: int) -> bool:
 
 
 @nb.njit(cache=True)
-def _rebuild_queue(row: np.ndarray, n: int) -> None:
+def rebuild_queue(row: np.ndarray, n: int) -> None:
     """The seats after the asked one that this world's hands let answer, in order (the engine's answer_queue)."""
     step = row[L.STEP]
     count = 0
@@ -383,7 +383,7 @@ def _rebuild_queue(row: np.ndarray, n: int) -> None:
         by, actor = row[L.BY], row[L.ACTOR]
         for i in range((actor - by) % n + 1, n):
             seat = (by + i) % n
-            if _can_answer(row, step, seat):
+            if can_answer(row, step, seat):
                 row[L.QUEUE + count] = seat
                 count += 1
     row[L.QUEUE_LEN] = count
@@ -528,7 +528,7 @@ def _sample_kernel(
                 for kind in range(L.KINDS):
                     row[L.SEEN_HAND + s * L.KINDS + kind] = row[L.HANDS + seen * L.KINDS + kind]
 
-        _rebuild_queue(row, n)
+        rebuild_queue(row, n)
         # _pending: another seat's hidden keep is one of its cards, each card alike.
         for s in range(hidden_marks.size):
             if hidden_marks[s]:

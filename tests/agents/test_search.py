@@ -14,7 +14,7 @@ from agents.bots.ppo import PPOAgent
 from agents.bots.registry import AgentSpecError, make_agent
 from agents.bots.search import AllSeeingSearchAgent, SearchAgent, SearchSettings
 from agents.bots.search.agent import _pick, _pick_gain, base_for
-from agents.bots.search.belief import HOLD_RATIO, reweight_hands
+from agents.bots.search.belief import HOLD_RATIO, reweight_hands, static_weights
 from agents.bots.search.rollout import MARGIN_WEIGHT, candidate_values, paired_gains, seat_tables
 from agents.evaluate.matches import play_game
 from gubs_env.encoding.action_table import ActionCodec
@@ -38,7 +38,7 @@ def test_settings_parse_any_subset_in_any_order():
     assert SearchSettings.parse("z=0.5") == SearchSettings(z=0.5)
     assert SearchSettings.parse(SearchSettings(7, 3, 2.5).spec().partition(":")[2]) == SearchSettings(7, 3, 2.5)
     assert SearchSettings.parse(" base = gubs-net ,worlds=8") == SearchSettings(worlds=8, base="gubs-net")
-    every = SearchSettings(5, 2, 1.5, 0.5, "heuristic")
+    every = SearchSettings(5, 2, 1.5, 0.5, "heuristic", 1000, "heuristic", leaf=3, belief="learned")
     assert SearchSettings.parse(every.spec().partition(":")[2]) == every
 
 
@@ -253,10 +253,14 @@ def test_the_all_seeing_search_plays_legal_games_at_every_table_size():
 @pytest.mark.parametrize(
     ("setup", "step"),
     [
-        (lambda: _played(table(num_players=3, hands=[{"Double Ring": 1}, {}, {}], sides=[{}, {"free": 2}, {"free": 1}]),
-                         "Double Ring: trap Free Gubs"), Step.RING),
-        (lambda: _played(table(hands=[{"Feather": 2, "Lure": 3, "Mushroom": 5}, {}]), "Go (end turn)"),
-         Step.DISCARD),
+        (
+            lambda: _played(
+                table(num_players=3, hands=[{"Double Ring": 1}, {}, {}], sides=[{}, {"free": 2}, {"free": 1}]),
+                "Double Ring: trap Free Gubs",
+            ),
+            Step.RING,
+        ),
+        (lambda: _played(table(hands=[{"Feather": 2, "Lure": 3, "Mushroom": 5}, {}]), "Go (end turn)"), Step.DISCARD),
     ],
 )
 def test_ring_picks_and_discards_are_searched(setup, step):
@@ -372,7 +376,7 @@ def test_reweighted_worlds_are_valid_and_look_the_same_to_the_seat():
         seat = game.current_player
         known = knowledge(game.state, seat)
         world = sample_world(known, i)
-        reweight_hands(world, known, 1.0, i)
+        reweight_hands(world, known, static_weights(1.0, game.num_players), i)
         again = Game.from_dict(Game.from_state(world).to_dict())  # valid
         assert again.information_state(seat) == game.information_state(seat)
         assert (encode(world, seat) == encode(game.state, seat)).all()
@@ -392,7 +396,7 @@ def test_the_other_hands_move_toward_what_players_keep():
         hands = np.zeros(len(known.hand))
         for w in range(300):
             world = sample_world(known, w)
-            reweight_hands(world, known, strength, w)
+            reweight_hands(world, known, static_weights(strength, 2), w)
             hands += world.hands[1 - seat]
         return hands[kept].sum() / hands.sum(), hands[spent].sum() / hands.sum()
 

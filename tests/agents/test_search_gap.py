@@ -96,18 +96,27 @@ def test_the_gains_depend_only_on_the_seed():
     assert first and first == again
 
 
+def test_the_yardsticks_play_to_the_end_whatever_the_searchers_leaves():
+    plain = collect_gaps(2, games=1, settings=SETTINGS, share=0.3, seed=5, progress=False, redeals=8)
+    cut = SearchSettings(worlds=6, top=3, leaf=3)
+    with_leaves = collect_gaps(2, games=1, settings=cut, share=0.3, seed=5, progress=False, redeals=8)
+    assert [(p.fair_gain, p.true_gain) for p in plain] == [(p.fair_gain, p.true_gain) for p in with_leaves]
+    assert [p.sampled_gain for p in plain] != [p.sampled_gain for p in with_leaves]
+
+
 def test_the_report_gives_the_bias_and_the_favoured_candidates_true_gain():
     draw, decline, go = 0, 1, 2
     pairs = [
-        GapPair(draw, decline, 0.2, -0.1, 0.01, 0.5),
-        GapPair(draw, decline, 0.0, -0.3, 0.01, -1.0),
-        GapPair(go, draw, -0.1, -0.1, 0.01, 0.0),
+        GapPair(draw, decline, 0.2, -0.1, 0.01, 0.5, 0.3),
+        GapPair(draw, decline, 0.0, -0.3, 0.01, -1.0, 0.4),
+        GapPair(go, draw, -0.1, -0.1, 0.01, 0.0, 0.0),
     ]
     text = report(pairs)
     assert "candidates compared with the base's choice: 3" in text
     assert "bias (sampled minus fair, 95%): +0.200" in text
     assert "candidates the sampled worlds favour (gain > 0): 1, their fair gain -0.100" in text
     assert "| Draw | Decline to draw | 2 | +0.100 | -0.200 |" in text
+    assert "in one sampled world (root mean square): 0.2887" in text
     assert "mean standard error 0.0100" in text and "one deck order, for contrast" in text
     assert report([]).startswith("no decision was measured")
 

@@ -50,3 +50,18 @@ def test_set_torch_threads_holds_after_the_compiled_engine_starts_its_threads():
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: numba's pool has one thread, nothing to undo")
 def test_torch_set_num_threads_alone_is_undone_by_the_pool_the_hazard_this_guards_against():
     assert _threads_after_the_pool_starts("import torch; torch.set_num_threads(1)") == 2
+
+
+def test_one_blas_thread_holds_numpys_blas_to_one_thread_inside_the_block_only():
+    from threadpoolctl import threadpool_info
+
+    from agents.bots.threads import one_blas_thread
+
+    def blas_threads() -> list[int]:
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    before = blas_threads()
+    assert before, "numpy's BLAS is not seen by threadpoolctl: the limit would do nothing"
+    with one_blas_thread():
+        assert set(blas_threads()) == {1}
+    assert blas_threads() == before

@@ -5,9 +5,11 @@ At each decision with more than one legal id, the bot
 1. takes as candidates its base policy's choice (a shipped network, or the heuristic), then the heuristic's and
    the base's next best ids, up to ``top``;
 2. samples ``worlds`` full positions its seat cannot tell from the real one (the distribution of
-   :meth:`Game.resample`: the unseen cards dealt anew, the future draws unknown), in one compiled call;
-3. in every world plays every candidate and then the heuristic at every seat to the end, in compiled code
-   (:mod:`~agents.bots.search.rollout`), all candidates of a world on the same deck and the same tie-breaks;
+   :meth:`Game.resample`: the unseen cards dealt anew, the future draws unknown), in one compiled call, with
+   the other hands moved toward a belief about them if ``prior`` is set (:mod:`~agents.bots.search.belief`);
+3. in every world plays every candidate and then the heuristic at every seat for ``leaf`` decisions, in
+   compiled code (:mod:`~agents.bots.search.rollout`), all candidates of a world on the same deck and the same
+   tie-breaks, and values a playout still going by the value network (:mod:`~agents.bots.search.value`);
 4. keeps the base's choice unless another candidate's mean gain over it, paired world by world, exceeds
    ``z`` standard errors, in which case it plays the candidate with the best mean.
 
@@ -31,13 +33,15 @@ from agents.bots.heuristic.weights_file import SHIPPED as SHIPPED_WEIGHTS
 from agents.bots.heuristic.weights_file import load_weights
 from agents.bots.names import TUNED
 from agents.bots.ppo import SHIPPED_SPECS, PPOAgent
-from agents.bots.search.belief import reweight_hands
-from agents.bots.search.rollout import candidate_values, paired_gains, seat_tables
+from agents.bots.search.belief import BELIEFS, reweight_rows, shipped_hands, static_weights
+from agents.bots.search.rollout import FULL_PLAYOUTS, Leaves, candidate_values, paired_gains, seat_tables
 from agents.bots.search.settings import Settings
+from agents.bots.search.value import shipped_value
+from agents.bots.threads import one_blas_thread
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
-from gubs_env.engine.positions.determinize import knowledge, sample_world
+from gubs_env.engine.positions.determinize import knowledge
 from gubs_env.fast.convert import state_to_row
 from gubs_env.fast.determinize import new_rows, redeal_rows, sample_rows, seed_futures
 
@@ -72,8 +76,8 @@ class SearchSettings(Settings):
     z: float = 2.5
     """Leave the base's choice only for a candidate whose paired mean gain exceeds ``z`` standard errors."""
     prior: float = 0.0
-    """How strongly the other hands are drawn toward what players keep (:mod:`~agents.bots.search.belief`);
-    0 deals them uniformly, as :meth:`Game.resample` does."""
+    """How strongly the other hands are drawn toward the ``belief`` (:mod:`~agents.bots.search.belief`); 0 deals
+    them uniformly, as :meth:`Game.resample` does."""
     base: str = "auto"
     """The policy whose choice the search keeps unless the playouts say otherwise: one of :data:`BASES`."""
     steps: int = 60_000
@@ -85,14 +89,29 @@ class SearchSettings(Settings):
     rollout: str = TUNED
     """The weights the searching seat plays its playouts with: ``heuristic-tuned`` (nearer the base networks'
     strength than the heuristic) or ``heuristic``; the other seats always play the default heuristic."""
+    leaf: int = 0
+    """Decisions a playout plays after the candidate before the value network (:mod:`~agents.bots.search.value`)
+    judges the position in place of the draws still to come; 0 plays every playout to the end."""
+    belief: str = "static"
+    """What the other hands are drawn toward: ``static``, what players keep in general (the same for every seat and
+    position), or ``learned``, what the hand model reads from the searching seat's observation."""
 
-    LIMITS = {"worlds": (1, 4096), "top": (1, 64), "z": (0.0, 10.0), "prior": (0.0, 2.0), "steps": (0, 10_000_000)}
+    LIMITS = {
+        "worlds": (1, 4096),
+        "top": (1, 64),
+        "z": (0.0, 10.0),
+        "prior": (0.0, 2.0),
+        "steps": (0, 10_000_000),
+        "leaf": (0, 10_000),
+    }
     FLOATS = ("z", "prior")
-    WORDS = {"base": BASES, "rollout": ROLLOUTS}
+    WORDS = {"base": BASES, "rollout": ROLLOUTS, "belief": BELIEFS}
 
 
 ROUND = 16
 """Worlds per round of a budgeted search (:func:`~agents.bots.search.rollout.paired_gains`)."""
+LEAF_COST = 3.0
+"""What the value network's judgement of one leaf costs, in playout decisions (measured: docs/search_bots.md)."""
 
 
 class GameSearcher(Agent):
@@ -156,7 +175,8 @@ class SearchAgent(GameSearcher):
         if candidates.size == 1:
             return int(candidates[0]), candidates
         start = time.perf_counter()
-        choice = self._search(game, seat, candidates)
+        with one_blas_thread():  # the value network's passes are small
+            choice = self._search(game, seat, candidates)
         self.decision_seconds.append(time.perf_counter() - start)
         self.deviations += choice != candidates[0]
         return int(choice), candidates
@@ -170,7 +190,9 @@ class SearchAgent(GameSearcher):
         tfs = self.playout_tables(seat)
         s = self.settings
         tie_seed = np.uint64(seed)
-        paired_gains(worlds, world_rngs, candidates, seat, tie_seed, TABLES.ints, tfs, s.steps, ROUND, s.z, gains)
+        paired_gains(
+            worlds, world_rngs, candidates, seat, tie_seed, TABLES.ints, tfs, s.steps, ROUND, s.z, gains, self.leaves()
+        )
         return int(candidates[_pick_gain(gains, s.z)])
 
     def playout_values(self, game: Game, seat: int, candidates: np.ndarray, seed: int) -> np.ndarray:
@@ -184,8 +206,14 @@ class SearchAgent(GameSearcher):
         worlds, world_rngs = self.world_rows(game, seat, seed)
         values = np.empty((self.settings.worlds, candidates.size), dtype=np.float64)
         tfs = self.playout_tables(seat)
-        candidate_values(worlds, world_rngs, candidates, seat, np.uint64(seed), TABLES.ints, tfs, values)
+        candidate_values(worlds, world_rngs, candidates, seat, np.uint64(seed), TABLES.ints, tfs, values, self.leaves())
         return values
+
+    def leaves(self) -> Leaves:
+        """Where this bot's playouts stop: at the end, or ``leaf`` decisions on, judged by the shipped value network."""
+        if self.settings.leaf == 0:
+            return FULL_PLAYOUTS
+        return Leaves(self.settings.leaf, shipped_value(), LEAF_COST)
 
     def playout_tables(self, seat: int) -> np.ndarray:
         """The weights each seat plays the playouts with: the default heuristic's, ``rollout``'s at ``seat``."""
@@ -229,21 +257,21 @@ class SearchAgent(GameSearcher):
     def world_rows(self, game: Game, seat: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
         """``worlds`` positions ``seat`` cannot tell from the real one, as compiled rows with their generators.
 
-        With ``prior`` 0 they are drawn in one compiled call (:func:`~gubs_env.fast.determinize.sample_rows`,
-        the distribution of :meth:`Game.resample`); otherwise each is sampled in Python and its other hands
-        are moved toward what players keep (:mod:`~agents.bots.search.belief`). Either way world ``w``'s
-        future generator is the one ``sample_rows`` seeds for ``(seed, w)``.
+        They are drawn in one compiled call (:func:`~gubs_env.fast.determinize.sample_rows`, the distribution of
+        :meth:`Game.resample`, world ``w``'s future generator seeded for ``(seed, w)``); with ``prior`` above 0 a
+        second compiled call moves their other hands toward the ``belief``
+        (:func:`~agents.bots.search.belief.reweight_rows`: what players keep, or what the hand model reads from
+        the seat's observation).
         """
         known = knowledge(game.state, seat)
         rows, rngs = new_rows(self.settings.worlds)
-        if self.settings.prior == 0:
-            sample_rows(known, seed, rows, rngs)
-            return rows, rngs
-        for w in range(self.settings.worlds):
-            world = sample_world(known, seed + w)
-            reweight_hands(world, known, self.settings.prior, seed + w)
-            state_to_row(world, rows[w], rngs[w])
-        seed_futures(np.uint64(seed), rngs)
+        sample_rows(known, seed, rows, rngs)
+        if self.settings.prior > 0:
+            if self.settings.belief == "learned":
+                weights = shipped_hands().weights_for(encode(game.state, seat), known, self.settings.prior)
+            else:
+                weights = static_weights(self.settings.prior, game.num_players)
+            reweight_rows(rows, seat, weights, seed)
         return rows, rngs
 
 

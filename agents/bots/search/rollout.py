@@ -6,16 +6,21 @@ with the default ones), inside one compiled loop over the engine's rows (:mod:`g
 per playout step. A candidate's playouts in world ``w`` share their world's deck, the world's generator and the
 tie-break generator with every other candidate's playout in that world (common random numbers), so the
 difference between two candidates' values is the difference their own choice makes, not the luck of two draws.
+
+A playout may also stop a few decisions after the candidate (:class:`Leaves`), where a value network
+(:mod:`~agents.bots.search.value`) judges the position instead of the draws still to come. The compiled loop
+writes each open playout's features; the network judges all of a round's leaves in one numpy call.
 """
 
 from __future__ import annotations
 
-import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
 from agents.bots.heuristic.decide import choose_among, new_scratch
+from agents.bots.search.value import FEATURES, ValueNet, leaf_features
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.core import tables as T
 from gubs_env.fast.core.observe import encode
@@ -109,37 +114,6 @@ def playout_scratch(width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
 
 
 @nb.njit(cache=True)
-def play_from(
-    worlds: np.ndarray,
-    world_rngs: np.ndarray,
-    w: int,
-    first: int,
-    tie_seed: np.uint64,
-    ti: np.ndarray,
-    tfs: np.ndarray,
-    g: np.ndarray,
-    r: np.ndarray,
-    tie: np.ndarray,
-    obs: np.ndarray,
-    mask: np.ndarray,
-    raw: np.ndarray,
-    c: np.ndarray,
-    f: np.ndarray,
-    ids: np.ndarray,
-    scores: np.ndarray,
-) -> int:
-    """Load world ``w`` into ``g``, play ``first``, then the heuristic to the end; returns the decisions made.
-
-    The tie-break generator is seeded with ``tie_seed + w``, so every candidate played in world ``w`` shares it.
-    The last seven arrays are work space (:func:`playout_scratch`, :func:`~agents.bots.heuristic.decide.new_scratch`).
-    """
-    load_world(worlds, world_rngs, w, g, r)
-    seed_pcg64(tie, tie_seed + np.uint64(w))
-    advance(g, r, first)
-    return 1 + play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1 << 30)
-
-
-@nb.njit(cache=True)
 def outcome_of(g: np.ndarray, seat: int) -> float:
     """``seat``'s value of a finished row: its share of the win (1/k among k winners) plus the weighted margin."""
     n = g[L.NUM_PLAYERS]
@@ -159,7 +133,100 @@ def outcome_of(g: np.ndarray, seat: int) -> float:
     return value + MARGIN_WEIGHT * (score(g, seat) - best_other)
 
 
+TO_THE_END = 1 << 30
+"""The playout depth that plays every playout to the game's end (no value network)."""
+
+
 @nb.njit(cache=True)
+def play_round(
+    worlds: np.ndarray,
+    world_rngs: np.ndarray,
+    start: int,
+    candidates: np.ndarray,
+    playing: np.ndarray,
+    seat: int,
+    tie_seed: np.uint64,
+    ti: np.ndarray,
+    tfs: np.ndarray,
+    depth: int,
+    values: np.ndarray,
+    features: np.ndarray,
+    at_leaf: np.ndarray,
+) -> int:
+    """Play the candidates marked ``playing`` in the worlds ``start`` to ``start + len(values)``.
+
+    In each, world ``w`` is loaded, ``candidates[k]`` played, then the heuristic for at most ``depth`` more
+    decisions (:data:`TO_THE_END`: to the end). A playout that ends gets its value in ``values[w - start, k]``;
+    one still going is a leaf: ``at_leaf[w - start, k]`` is set and ``seat``'s
+    :func:`~agents.bots.search.value.leaf_features` go to row ``(w - start) * len(candidates) + k`` of
+    ``features``, for the value network to judge. Returns the decisions made.
+    """
+    obs, mask, g, r, tie = playout_scratch(worlds.shape[1])
+    raw, c, f, ids, scores = new_scratch()
+    made = 0
+    for i in range(values.shape[0]):
+        w = start + i
+        for k in range(candidates.shape[0]):
+            at_leaf[i, k] = False
+            if not playing[k]:
+                continue
+            load_world(worlds, world_rngs, w, g, r)
+            seed_pcg64(tie, tie_seed + np.uint64(w))
+            advance(g, r, candidates[k])
+            made += 1 + play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, depth)
+            if g[L.STEP] == T.S_OVER:
+                values[i, k] = outcome_of(g, seat)
+            else:
+                at_leaf[i, k] = True
+                leaf_features(g, seat, features[i * candidates.shape[0] + k])
+    return made
+
+
+class Leaves(NamedTuple):
+    """How playouts end: after ``depth`` decisions, judged by ``value``, each judgement counted ``cost`` decisions.
+
+    The default plays every playout to the end.
+    """
+
+    depth: int = TO_THE_END
+    value: ValueNet | None = None
+    cost: float = 0.0
+
+
+FULL_PLAYOUTS = Leaves()
+"""Every playout played to the end."""
+
+
+def _round_values(
+    worlds: np.ndarray,
+    world_rngs: np.ndarray,
+    start: int,
+    end: int,
+    candidates: np.ndarray,
+    playing: np.ndarray,
+    seat: int,
+    tie_seed: np.uint64,
+    ti: np.ndarray,
+    tfs: np.ndarray,
+    leaves: Leaves,
+) -> tuple[np.ndarray, float]:
+    """``(end - start, K)`` values of the ``playing`` candidates in those worlds, and their cost in decisions."""
+    if leaves.depth < TO_THE_END and leaves.value is None:
+        raise ValueError("playouts cut before the end need a value network to judge them")
+    values = np.zeros((end - start, candidates.shape[0]), dtype=np.float64)
+    at_leaf = np.zeros(values.shape, dtype=np.bool_)
+    rows = values.size if leaves.value is not None else 1
+    features = np.zeros((rows, FEATURES), dtype=np.float32)
+    made = play_round(
+        worlds, world_rngs, start, candidates, playing, seat, tie_seed, ti, tfs, leaves.depth, values, features, at_leaf
+    )
+    judged = np.flatnonzero(at_leaf.ravel())
+    if judged.size:
+        assert leaves.value is not None  # play_round leaves a playout open only below TO_THE_END
+        values.ravel()[judged] = leaves.value.values(features[judged])
+    return values, made + judged.size * leaves.cost
+
+
 def candidate_values(
     worlds: np.ndarray,
     world_rngs: np.ndarray,
@@ -169,7 +236,8 @@ def candidate_values(
     ti: np.ndarray,
     tfs: np.ndarray,
     out: np.ndarray,
-) -> int:
+    leaves: Leaves = FULL_PLAYOUTS,
+) -> float:
     """``out[w, k]``: ``seat``'s outcome of playing ``candidates[k]`` in world ``w``, then the heuristic to the end.
 
     Args:
@@ -181,21 +249,19 @@ def candidate_values(
         ti: the heuristic's integer tables.
         tfs: ``(SEATS, F)``, the float tables each seat's heuristic weighs.
         out: ``(W, K)`` float64, filled.
+        leaves: where the playouts stop (default: at the end) and what judges them there.
 
     Returns:
-        How many decisions the playouts made in all (for the cost report).
+        How many decisions the playouts made in all, the leaves' judgements counted as ``leaves.cost`` each.
     """
-    obs, mask, g, r, tie = playout_scratch(worlds.shape[1])
-    work = (obs, mask, *new_scratch())
-    made = 0
-    for w in range(worlds.shape[0]):
-        for k in range(candidates.shape[0]):
-            made += play_from(worlds, world_rngs, w, candidates[k], tie_seed, ti, tfs, g, r, tie, *work)
-            out[w, k] = outcome_of(g, seat)
-    return made
+    playing = np.ones(candidates.shape[0], dtype=np.bool_)
+    values, spent = _round_values(
+        worlds, world_rngs, 0, worlds.shape[0], candidates, playing, seat, tie_seed, ti, tfs, leaves
+    )
+    out[:] = values
+    return spent
 
 
-@nb.njit(cache=True)
 def paired_gains(
     worlds: np.ndarray,
     world_rngs: np.ndarray,
@@ -208,15 +274,16 @@ def paired_gains(
     batch: int,
     z: float,
     gains: np.ndarray,
-) -> int:
+    leaves: Leaves = FULL_PLAYOUTS,
+) -> float:
     """Each candidate's gain over ``candidates[0]``, paired world by world, with playouts spent where they can tell.
 
     The worlds are played in rounds of ``batch``: in each world ``candidates[0]`` and every candidate still in
-    the race, then the heuristic to the end, as :func:`candidate_values` plays them. After each round a
-    candidate leaves the race when even the rest of the budget is unlikely to show it better than
-    ``candidates[0]``: when its mean gain plus one standard error is below what the whole budget's last round
-    would need (``z`` standard errors at the worlds it could still reach). The search stops when no candidate
-    is left, or when ``budget`` playout decisions or the worlds are spent.
+    the race, as :func:`candidate_values` plays them. After each round a candidate leaves the race when even
+    the rest of the budget is unlikely to show it better than ``candidates[0]``: when its mean gain plus one
+    standard error is below what the whole budget's last round would need (``z`` standard errors at the worlds
+    it could still reach). The search stops when no candidate is left, or when ``budget`` playout decisions or
+    the worlds are spent.
 
     Args:
         worlds: ``(W, ROW)`` int32 rows of sampled worlds (not changed).
@@ -232,44 +299,34 @@ def paired_gains(
         z: the standard errors the caller will ask of a gain before it plays the candidate.
         gains: ``(K, 3)`` float64, filled: per candidate the worlds played and the sum and the sum of squares
             of its gain (row 0 stays zero).
+        leaves: where the playouts stop (default: at the end) and what judges them there.
 
     Returns:
-        The playout decisions spent.
+        The playout decisions spent (the leaves' judgements counted as ``leaves.cost`` each).
     """
-    obs, mask, g, r, tie = playout_scratch(worlds.shape[1])
-    work = (obs, mask, *new_scratch())
     racing = np.ones(candidates.shape[0], dtype=np.bool_)
     racing[0] = False
-    for k in range(candidates.shape[0]):
-        for j in range(3):
-            gains[k, j] = 0.0
-    spent = 0
+    gains[:] = 0.0
+    spent = 0.0
     playouts = 0
     w = 0
     while w < worlds.shape[0] and spent < budget and racing.any():
         end = min(w + batch, worlds.shape[0])
-        for ww in range(w, end):
-            base = 0.0
-            for k in range(candidates.shape[0]):
-                if k > 0 and not racing[k]:
-                    continue
-                spent += play_from(worlds, world_rngs, ww, candidates[k], tie_seed, ti, tfs, g, r, tie, *work)
-                playouts += 1
-                value = outcome_of(g, seat)
-                if k == 0:
-                    base = value
-                else:
-                    gains[k, 0] += 1.0
-                    gains[k, 1] += value - base
-                    gains[k, 2] += (value - base) ** 2
+        playing = racing.copy()
+        playing[0] = True
+        values, cost = _round_values(worlds, world_rngs, w, end, candidates, playing, seat, tie_seed, ti, tfs, leaves)
+        spent += cost
+        playouts += (end - w) * int(playing.sum())
+        differences = values[:, racing] - values[:, :1]
+        gains[racing, 0] += end - w
+        gains[racing, 1] += differences.sum(axis=0)
+        gains[racing, 2] += (differences**2).sum(axis=0)
         w = end
         per_world = spent / playouts * (1 + racing.sum())
         reach_left = max(budget - spent, 0) / per_world
-        for k in range(1, candidates.shape[0]):
-            if racing[k]:
-                n = gains[k, 0]
-                mean = gains[k, 1] / n
-                spread = math.sqrt(max(gains[k, 2] / n - mean * mean, 1e-12) * n / max(n - 1.0, 1.0))
-                reach = min(n + reach_left, float(worlds.shape[0]))
-                racing[k] = mean + spread / math.sqrt(n) >= z * spread / math.sqrt(reach)
+        n = gains[racing, 0]
+        mean = gains[racing, 1] / n
+        spread = np.sqrt(np.maximum(gains[racing, 2] / n - mean * mean, 1e-12) * n / np.maximum(n - 1.0, 1.0))
+        reach = np.minimum(n + reach_left, float(worlds.shape[0]))
+        racing[racing] = mean + spread / np.sqrt(n) >= z * spread / np.sqrt(reach)
     return spent

@@ -1,0 +1,385 @@
+"""The search's value network, fitted to the outcomes of the compiled engine's heuristic games.
+
+``python -m agents.training.value --games 200000 --out runs/value`` plays ``--games`` whole games in compiled
+code, the table sizes in turn, every seat the heuristic as the search's playouts play it (one seat, the one
+whose value is learned, with the tuned weights the searching seat plays out with, the others with the default
+ones). Positions are kept at random decisions of each game (:data:`KEEP_EVERY` on average), each as that seat's
+:func:`~agents.bots.search.value.leaf_features`, labelled with the value the search gives the game's end
+(:func:`~agents.bots.search.rollout.outcome_of`). A network fitted to them by least squares estimates the mean
+of that value over the draws still to come.
+
+The fit holds out the last tenth of the games (whole games, so no position of a held-out game is seen) and
+reports, on them, the mean squared error of the network and of the best constant: the share of the outcomes'
+variance the network explains. It writes ``value.npz`` (the weights-only value format,
+:data:`~agents.bots.search.value.VALUE`) and ``value.json`` (the settings and the figures) into ``--out``.
+Copy the weights to ``agents/bots/models/value.npz`` to ship them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numba as nb
+import numpy as np
+from tqdm import tqdm
+
+from agents.bots.heuristic.decide import new_scratch
+from agents.bots.heuristic.tables import TABLES
+from agents.bots.heuristic.weights_file import SHIPPED as SHIPPED_WEIGHTS
+from agents.bots.heuristic.weights_file import load_weights
+from agents.bots.model_file import save_network
+from agents.bots.search.belief import HANDS
+from agents.bots.search.rollout import outcome_of, play_to_end, playout_scratch
+from agents.bots.search.value import FEATURES, VALUE
+from agents.bots.search.value import leaf_features as write_features
+from gubs_env.encoding.observation import OBS_SIZE
+from gubs_env.engine.cards import COPIES
+from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
+from gubs_env.fast.core import layout as L
+from gubs_env.fast.core import tables as T
+from gubs_env.fast.core.rng import integers, seed_pcg64
+from gubs_env.fast.kernels import reset_one
+
+if TYPE_CHECKING:
+    import torch
+
+PROG = "python -m agents.training.search_nets"
+KEEP_EVERY = 24
+"""A position is kept at one decision in this many, on average (neighbouring positions say nearly the same)."""
+CHUNK = 2000
+"""Games per compiled call: small enough for a steady progress bar."""
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """How the value network and the hand model are fitted."""
+
+    value_hidden: tuple[int, ...] = (256, 128)
+    """Widths of the value network's hidden layers (ReLU between them). It runs at every playout's leaf, about
+    3 us a position on one core; (64, 32) costs a third of that and, fitted on 60,000 games, explained as much of
+    the held-out outcomes (13.2% of their variance against 9.6%): not yet shipped (docs/search_bots.md)."""
+    hands_hidden: tuple[int, ...] = (256, 128)
+    """Widths of the hand model's hidden layers; it runs once per searched decision."""
+    epochs: int = 6
+    batch: int = 1024
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-5
+    held_out: float = 0.1
+    """Share of the games, the last ones, kept out of the fit to measure it."""
+
+
+@nb.njit(cache=True)
+def record_games(
+    seeds: np.ndarray,
+    players: int,
+    max_turns: int,
+    uniform: int,
+    ti: np.ndarray,
+    tf_default: np.ndarray,
+    tf_tuned: np.ndarray,
+    keep_every: int,
+    features: np.ndarray,
+    labels: np.ndarray,
+    games: np.ndarray,
+) -> int:
+    """Play one game per seed with the heuristic at every seat; keep positions of one seat with its outcome.
+
+    Game ``j`` is dealt from ``seeds[j]``; its learned seat (``seeds[j] % players``) plays with ``tf_tuned``. At
+    each decision the position is kept with probability ``1 / keep_every`` while ``features`` has room; its row
+    of ``labels`` gets the seat's :func:`outcome_of` at the game's end, its row of ``games`` the game's index.
+
+    Returns:
+        How many positions were kept.
+    """
+    obs, mask, g, r, tie = playout_scratch(L.ROW)
+    raw, c, f, ids, scores = new_scratch()
+    keep = np.empty(6, dtype=np.uint64)
+    tfs = np.empty((L.SEATS, tf_default.shape[0]), dtype=tf_default.dtype)
+    kept = 0
+    for j in range(seeds.shape[0]):
+        seat = int(seeds[j] % np.uint64(players))
+        for s in range(L.SEATS):
+            for i in range(tfs.shape[1]):
+                tfs[s, i] = tf_tuned[i] if s == seat else tf_default[i]
+        reset_one(g, r, seeds[j], players, max_turns, uniform)
+        seed_pcg64(tie, seeds[j] ^ np.uint64(0x5EED))
+        seed_pcg64(keep, seeds[j] ^ np.uint64(0xF00D))
+        first = kept
+        while g[L.STEP] != T.S_OVER:
+            if kept < features.shape[0] and integers(keep, keep_every) == 0:
+                write_features(g, seat, features[kept])
+                games[kept] = j
+                kept += 1
+            play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1)
+        value = outcome_of(g, seat)
+        for i in range(first, kept):
+            labels[i] = value
+    return kept
+
+
+@dataclass(frozen=True)
+class Positions:
+    """Positions with their outcomes, one row each, in the order of the games they came from.
+
+    ``features`` float32 ``(m, FEATURES)``, ``labels`` float32 ``(m,)``, ``games`` int64 ``(m,)`` (the game's
+    index), ``players`` int64 ``(m,)``.
+    """
+
+    features: np.ndarray
+    labels: np.ndarray
+    games: np.ndarray
+    players: np.ndarray
+
+
+def play_positions(
+    games: int, player_counts: list[int], seed: int = 0, progress: bool = True, keep_every: int = KEEP_EVERY
+) -> Positions:
+    """Play ``games`` heuristic games (the table sizes in turn, game ``i`` dealt from ``seed + i``) and keep positions.
+
+    Depends on the arguments only.
+    """
+    options = RuleOptions()
+    uniform = LETTER_PLACEMENTS.index(options.letter_placement)
+    tuned = load_weights(SHIPPED_WEIGHTS)
+    chunks: list[Positions] = []
+    bar = tqdm(total=games, desc="positions", unit="game", disable=not progress)
+    for start in range(0, games, CHUNK):
+        parts: list[Positions] = []
+        for slot, players in enumerate(player_counts):
+            chosen = np.arange(start, min(start + CHUNK, games))
+            chosen = chosen[chosen % len(player_counts) == slot]
+            if chosen.size == 0:
+                continue
+            room = int(chosen.size * 400 / keep_every) + 64
+            features = np.zeros((room, FEATURES), dtype=np.float32)
+            labels = np.zeros(room, dtype=np.float32)
+            index = np.zeros(room, dtype=np.int64)
+            seeds = (np.uint64(seed) + chosen.astype(np.uint64)).astype(np.uint64)
+            kept = record_games(
+                seeds, players, options.max_turns, uniform, TABLES.ints, TABLES.floats, tuned.floats,
+                keep_every, features, labels, index,
+            )  # fmt: skip
+            players_of = np.full(kept, players, dtype=np.int64)
+            parts.append(Positions(features[:kept], labels[:kept], chosen[index[:kept]], players_of))
+            bar.update(chosen.size)
+        chunk = _joined(parts)
+        order = np.argsort(chunk.games, kind="stable")  # the chunk's games in order; a copy, so the rooms go
+        chunks.append(Positions(*(getattr(chunk, name)[order] for name in Positions.__dataclass_fields__)))
+    bar.close()
+    return _joined(chunks)
+
+
+def _joined(parts: list[Positions]) -> Positions:
+    """The parts one after the other."""
+    return Positions(*(np.concatenate([getattr(p, name) for p in parts]) for name in Positions.__dataclass_fields__))
+
+
+@dataclass(frozen=True)
+class FitReport:
+    """How well a fitted network predicts the held-out games: its loss there beside the best constant's."""
+
+    positions: int
+    held_out_positions: int
+    network_loss: float
+    constant_loss: float
+    """The loss of the best constant guess (the training targets' mean): for the value, the outcomes' variance."""
+    seconds: float
+
+    @property
+    def explained(self) -> float:
+        """1 - the network's loss / the constant's: for the value, the share of the outcomes' variance explained."""
+        return 1.0 - self.network_loss / self.constant_loss
+
+
+Loss = Callable[["torch.Tensor", "torch.Tensor"], "torch.Tensor"]
+"""A fit's loss: (predictions, targets) of a batch -> the mean loss."""
+
+
+def _fit(
+    inputs: np.ndarray, targets: np.ndarray, loss: Loss, baseline: np.ndarray, cut: int, fit: FitSettings, what: str,
+    hidden: tuple[int, ...], seed: int, threads: int, progress: bool,
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], FitReport]:  # fmt: skip
+    """An MLP from ``inputs`` to ``baseline.size`` outputs, fitted on the rows before ``cut``.
+
+    It is judged on the rows from ``cut`` on, beside ``baseline``: the best constant prediction (as outputs).
+    """
+    import torch
+
+    from agents.bots.threads import set_torch_threads
+
+    set_torch_threads(threads)
+    torch.manual_seed(seed)
+    start = time.perf_counter()
+    x, y = torch.from_numpy(inputs), torch.from_numpy(targets)
+    widths = (inputs.shape[1], *hidden)
+    modules: list[torch.nn.Module] = []
+    for width_in, width_out in itertools.pairwise(widths):
+        modules += [torch.nn.Linear(width_in, width_out), torch.nn.ReLU()]
+    network = torch.nn.Sequential(*modules, torch.nn.Linear(widths[-1], baseline.size))
+    optimiser = torch.optim.Adam(network.parameters(), lr=fit.learning_rate, weight_decay=fit.weight_decay)
+    generator = torch.Generator().manual_seed(seed)
+    steps = fit.epochs * math.ceil(cut / fit.batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=fit.learning_rate, total_steps=steps)
+    bar = tqdm(total=steps, desc=f"{what} fit", unit="batch", disable=not progress)
+    for _epoch in range(fit.epochs):
+        for rows in torch.randperm(cut, generator=generator).split(fit.batch):
+            batch_loss = loss(network(x[rows]), y[rows])
+            optimiser.zero_grad()
+            batch_loss.backward()
+            optimiser.step()
+            schedule.step()
+            bar.update()
+        bar.set_postfix(loss=f"{batch_loss.item():.4f}")
+    bar.close()
+    with torch.no_grad():
+        predicted = torch.cat([network(part) for part in x[cut:].split(8192)])
+        constant = torch.from_numpy(baseline.astype(np.float32)).reshape(1, -1).expand_as(predicted)
+        report = FitReport(
+            positions=cut,
+            held_out_positions=int(y.shape[0] - cut),
+            network_loss=float(loss(predicted, y[cut:])),
+            constant_loss=float(loss(constant, y[cut:])),
+            seconds=time.perf_counter() - start,
+        )
+    linears = [m for m in network if isinstance(m, torch.nn.Linear)]
+    layers = [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in linears]
+    return layers, report
+
+
+def _held_out_start(data: Positions, fit: FitSettings) -> int:
+    """The first row of the held-out games (the last ``held_out`` share of them, whole)."""
+    return int(np.searchsorted(data.games, np.quantile(data.games, 1.0 - fit.held_out)))
+
+
+def fit_value(
+    data: Positions, fit: FitSettings | None = None, seed: int = 0, threads: int = 2, progress: bool = True
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], FitReport]:
+    """Fit the value network to ``data`` by least squares; its layers (weights ``(out, in)``) and the report."""
+    import torch
+
+    def squared_error(predicted: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.mse_loss(predicted, target)
+
+    fit = fit or FitSettings()
+    cut = _held_out_start(data, fit)
+    baseline = data.labels[:cut].mean(keepdims=True)
+    return _fit(
+        data.features,
+        data.labels[:, None],
+        squared_error,
+        baseline,
+        cut,
+        fit,
+        "value",
+        fit.value_hidden,
+        seed,
+        threads,
+        progress,
+    )
+
+
+def hand_targets(data: Positions) -> np.ndarray:
+    """float32 ``(m, 5, KINDS)``: each other relative seat's hand as counts, from the positions' features."""
+    hands = data.features[:, OBS_SIZE:].reshape(-1, L.SEATS - 1, L.KINDS) * np.asarray(COPIES, dtype=np.float32)
+    return np.rint(hands, out=hands)
+
+
+def fit_hands(
+    data: Positions, fit: FitSettings | None = None, seed: int = 0, threads: int = 2, progress: bool = True
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], FitReport]:
+    """Fit the hand model: from a seat's observation, each other seat's share of each kind (cross-entropy per card).
+
+    The loss is the mean over the other seats' cards of minus the log of the share the model gave the card's kind;
+    the constant it is compared with gives every position the training positions' mean shares.
+    """
+    import torch
+
+    def cross_entropy(predicted: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        counts = target.reshape(len(target), L.SEATS - 1, L.KINDS)
+        log_shares = torch.log_softmax(predicted.reshape(counts.shape), dim=2)
+        return -(counts * log_shares).sum() / counts.sum().clamp(min=1.0)
+
+    fit = fit or FitSettings()
+    hands = hand_targets(data)
+    cut = _held_out_start(data, fit)
+    mean_counts = hands[:cut].sum(axis=0)
+    baseline = np.log(np.maximum(mean_counts / np.maximum(mean_counts.sum(axis=1, keepdims=True), 1.0), 1e-9))
+    targets = hands.reshape(len(hands), -1)
+    return _fit(data.features[:, :OBS_SIZE], targets, cross_entropy, baseline.ravel(), cut, fit, "hands",
+                fit.hands_hidden, seed, threads, progress)  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    from gubs_env.support.cli import CommandParser, add_progress_argument, non_negative_int, player_count, positive_int
+
+    parser = CommandParser(prog=PROG, description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--players", type=player_count, nargs="+", default=[2, 3, 4, 5, 6],
+        help="table sizes, 2 to 6, in turn (default: 2 3 4 5 6)",
+    )  # fmt: skip
+    parser.add_argument("--games", type=positive_int, default=200_000, help="games to play in all (default: 200000)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal's seed (default: 0)")
+    parser.add_argument("--epochs", type=positive_int, default=FitSettings.epochs, help="passes over the positions "
+                        f"(default: {FitSettings.epochs})")  # fmt: skip
+    for what in ("value", "hands"):
+        default = getattr(FitSettings, f"{what}_hidden")
+        parser.add_argument(
+            f"--{what}-hidden", type=positive_int, nargs="+", default=list(default), metavar="WIDTH",
+            help=f"widths of the {what} network's hidden layers (default: {' '.join(map(str, default))})",
+        )  # fmt: skip
+    parser.add_argument("--threads", type=positive_int, default=2, help="torch threads for the fit (default: 2)")
+    parser.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="folder for value.npz, hands.npz and report.json"
+    )
+    add_progress_argument(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Play, fit, write the weights and the report; status 2 (one line) for a bad command line."""
+    from gubs_env.support.cli import unwritable_folder
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    problem = unwritable_folder(args.out)
+    if problem:
+        parser.error(f"--out: {problem}")
+    fit = FitSettings(tuple(args.value_hidden), tuple(args.hands_hidden), epochs=args.epochs)
+    started = time.perf_counter()
+    data = play_positions(args.games, args.players, args.seed, not args.no_progress)
+    played = time.perf_counter() - started
+    print(f"{len(data.labels):,} positions from {args.games:,} games in {played:.0f} s")
+    args.out.mkdir(parents=True, exist_ok=True)
+    summary: dict[str, object] = {
+        "games": args.games, "players": args.players, "seed": args.seed, "keep_every": KEEP_EVERY,
+        "fit": asdict(fit), "play_seconds": played,
+    }  # fmt: skip
+    for what, fitter, kind, words in (
+        ("value", fit_value, VALUE, "of the outcomes' variance explained"),
+        ("hands", fit_hands, HANDS, "less cross-entropy per hidden card than the mean shares"),
+    ):
+        layers, report = fitter(data, fit, args.seed, args.threads, not args.no_progress)
+        weights = save_network(args.out / f"{what}.npz", layers, "relu", kind)
+        summary[what] = {**asdict(report), "explained": report.explained}
+        print(
+            f"{what}: held-out loss {report.network_loss:.4f} against {report.constant_loss:.4f} for a constant "
+            f"({report.explained:.1%} {words}); {report.seconds:.0f} s to fit; {weights}"
+        )
+    (args.out / "report.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"ship them: cp {args.out}/value.npz {args.out}/hands.npz agents/bots/models/")
+    return 0
+
+
+if __name__ == "__main__":
+    from gubs_env.support.cli import run_command
+
+    raise SystemExit(run_command(main))
