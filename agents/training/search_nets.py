@@ -1,18 +1,21 @@
-"""The search's value network, fitted to the outcomes of the compiled engine's heuristic games.
+"""The search's networks, fitted on the compiled engine's heuristic games: the leaf value and the hand model.
 
-``python -m agents.training.value --games 200000 --out runs/value`` plays ``--games`` whole games in compiled
-code, the table sizes in turn, every seat the heuristic as the search's playouts play it (one seat, the one
-whose value is learned, with the tuned weights the searching seat plays out with, the others with the default
-ones). Positions are kept at random decisions of each game (:data:`KEEP_EVERY` on average), each as that seat's
-:func:`~agents.bots.search.value.leaf_features`, labelled with the value the search gives the game's end
-(:func:`~agents.bots.search.rollout.outcome_of`). A network fitted to them by least squares estimates the mean
-of that value over the draws still to come.
+``python -m agents.training.search_nets --games 300000 --out runs/search_nets`` plays ``--games`` whole games in
+compiled code, the table sizes in turn, every seat the heuristic as the search's playouts play it (one seat, the
+one whose positions are kept, with the tuned weights the searching seat plays out with, the others with the
+default ones). Positions are kept at random decisions of each game (:data:`KEEP_EVERY` on average), each as that
+seat's :func:`~agents.bots.search.value.leaf_features` (its observation and every other hand), labelled with the
+value the search gives the game's end (:func:`~agents.bots.search.rollout.outcome_of`). Two networks are fitted:
 
-The fit holds out the last tenth of the games (whole games, so no position of a held-out game is seen) and
-reports, on them, the mean squared error of the network and of the best constant: the share of the outcomes'
-variance the network explains. It writes ``value.npz`` (the weights-only value format,
-:data:`~agents.bots.search.value.VALUE`) and ``value.json`` (the settings and the figures) into ``--out``.
-Copy the weights to ``agents/bots/models/value.npz`` to ship them.
+- the value network (:func:`fit_value`), by least squares: the mean of that value over the draws still to come;
+- the hand model (:func:`fit_hands`), by cross-entropy: from the observation alone, each other seat's share of
+  each kind among its cards.
+
+Each fit holds out the last tenth of the games (whole games, so no position of a held-out game is seen) and
+reports its loss there beside the best constant's. The command writes ``value.npz`` and ``hands.npz`` (the
+weights-only formats :data:`~agents.bots.search.value.VALUE` and :data:`~agents.bots.search.belief.HANDS`) and
+``report.json`` (the settings and the figures) into ``--out``; copy the two networks to ``agents/bots/models/`` to
+ship them.
 """
 
 from __future__ import annotations

@@ -77,12 +77,17 @@ def test_learned_worlds_are_valid_and_look_the_same_to_the_seat():
         assert again.information_state(seat) == game.information_state(seat)
 
 
-def test_the_other_hands_move_toward_what_the_model_reads():
+def _twelve_decisions_in():
+    """A 2-player game 12 decisions in (the first legal action each time), its seat to act and that seat's knowledge."""
     game = Game(2, seed=3, record_log=False)
     for _ in range(12):
         game.apply(game.legal_actions()[0])
     seat = game.current_player
-    known = knowledge(game.state, seat)
+    return game, seat, knowledge(game.state, seat)
+
+
+def test_the_other_hands_move_toward_what_the_model_reads():
+    game, seat, known = _twelve_decisions_in()
     observation = encode(game.state, seat)
     weights = _model_favouring(Kind.SPEAR).weights_for(observation, known, 1.0)
     assert weights[1 - seat, int(Kind.SPEAR)] > 10 * weights[1 - seat, int(Kind.GUB)]
@@ -162,11 +167,7 @@ def test_compiled_reweighted_worlds_are_valid_and_look_the_same_to_the_seat(play
 
 def test_compiled_and_reference_reweighting_draw_the_same_hands():
     """Same moves, other random streams: the other hand's mean make-up agrees within the sampling noise."""
-    game = Game(2, seed=3, record_log=False)
-    for _ in range(12):
-        game.apply(game.legal_actions()[0])
-    seat = game.current_player
-    known = knowledge(game.state, seat)
+    game, seat, known = _twelve_decisions_in()
     weights = static_weights(1.5, 2)
     worlds = 600
     rows, _rngs = _rows_of(game, seat, worlds, weights)

@@ -11,7 +11,7 @@ the deck order is not an input, so the value is the average over the deck orders
 which is the quantity the search estimates. Its output is the value :func:`~agents.bots.search.rollout.outcome_of`
 gives a finished playout (the seat's share of the win plus :data:`~agents.bots.search.rollout.MARGIN_WEIGHT`
 times its score margin), and it is fitted to that value at the end of the compiled engine's heuristic games
-(:mod:`agents.training.value`).
+(:mod:`agents.training.search_nets`).
 
 A value file is weights only, read as data (:func:`~agents.bots.model_file.load_network` with :data:`VALUE`):
 nothing in it is run.
@@ -47,7 +47,7 @@ VALUE = NetworkKind(
 """A value network file: :data:`FEATURES` in, one value out."""
 
 SHIPPED_VALUE = Path(__file__).resolve().parent.parent / "models" / "value.npz"
-"""The value network the search uses (``python -m agents.training.value`` made it; docs/search_bots.md)."""
+"""The value network the search uses (``python -m agents.training.search_nets`` made it; docs/search_bots.md)."""
 
 _HAND_SCALE = T.OBS_INV_SCALE[T.OBS["hand"] : T.OBS["hand"] + L.KINDS].copy()
 """The observation's scale of a hand (1 / copies of each kind), used for the other hands too."""
