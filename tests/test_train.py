@@ -280,6 +280,45 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
         assert load_policy(path).activation == "tanh"  # everything train.py writes loads through the safe path
 
 
+def test_every_sb3_run_logs_its_gradient_agreement_plots_it_and_prints_its_median(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["--out", str(out), "--steps", "700", "--envs", "2", "--imitate-games", "0", "--eval-every", "10000", *TINY]
+    assert main(argv) == 0
+    with (out / "logs/from_000000000/progress.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and all(-1 <= float(r["grad_cosine"]) <= 1 for r in rows if r.get("grad_cosine"))
+    assert any(r.get("grad_cosine") for r in rows)
+    assert "median grad_cosine over the last half of the updates" in capsys.readouterr().out
+    assert (out / "learning_curve.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_rollout_agreement_is_1_when_both_halves_hold_the_same_games():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from agents.training.masked_policy import LeanMaskablePolicy
+    from agents.training.sb3 import rollout_grad_cosine
+    from gubs_env.envs.selfplay import SelfPlayEnv
+
+    env = SelfPlayEnv(2)
+    policy = LeanMaskablePolicy(env.observation_space, env.action_space, lambda _: 1e-4, net_arch=[16])
+    rng = np.random.default_rng(0)
+    obs = (rng.random((32, 1, 512)) < 0.05).astype(np.float32)
+    masks = np.ones((32, 1, 356), np.float32)
+    actions = rng.integers(0, 356, (32, 1, 1)).astype(np.float32)
+    advantages = rng.normal(size=(32, 1)).astype(np.float32)
+    same = SimpleNamespace(
+        n_envs=2,
+        observations=np.repeat(obs, 2, 1),
+        action_masks=np.repeat(masks, 2, 1),
+        actions=np.repeat(actions, 2, 1),
+        advantages=np.repeat(advantages, 2, 1),
+    )
+    assert rollout_grad_cosine(policy, same) == pytest.approx(1.0, abs=1e-5)
+    assert np.isnan(rollout_grad_cosine(policy, SimpleNamespace(n_envs=1)))
+
+
 @pytest.mark.slow
 def test_python_trains_a_run_the_command_resumes_and_the_other_way_round(tmp_path):
     """train(TrainingConfig(...)) is the command's own path: a run started either way resumes the other way."""

@@ -1,25 +1,32 @@
-"""``python -m agents.training.baselines``: PPO self-play from scratch, the figure a new algorithm is compared with.
+"""``python -m agents.training.baselines``: self-play from scratch, the figure a new algorithm is compared with.
 
-Each run is :func:`agents.training.train` with :func:`baseline_config`: no warm start, no fixed bot at any seat
-(the learner against itself and its snapshots, drawn by the league's rule), evaluated along the way against random
-play, the heuristic and gubs-net. The runs go one after another, table size by table size and seed by seed, each
-into ``OUT/<players>p-seed<seed>``; then their eval.csv files are gathered into ``OUT/curves.csv`` and drawn as
-``OUT/curves_<players>p.png`` (each seed a thin line, their mean a thick one). A run folder that holds a finished
-run is kept, so the command can be run again to redraw or to add seeds. docs/training.md gives the figures.
+Each run is :func:`agents.training.selfplay.train_selfplay`: no warm start and no hand-written bot at any seat, every
+seat the current policy and every seat's decisions learnt from, evaluated along the way against the heuristic and
+random play (seat-rotated games on the same deals at every point). The runs go one after another, table size by
+table size and seed by seed, each into ``OUT/<players>p-seed<seed>``; then their eval.csv files are gathered into
+``OUT/curves.csv`` and drawn as ``OUT/curves_<players>p.png`` (each seed a thin line, their mean a thick one, and
+each run's gradient agreement beside them). A run that has spent its minutes is kept, and one cut short resumes,
+so the command can be run again to redraw, to finish or to add seeds. docs/training.md gives the figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agents.bots.spec import AgentSpec
-from agents.training.config import PoolConfig, TrainingConfig
-from gubs_env.engine.players import TableSizes
+from agents.training.selfplay.recipe import (
+    STATE,
+    SelfPlayConfig,
+    holds_selfplay_run,
+    median_grad_cosine,
+    read_rows,
+    train_selfplay,
+)
 from gubs_env.support.cli import (
     CommandParser,
     add_progress_argument,
@@ -30,25 +37,21 @@ from gubs_env.support.cli import (
 )
 
 PROG = "python -m agents.training.baselines"
-OPPONENTS = ("random", "heuristic", "gubs-net")
+OPPONENTS = ("heuristic", "random")
 """Whom the curves measure the learner against, in the order they are drawn."""
 CURVES_CSV = "curves.csv"
 
 
 def baseline_config(
-    players: int, seed: int, minutes: float, threads: int | None = None, eval_every: int | None = None
-) -> TrainingConfig:
-    """The from-scratch self-play run: the default league with the fixed bots' shares at 0 and no imitation."""
-    return TrainingConfig(
-        eval_every=eval_every,
-        players=TableSizes.of(players),
-        seed=seed,
-        minutes=minutes,
-        imitate_games=0,
-        pool=PoolConfig(p_random=0.0, p_heuristic=0.0),
-        eval_opponents=(AgentSpec.parse("gubs-net"),),
-        threads=threads,
-    )
+    players: int, seed: int, threads: int = 1, eval_every: int | None = None, eval_games: int | None = None
+) -> SelfPlayConfig:
+    """The from-scratch run of one table size and seed: the recipe's defaults."""
+    config = SelfPlayConfig(players=(players,), seed=seed, threads=threads)
+    if eval_every is not None:
+        config = replace(config, eval_every=eval_every)
+    if eval_games is not None:
+        config = replace(config, eval_games=eval_games)
+    return config
 
 
 def run_folder(out: Path, players: int, seed: int) -> Path:
@@ -56,38 +59,42 @@ def run_folder(out: Path, players: int, seed: int) -> Path:
     return out / f"{players}p-seed{seed}"
 
 
+def minutes_spent(folder: Path) -> float:
+    """The wall time a run folder has committed (0 for none)."""
+    if not holds_selfplay_run(folder):
+        return 0.0
+    return float(json.loads((folder / STATE).read_text())["seconds"]) / 60
+
+
 def run_baselines(
     players: Sequence[int],
     seeds: Sequence[int],
     minutes: float,
     out: Path,
-    threads: int | None = None,
+    threads: int = 1,
     progress: bool = True,
     eval_every: int | None = None,
+    eval_games: int | None = None,
 ) -> list[Path]:
     """Train every run not yet finished in ``out``; returns the run folders.
 
-    A finished run has its model and is kept. A run cut short (a killed command, or a session that ended) resumes
+    A run that has spent its minutes is kept. A run cut short (a killed command, or a session that ended) resumes
     from its last checkpoint for the minutes it has left, so the runs can be made a piece at a time.
     """
-    from agents.training.trainer import holds_run, load_state, train
-
     folders = []
     for n in players:
         for seed in seeds:
             folder = run_folder(out, n, seed)
             folders.append(folder)
-            if (folder / "model.zip").is_file():
+            left = minutes - minutes_spent(folder)
+            if left <= 0.01 * minutes:
                 print(f"{folder}: finished before, kept")
                 continue
-            config = baseline_config(n, seed, minutes, threads, eval_every)
-            resume = holds_run(folder)
-            if resume:  # the wall time it has committed counts against its budget
-                left = minutes - load_state(folder).seconds / 60
-                config = replace(config, minutes=max(left, 0.1))
+            resume = holds_selfplay_run(folder)
             what = "resuming" if resume else "self-play from scratch:"
-            print(f"{what} {n} players, seed {seed}, {config.minutes:.1f} minutes -> {folder}", flush=True)
-            train(config, out=folder, resume=resume, progress=progress)
+            print(f"{what} {n} players, seed {seed}, {left:.1f} minutes -> {folder}", flush=True)
+            config = baseline_config(n, seed, threads, eval_every, eval_games)
+            train_selfplay(config, out=folder, minutes=left, resume=resume, progress=progress)
     return folders
 
 
@@ -113,8 +120,11 @@ def gather_curves(folders: Sequence[Path]) -> list[dict[str, Any]]:
     return rows
 
 
-def write_curves(rows: list[dict[str, Any]], out: Path) -> list[Path]:
-    """``curves.csv`` and one chart per table size: win rate against each opponent over learner timesteps."""
+def write_curves(rows: list[dict[str, Any]], out: Path, folders: Sequence[Path] = ()) -> list[Path]:
+    """``curves.csv`` and one chart per table size: the win rates and each run's gradient agreement.
+
+    The agreement is read from the progress.csv of ``folders``.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -127,8 +137,8 @@ def write_curves(rows: list[dict[str, Any]], out: Path) -> list[Path]:
         writer.writerows(rows)
     charts = []
     for n in sorted({row["players"] for row in rows}):
-        fig, axes = plt.subplots(1, len(OPPONENTS), figsize=(12, 3.6), sharey=True)
-        for ax, opponent in zip(axes, OPPONENTS, strict=True):
+        fig, axes = plt.subplots(1, len(OPPONENTS) + 1, figsize=(14, 3.8))
+        for ax, opponent in zip(axes, OPPONENTS, strict=False):
             mine = [r for r in rows if r["players"] == n and r["opponent"] == opponent]
             by_seed: dict[int, list[dict[str, Any]]] = {}
             for row in mine:
@@ -138,18 +148,37 @@ def write_curves(rows: list[dict[str, Any]], out: Path) -> list[Path]:
                 ax.plot(steps, [r["win_rate"] for r in seed_rows], lw=0.8, alpha=0.6, label=f"seed {seed}")
             _plot_mean(ax, by_seed)
             ax.axhline(1 / n, color="grey", ls=":", lw=0.8)  # an equal share of the wins
+            ax.set_ylim(0, 1)
             ax.set_title(f"{n}p vs {opponent}")
-            ax.set_xlabel("learner timesteps (millions)")
+            ax.set_xlabel("timesteps (millions)")
+            ax.set_ylabel(f"win rate ({mine[0]['games'] if mine else 0} games per point)")
             ax.grid(alpha=0.3)
-        axes[0].set_ylabel("win rate (200 games per point)")
         axes[0].legend(fontsize=7)
-        fig.suptitle(f"PPO self-play from scratch, {n} players (no warm start, no fixed bot at any seat)")
+        _plot_agreement(axes[-1], [f for f in folders if f.name.startswith(f"{n}p-")])
+        fig.suptitle(f"Self-play from scratch, {n} players (no imitation, no hand-written bot at any seat)")
         fig.tight_layout()
         chart = out / f"curves_{n}p.png"
         fig.savefig(chart, dpi=110)
         plt.close(fig)
         charts.append(chart)
     return charts
+
+
+def _plot_agreement(ax: Any, folders: Sequence[Path]) -> None:
+    """Each run's grad_cosine per update, smoothed over 25 updates."""
+    for folder in folders:
+        progress = read_rows(folder / "progress.csv")
+        if not progress:
+            continue
+        steps = [int(r["timesteps"]) / 1e6 for r in progress]
+        values = [float(r["grad_cosine"]) for r in progress]
+        smooth = [sum(values[max(0, i - 24) : i + 1]) / len(values[max(0, i - 24) : i + 1]) for i in range(len(values))]
+        ax.plot(steps, smooth, lw=1, label=folder.name.split("-", 1)[1])
+    ax.axhline(0.3, color="tab:green", ls=":", lw=1)
+    ax.set_title("grad_cosine (two halves of each batch)")
+    ax.set_xlabel("timesteps (millions)")
+    ax.set_ylim(-0.2, 1)
+    ax.grid(alpha=0.3)
 
 
 def _plot_mean(ax: Any, by_seed: dict[int, list[dict[str, Any]]]) -> None:
@@ -167,24 +196,28 @@ def _plot_mean(ax: Any, by_seed: dict[int, list[dict[str, Any]]]) -> None:
     ax.plot(steps, mean, color="black", lw=2, label="mean")
 
 
-def summarize(rows: list[dict[str, Any]]) -> list[str]:
-    """Per table size and opponent: each seed's last evaluation and the best the seeds' mean reached."""
+def summarize(rows: list[dict[str, Any]], folders: Sequence[Path] = ()) -> list[str]:
+    """Per table size and opponent, each seed's first and last point; each run's median grad_cosine (last half)."""
     lines = []
     for n in sorted({row["players"] for row in rows}):
         for opponent in OPPONENTS:
             mine = [r for r in rows if r["players"] == n and r["opponent"] == opponent]
-            seeds = sorted({r["seed"] for r in mine})
-            last = [max((r for r in mine if r["seed"] == s), key=lambda r: r["timesteps"]) for s in seeds]
-            finals = ", ".join(f"{r['win_rate']:.1%} at {r['timesteps']:,}" for r in last)
-            lines.append(f"{n}p vs {opponent}: final {finals}")
+            for seed in sorted({r["seed"] for r in mine}):
+                series = sorted((r for r in mine if r["seed"] == seed), key=lambda r: r["timesteps"])
+                first, last = series[0], series[-1]
+                lines.append(
+                    f"{n}p vs {opponent}, seed {seed}: {first['win_rate']:.1%} at the start, {last['win_rate']:.1%} "
+                    f"[{last['low']:.1%}, {last['high']:.1%}] at {last['timesteps']:,} timesteps"
+                )
+    for folder in folders:
+        median = median_grad_cosine(read_rows(folder / "progress.csv"))
+        lines.append(f"{folder.name}: median grad_cosine over the last half of its updates {median:.2f}")
     return lines
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
-    from agents.training.config import DEFAULTS
-
-    own = DEFAULTS["sb3", "fast"]
+    defaults = SelfPlayConfig()
     parser = CommandParser(prog=PROG, description=__doc__.split("\n\n")[0].split(": ", 1)[1])
     parser.add_argument(
         "--players", type=player_count, nargs="+", default=[2, 4], help="table sizes, 2 to 6 (default: 2 4)"
@@ -193,17 +226,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--seeds",
         type=non_negative_int,
         nargs="+",
-        default=[0, 1, 2],
-        help="the training seeds, one run each per table size (default: 0 1 2)",
+        default=[0, 1],
+        help="the training seeds, one run each per table size (default: 0 1)",
     )
-    parser.add_argument("--minutes", type=positive_float, default=60.0, help="minutes per run (default: 60)")
-    parser.add_argument(
-        "--threads", type=positive_int, help=f"torch threads of each run (default: train.py's, {own['threads']})"
-    )
+    parser.add_argument("--minutes", type=positive_float, default=120.0, help="minutes per run (default: 120)")
+    parser.add_argument("--threads", type=positive_int, default=1, help="torch threads of each run (default: 1)")
     parser.add_argument(
         "--eval-every",
         type=positive_int,
-        help=f"learner timesteps between the curves' points (default: train.py's, {own['eval_every']:,})",
+        help=f"timesteps between the curves' points (default: {defaults.eval_every:,})",
+    )
+    parser.add_argument(
+        "--eval-games",
+        type=positive_int,
+        help=f"seat-rotated games per point and opponent (default: {defaults.eval_games:,})",
     )
     parser.add_argument(
         "--out",
@@ -220,10 +256,12 @@ def main(argv: list[str] | None = None) -> int:
     """Train what is missing, then gather and draw the curves; status 2 (one line) for a bad command line."""
     args = build_parser().parse_args(argv)
     progress = not args.no_progress
-    folders = run_baselines(args.players, args.seeds, args.minutes, args.out, args.threads, progress, args.eval_every)
+    folders = run_baselines(
+        args.players, args.seeds, args.minutes, args.out, args.threads, progress, args.eval_every, args.eval_games
+    )
     rows = gather_curves(folders)
-    charts = write_curves(rows, args.out)
-    print("\n".join(summarize(rows)))
+    charts = write_curves(rows, args.out, folders)
+    print("\n".join(summarize(rows, folders)))
     print(f"curves: {args.out / CURVES_CSV}  charts: {', '.join(str(c) for c in charts)}")
     return 0
 

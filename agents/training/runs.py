@@ -529,8 +529,52 @@ def _write_csv(path: Path, header: list[str], rows: list[dict[str, Any]]) -> Non
     write_atomically(path, buffer.getvalue().encode())
 
 
-def plot_learning_curve(eval_csv: Path, png: Path) -> None:
-    """Win rate against timesteps, with the 95% intervals: a colour per table size, a line style per opponent."""
+SB3_DIAGNOSTICS = {
+    "grad_cosine": "grad_cosine",
+    "entropy": "train/entropy_loss",
+    "approx_kl": "train/approx_kl",
+    "clip_fraction": "train/clip_fraction",
+    "explained_variance": "train/explained_variance",
+}
+"""The learning diagnostics drawn beside a run's curve, and their columns in SB3's progress.csv."""
+
+Series = dict[str, list[tuple[int, float]]]
+"""Per diagnostic, ``(timesteps, value)`` points."""
+
+
+def read_diagnostics(logs: Path) -> Series:
+    """The diagnostics of every invocation's SB3 log under ``logs`` (``from_<timesteps>/progress.csv``), in order.
+
+    SB3 logs the entropy loss (minus the entropy): it is turned back into the entropy. Missing values are skipped.
+    """
+    series: Series = {name: [] for name in SB3_DIAGNOSTICS}
+    for log in sorted(logs.glob("from_*/progress.csv"), key=lambda p: _snapshot_steps(p.parent.name) or 0):
+        with log.open(newline="") as f:
+            for row in csv.DictReader(f):
+                steps = row.get("time/total_timesteps", "")
+                for name, column in SB3_DIAGNOSTICS.items():
+                    text = row.get(column, "")
+                    if steps and text and text != "nan":
+                        value = float(text)
+                        series[name].append((int(float(steps)), -value if name == "entropy" else value))
+    return series
+
+
+def describe_agreement(values: Sequence[float]) -> str:
+    """The summary line of a run's gradient agreement: the median over the last half of its updates."""
+    last_half = [v for v in values[len(values) // 2 :] if not math.isnan(v)]
+    if not last_half:
+        return "grad_cosine: no update measured"
+    median = sorted(last_half)[len(last_half) // 2]
+    verdict = "the updates carry signal" if median >= 0.3 else "the updates are mostly noise (docs/training.md)"
+    return f"median grad_cosine over the last half of the updates: {median:.2f} ({verdict})"
+
+
+def plot_learning_curve(eval_csv: Path, png: Path, diagnostics: Series | None = None) -> None:
+    """Win rate against timesteps, with the 95% intervals: a colour per table size, a line style per opponent.
+
+    With ``diagnostics`` that hold any point, each is drawn in a panel of its own beside the curve.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -541,7 +585,19 @@ def plot_learning_curve(eval_csv: Path, png: Path) -> None:
     sizes = sorted({int(r["players"]) for r in rows})
     opponents = sorted({r["opponent"] for r in rows}, key=lambda o: (o != "heuristic", o))
     colours = plt.get_cmap("tab10")
-    fig, ax = plt.subplots(figsize=(9, 4.5))
+    panels = {name: points for name, points in (diagnostics or {}).items() if points}
+    if panels:
+        fig, grid = plt.subplots(2, 3, figsize=(15, 7.5))
+        ax, others = grid[0][0], [a for row in grid for a in row][1:]
+        for panel, (name, points) in zip(others, panels.items(), strict=False):
+            panel.plot([p[0] for p in points], [p[1] for p in points], lw=0.8)
+            panel.set_title(name)
+            panel.set_xlabel("timesteps")
+            panel.grid(alpha=0.3)
+        for panel in others[len(panels) :]:
+            panel.axis("off")
+    else:
+        fig, ax = plt.subplots(figsize=(9, 4.5))
     for key in sorted({(r["players"], r["opponent"]) for r in rows}):
         series = [r for r in rows if (r["players"], r["opponent"]) == key]
         x = [int(r["timesteps"]) for r in series]

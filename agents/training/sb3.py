@@ -242,9 +242,10 @@ def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any) -> Traini
     buffer = io.BytesIO()
     model.save(buffer)
     write_atomically(final, buffer.getvalue())
-    runs.plot_learning_curve(out / "eval.csv", out / "learning_curve.png")
+    runs.plot_learning_curve(out / "eval.csv", out / "learning_curve.png", runs.read_diagnostics(out / "logs"))
     envs.close()
     _report(model.num_timesteps - steps_before, wall, callback.eval_seconds, envs.env_seconds)
+    print(runs.describe_agreement([value for _, value in runs.read_diagnostics(out / "logs")["grad_cosine"]]))
     print(callback.league.describe())
     print(f"model: {final}  curve: {out / 'learning_curve.png'}  log: {out / 'eval.csv'}")
     return TrainingResult(out, final, model.num_timesteps, rows, config, callback.league.shares())
@@ -286,6 +287,33 @@ def _last_rows(eval_csv: Path, timesteps: int) -> list[dict[str, Any]]:
         {name: int(value) if name in whole else float(value) if name in real else value for name, value in row.items()}
         for row in rows
     ]
+
+
+def rollout_grad_cosine(policy: Any, buffer: Any) -> float:
+    """The cosine between the actor's policy gradients of a rollout's two halves: even and odd environments.
+
+    Each environment plays its own games, so the halves share no game. The gradient is that of
+    ``-mean(advantage * log_prob)`` over the actor's parameters (its hidden layers and head), with the rollout's
+    advantages centred on their mean as the update uses them. nan with a single environment.
+    """
+    import torch
+
+    from agents.training.selfplay.learner import cosine
+
+    if buffer.n_envs < 2:
+        return float("nan")
+    actor = [p for name, p in policy.named_parameters() if name.startswith(("mlp_extractor.policy_net", "action_net"))]
+    advantages = torch.as_tensor(buffer.advantages - buffer.advantages.mean(), dtype=torch.float32)
+    gradients = []
+    for parity in (0, 1):
+        envs = slice(parity, None, 2)
+        obs = torch.as_tensor(buffer.observations[:, envs]).reshape(-1, buffer.observations.shape[-1])
+        actions = torch.as_tensor(buffer.actions[:, envs]).reshape(-1).long()
+        masks = buffer.action_masks[:, envs].reshape(-1, buffer.action_masks.shape[-1])
+        _, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+        loss = -(advantages[:, envs].reshape(-1) * log_prob).mean()
+        gradients.append(torch.cat([g.reshape(-1) for g in torch.autograd.grad(loss, actor)]))
+    return cosine(gradients[0], gradients[1])
 
 
 def _report(steps: int, wall: float, eval_seconds: float, env_seconds: float) -> None:
@@ -344,6 +372,11 @@ class TrainingCallback(BaseCallback):
 
     def _on_rollout_start(self) -> None:
         send_league(self.model, self.training_env, self.out, self.state, self.league)
+
+    def _on_rollout_end(self) -> None:
+        # the advantages are computed by now; the update that follows learns from this very rollout
+        buffer = self.model.rollout_buffer  # type: ignore[attr-defined]  # an on-policy algorithm has one
+        self.logger.record("grad_cosine", rollout_grad_cosine(self.model.policy, buffer))
 
     def _due(self, name: str) -> bool:
         return self._cadences[name].due(self.num_timesteps)

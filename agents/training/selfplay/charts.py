@@ -1,0 +1,65 @@
+"""``curves.png`` of a self-play run: the win rates beside the diagnostics that say whether the updates learn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DIAGNOSTICS = ("grad_cosine", "entropy", "approx_kl", "clip_fraction", "explained_variance")
+"""The progress.csv columns drawn beside the curve, each in its own panel."""
+
+
+def _smoothed(values: list[float], window: int) -> list[float]:
+    out, total = [], 0.0
+    for i, value in enumerate(values):
+        total += value
+        if i >= window:
+            total -= values[i - window]
+        out.append(total / min(i + 1, window))
+    return out
+
+
+def plot_run(run_dir: Path) -> Path:
+    """Draw ``run_dir/curves.png`` from its eval.csv and progress.csv; returns the picture's path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from agents.training.selfplay.recipe import read_rows
+
+    evaluation = read_rows(run_dir / "eval.csv")
+    progress = read_rows(run_dir / "progress.csv")
+    fig, axes = plt.subplots(2, 3, figsize=(13, 7))
+    curve = axes[0][0]
+    for key in sorted({(r["players"], r["opponent"]) for r in evaluation}):
+        series = [r for r in evaluation if (r["players"], r["opponent"]) == key]
+        x = [int(r["timesteps"]) / 1e6 for r in series]
+        line = curve.plot(x, [float(r["win_rate"]) for r in series], marker=".", label=f"{key[0]}p vs {key[1]}")
+        curve.fill_between(
+            x,
+            [float(r["low"]) for r in series],
+            [float(r["high"]) for r in series],
+            color=line[0].get_color(),
+            alpha=0.15,
+        )
+    curve.set_title("win rate (95% interval)")
+    curve.set_ylim(0, 1)
+    curve.legend(fontsize="small")
+    steps = [int(r["timesteps"]) / 1e6 for r in progress]
+    window = max(1, len(progress) // 40)
+    for ax, column in zip([a for row in axes for a in row][1:], DIAGNOSTICS, strict=True):
+        values = [float(r[column]) for r in progress]
+        ax.plot(steps, values, color="lightgray", linewidth=0.8)
+        ax.plot(steps, _smoothed(values, window), color="tab:blue")
+        ax.set_title(column)
+        if column == "grad_cosine":
+            ax.axhline(0.3, color="tab:green", linestyle=":", linewidth=1)
+    for ax in [a for row in axes for a in row]:
+        ax.set_xlabel("timesteps (millions)")
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"self-play run {run_dir.name}")
+    fig.tight_layout()
+    png = run_dir / "curves.png"
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return png

@@ -1,0 +1,366 @@
+"""``train_selfplay``: pure self-play from scratch, one run folder, resumable, with its learning diagnostics.
+
+Every seat of every game is the policy being trained, and every seat's decisions are samples (forced ones
+excepted); no imitation and no hand-written bot at any seat. A batch is ``games`` whole games (about 37,000
+samples at 2 players for 256 games), learnt from by :class:`~agents.training.selfplay.learner.Learner`; every
+``eval_every`` timesteps the greedy policy plays ``eval_games`` seat-rotated games against the heuristic and random
+play on the same deals each time.
+
+The run folder:
+
+* ``config.json``: the :class:`SelfPlayConfig` (the budget is the command's, not the run's);
+* ``progress.csv``: one row per update (:data:`PROGRESS_COLUMNS`): entropy, approx KL, clip fraction, explained
+  variance and ``grad_cosine``, the cosine between the policy gradients of the batch's two halves (split by game);
+* ``eval.csv``: the curve, in the columns of every run's eval.csv; ``curves.png``: the curve beside the diagnostics;
+* ``checkpoint.pt`` + ``state.json``: weights, optimizer and counters, read back with ``torch.load(weights_only=True)``
+  (tensors only, never code); state.json names the checkpoint's SHA-256 and is written after it, so a run killed at
+  any moment resumes from its last complete checkpoint, and rows written after it are dropped;
+* ``policy.npz``: the actor in the shipped weights-only format (:func:`agents.bots.model_file.save_policy`), a
+  model file every command plays.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from agents.bots.model_file import save_policy
+from agents.bots.threads import set_torch_threads
+from agents.training.runs import truncate_eval_log
+from agents.training.selfplay.evaluate import OPPONENT_KINDS, seat_rotated_match
+from agents.training.selfplay.learner import Learner, PPOSettings, UpdateStats
+from agents.training.selfplay.rollout import POLICY, SelfPlayGames
+from gubs_env.engine.cards import MAX_PLAYERS
+from gubs_env.support.files import write_atomically
+
+PROGRESS_COLUMNS = ("timesteps", "samples", "games", "seconds", *(f.name for f in fields(UpdateStats)), "mean_return")
+EVAL_COLUMNS = ("timesteps", "players", "opponent", "games", "win_rate", "low", "high", "seconds")
+CHECKPOINT = "checkpoint.pt"
+STATE = "state.json"
+POLICY_FILE = "policy.npz"
+
+
+class SelfPlayRunError(ValueError):
+    """A run folder that cannot be resumed (another config, a checkpoint that does not match), in one line."""
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """A from-scratch self-play run.
+
+    Attributes:
+        players: the table sizes, one per slot in turn (``(2,)``, ``(4,)``, ``(2, 4)``...).
+        seed: the network's initialisation, the deals and the draws.
+        games: whole games per batch.
+        eval_every: timesteps between evaluations (policy decisions, forced ones included).
+        eval_games: seat-rotated games per opponent and table size at each evaluation.
+        eval_opponents: names of :data:`~agents.training.selfplay.evaluate.OPPONENT_KINDS`.
+        checkpoint_every: updates between checkpoints.
+        every_seat: learn from every seat's decisions; False keeps one seat a game (``slot % players``), as a
+            trainer with one learner seat does (for comparison).
+        skip_forced: decisions with a single legal id are played without becoming samples.
+        threads: torch's threads (the compiled engine uses one).
+        ppo: the learner's settings.
+    """
+
+    players: tuple[int, ...] = (2,)
+    seed: int = 0
+    games: int = 256
+    eval_every: int = 2_000_000
+    eval_games: int = 2000
+    eval_opponents: tuple[str, ...] = ("heuristic", "random")
+    checkpoint_every: int = 10
+    every_seat: bool = True
+    skip_forced: bool = True
+    threads: int = 1
+    ppo: PPOSettings = field(default_factory=PPOSettings)
+
+    def __post_init__(self) -> None:
+        if not self.players or any(not 2 <= n <= MAX_PLAYERS for n in self.players):
+            raise SelfPlayRunError(f"players must be table sizes from 2 to {MAX_PLAYERS}, not {self.players}")
+        if self.games < 2 or self.eval_games < 1 or self.eval_every < 1 or self.checkpoint_every < 1:
+            raise SelfPlayRunError("games must be at least 2; eval_games, eval_every and checkpoint_every at least 1")
+        unknown = set(self.eval_opponents) - set(OPPONENT_KINDS)
+        if unknown:
+            known = ", ".join(sorted(OPPONENT_KINDS))
+            raise SelfPlayRunError(f"unknown evaluation opponent {sorted(unknown)[0]!r}; known: {known}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The config as plain JSON values (config.json)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SelfPlayConfig:
+        """The config a run folder holds; anything but its own keys and types is a :class:`SelfPlayRunError`."""
+        try:
+            ppo = dict(data["ppo"])
+            ppo["hidden"] = tuple(int(w) for w in ppo["hidden"])
+            rest = {k: v for k, v in data.items() if k != "ppo"}
+            rest["players"] = tuple(int(n) for n in rest["players"])
+            rest["eval_opponents"] = tuple(str(o) for o in rest["eval_opponents"])
+            config = cls(**rest, ppo=PPOSettings(**ppo))
+        except (KeyError, TypeError, ValueError) as error:
+            raise SelfPlayRunError(f"config.json is not a self-play config: {error}") from None
+        return config
+
+
+@dataclass(frozen=True)
+class SelfPlayResult:
+    """What :func:`train_selfplay` returns: the run folder, its policy file, its counters and last evaluation."""
+
+    run_dir: Path
+    policy: Path
+    timesteps: int
+    samples: int
+    evaluation: list[dict[str, Any]]
+    median_grad_cosine: float
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _append(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
+    new = not path.exists()
+    with path.open("a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(columns))
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """A CSV file's rows (none when it does not exist)."""
+    if not path.exists():
+        return []
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+class SelfPlayRun:
+    """A run folder in use: its config, learner, counters and files."""
+
+    def __init__(self, out: Path, config: SelfPlayConfig, resume: bool) -> None:
+        self.out = out
+        self.config = config
+        self.learner = Learner(config.ppo, config.seed)
+        self.timesteps = self.samples = self.updates = 0
+        self.seconds = 0.0
+        out.mkdir(parents=True, exist_ok=True)
+        if resume:
+            self._load()
+        else:
+            write_atomically(out / "config.json", json.dumps(config.to_json(), indent=2).encode())
+        players = np.array([config.players[i % len(config.players)] for i in range(config.games)], dtype=np.int64)
+        self.table = SelfPlayGames(config.games, players)
+        self.all_policy = np.full((config.games, MAX_PLAYERS), POLICY, dtype=np.int8)
+
+    def deal_seeds(self) -> np.ndarray:
+        """The deals of the next batch: a function of the seed and the update count only (so resuming repeats none)."""
+        base = (self.config.seed * 1_000_003 + self.updates) * self.config.games + 1_000_000_000
+        return np.arange(base, base + self.config.games, dtype=np.uint64)
+
+    def step(self) -> UpdateStats:
+        """Play one batch of whole games and learn from it."""
+        batch = self.table.play(self.deal_seeds(), self.all_policy, self.learner.decide, not self.config.skip_forced)
+        if not self.config.every_seat:
+            batch = batch.only(batch.seat == batch.game % self.table.players[batch.game])
+        stats = self.learner.update(batch, self.samples)
+        self.timesteps += batch.decisions
+        self.samples += len(batch)
+        self.updates += 1
+        row = {
+            "timesteps": self.timesteps,
+            "samples": self.samples,
+            "games": self.updates * batch.games,
+            "seconds": round(self.seconds, 1),
+            **asdict(stats),
+            "mean_return": float(batch.returns.mean()),
+        }
+        _append(self.out / "progress.csv", PROGRESS_COLUMNS, [_rounded(row)])
+        return stats
+
+    def evaluate(self) -> list[dict[str, Any]]:
+        """The greedy policy against each evaluation opponent at each table size, on the run's fixed deals."""
+        rows = []
+        for n in sorted(set(self.config.players)):
+            for opponent in self.config.eval_opponents:
+                score = seat_rotated_match(self.learner.greedy, opponent, n, self.config.eval_games, 10_000 * n)
+                low, high = score.interval
+                rows.append(
+                    {
+                        "timesteps": self.timesteps,
+                        "players": n,
+                        "opponent": opponent,
+                        "games": score.games,
+                        "win_rate": round(score.win_rate, 4),
+                        "low": round(low, 4),
+                        "high": round(high, 4),
+                        "seconds": round(self.seconds, 1),
+                    }
+                )
+        _append(self.out / "eval.csv", EVAL_COLUMNS, rows)
+        return rows
+
+    def checkpoint(self) -> None:
+        """Write the weights and counters: the checkpoint first, then state.json naming its digest (the commit)."""
+        buffer = io.BytesIO()
+        torch.save(
+            {
+                "model": self.learner.model.state_dict(),
+                "optimizer": self.learner.optimizer.state_dict(),
+                "generator": self.learner.generator.get_state(),
+            },
+            buffer,
+        )
+        data = buffer.getvalue()
+        write_atomically(self.out / CHECKPOINT, data)
+        state = {
+            "timesteps": self.timesteps,
+            "samples": self.samples,
+            "updates": self.updates,
+            "seconds": round(self.seconds, 3),
+            "checkpoint_sha256": _digest(data),
+            "value_norm": self.learner.value_norm.state(),
+            "rng": json.dumps(self.learner.rng.bit_generator.state),
+        }
+        write_atomically(self.out / STATE, json.dumps(state, indent=2).encode())
+        save_policy(self.out / POLICY_FILE, self.learner.model.actor_layers(), "tanh")
+
+    def _load(self) -> None:
+        from agents.training.selfplay.learner import ValueNorm
+
+        try:
+            state = json.loads((self.out / STATE).read_text())
+            data = (self.out / CHECKPOINT).read_bytes()
+        except (OSError, ValueError) as error:
+            raise SelfPlayRunError(f"{self.out} holds no self-play run to resume ({error})") from None
+        if _digest(data) != state.get("checkpoint_sha256"):
+            raise SelfPlayRunError(f"{self.out / CHECKPOINT} does not match its state.json: not resuming")
+        try:
+            saved = torch.load(io.BytesIO(data), weights_only=True)
+            self.learner.model.load_state_dict(saved["model"])
+            self.learner.optimizer.load_state_dict(saved["optimizer"])
+            self.learner.generator.set_state(saved["generator"])
+            self.learner.value_norm = ValueNorm.from_state([float(v) for v in state["value_norm"]])
+            self.learner.rng.bit_generator.state = json.loads(state["rng"])
+            self.timesteps, self.samples, self.updates = (int(state[k]) for k in ("timesteps", "samples", "updates"))
+            self.seconds = float(state["seconds"])
+        except (KeyError, TypeError, ValueError, RuntimeError) as error:
+            raise SelfPlayRunError(f"{self.out} cannot be resumed: {str(error).splitlines()[0]}") from None
+        # rows written after the last checkpoint are done again
+        truncate_eval_log(self.out / "eval.csv", self.timesteps)
+        truncate_eval_log(self.out / "progress.csv", self.timesteps)
+
+
+def _rounded(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in row.items()}
+
+
+def holds_selfplay_run(out: Path) -> bool:
+    """Whether ``out`` holds a self-play run that can be resumed."""
+    return (out / STATE).is_file() and (out / "config.json").is_file()
+
+
+def train_selfplay(
+    config: SelfPlayConfig | None = None,
+    out: str | Path = "runs/selfplay",
+    minutes: float | None = 30.0,
+    timesteps: int | None = None,
+    resume: bool = False,
+    progress: bool = True,
+) -> SelfPlayResult:
+    """Train (or resume) a from-scratch self-play run in ``out`` until ``minutes`` of this call or ``timesteps`` in all.
+
+    A resumed run keeps its own config (``config`` is ignored then). Returns the run's result after a final
+    evaluation and checkpoint; prints a summary with the median ``grad_cosine`` over the run's last half.
+    """
+    out = Path(out)
+    if resume:
+        if not holds_selfplay_run(out):
+            raise SelfPlayRunError(f"{out} holds no self-play run to resume; leave out resume to start one")
+        config = SelfPlayConfig.from_json(json.loads((out / "config.json").read_text()))
+    elif holds_selfplay_run(out):
+        raise SelfPlayRunError(f"{out} already holds a self-play run: resume it, or choose another folder")
+    config = config or SelfPlayConfig()
+    if minutes is None and timesteps is None:
+        raise SelfPlayRunError("give a budget: minutes, timesteps or both")
+    set_torch_threads(config.threads)
+    run = SelfPlayRun(out, config, resume)
+    if not resume:
+        run.evaluate()
+    start = time.monotonic()
+    budget = math.inf if minutes is None else minutes * 60
+    bar = tqdm(
+        total=round(budget) if minutes is not None else timesteps,
+        disable=not progress,
+        unit="s" if minutes is not None else "step",
+        desc=f"self-play {out}",
+        leave=False,
+    )
+    next_eval = (run.timesteps // config.eval_every + 1) * config.eval_every
+    while time.monotonic() - start < budget and (timesteps is None or run.timesteps < timesteps):
+        began = time.monotonic()
+        stats = run.step()
+        if run.timesteps >= next_eval:
+            rows = run.evaluate()
+            next_eval += config.eval_every
+            bar.set_postfix_str(f"vs heuristic {rows[0]['win_rate']:.1%}")
+        run.seconds += time.monotonic() - began
+        if run.updates % config.checkpoint_every == 0:
+            run.checkpoint()
+        bar.update((round(time.monotonic() - start) - bar.n) if minutes is not None else run.timesteps - bar.n)
+        bar.set_description(f"self-play {run.timesteps / 1e6:.1f}M steps, grad_cosine {stats.grad_cosine:+.2f}")
+    bar.close()
+    last = read_rows(out / "eval.csv")
+    rows = run.evaluate() if not last or int(last[-1]["timesteps"]) != run.timesteps else last_evaluation(out)
+    run.checkpoint()
+    from agents.training.selfplay.charts import plot_run
+
+    plot_run(out)
+    median = median_grad_cosine(read_rows(out / "progress.csv"))
+    result = SelfPlayResult(out, out / POLICY_FILE, run.timesteps, run.samples, rows, median)
+    print(summary(result))
+    return result
+
+
+def last_evaluation(out: Path) -> list[dict[str, Any]]:
+    """The rows of a run's latest evaluation."""
+    rows = read_rows(out / "eval.csv")
+    types = {"timesteps": int, "players": int, "games": int, "opponent": str}
+    return [
+        {k: types.get(k, float)(v) for k, v in r.items()} for r in rows if r["timesteps"] == rows[-1]["timesteps"]
+    ]
+
+
+def median_grad_cosine(progress: list[dict[str, str]]) -> float:
+    """The median ``grad_cosine`` over the last half of a run's updates (nan before any)."""
+    values = [float(r["grad_cosine"]) for r in progress[len(progress) // 2 :]]
+    return float(np.median(values)) if values else math.nan
+
+
+def summary(result: SelfPlayResult) -> str:
+    """The lines a run ends with."""
+    lines = [
+        f"self-play run {result.run_dir}: {result.timesteps:,} timesteps, {result.samples:,} samples trained on",
+        f"  median grad_cosine over the last half of the updates: {result.median_grad_cosine:.2f}",
+    ]
+    for row in result.evaluation:
+        lines.append(
+            f"  {row['players']} players vs {row['opponent']}: {row['win_rate']:.1%} "
+            f"[{row['low']:.1%}, {row['high']:.1%}] over {row['games']} games"
+        )
+    lines.append(f"  policy: {result.policy}")
+    return "\n".join(lines)

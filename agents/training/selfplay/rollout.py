@@ -1,0 +1,231 @@
+"""The batched self-play rollout: whole games on the compiled engine, every seat's decisions as samples.
+
+:func:`play_batch` deals one game in each slot of a :class:`~gubs_env.fast.FastGames` batch and plays every game to
+its end. Each seat is played by the policy being trained (:data:`POLICY`) or by the compiled heuristic
+(:data:`HEURISTIC`, for evaluation). Per round, every unfinished game advances by one decision:
+
+* a decision with a single legal id is played at once and is **not** a sample: nothing can be learnt from it, and
+  leaving it out changes neither the episode's end nor any seat's reward (the game is the same game);
+* a policy seat's decision is asked of ``decide`` for all such games in one call, and becomes a sample: the
+  observation, the mask, the id chosen and whatever ``decide`` returns with it (log-probability, value);
+* a heuristic seat is decided in one compiled call for all the games waiting on one.
+
+Samples carry their trajectory, ``slot * MAX_PLAYERS + seat``: one trajectory per seat and game, in time order.
+When a game ends, each seat's reward (+1 for every winner, -1 for every other seat, 0 for all at the turn limit)
+is that trajectory's return. Whole games only: the batch's advantages never bootstrap across an unfinished game,
+and the batch splits into halves by game for :func:`~agents.training.selfplay.learner.gradient_agreement`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.bots.heuristic.decide import heuristic_actions
+from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.encoding.observation import OBS_SIZE
+from gubs_env.engine.cards import MAX_PLAYERS
+from gubs_env.fast import FastGames
+from gubs_env.fast.core.rng import RNG_WORDS, seed_pcg64
+
+POLICY, HEURISTIC, RANDOM = 0, 1, 2
+"""Who plays a seat (``seat_kinds``): the policy being trained or evaluated, the compiled heuristic bot, or a
+uniform draw over the legal ids."""
+
+Decide = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""``decide(observations, masks) -> (ids, log_probs, values)`` for a stack of policy decisions."""
+
+
+@dataclass
+class Batch:
+    """The policy's decisions in a batch of whole games, in the order they were taken.
+
+    Attributes:
+        obs: float32 ``(S, 512)``; masks: int8 ``(S, 356)``; actions: int64 ``(S,)``.
+        log_probs, values: float32 ``(S,)``, what ``decide`` returned with each action.
+        trajectory: int64 ``(S,)``, ``slot * MAX_PLAYERS + seat``.
+        returns: float32 ``(S,)``, the final reward of the sample's seat in its game.
+        last: bool ``(S,)``, the trajectory's last sample.
+        games: how many games were played; decisions: how many decisions they took in all (forced ones included).
+        seat_rewards: float32 ``(games, MAX_PLAYERS)``, every seat's final reward (0 past the table size).
+    """
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    log_probs: np.ndarray
+    values: np.ndarray
+    trajectory: np.ndarray
+    returns: np.ndarray
+    last: np.ndarray
+    games: int
+    decisions: int
+    seat_rewards: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+    def only(self, keep: np.ndarray) -> Batch:
+        """The same games with only the samples where ``keep`` is true."""
+        return Batch(
+            obs=self.obs[keep],
+            masks=self.masks[keep],
+            actions=self.actions[keep],
+            log_probs=self.log_probs[keep],
+            values=self.values[keep],
+            trajectory=self.trajectory[keep],
+            returns=self.returns[keep],
+            last=self.last[keep],
+            games=self.games,
+            decisions=self.decisions,
+            seat_rewards=self.seat_rewards,
+        )
+
+    @property
+    def seat(self) -> np.ndarray:
+        """The seat of each sample."""
+        return self.trajectory % MAX_PLAYERS
+
+    @property
+    def game(self) -> np.ndarray:
+        """The slot (game) of each sample."""
+        return self.trajectory // MAX_PLAYERS
+
+
+class _Samples:
+    """Growable sample arrays, kept between batches so that a run allocates them once."""
+
+    def __init__(self, capacity: int) -> None:
+        self.size = 0
+        self.obs = np.zeros((capacity, OBS_SIZE), dtype=np.float32)
+        self.masks = np.zeros((capacity, NUM_ACTIONS), dtype=np.int8)
+        self.actions = np.zeros(capacity, dtype=np.int64)
+        self.log_probs = np.zeros(capacity, dtype=np.float32)
+        self.values = np.zeros(capacity, dtype=np.float32)
+        self.trajectory = np.zeros(capacity, dtype=np.int64)
+
+    def reserve(self, extra: int) -> None:
+        need = self.size + extra
+        if need <= self.obs.shape[0]:
+            return
+        capacity = max(need, 2 * self.obs.shape[0])
+        for name in ("obs", "masks", "actions", "log_probs", "values", "trajectory"):
+            old = getattr(self, name)
+            grown = np.zeros((capacity, *old.shape[1:]), dtype=old.dtype)
+            grown[: self.size] = old[: self.size]
+            setattr(self, name, grown)
+
+
+class SelfPlayGames:
+    """A batch of games for rollouts: the compiled engine's slots, who plays each seat, the heuristic's generators.
+
+    Args:
+        num_games: games per batch (slots).
+        num_players: a table size for every slot, or one per slot (2 to 6): this is how one batch mixes sizes.
+        threads: the compiled engine's threads.
+    """
+
+    def __init__(self, num_games: int, num_players: int | np.ndarray, threads: int = 1) -> None:
+        self.games = FastGames(num_games, threads=threads)
+        self.players = np.broadcast_to(np.asarray(num_players, dtype=np.int64), (num_games,)).copy()
+        self.heuristic_rngs = np.zeros((num_games * MAX_PLAYERS, RNG_WORDS), dtype=np.uint64)
+        self._samples = _Samples(num_games * 64)
+        self._random = np.random.default_rng(0)
+
+    @property
+    def num_games(self) -> int:
+        """Games per batch."""
+        return self.games.num_games
+
+    def play(self, seeds: np.ndarray, seat_kinds: np.ndarray, decide: Decide, forced_samples: bool = False) -> Batch:
+        """Deal ``seeds`` (one per slot) and play every game to its end; returns the policy seats' decisions.
+
+        Args:
+            seeds: uint64 ``(num_games,)``, each slot's deal (``Game(seed=...)``'s).
+            seat_kinds: int8 ``(num_games, MAX_PLAYERS)``, :data:`POLICY` or :data:`HEURISTIC` per seat.
+            decide: the policy, asked once per round for all the games waiting on a policy seat.
+            forced_samples: ask the policy at its forced decisions too, and keep them as samples (for comparison:
+                they carry no policy gradient, only noise in the batch's statistics).
+        """
+        games, n = self.games, self.num_games
+        games.reset(seeds=seeds, num_players=self.players)
+        for row in range(n * MAX_PLAYERS):  # the heuristic's tie draws: a generator per seat, seeded by the deal
+            seed_pcg64(self.heuristic_rngs[row], np.uint64((int(seeds[row // MAX_PLAYERS]) * 7 + row) % 2**63))
+        self._random = np.random.default_rng(int(seeds[0]))
+        samples = self._samples
+        samples.size = 0
+        seat_rewards = np.zeros((n, MAX_PLAYERS), dtype=np.float32)
+        slots = np.arange(n, dtype=np.int64)
+        actions = np.full(n, -1, dtype=np.int64)
+        decisions = 0
+        while True:
+            actor = games.actor
+            live = actor >= 0
+            if not live.any():
+                break
+            actions[:] = -1
+            legal_counts = games.mask.sum(axis=1, dtype=np.int64)
+            forced = live & (legal_counts == 1)
+            if forced_samples:
+                forced &= seat_kinds[slots, np.maximum(actor, 0)] != POLICY
+            actions[forced] = np.argmax(games.mask[forced], axis=1)
+            kind = seat_kinds[slots, np.maximum(actor, 0)]
+            asked = live & ~forced
+            policy_rows = np.flatnonzero(asked & (kind == POLICY))
+            heuristic_rows = np.flatnonzero(asked & (kind == HEURISTIC))
+            random_rows = np.flatnonzero(asked & (kind == RANDOM))
+            if random_rows.size:
+                weights = self._random.random((random_rows.size, NUM_ACTIONS)) * games.mask[random_rows]
+                actions[random_rows] = np.argmax(weights, axis=1)
+            if heuristic_rows.size:
+                rng_rows = heuristic_rows * MAX_PLAYERS + actor[heuristic_rows]
+                heuristic_actions(games.obs, games.mask, heuristic_rows, rng_rows, self.heuristic_rngs, actions)
+            if policy_rows.size:
+                self._ask_policy(policy_rows, actor[policy_rows], decide, actions)
+            decisions += int(live.sum())
+            games.step(actions)
+            ended = np.flatnonzero(live & (games.terminated | games.truncated))
+            if ended.size:
+                seat_rewards[ended] = games.rewards[ended]
+        return self._batch(seat_rewards, decisions)
+
+    def _ask_policy(self, rows: np.ndarray, seats: np.ndarray, decide: Decide, actions: np.ndarray) -> None:
+        samples, games = self._samples, self.games
+        k = rows.size
+        samples.reserve(k)
+        start, stop = samples.size, samples.size + k
+        obs, masks = samples.obs[start:stop], samples.masks[start:stop]
+        np.take(games.obs, rows, axis=0, out=obs)
+        np.take(games.mask, rows, axis=0, out=masks)
+        ids, log_probs, values = decide(obs, masks)
+        actions[rows] = ids
+        samples.actions[start:stop] = ids
+        samples.log_probs[start:stop] = log_probs
+        samples.values[start:stop] = values
+        samples.trajectory[start:stop] = rows * MAX_PLAYERS + seats
+        samples.size = stop
+
+    def _batch(self, seat_rewards: np.ndarray, decisions: int) -> Batch:
+        s = self._samples
+        size = s.size
+        trajectory = s.trajectory[:size].copy()
+        returns = seat_rewards.reshape(-1)[trajectory]
+        last = np.zeros(size, dtype=np.bool_)
+        # a trajectory's last sample is the last occurrence of its id
+        _, first_of_reversed = np.unique(trajectory[::-1], return_index=True)
+        last[size - 1 - first_of_reversed] = True
+        return Batch(
+            obs=s.obs[:size],
+            masks=s.masks[:size],
+            actions=s.actions[:size].copy(),
+            log_probs=s.log_probs[:size].copy(),
+            values=s.values[:size].copy(),
+            trajectory=trajectory,
+            returns=returns.astype(np.float32),
+            last=last,
+            games=self.num_games,
+            decisions=decisions,
+            seat_rewards=seat_rewards,
+        )

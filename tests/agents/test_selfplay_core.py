@@ -1,0 +1,231 @@
+"""The self-play core: whole games with every seat's decisions, forced ones skipped, the advantages, the gradient
+agreement, the fast evaluation and the recipe's run folder."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents.training.selfplay.evaluate import seat_rotated_match
+from agents.training.selfplay.learner import (
+    ActorCritic,
+    Learner,
+    PPOSettings,
+    advantages,
+    cosine,
+    entropy_coefficient,
+    gradient_agreement,
+)
+from agents.training.selfplay.recipe import (
+    PROGRESS_COLUMNS,
+    SelfPlayConfig,
+    SelfPlayRunError,
+    read_rows,
+    train_selfplay,
+)
+from agents.training.selfplay.rollout import HEURISTIC, POLICY, Batch, SelfPlayGames
+from gubs_env.encoding.id_table import ReferenceTable
+from gubs_env.engine.cards import MAX_PLAYERS
+
+
+def lowest_legal(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A deterministic policy: the highest legal id below a number read from the observation."""
+    pick = (obs.sum(axis=1) * 1000).astype(np.int64)
+    ids = np.array([legal[p % len(legal)] for p, legal in zip(pick, (np.flatnonzero(m) for m in masks), strict=True)])
+    return ids, np.zeros(len(ids), np.float32), np.zeros(len(ids), np.float32)
+
+
+def replay_on_reference(players: int, seed: int) -> tuple[list[float], dict[int, int], int]:
+    """The same game on the readable engine: forced ids played, the others by ``lowest_legal``."""
+    table = ReferenceTable(players, seed)
+    asked: dict[int, int] = {}
+    decisions = 0
+    while not table.over:
+        mask = table.action_mask()
+        seat = table.actor
+        legal = np.flatnonzero(mask)
+        decisions += 1
+        if len(legal) == 1:
+            table.step(int(legal[0]))
+            continue
+        asked[seat] = asked.get(seat, 0) + 1
+        obs = table.observation(seat)[None, :].astype(np.float32)
+        table.step(int(lowest_legal(obs, mask[None, :])[0][0]))
+    winners = set(table.winners())
+    truncated = table.truncated
+    rewards = [0.0 if truncated else (1.0 if s in winners else -1.0) for s in range(players)]
+    return rewards, asked, decisions
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_forced_decisions_are_played_without_samples_and_every_outcome_is_the_reference_engines(players):
+    seeds = np.arange(100, 106, dtype=np.uint64)
+    table = SelfPlayGames(len(seeds), players)
+    batch = table.play(seeds, np.zeros((len(seeds), MAX_PLAYERS), np.int8), lowest_legal)
+    assert batch.masks.sum(axis=1).min() >= 2  # no sample is a forced decision
+    total_decisions = 0
+    for slot, seed in enumerate(seeds):
+        rewards, asked, decisions = replay_on_reference(players, int(seed))
+        total_decisions += decisions
+        assert batch.seat_rewards[slot, :players].tolist() == rewards
+        for seat in range(players):
+            mine = batch.trajectory == slot * MAX_PLAYERS + seat
+            assert mine.sum() == asked.get(seat, 0)
+            assert np.all(batch.returns[mine] == rewards[seat])  # each sample's return is its seat's outcome
+            if mine.any():
+                assert batch.last[mine].tolist() == [False] * (mine.sum() - 1) + [True]
+    assert batch.decisions == total_decisions
+
+
+def test_one_batch_mixes_table_sizes_slot_by_slot():
+    players = np.array([2, 3, 4, 5, 6, 2])
+    table = SelfPlayGames(6, players)
+    batch = table.play(np.arange(6, dtype=np.uint64), np.zeros((6, MAX_PLAYERS), np.int8), lowest_legal)
+    assert np.all(batch.seat < players[batch.game])
+    for slot, n in enumerate(players):
+        assert set(batch.seat[batch.game == slot].tolist()) == set(range(n))
+        assert np.all(batch.seat_rewards[slot, n:] == 0)
+
+
+def test_heuristic_seats_make_no_samples():
+    kinds = np.full((4, MAX_PLAYERS), HEURISTIC, np.int8)
+    kinds[:, 1] = POLICY
+    batch = SelfPlayGames(4, 2).play(np.arange(4, dtype=np.uint64), kinds, lowest_legal)
+    assert len(batch) > 0 and set(batch.seat.tolist()) == {1}
+
+
+def tiny_batch(values: list[float], returns: list[float], trajectory: list[int]) -> Batch:
+    n = len(values)
+    traj = np.array(trajectory)
+    last = np.zeros(n, bool)
+    for t in set(trajectory):
+        last[np.flatnonzero(traj == t)[-1]] = True
+    return Batch(
+        obs=np.zeros((n, 512), np.float32),
+        masks=np.ones((n, 356), np.int8),
+        actions=np.zeros(n, np.int64),
+        log_probs=np.zeros(n, np.float32),
+        values=np.array(values, np.float32),
+        trajectory=traj,
+        returns=np.array(returns, np.float32),
+        last=last,
+        games=1,
+        decisions=n,
+        seat_rewards=np.zeros((1, MAX_PLAYERS), np.float32),
+    )
+
+
+def test_advantages_are_the_outcome_minus_the_value_at_lambda_1_and_gae_below_it():
+    # two trajectories interleaved: seat 0 (ids 0) with values .1, .2, .3 and outcome +1; seat 1 with -1
+    batch = tiny_batch([0.1, 0.5, 0.2, 0.3, -0.4], [1, -1, 1, 1, -1], [0, 1, 0, 0, 1])
+    assert advantages(batch, batch.values, lam=1.0) == pytest.approx([0.9, -1.5, 0.8, 0.7, -0.6])
+    lam = 0.5
+    a3 = 1 - 0.3
+    a2 = 0.3 - 0.2 + lam * a3
+    a0 = 0.2 - 0.1 + lam * a2
+    b4 = -1 + 0.4
+    b1 = -0.4 - 0.5 + lam * b4
+    assert advantages(batch, batch.values, lam=lam) == pytest.approx([a0, b1, a2, a3, b4])
+
+
+def random_tensors(rows: int, seed: int) -> dict[str, torch.Tensor]:
+    rng = np.random.default_rng(seed)
+    obs = (rng.random((rows, 512)) < 0.05).astype(np.float32)
+    masks = (rng.random((rows, 356)) < 0.1).astype(np.int8)
+    masks[:, 0] = 1
+    actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+    return {"obs": torch.from_numpy(obs), "masks": torch.from_numpy(masks), "actions": torch.from_numpy(actions)}
+
+
+def test_gradient_agreement_is_1_for_identical_halves_and_about_0_for_noise():
+    model = ActorCritic((32,))
+    half = random_tensors(300, 0)
+    # game 2k and game 2k + 1 hold the same samples: both halves have the same gradient
+    doubled = {k: torch.cat([v, v]) for k, v in half.items()}
+    game = np.concatenate([np.arange(300) * 2, np.arange(300) * 2 + 1])
+    adv = torch.randn(300, generator=torch.Generator().manual_seed(1))
+    assert gradient_agreement(model, doubled, game, torch.cat([adv, adv])) == pytest.approx(1.0, abs=1e-5)
+    # independent positions and advantages with no signal in them: unrelated directions
+    noise = random_tensors(4000, 2)
+    game = np.arange(4000)
+    adv = torch.randn(4000, generator=torch.Generator().manual_seed(3))
+    assert abs(gradient_agreement(model, noise, game, adv)) < 0.15
+    assert cosine(torch.zeros(3), torch.ones(3)) == 0.0
+
+
+def test_the_entropy_bonus_decays_linearly_then_stays():
+    settings = PPOSettings(entropy_start=0.03, entropy_end=0.01, entropy_decay=100)
+    assert [entropy_coefficient(settings, s) for s in (0, 50, 100, 1000)] == pytest.approx([0.03, 0.02, 0.01, 0.01])
+
+
+def test_the_learner_samples_legal_ids_and_plays_greedily():
+    learner = Learner(PPOSettings(hidden=(16,)), seed=0)
+    t = random_tensors(200, 4)
+    obs, masks = t["obs"].numpy(), t["masks"].numpy()
+    ids, log_probs, _ = learner.decide(obs, masks)
+    assert np.all(masks[np.arange(200), ids] == 1) and np.all(log_probs <= 0)
+    greedy, _, _ = learner.greedy(obs, masks)
+    assert np.all(masks[np.arange(200), greedy] == 1)
+
+
+def test_seat_rotated_matches_play_the_same_deals_every_time():
+    learner = Learner(PPOSettings(hidden=(16,)), seed=0)
+    first = seat_rotated_match(learner.greedy, "heuristic", 2, 40, seed=7)
+    assert first == seat_rotated_match(learner.greedy, "heuristic", 2, 40, seed=7)
+    assert first.games == 40 and 0 <= first.wins <= 40
+    assert seat_rotated_match(learner.greedy, "random", 3, 10, seed=7).games == 12  # rounded up to whole deals
+
+
+def small_config(**changes) -> SelfPlayConfig:
+    settings = PPOSettings(hidden=(32,), minibatch=512)
+    base = dict(games=8, eval_every=3000, eval_games=20, checkpoint_every=1, ppo=settings)
+    return SelfPlayConfig(**{**base, **changes})
+
+
+def test_a_run_writes_its_diagnostics_and_curve_and_resumes_where_its_checkpoint_left_off(tmp_path, capsys):
+    out = tmp_path / "run"
+    first = train_selfplay(small_config(), out=out, minutes=None, timesteps=4000, progress=False)
+    assert "median grad_cosine over the last half of the updates" in capsys.readouterr().out
+    progress = read_rows(out / "progress.csv")
+    assert list(progress[0]) == list(PROGRESS_COLUMNS) and len(progress) >= 2
+    assert all(-1 <= float(r["grad_cosine"]) <= 1 for r in progress)
+    assert (out / "curves.png").read_bytes().startswith(b"\x89PNG") and (out / "policy.npz").is_file()
+    evaluation = read_rows(out / "eval.csv")
+    assert {r["opponent"] for r in evaluation} == {"heuristic", "random"} and evaluation[0]["timesteps"] == "0"
+    # rows written after the last checkpoint are dropped on resume, then done again
+    with (out / "progress.csv").open("a") as f:
+        f.write(f"{first.timesteps + 10**9}," + ",".join(["0"] * (len(PROGRESS_COLUMNS) - 1)) + "\n")
+    second = train_selfplay(out=out, minutes=None, timesteps=first.timesteps + 2000, resume=True, progress=False)
+    assert second.timesteps > first.timesteps
+    steps = [int(r["timesteps"]) for r in read_rows(out / "progress.csv")]
+    assert steps == sorted(steps) and max(steps) == second.timesteps
+
+
+def test_runs_are_deterministic_by_seed(tmp_path):
+    a = train_selfplay(small_config(), out=tmp_path / "a", minutes=None, timesteps=2000, progress=False)
+    b = train_selfplay(small_config(), out=tmp_path / "b", minutes=None, timesteps=2000, progress=False)
+    assert (tmp_path / "a" / "policy.npz").read_bytes() == (tmp_path / "b" / "policy.npz").read_bytes()
+    assert a.timesteps == b.timesteps
+
+
+def test_a_run_folder_is_refused_when_it_does_not_match_or_already_holds_a_run(tmp_path):
+    out = tmp_path / "run"
+    with pytest.raises(SelfPlayRunError, match="holds no self-play run"):
+        train_selfplay(out=out, resume=True, progress=False)
+    train_selfplay(small_config(), out=out, minutes=None, timesteps=500, progress=False)
+    with pytest.raises(SelfPlayRunError, match="already holds"):
+        train_selfplay(small_config(), out=out, minutes=None, timesteps=500, progress=False)
+    (out / "checkpoint.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(SelfPlayRunError, match="does not match"):
+        train_selfplay(out=out, resume=True, progress=False)
+    config = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**config, "run_code": "import os"}))
+    with pytest.raises(SelfPlayRunError, match="not a self-play config"):
+        train_selfplay(out=out, resume=True, progress=False)
+
+
+@pytest.mark.parametrize("bad", [dict(players=(1,)), dict(games=1), dict(eval_opponents=("gubs-net",))])
+def test_bad_settings_are_one_line_errors(bad):
+    with pytest.raises(SelfPlayRunError):
+        small_config(**bad)
