@@ -793,6 +793,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--minutes": NUMBERS,
             "--threads": NUMBERS,
             "--eval-every": NUMBERS,
+            "--eval-games": NUMBERS,
             "--out": PATHS,
             "--no-progress": SWITCH,
         },

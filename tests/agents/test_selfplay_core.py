@@ -229,3 +229,32 @@ def test_a_run_folder_is_refused_when_it_does_not_match_or_already_holds_a_run(t
 def test_bad_settings_are_one_line_errors(bad):
     with pytest.raises(SelfPlayRunError):
         small_config(**bad)
+
+
+def test_the_action_part_head_shares_across_ids_and_folds_into_the_shipped_format(tmp_path):
+    from agents.bots.model_file import load_policy, save_policy
+    from agents.bots.ppo import policy_logits
+    from gubs_env.encoding.action_table import action_parts
+
+    parts, names = action_parts()
+    assert parts.shape == (356, len(names)) and np.all(parts.sum(axis=0) >= 2) and np.all(parts.sum(axis=1) >= 1)
+    model = ActorCritic((24,), action_parts=True)
+    with torch.no_grad():
+        model.part_head.weight.normal_()  # make the part head matter
+    t = random_tensors(50, 5)
+    log_p = model.log_probs(t["obs"], t["masks"])
+    assert torch.all(log_p[t["masks"] == 0] < -1e8)
+    assert torch.allclose(log_p.exp().sum(dim=1), torch.ones(50), atol=1e-5)
+    path = save_policy(tmp_path / "p.npz", model.actor_layers(), "tanh")
+    folded = policy_logits(load_policy(path), t["obs"].numpy())
+    assert np.allclose(folded, model.logits(t["obs"]).detach().numpy(), atol=1e-4)
+    # a step on one id's decisions moves the ids that share its card too
+    card = names.index(next(n for n in names if n.startswith("card=") and parts[:, names.index(n)].sum() > 3))
+    ids = np.flatnonzero(parts[:, card])
+    before = model.logits(t["obs"][:1]).detach()
+    loss = -model.log_probs(t["obs"][:1], torch.ones(1, 356))[0, int(ids[0])]
+    loss.backward()
+    with torch.no_grad():
+        model.part_head.weight -= 1.0 * model.part_head.weight.grad
+    moved = (model.logits(t["obs"][:1]).detach() - before)[0]
+    assert float(moved[ids[1:]].mean()) > float(moved[np.setdiff1d(np.arange(356), ids)].mean())

@@ -29,6 +29,7 @@ import torch
 from torch import nn
 
 from agents.training.selfplay.rollout import Batch
+from gubs_env.encoding import action_table
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 
@@ -53,6 +54,7 @@ class PPOSettings:
         max_grad_norm: gradients are clipped to this norm.
         normalize_values: learn the critic on normalized targets (:class:`ValueNorm`).
         hidden: the widths of the actor's and the critic's hidden layers.
+        action_parts: the actor's second head over the parts ids share (:class:`ActorCritic`).
     """
 
     learning_rate: float = 3e-4
@@ -68,6 +70,7 @@ class PPOSettings:
     max_grad_norm: float = 0.5
     normalize_values: bool = True
     hidden: tuple[int, ...] = (256, 256)
+    action_parts: bool = False
 
 
 def entropy_coefficient(settings: PPOSettings, samples: int) -> float:
@@ -93,29 +96,56 @@ def _mlp(widths: tuple[int, ...], out: int, out_gain: float) -> nn.Sequential:
 
 
 class ActorCritic(nn.Module):
-    """The actor (observation to 356 logits) and the critic (observation to a normalized value), apart."""
+    """The actor (observation to 356 logits) and the critic (observation to a normalized value), apart.
 
-    def __init__(self, hidden: tuple[int, ...] = (256, 256)) -> None:
+    With ``action_parts`` the actor's logits add a second head over the parts ids share
+    (:func:`~gubs_env.encoding.action_table.action_parts`: the operation, the card, the kind, the target seat...):
+    an id's logit is its own score plus the scores of its parts, so what is learnt from one play of a card reaches
+    every id that plays it. Both heads are linear in the last hidden layer, so they fold into one
+    (:meth:`actor_layers`) and the shipped policy format holds the result.
+    """
+
+    def __init__(self, hidden: tuple[int, ...] = (256, 256), action_parts: bool = False) -> None:
         super().__init__()
         self.actor = _mlp(hidden, NUM_ACTIONS, 0.01)
         self.critic = _mlp(hidden, 1, 1.0)
+        self.part_head: nn.Linear | None = None
+        if action_parts:
+            parts, _ = action_table.action_parts()
+            self.register_buffer("parts", torch.from_numpy(parts))
+            self.part_head = nn.Linear(hidden[-1], parts.shape[1])
+            nn.init.orthogonal_(self.part_head.weight, 0.01)
+            nn.init.zeros_(self.part_head.bias)
+
+    def logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """The actor's logits over every id."""
+        if self.part_head is None:
+            return self.actor(obs)
+        hidden = self.actor[:-1](obs)
+        return self.actor[-1](hidden) + self.part_head(hidden) @ self.parts.T
 
     def log_probs(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         """Log-probabilities over the ids, illegal ones at about -1e9."""
-        logits = self.actor(obs).masked_fill(masks == 0, MASKED)
+        logits = self.logits(obs).masked_fill(masks == 0, MASKED)
         return torch.log_softmax(logits, dim=-1)
+
+    def actor_parameters(self) -> list[nn.Parameter]:
+        """The parameters of the policy (the critic's apart)."""
+        own = list(self.actor.parameters())
+        return own if self.part_head is None else own + list(self.part_head.parameters())
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         """The critic's normalized value of each observation."""
         return self.critic(obs).squeeze(-1)
 
     def actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The actor's linear layers as ``(weight, bias)`` float32 arrays, the model file's order."""
-        return [
-            (m.weight.detach().numpy().astype(np.float32), m.bias.detach().numpy().astype(np.float32))
-            for m in self.actor
-            if isinstance(m, nn.Linear)
-        ]
+        """The actor's linear layers as ``(weight, bias)`` float32 arrays, the model file's order (heads folded)."""
+        layers = [(m.weight.detach().clone(), m.bias.detach().clone()) for m in self.actor if isinstance(m, nn.Linear)]
+        if self.part_head is not None:
+            weight, bias = layers[-1]
+            parts = self.parts
+            layers[-1] = (weight + parts @ self.part_head.weight.detach(), bias + parts @ self.part_head.bias.detach())
+        return [(w.numpy().astype(np.float32), b.numpy().astype(np.float32)) for w, b in layers]
 
 
 class ValueNorm:
@@ -209,7 +239,7 @@ def _policy_gradient(
     model.zero_grad(set_to_none=True)
     log_pi = model.log_probs(obs, masks).gather(1, actions[:, None]).squeeze(1)
     (-(adv * log_pi).mean()).backward()
-    grads = [p.grad.reshape(-1) for p in model.actor.parameters() if p.grad is not None]
+    grads = [p.grad.reshape(-1) for p in model.actor_parameters() if p.grad is not None]
     gradient = torch.cat(grads).clone()
     model.zero_grad(set_to_none=True)
     return gradient
@@ -249,7 +279,7 @@ class Learner:
     def __init__(self, settings: PPOSettings, seed: int) -> None:
         torch.manual_seed(seed)
         self.settings = settings
-        self.model = ActorCritic(settings.hidden)
+        self.model = ActorCritic(settings.hidden, settings.action_parts)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=settings.learning_rate, eps=1e-5)
         self.value_norm = ValueNorm()
         self.rng = np.random.default_rng(seed)
