@@ -14,5 +14,5 @@ CEILINGS = (HANDS_SEEING, ALL_SEEING)
 ISMCTS = "ismcts"
 SEARCHES = (SEARCH, *CEILINGS, ISMCTS)
 """The spec names whose settings follow a colon."""
-BUILTIN = ("random", "heuristic", TUNED, "gubs-net", "ppo-2p", "ppo-4p", SEARCH, ISMCTS)
+BUILTIN = ("random", "heuristic", TUNED, "gubs-net", "ppo-2p", "ppo-4p", "selfplay-2p", "selfplay-4p", SEARCH, ISMCTS)
 """The names a spec may be, besides model and weight-set paths and ``module:Class``."""

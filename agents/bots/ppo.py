@@ -15,10 +15,24 @@ if TYPE_CHECKING:
     from gubs_env.engine import Game
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
-PRETRAINED = {"2p": "gubs_2p.zip", "4p": "gubs_4p.zip", "net": "gubs_net.npz"}
-"""Shipped models by name: trained by train.py (docs/training.md has the commands)."""
-SHIPPED_SPECS = {"ppo-2p": "2p", "ppo-4p": "4p", "gubs-net": "net"}
-"""The agent spec of each shipped model: the two size-specific models and the one network for 2 to 6 players."""
+PRETRAINED = {
+    "2p": "gubs_2p.zip",
+    "4p": "gubs_4p.zip",
+    "net": "gubs_net.npz",
+    "selfplay-2p": "selfplay_2p.npz",
+    "selfplay-4p": "selfplay_4p.npz",
+}
+"""Shipped models by name: trained by train.py, and the self-play baselines by ``python -m agents.training.baselines``
+(docs/training.md has the commands)."""
+SHIPPED_SPECS = {
+    "ppo-2p": "2p",
+    "ppo-4p": "4p",
+    "gubs-net": "net",
+    "selfplay-2p": "selfplay-2p",
+    "selfplay-4p": "selfplay-4p",
+}
+"""The agent spec of each shipped model: the two size-specific models, the one network for 2 to 6 players, and the
+networks of pure self-play from scratch (no imitation, no hand-written bot at any seat) at 2 and at 4 players."""
 
 ACTIVATION_FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,

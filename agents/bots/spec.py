@@ -12,8 +12,9 @@ spec                                   kind          the agent
 ``path/to/weights.json``               WEIGHT_SET    the heuristic with that weight set
                                                      (:mod:`agents.bots.heuristic.weights_file`, read as data)
 ``gubs-net``, ``ppo-2p``, ``ppo-4p``   NETWORK       a shipped network (gubs-net: one for every table size from 2 to 6;
-                                                     the others each trained at one size); ``NAME:sample`` samples
-                                                     from the policy instead of taking its most likely action
+``selfplay-2p``, ``selfplay-4p``                     the others each trained at one size, the selfplay ones by pure
+                                                     self-play from scratch); ``NAME:sample`` samples from the policy
+                                                     instead of taking its most likely action
 ``runs/x/model.zip``, ``policy.npz``   MODEL_FILE    a ``MaskablePPO.save`` archive or a weights-only file, read by
                                                      :func:`agents.bots.model_file.load_policy` (which runs nothing the
                                                      file holds); ``PATH:sample`` samples

@@ -81,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
         "agents",
         nargs="+",
         metavar="SPEC",
-        help="two or more of: random, heuristic, heuristic-tuned, gubs-net, ppo-2p, ppo-4p (add :sample to sample "
+        help="two or more of: random, heuristic, heuristic-tuned, gubs-net, ppo-2p, ppo-4p, selfplay-2p, selfplay-4p "
+        "(add :sample to sample "
         "the policy), search (search:worlds=64,top=4,...), ismcts, a .zip or .npz model, a .json heuristic weight "
         "set, package.module:Class",
     )

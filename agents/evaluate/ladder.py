@@ -45,6 +45,8 @@ DEFAULT_AGENTS = (
     "gubs-net",
     "ppo-2p",
     "ppo-4p",
+    "selfplay-2p",
+    "selfplay-4p",
     "search",
     "search:base=heuristic",
     "search-hands-seeing",

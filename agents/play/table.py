@@ -188,7 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=[DEFAULT_BOT],
         metavar="SPEC",
         help="agents for the bot seats, separated by spaces: one spec for all, or one per bot seat in seat order; "
-        "random, heuristic, heuristic-tuned, gubs-net, ppo-2p, ppo-4p, search, ismcts, a .zip or .npz model, a "
+        "random, heuristic, heuristic-tuned, gubs-net, ppo-2p, ppo-4p, selfplay-2p, selfplay-4p, search, ismcts, a "
+        ".zip or .npz model, a "
         f".json heuristic weight set or module:Class (default: {DEFAULT_BOT})",
     )
     parser.add_argument(

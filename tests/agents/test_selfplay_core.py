@@ -258,3 +258,52 @@ def test_the_action_part_head_shares_across_ids_and_folds_into_the_shipped_forma
         model.part_head.weight -= 1.0 * model.part_head.weight.grad
     moved = (model.logits(t["obs"][:1]).detach() - before)[0]
     assert float(moved[ids[1:]].mean()) > float(moved[np.setdiff1d(np.arange(356), ids)].mean())
+
+
+def lowest_legal_log_probs(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``lowest_legal`` as log-probabilities no Gumbel draw can overturn."""
+    ids = lowest_legal(obs, masks)[0]
+    out = np.full(masks.shape, -1e9, np.float32)
+    out[np.arange(len(ids)), ids] = 0.0
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_paired_playout_of_the_id_taken_replays_the_game_to_its_very_outcome(players):
+    from agents.training.selfplay.vine import play_branches
+
+    table = SelfPlayGames(3, players)
+    batch = table.play(np.arange(3, dtype=np.uint64) + 50, np.zeros((3, MAX_PLAYERS), np.int8), lowest_legal,
+                       branch_rate=0.3)  # fmt: skip
+    branches = batch.branches
+    assert branches is not None and 0 < len(branches) < len(batch)
+    assert np.all(batch.seat[branches.samples] == branches.seats)
+    masks = batch.masks[branches.samples]
+    paired = play_branches(branches, masks, lowest_legal_log_probs, seed=0)
+    assert np.array_equal(np.sort(paired.point), paired.point) and paired.point.size == int((masks > 0).sum())
+    taken = batch.actions[branches.samples[paired.point]] == paired.action
+    # the copy holds the whole position (deck order and generator included): the same ids give the same game
+    assert np.array_equal(paired.outcome[taken], batch.returns[branches.samples[paired.point[taken]]])
+    assert set(paired.outcome.tolist()) <= {-1.0, 0.0, 1.0}
+
+
+def test_paired_advantages_are_outcomes_minus_the_policys_mean_at_legal_ids_only():
+    from agents.training.selfplay.learner import paired_advantages
+    from agents.training.selfplay.vine import PairedValues
+
+    paired = PairedValues(np.array([0, 0, 0, 1, 1]), np.array([3, 5, 9, 0, 1]), np.array([1, -1, 1, -1, -1.0]), 0)
+    old = np.zeros((2, 356), np.float32)
+    old[0, [3, 5, 9]] = [0.5, 0.25, 0.25]
+    old[1, [0, 1]] = [0.5, 0.5]
+    adv = paired_advantages(paired, old)
+    assert adv[0, [3, 5, 9]] == pytest.approx([0.5, -1.5, 0.5]) and adv[1, [0, 1]] == pytest.approx([0, 0])
+    assert np.count_nonzero(adv) == 3
+
+
+def test_a_run_with_paired_playouts_learns_from_both_terms_and_counts_the_playouts_decisions(tmp_path):
+    plain = train_selfplay(small_config(), out=tmp_path / "plain", minutes=None, timesteps=1, progress=False)
+    vine = train_selfplay(small_config(branch_rate=0.2), out=tmp_path / "vine", minutes=None, timesteps=1,
+                          progress=False)  # fmt: skip
+    assert vine.samples == plain.samples and vine.timesteps > plain.timesteps  # the same games, plus the playouts
+    row = read_rows(tmp_path / "vine" / "progress.csv")[-1]
+    assert -1 <= float(row["grad_cosine"]) <= 1 and float(row["policy_loss"]) != 0

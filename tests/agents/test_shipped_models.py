@@ -9,7 +9,14 @@ from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 
 
 @pytest.mark.parametrize(
-    ("name", "num_players"), [("2p", 2), ("4p", 4), *(("net", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))]
+    ("name", "num_players"),
+    [
+        ("2p", 2),
+        ("4p", 4),
+        ("selfplay-2p", 2),
+        ("selfplay-4p", 4),
+        *(("net", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)),
+    ],
 )
 def test_shipped_model_plays_full_games(name, num_players):
     agent = PPOAgent.pretrained(name)
@@ -23,7 +30,7 @@ def test_shipped_model_plays_full_games(name, num_players):
 def test_every_shipped_name_has_its_file():
     from agents.bots.ppo import MODELS_DIR
 
-    assert sorted(PRETRAINED) == ["2p", "4p", "net"]
+    assert sorted(PRETRAINED) == ["2p", "4p", "net", "selfplay-2p", "selfplay-4p"]
     assert sorted(SHIPPED_SPECS.values()) == sorted(PRETRAINED)
     assert all((MODELS_DIR / file).is_file() for file in PRETRAINED.values())
 

@@ -18,17 +18,13 @@ def _smoothed(values: list[float], window: int) -> list[float]:
     return out
 
 
-def plot_run(run_dir: Path) -> Path:
-    """Draw ``run_dir/curves.png`` from its eval.csv and progress.csv; returns the picture's path."""
+def plot_run(run_dir: Path, evaluation: list[dict[str, str]], progress: list[dict[str, str]]) -> Path:
+    """Draw ``run_dir/curves.png`` from the rows of its eval.csv and progress.csv; returns the picture's path."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from agents.training.selfplay.recipe import read_rows
-
-    evaluation = read_rows(run_dir / "eval.csv")
-    progress = read_rows(run_dir / "progress.csv")
     fig, axes = plt.subplots(2, 3, figsize=(13, 7))
     curve = axes[0][0]
     for key in sorted({(r["players"], r["opponent"]) for r in evaluation}):

@@ -29,6 +29,7 @@ import torch
 from torch import nn
 
 from agents.training.selfplay.rollout import Batch
+from agents.training.selfplay.vine import PairedValues
 from gubs_env.encoding import action_table
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
@@ -53,6 +54,9 @@ class PPOSettings:
         value_coef: the value loss's weight.
         max_grad_norm: gradients are clipped to this norm.
         normalize_values: learn the critic on normalized targets (:class:`ValueNorm`).
+        mc_coef: the weight of the sampled decisions' clipped surrogate (their advantages from the game's outcome).
+        vine_coef: the weight of the branch points' surrogate (every legal id's paired advantage), when a run plays
+            paired playouts (:mod:`agents.training.selfplay.vine`).
         hidden: the widths of the actor's and the critic's hidden layers.
         action_parts: the actor's second head over the parts ids share (:class:`ActorCritic`).
     """
@@ -69,6 +73,8 @@ class PPOSettings:
     value_coef: float = 0.5
     max_grad_norm: float = 0.5
     normalize_values: bool = True
+    mc_coef: float = 1.0
+    vine_coef: float = 1.0
     hidden: tuple[int, ...] = (256, 256)
     action_parts: bool = False
 
@@ -104,6 +110,9 @@ class ActorCritic(nn.Module):
     every id that plays it. Both heads are linear in the last hidden layer, so they fold into one
     (:meth:`actor_layers`) and the shipped policy format holds the result.
     """
+
+    parts: torch.Tensor
+    """``(356, parts)``: which parts each id has (with ``action_parts`` only)."""
 
     def __init__(self, hidden: tuple[int, ...] = (256, 256), action_parts: bool = False) -> None:
         super().__init__()
@@ -232,14 +241,38 @@ def explained_variance(predicted: np.ndarray, target: np.ndarray) -> float:
     return float("nan") if variance == 0 else 1.0 - float(np.var(target - predicted)) / variance
 
 
-def _policy_gradient(
-    model: ActorCritic, obs: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor, adv: torch.Tensor
-) -> torch.Tensor:
-    """The actor's gradient of the policy-gradient loss -E[A log π(a)] on these samples, flattened."""
+def paired_advantages(paired: PairedValues, old_probs: np.ndarray) -> np.ndarray:
+    """``(P, 356)``: each legal id's paired outcome minus the policy's mean over them (0 at illegal ids).
+
+    ``old_probs`` ``(P, 356)`` are the policy's probabilities at the branch points when they were played.
+    """
+    q = np.zeros(old_probs.shape, dtype=np.float32)
+    q[paired.point, paired.action] = paired.outcome
+    played = np.zeros(old_probs.shape, dtype=np.bool_)
+    played[paired.point, paired.action] = True
+    baseline = (old_probs * q).sum(axis=1, keepdims=True)
+    return np.where(played, q - baseline, 0.0).astype(np.float32)
+
+
+def _surrogate_gradient(model: ActorCritic, part: dict[str, torch.Tensor], coefs: tuple[float, float]) -> torch.Tensor:
+    """The actor's gradient of the policy-gradient loss on these samples and branch points, flattened.
+
+    The loss is the update's surrogate at ratio 1: ``-mean(A log π(a))`` over the samples, and
+    ``-mean(Σ_a π_old(a) A(a) log π(a))`` over the branch points.
+    """
     model.zero_grad(set_to_none=True)
-    log_pi = model.log_probs(obs, masks).gather(1, actions[:, None]).squeeze(1)
-    (-(adv * log_pi).mean()).backward()
-    grads = [p.grad.reshape(-1) for p in model.actor_parameters() if p.grad is not None]
+    mc_coef, vine_coef = coefs
+    loss = torch.zeros(())
+    if mc_coef and part["obs"].shape[0]:
+        log_pi = model.log_probs(part["obs"], part["masks"]).gather(1, part["actions"][:, None]).squeeze(1)
+        loss = loss - mc_coef * (part["adv"] * log_pi).mean()
+    if vine_coef and "p_obs" in part and part["p_obs"].shape[0]:
+        log_pi = model.log_probs(part["p_obs"], part["p_masks"])
+        loss = loss - vine_coef * (part["p_old"] * part["p_adv"] * log_pi).sum(dim=1).mean()
+    if not loss.requires_grad:
+        return torch.zeros(sum(p.numel() for p in model.actor_parameters()))
+    loss.backward()
+    grads = [p.grad.reshape(-1) if p.grad is not None else torch.zeros(p.numel()) for p in model.actor_parameters()]
     gradient = torch.cat(grads).clone()
     model.zero_grad(set_to_none=True)
     return gradient
@@ -252,18 +285,28 @@ def cosine(a: torch.Tensor, b: torch.Tensor) -> float:
 
 
 def gradient_agreement(
-    model: ActorCritic, tensors: dict[str, torch.Tensor], game: np.ndarray, adv: torch.Tensor
+    model: ActorCritic,
+    tensors: dict[str, torch.Tensor],
+    game: np.ndarray,
+    adv: torch.Tensor,
+    coefs: tuple[float, float] = (1.0, 0.0),
+    paired_game: np.ndarray | None = None,
 ) -> float:
     """The cosine between the policy gradients of two disjoint halves of a batch, split by game (even, odd slots).
 
     Near 1, both halves point the same way and a step follows the batch's signal; near 0, the gradient is noise:
-    a step moves the policy in a direction the next batch would not confirm.
+    a step moves the policy in a direction the next batch would not confirm. ``tensors`` may hold branch points
+    (keys ``p_*``, their games in ``paired_game``), which count in the gradient as they do in the update.
     """
-    halves = [torch.from_numpy(np.flatnonzero(game % 2 == parity)) for parity in (0, 1)]
-    grads = [
-        _policy_gradient(model, tensors["obs"][h], tensors["masks"][h], tensors["actions"][h], adv[h]) for h in halves
-    ]
-    return cosine(grads[0], grads[1])
+    gradients = []
+    for parity in (0, 1):
+        half = torch.from_numpy(np.flatnonzero(game % 2 == parity))
+        part = {k: tensors[k][half] for k in ("obs", "masks", "actions")} | {"adv": adv[half]}
+        if paired_game is not None:
+            points = torch.from_numpy(np.flatnonzero(paired_game % 2 == parity))
+            part |= {k: tensors[k][points] for k in ("p_obs", "p_masks", "p_old", "p_adv")}
+        gradients.append(_surrogate_gradient(model, part, coefs))
+    return cosine(gradients[0], gradients[1])
 
 
 def _minibatches(size: int, minibatch: int, rng: np.random.Generator) -> Iterator[torch.Tensor]:
@@ -305,8 +348,17 @@ class Learner:
         zeros = np.zeros(ids.shape[0], dtype=np.float32)
         return ids, zeros, zeros
 
-    def update(self, batch: Batch, samples_before: int) -> UpdateStats:
-        """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO."""
+    @torch.no_grad()
+    def log_probs_np(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The policy's log-probabilities ``(k, 356)`` as numpy (the paired playouts' policy)."""
+        return self.model.log_probs(torch.from_numpy(obs), torch.from_numpy(masks)).numpy()
+
+    def update(self, batch: Batch, samples_before: int, paired: PairedValues | None = None) -> UpdateStats:
+        """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO.
+
+        With ``paired`` (the playouts of the batch's branch points) the surrogate also holds, for each branch point,
+        every legal id's paired advantage weighted by its probability, clipped as PPO clips a sample.
+        """
         s = self.settings
         adv = advantages(batch, batch.values, s.lam, s.gamma)
         targets = adv + batch.values
@@ -323,15 +375,25 @@ class Learner:
             "adv": torch.from_numpy(norm_adv.astype(np.float32)),
             "targets": torch.from_numpy(((targets - mean) / std).astype(np.float32)),
         }
-        agreement = gradient_agreement(self.model, tensors, batch.game, tensors["adv"])
+        coefs = (s.mc_coef, s.vine_coef if paired is not None else 0.0)
+        paired_game = None
+        if paired is not None and batch.branches is not None:
+            tensors |= self._paired_tensors(batch, paired)
+            paired_game = batch.game[batch.branches.samples]
+        agreement = gradient_agreement(self.model, tensors, batch.game, tensors["adv"], coefs, paired_game)
         ent_coef = entropy_coefficient(s, samples_before)
-        totals = np.zeros(6)
+        totals = np.zeros(5)
         steps = 0
+        points = int(tensors["p_obs"].shape[0]) if "p_obs" in tensors else 0
         for _ in range(s.epochs):
-            for idx in _minibatches(len(batch), s.minibatch, self.rng):
-                totals += self._step({k: v[idx] for k, v in tensors.items()}, ent_coef)
+            chunks = list(_minibatches(len(batch), s.minibatch, self.rng))
+            point_chunks = np.array_split(self.rng.permutation(points), len(chunks))
+            for idx, point_idx in zip(chunks, point_chunks, strict=True):
+                part = {k: v[idx] for k, v in tensors.items() if not k.startswith("p_")}
+                part |= {k: v[torch.from_numpy(point_idx)] for k, v in tensors.items() if k.startswith("p_")}
+                totals += self._step(part, ent_coef, coefs)
                 steps += 1
-        entropy, kl, clipped, v_loss, p_loss, _ = totals / max(1, steps)
+        entropy, kl, clipped, v_loss, p_loss = totals / max(1, steps)
         return UpdateStats(
             entropy=float(entropy),
             approx_kl=float(kl),
@@ -343,14 +405,38 @@ class Learner:
             entropy_coef=ent_coef,
         )
 
-    def _step(self, mb: dict[str, torch.Tensor], ent_coef: float) -> np.ndarray:
+    @torch.no_grad()
+    def _paired_tensors(self, batch: Batch, paired: PairedValues) -> dict[str, torch.Tensor]:
+        """The branch points' observations, masks, probabilities when played, and normalized paired advantages."""
+        assert batch.branches is not None
+        samples = batch.branches.samples
+        obs, masks = torch.from_numpy(batch.obs[samples]), torch.from_numpy(batch.masks[samples])
+        old = self.model.log_probs(obs, masks).exp().numpy()
+        adv = paired_advantages(paired, old)
+        # the probability-weighted spread of the advantages, so that both terms of the surrogate are on one scale
+        scale = math.sqrt(float((old * adv * adv).sum(axis=1).mean()) + 1e-8)
+        return {
+            "p_obs": obs,
+            "p_masks": masks,
+            "p_old": torch.from_numpy(old),
+            "p_adv": torch.from_numpy(adv / scale),
+        }
+
+    def _step(self, mb: dict[str, torch.Tensor], ent_coef: float, coefs: tuple[float, float]) -> np.ndarray:
         s = self.settings
+        mc_coef, vine_coef = coefs
         log_p = self.model.log_probs(mb["obs"], mb["masks"])
         new = log_p.gather(1, mb["actions"][:, None]).squeeze(1)
         log_ratio = new - mb["old_log_probs"]
         ratio = log_ratio.exp()
         adv = mb["adv"]
-        policy_loss = -torch.min(ratio * adv, ratio.clamp(1 - s.clip, 1 + s.clip) * adv).mean()
+        policy_loss = -torch.min(ratio * adv, ratio.clamp(1 - s.clip, 1 + s.clip) * adv).mean() * mc_coef
+        if vine_coef and "p_obs" in mb and mb["p_obs"].shape[0]:
+            old = mb["p_old"]
+            p_ratio = (self.model.log_probs(mb["p_obs"], mb["p_masks"]).exp() / old.clamp_min(1e-8)).clamp_max(1e3)
+            p_adv = mb["p_adv"]
+            clipped_gain = torch.min(p_ratio * p_adv, p_ratio.clamp(1 - s.clip, 1 + s.clip) * p_adv)
+            policy_loss = policy_loss - vine_coef * (old * clipped_gain).sum(dim=1).mean()
         probs = log_p.exp()
         entropy = -(probs * log_p).sum(dim=1).mean()  # illegal ids: probability 0 times a finite log
         value_loss = (self.model.value(mb["obs"]) - mb["targets"]).pow(2).mean()
@@ -363,4 +449,4 @@ class Learner:
             kl = ((ratio - 1) - log_ratio).mean()
             clipped = ((ratio - 1).abs() > s.clip).float().mean()
         parts = (entropy, kl, clipped, value_loss, policy_loss)
-        return np.array([float(part.detach()) for part in parts] + [0.0])
+        return np.array([float(part.detach()) for part in parts])

@@ -39,9 +39,11 @@ from tqdm import tqdm
 from agents.bots.model_file import save_policy
 from agents.bots.threads import set_torch_threads
 from agents.training.runs import truncate_eval_log
+from agents.training.selfplay.charts import plot_run
 from agents.training.selfplay.evaluate import OPPONENT_KINDS, seat_rotated_match
 from agents.training.selfplay.learner import Learner, PPOSettings, UpdateStats
 from agents.training.selfplay.rollout import POLICY, SelfPlayGames
+from agents.training.selfplay.vine import play_branches
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.support.files import write_atomically
 
@@ -71,6 +73,8 @@ class SelfPlayConfig:
         every_seat: learn from every seat's decisions; False keeps one seat a game (``slot % players``), as a
             trainer with one learner seat does (for comparison).
         skip_forced: decisions with a single legal id are played without becoming samples.
+        branch_rate: the chance that a sample is also a branch point, whose every legal id is played to the end on
+            the same deck (:mod:`~agents.training.selfplay.vine`); 0 for none.
         threads: torch's threads (the compiled engine uses one).
         ppo: the learner's settings.
     """
@@ -84,6 +88,7 @@ class SelfPlayConfig:
     checkpoint_every: int = 10
     every_seat: bool = True
     skip_forced: bool = True
+    branch_rate: float = 0.0
     threads: int = 1
     ppo: PPOSettings = field(default_factory=PPOSettings)
 
@@ -174,10 +179,22 @@ class SelfPlayRun:
 
     def step(self) -> UpdateStats:
         """Play one batch of whole games and learn from it."""
-        batch = self.table.play(self.deal_seeds(), self.all_policy, self.learner.decide, not self.config.skip_forced)
-        if not self.config.every_seat:
+        config = self.config
+        batch = self.table.play(
+            self.deal_seeds(), self.all_policy, self.learner.decide, not config.skip_forced, config.branch_rate
+        )
+        paired = None
+        if batch.branches is not None:
+            paired = play_branches(
+                batch.branches,
+                batch.masks[batch.branches.samples],
+                self.learner.log_probs_np,
+                seed=int(self.deal_seeds()[0]),
+            )
+            self.timesteps += paired.decisions
+        if not config.every_seat:
             batch = batch.only(batch.seat == batch.game % self.table.players[batch.game])
-        stats = self.learner.update(batch, self.samples)
+        stats = self.learner.update(batch, self.samples, paired)
         self.timesteps += batch.decisions
         self.samples += len(batch)
         self.updates += 1
@@ -327,9 +344,7 @@ def train_selfplay(
     last = read_rows(out / "eval.csv")
     rows = run.evaluate() if not last or int(last[-1]["timesteps"]) != run.timesteps else last_evaluation(out)
     run.checkpoint()
-    from agents.training.selfplay.charts import plot_run
-
-    plot_run(out)
+    plot_run(out, read_rows(out / "eval.csv"), read_rows(out / "progress.csv"))
     median = median_grad_cosine(read_rows(out / "progress.csv"))
     result = SelfPlayResult(out, out / POLICY_FILE, run.timesteps, run.samples, rows, median)
     print(summary(result))
@@ -340,9 +355,7 @@ def last_evaluation(out: Path) -> list[dict[str, Any]]:
     """The rows of a run's latest evaluation."""
     rows = read_rows(out / "eval.csv")
     types = {"timesteps": int, "players": int, "games": int, "opponent": str}
-    return [
-        {k: types.get(k, float)(v) for k, v in r.items()} for r in rows if r["timesteps"] == rows[-1]["timesteps"]
-    ]
+    return [{k: types.get(k, float)(v) for k, v in r.items()} for r in rows if r["timesteps"] == rows[-1]["timesteps"]]
 
 
 def median_grad_cosine(progress: list[dict[str, str]]) -> float:

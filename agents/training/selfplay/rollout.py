@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +30,9 @@ from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.fast import FastGames
 from gubs_env.fast.core.rng import RNG_WORDS, seed_pcg64
+
+if TYPE_CHECKING:
+    from agents.training.selfplay.vine import Branches
 
 POLICY, HEURISTIC, RANDOM = 0, 1, 2
 """Who plays a seat (``seat_kinds``): the policy being trained or evaluated, the compiled heuristic bot, or a
@@ -50,6 +54,7 @@ class Batch:
         last: bool ``(S,)``, the trajectory's last sample.
         games: how many games were played; decisions: how many decisions they took in all (forced ones included).
         seat_rewards: float32 ``(games, MAX_PLAYERS)``, every seat's final reward (0 past the table size).
+        branches: the decisions copied for paired playouts (:mod:`agents.training.selfplay.vine`), or None.
     """
 
     obs: np.ndarray
@@ -63,6 +68,7 @@ class Batch:
     games: int
     decisions: int
     seat_rewards: np.ndarray
+    branches: Branches | None = None
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -139,7 +145,14 @@ class SelfPlayGames:
         """Games per batch."""
         return self.games.num_games
 
-    def play(self, seeds: np.ndarray, seat_kinds: np.ndarray, decide: Decide, forced_samples: bool = False) -> Batch:
+    def play(
+        self,
+        seeds: np.ndarray,
+        seat_kinds: np.ndarray,
+        decide: Decide,
+        forced_samples: bool = False,
+        branch_rate: float = 0.0,
+    ) -> Batch:
         """Deal ``seeds`` (one per slot) and play every game to its end; returns the policy seats' decisions.
 
         Args:
@@ -148,6 +161,7 @@ class SelfPlayGames:
             decide: the policy, asked once per round for all the games waiting on a policy seat.
             forced_samples: ask the policy at its forced decisions too, and keep them as samples (for comparison:
                 they carry no policy gradient, only noise in the batch's statistics).
+            branch_rate: the chance that a sample is also copied as a branch point for paired playouts.
         """
         games, n = self.games, self.num_games
         games.reset(seeds=seeds, num_players=self.players)
@@ -156,6 +170,8 @@ class SelfPlayGames:
         self._random = np.random.default_rng(int(seeds[0]))
         samples = self._samples
         samples.size = 0
+        self._branch_rate = branch_rate
+        self._branch_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         seat_rewards = np.zeros((n, MAX_PLAYERS), dtype=np.float32)
         slots = np.arange(n, dtype=np.int64)
         actions = np.full(n, -1, dtype=np.int64)
@@ -206,6 +222,13 @@ class SelfPlayGames:
         samples.values[start:stop] = values
         samples.trajectory[start:stop] = rows * MAX_PLAYERS + seats
         samples.size = stop
+        if self._branch_rate > 0:
+            chosen = np.flatnonzero(self._random.random(k) < self._branch_rate)
+            if chosen.size:
+                picked = rows[chosen]
+                self._branch_rows.append(
+                    (games.states[picked].copy(), games.rngs[picked].copy(), start + chosen, seats[chosen])
+                )
 
     def _batch(self, seat_rewards: np.ndarray, decisions: int) -> Batch:
         s = self._samples
@@ -216,7 +239,14 @@ class SelfPlayGames:
         # a trajectory's last sample is the last occurrence of its id
         _, first_of_reversed = np.unique(trajectory[::-1], return_index=True)
         last[size - 1 - first_of_reversed] = True
+        branches = None
+        if self._branch_rows:
+            from agents.training.selfplay.vine import Branches
+
+            parts = list(zip(*self._branch_rows, strict=True))
+            branches = Branches(*(np.concatenate(part) for part in parts))
         return Batch(
+            branches=branches,
             obs=s.obs[:size],
             masks=s.masks[:size],
             actions=s.actions[:size].copy(),
