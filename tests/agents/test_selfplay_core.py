@@ -6,6 +6,8 @@ import json
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents.training.selfplay.evaluate import seat_rotated_match
 from agents.training.selfplay.learner import (
@@ -307,3 +309,27 @@ def test_a_run_with_paired_playouts_learns_from_both_terms_and_counts_the_playou
     assert vine.samples == plain.samples and vine.timesteps > plain.timesteps  # the same games, plus the playouts
     row = read_rows(tmp_path / "vine" / "progress.csv")[-1]
     assert -1 <= float(row["grad_cosine"]) <= 1 and float(row["policy_loss"]) != 0
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats(allow_nan=True) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["players", "games", "seed", "ppo", "threads", "branch_rate", "x"]), json_values),
+    st.dictionaries(st.sampled_from(["hidden", "epochs", "learning_rate", "lam", "action_parts", "y"]), json_values),
+)
+def test_a_config_file_from_a_stranger_is_a_config_or_a_one_line_error(top, ppo):
+    data = SelfPlayConfig().to_json()
+    data["ppo"].update(ppo)
+    data.update(top)
+    try:
+        config = SelfPlayConfig.from_json(json.loads(json.dumps(data)))
+    except SelfPlayRunError as error:
+        assert "\n" not in str(error)
+    else:
+        assert all(1 <= w <= 8192 for w in config.ppo.hidden) and 2 <= config.games <= 65_536

@@ -78,6 +78,37 @@ class PPOSettings:
     hidden: tuple[int, ...] = (256, 256)
     action_parts: bool = False
 
+    def __post_init__(self) -> None:
+        check_settings(self)
+
+
+MAX_WIDTH = 8192
+"""The widest hidden layer a config may ask for (the model files' own limit)."""
+
+
+def check_settings(settings: PPOSettings) -> None:
+    """``ValueError`` (one line) for a setting out of range: a run folder's config is read as data."""
+    s = settings
+    checks = {
+        "learning_rate": 0 < s.learning_rate <= 1,
+        "epochs": 1 <= s.epochs <= 100,
+        "minibatch": 1 <= s.minibatch <= 10**7,
+        "clip": 0 < s.clip < 1,
+        "gamma": 0 < s.gamma <= 1,
+        "lam": 0 <= s.lam <= 1,
+        "entropy_start": 0 <= s.entropy_start <= 1,
+        "entropy_end": 0 <= s.entropy_end <= 1,
+        "entropy_decay": s.entropy_decay >= 1,
+        "value_coef": 0 <= s.value_coef <= 100,
+        "max_grad_norm": s.max_grad_norm > 0,
+        "hidden": 1 <= len(s.hidden) <= 8 and all(1 <= w <= MAX_WIDTH for w in s.hidden),
+        "mc_coef": 0 <= s.mc_coef <= 100,
+        "vine_coef": 0 <= s.vine_coef <= 100,
+    }
+    wrong = [name for name, ok in checks.items() if not ok]
+    if wrong:
+        raise ValueError(f"PPO setting {wrong[0]} out of range: {getattr(s, wrong[0])!r}")
+
 
 def entropy_coefficient(settings: PPOSettings, samples: int) -> float:
     """The entropy bonus after ``samples`` samples: linear from start to end over ``entropy_decay``, then flat."""

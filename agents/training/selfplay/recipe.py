@@ -49,6 +49,8 @@ from gubs_env.support.files import write_atomically
 
 PROGRESS_COLUMNS = ("timesteps", "samples", "games", "seconds", *(f.name for f in fields(UpdateStats)), "mean_return")
 EVAL_COLUMNS = ("timesteps", "players", "opponent", "games", "win_rate", "low", "high", "seconds")
+MAX_GAMES = 65_536
+"""The most games a batch or an evaluation may hold."""
 CHECKPOINT = "checkpoint.pt"
 STATE = "state.json"
 POLICY_FILE = "policy.npz"
@@ -95,8 +97,10 @@ class SelfPlayConfig:
     def __post_init__(self) -> None:
         if not self.players or any(not 2 <= n <= MAX_PLAYERS for n in self.players):
             raise SelfPlayRunError(f"players must be table sizes from 2 to {MAX_PLAYERS}, not {self.players}")
-        if self.games < 2 or self.eval_games < 1 or self.eval_every < 1 or self.checkpoint_every < 1:
-            raise SelfPlayRunError("games must be at least 2; eval_games, eval_every and checkpoint_every at least 1")
+        if not 2 <= self.games <= MAX_GAMES or not 1 <= self.eval_games <= MAX_GAMES:
+            raise SelfPlayRunError(f"games and eval_games must be from 2 and 1 to {MAX_GAMES:,}")
+        if self.eval_every < 1 or self.checkpoint_every < 1 or not 0 <= self.branch_rate <= 1 or self.threads < 1:
+            raise SelfPlayRunError("eval_every, checkpoint_every and threads must be at least 1, branch_rate in [0, 1]")
         unknown = set(self.eval_opponents) - set(OPPONENT_KINDS)
         if unknown:
             known = ", ".join(sorted(OPPONENT_KINDS))
@@ -110,15 +114,36 @@ class SelfPlayConfig:
     def from_json(cls, data: dict[str, Any]) -> SelfPlayConfig:
         """The config a run folder holds; anything but its own keys and types is a :class:`SelfPlayRunError`."""
         try:
-            ppo = dict(data["ppo"])
-            ppo["hidden"] = tuple(int(w) for w in ppo["hidden"])
-            rest = {k: v for k, v in data.items() if k != "ppo"}
-            rest["players"] = tuple(int(n) for n in rest["players"])
-            rest["eval_opponents"] = tuple(str(o) for o in rest["eval_opponents"])
-            config = cls(**rest, ppo=PPOSettings(**ppo))
-        except (KeyError, TypeError, ValueError) as error:
-            raise SelfPlayRunError(f"config.json is not a self-play config: {error}") from None
-        return config
+            ppo = _typed(PPOSettings(), data["ppo"])
+            rest = _typed(cls(), {k: v for k, v in data.items() if k != "ppo"})
+            return cls(**rest, ppo=PPOSettings(**ppo))
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise SelfPlayRunError(f"config.json is not a self-play config: {str(error)[:200]}") from None
+
+
+def _typed(defaults: Any, data: Any) -> dict[str, Any]:
+    """``data``'s fields with the types of ``defaults``' fields (a JSON list becomes a tuple); TypeError otherwise."""
+    if not isinstance(data, dict) or set(data) - {f.name for f in fields(defaults)}:
+        raise TypeError(f"unknown keys {sorted(set(data) - {f.name for f in fields(defaults)})[:3]}")
+    out = {}
+    for name, value in data.items():
+        default = getattr(defaults, name)
+        if isinstance(default, tuple):
+            kind = type(default[0]) if default else int
+            if not isinstance(value, list) or not all(type(v) is kind for v in value):
+                raise TypeError(f"{name} must be a list of {kind.__name__}")
+            value = tuple(value)
+        elif isinstance(default, int):  # bool too: type() tells the two apart below
+            if type(value) is not type(default):
+                raise TypeError(f"{name} must be {type(default).__name__}")
+        elif isinstance(default, float):
+            if type(value) not in (int, float):
+                raise TypeError(f"{name} must be a number")
+            value = float(value)
+        else:
+            raise TypeError(f"{name} cannot be read")
+        out[name] = value
+    return out
 
 
 @dataclass(frozen=True)
