@@ -77,6 +77,7 @@ class SelfPlayConfig:
         skip_forced: decisions with a single legal id are played without becoming samples.
         branch_rate: the chance that a sample is also a branch point, whose every legal id is played to the end on
             the same deck (:mod:`~agents.training.selfplay.vine`); 0 for none.
+        greedy_playouts: the paired playouts take each seat's most likely id instead of sampling.
         threads: torch's threads (the compiled engine uses one).
         ppo: the learner's settings.
     """
@@ -91,6 +92,7 @@ class SelfPlayConfig:
     every_seat: bool = True
     skip_forced: bool = True
     branch_rate: float = 0.0
+    greedy_playouts: bool = False
     threads: int = 1
     ppo: PPOSettings = field(default_factory=PPOSettings)
 
@@ -215,6 +217,7 @@ class SelfPlayRun:
                 batch.masks[batch.branches.samples],
                 self.learner.log_probs_np,
                 seed=int(self.deal_seeds()[0]),
+                greedy=config.greedy_playouts,
             )
             self.timesteps += paired.decisions
         if not config.every_seat:

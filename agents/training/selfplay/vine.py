@@ -90,7 +90,9 @@ class _Rows:
         )  # fmt: skip
 
 
-def play_branches(branches: Branches, masks: np.ndarray, log_probs: LogProbs, seed: int) -> PairedValues:
+def play_branches(
+    branches: Branches, masks: np.ndarray, log_probs: LogProbs, seed: int, greedy: bool = False
+) -> PairedValues:
     """Play every legal id of every branch point to the end with ``decide`` at every seat (forced ids played).
 
     Args:
@@ -98,6 +100,8 @@ def play_branches(branches: Branches, masks: np.ndarray, log_probs: LogProbs, se
         masks: int8 ``(B, 356)``: each branch point's legal ids.
         log_probs: the policy, at every seat of every playout.
         seed: the playouts' shared noise.
+        greedy: every seat of a playout takes its most likely id (no noise at all: the copies of a branch point
+            differ only by their first id and what follows from it), so the values are the greedy policy's.
     """
     point, action = np.nonzero(masks)
     rows = _Rows(branches.states[point].copy(), branches.rngs[point].copy())
@@ -116,7 +120,11 @@ def play_branches(branches: Branches, masks: np.ndarray, log_probs: LogProbs, se
         asked = active[counts > 1]
         if asked.size:
             # one noise row per branch point and round: the copies of a point draw alike while they stay alike
-            noise = rng.random((len(branches), NUM_ACTIONS), dtype=np.float32)[point[asked]]
+            noise = (
+                np.full((asked.size, NUM_ACTIONS), 0.5, dtype=np.float32)  # the same Gumbel value for every id
+                if greedy
+                else rng.random((len(branches), NUM_ACTIONS), dtype=np.float32)[point[asked]]
+            )
             actions[asked] = _sample(log_probs, rows.obs[asked], rows.mask[asked], noise)
         decisions += active.size
         rows.step(actions)
