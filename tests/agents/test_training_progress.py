@@ -40,3 +40,29 @@ def test_the_time_budget_includes_what_came_before_training() -> None:
     fresh = BudgetBar(60.0, None, 0, time.perf_counter(), enabled=False)
     assert not fresh.over(10**9)
     fresh.update(10)  # a bar that is off does nothing
+
+
+def test_the_diagnostics_of_every_invocations_log_are_read_in_order_and_summed_up(tmp_path) -> None:
+    import math
+
+    from agents.training.runs import describe_agreement, plot_learning_curve, read_diagnostics
+
+    header = "time/total_timesteps,train/entropy_loss,train/approx_kl,train/clip_fraction,train/explained_variance,"
+    for folder, rows in (
+        ("from_000000000", ["100,-0.5,0.01,0.1,0.2,0.5", "200,,,,,0.1"]),
+        ("from_000000200", ["300,-0.4,0.02,0.2,0.3,nan"]),
+    ):
+        (tmp_path / "logs" / folder).mkdir(parents=True)
+        (tmp_path / "logs" / folder / "progress.csv").write_text(header + "grad_cosine\n" + "\n".join(rows) + "\n")
+    series = read_diagnostics(tmp_path / "logs")
+    assert series["grad_cosine"] == [(100, 0.5), (200, 0.1)]  # nan and empty cells are skipped
+    assert series["entropy"] == [(100, 0.5), (300, 0.4)]  # SB3 logs minus the entropy
+    assert describe_agreement([0.9, 0.9, 0.1, 0.2, 0.3]).startswith(
+        "median grad_cosine over the last half of the updates: 0.20"
+    )
+    assert "no update" in describe_agreement([math.nan])
+    (tmp_path / "eval.csv").write_text(
+        "timesteps,players,opponent,games,win_rate,low,high,seconds\n0,2,heuristic,4,0.5,0.2,0.8,1\n"
+    )
+    plot_learning_curve(tmp_path / "eval.csv", tmp_path / "curve.png", series)
+    assert (tmp_path / "curve.png").read_bytes().startswith(b"\x89PNG")
