@@ -49,7 +49,7 @@ def seat_rotated_match(decide: Decide, opponent: str, players: int, games: int, 
     total = deals * players
     slots = np.arange(total)
     seats = slots % players
-    table = SelfPlayGames(total, players)
+    table = SelfPlayGames(total, players, record=False)
     kinds = np.full((total, MAX_PLAYERS), OPPONENT_KINDS[opponent], dtype=np.int8)
     kinds[slots, seats] = POLICY
     batch = table.play((seed + slots // players).astype(np.uint64), kinds, decide)

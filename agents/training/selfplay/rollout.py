@@ -131,13 +131,15 @@ class SelfPlayGames:
         num_games: games per batch (slots).
         num_players: a table size for every slot, or one per slot (2 to 6): this is how one batch mixes sizes.
         threads: the compiled engine's threads.
+        record: keep the policy's decisions as samples (False for evaluations, which need only the outcomes).
     """
 
-    def __init__(self, num_games: int, num_players: int | np.ndarray, threads: int = 1) -> None:
+    def __init__(self, num_games: int, num_players: int | np.ndarray, threads: int = 1, record: bool = True) -> None:
         self.games = FastGames(num_games, threads=threads)
         self.players = np.broadcast_to(np.asarray(num_players, dtype=np.int64), (num_games,)).copy()
         self.heuristic_rngs = np.zeros((num_games * MAX_PLAYERS, RNG_WORDS), dtype=np.uint64)
-        self._samples = _Samples(num_games * 64)
+        self.record = record
+        self._samples = _Samples(num_games * 64 if record else 0)
         self._random = np.random.default_rng(0)
 
     @property
@@ -209,6 +211,9 @@ class SelfPlayGames:
 
     def _ask_policy(self, rows: np.ndarray, seats: np.ndarray, decide: Decide, actions: np.ndarray) -> None:
         samples, games = self._samples, self.games
+        if not self.record:
+            actions[rows] = decide(games.obs[rows], games.mask[rows])[0]
+            return
         k = rows.size
         samples.reserve(k)
         start, stop = samples.size, samples.size + k
