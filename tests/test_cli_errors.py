@@ -799,6 +799,11 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         },
     ),
     "belief": ("agents.bots.search.belief", [], {"--games": NUMBERS, "--seed": NUMBERS}),
+    "levers": (
+        "agents.training.selfplay.levers",
+        [],
+        {"--players": NUMBERS, "--seed": NUMBERS, "--minutes": NUMBERS, "--out": PATHS, "--no-progress": SWITCH},
+    ),
     "expert": (
         "agents.training.expert",
         [],
@@ -904,6 +909,8 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "label", lambda *args: _raise(_Started()))
     if name == "baselines":
         monkeypatch.setattr(module, "run_baselines", lambda *args: _raise(_Started()))
+    if name == "levers":
+        monkeypatch.setattr(module, "train_selfplay", lambda *args, **kwargs: _raise(_Started()))
     if name == "belief":
         monkeypatch.setattr(module, "measure", lambda *args: _raise(_Started()))
     if name == "train_bench":

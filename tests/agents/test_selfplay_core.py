@@ -333,3 +333,25 @@ def test_a_config_file_from_a_stranger_is_a_config_or_a_one_line_error(top, ppo)
         assert "\n" not in str(error)
     else:
         assert all(1 <= w <= 8192 for w in config.ppo.hidden) and 2 <= config.games <= 65_536
+
+
+def test_the_levers_command_trains_each_variant_once_and_prints_its_row(tmp_path, capsys, monkeypatch):
+    from agents.training.selfplay import levers
+
+    configs = levers.variants(2, seed=1)
+    assert configs["default"] == SelfPlayConfig(players=(2,), seed=1, eval_every=1_000_000)
+    for name, config in configs.items():  # each variant differs from the default in its own lever only
+        assert name == "default" or config != configs["default"]
+    calls = []
+
+    def fake_train(config, out, minutes, progress):
+        calls.append(config)
+        return train_selfplay(small_config(), out=out, minutes=None, timesteps=1, progress=False)
+
+    monkeypatch.setattr(levers, "train_selfplay", fake_train)
+    argv = ["default", "one-seat", "--minutes", "0.1", "--out", str(tmp_path), "--no-progress"]
+    assert levers.main(argv) == 0
+    assert levers.main(argv) == 0
+    assert calls == [configs["default"], configs["one-seat"]]  # the second time both were kept
+    out = capsys.readouterr().out
+    assert "trained before, kept" in out and out.count("grad_cosine") >= 4

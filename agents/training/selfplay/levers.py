@@ -1,0 +1,101 @@
+"""``python -m agents.training.selfplay.levers``: each lever of the self-play recipe against the default, measured.
+
+Every variant changes one setting of :class:`~agents.training.selfplay.recipe.SelfPlayConfig` and trains the same
+table size from the same seed for the same minutes, one variant after another, each into ``OUT/<variant>``. The
+table printed at the end gives, per variant, the last win rate against the heuristic (seat-rotated games on the
+same deals), the samples learnt from, the updates, and the median ``grad_cosine`` over the last half of the updates.
+A variant whose folder already holds a run is kept, so the command can be run again to print the table or to add
+variants. docs/training.md has the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from dataclasses import replace
+from pathlib import Path
+
+from agents.training.selfplay.recipe import SelfPlayConfig, holds_selfplay_run, read_rows, train_selfplay
+from gubs_env.support.cli import CommandParser, add_progress_argument, non_negative_int, player_count, positive_float
+
+PROG = "python -m agents.training.selfplay.levers"
+
+
+def variants(players: int, seed: int) -> dict[str, SelfPlayConfig]:
+    """The default recipe and each variant of one lever, by name."""
+    base = SelfPlayConfig(players=(players,), seed=seed, eval_every=1_000_000)
+    ppo = base.ppo
+    return {
+        "default": base,
+        "small-batch": replace(base, games=32, ppo=replace(ppo, minibatch=1024, epochs=5)),
+        "big-batch": replace(base, games=1024, ppo=replace(ppo, minibatch=16384)),
+        "big-batch-lr": replace(base, games=1024, ppo=replace(ppo, minibatch=8192, learning_rate=1e-3)),
+        "one-seat": replace(base, every_seat=False),
+        "forced-samples": replace(base, skip_forced=False),
+        "no-entropy": replace(base, ppo=replace(ppo, entropy_start=0.0, entropy_end=0.0)),
+        "old-discount": replace(base, ppo=replace(ppo, gamma=0.995, lam=0.95)),
+        "action-parts": replace(base, ppo=replace(ppo, action_parts=True)),
+        "vine": replace(base, branch_rate=0.05),
+        "vine-only": replace(base, branch_rate=0.05, ppo=replace(ppo, mc_coef=0.0)),
+        "vine-greedy": replace(base, branch_rate=0.05, greedy_playouts=True),
+    }
+
+
+def describe(name: str, folder: Path) -> str:
+    """One line of the table for the run in ``folder``."""
+    evaluation = [r for r in read_rows(folder / "eval.csv") if r["opponent"] == "heuristic"]
+    progress = read_rows(folder / "progress.csv")
+    if not evaluation or not progress:
+        return f"{name:15s} no run"
+    last = evaluation[-1]
+    cosines = [float(r["grad_cosine"]) for r in progress[len(progress) // 2 :]]
+    return (
+        f"{name:15s} {float(last['win_rate']):6.1%} [{float(last['low']):.1%}, {float(last['high']):.1%}]  "
+        f"{int(progress[-1]['samples']):>10,} samples  {len(progress):>4} updates  "
+        f"grad_cosine {statistics.median(cosines):+.2f}"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    parser = CommandParser(prog=PROG, description=__doc__.split("\n\n")[0].split(": ", 1)[1])
+    names = list(variants(2, 0))
+    parser.add_argument(
+        "variants", nargs="*", default=[], metavar="VARIANT", help=f"of: {' '.join(names)} (default: all)"
+    )
+    parser.add_argument("--players", type=player_count, default=2, help="table size, 2 to 6 (default: 2)")
+    parser.add_argument("--seed", type=non_negative_int, default=1, help="every variant's seed (default: 1)")
+    parser.add_argument("--minutes", type=positive_float, default=8.0, help="minutes per variant (default: 8)")
+    parser.add_argument(
+        "--out", type=Path, default=Path("runs/levers"), metavar="DIR", help="the runs' folder (default: runs/levers)"
+    )
+    add_progress_argument(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Train the variants not yet in ``--out``, then print the table; status 2 (one line) for a bad command line."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    configs = variants(args.players, args.seed)
+    unknown = [name for name in args.variants if name not in configs]
+    if unknown:
+        parser.error(f"unknown variant {unknown[0]!r}; known: {', '.join(configs)}")
+    chosen = args.variants or list(configs)
+    for name in chosen:
+        folder = args.out / name
+        if holds_selfplay_run(folder):
+            print(f"{folder}: trained before, kept")
+            continue
+        print(f"{name}: {args.minutes:g} minutes -> {folder}", flush=True)
+        train_selfplay(configs[name], out=folder, minutes=args.minutes, progress=not args.no_progress)
+    print(f"last point against the heuristic, {args.players} players, seed {args.seed}, {args.minutes:g} minutes each:")
+    for name in chosen:
+        print(describe(name, args.out / name))
+    return 0
+
+
+if __name__ == "__main__":
+    from gubs_env.support.cli import run_command
+
+    raise SystemExit(run_command(main))
