@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from agents.training.selfplay.charts import smoothed
 from agents.training.selfplay.recipe import (
     STATE,
     SelfPlayConfig,
@@ -172,8 +173,7 @@ def _plot_agreement(ax: Any, folders: Sequence[Path]) -> None:
             continue
         steps = [int(r["timesteps"]) / 1e6 for r in progress]
         values = [float(r["grad_cosine"]) for r in progress]
-        smooth = [sum(values[max(0, i - 24) : i + 1]) / len(values[max(0, i - 24) : i + 1]) for i in range(len(values))]
-        ax.plot(steps, smooth, lw=1, label=folder.name.split("-", 1)[1])
+        ax.plot(steps, smoothed(values, 25), lw=1, label=folder.name.split("-", 1)[1])
     ax.axhline(0.3, color="tab:green", ls=":", lw=1)
     ax.set_title("grad_cosine (two halves of each batch)")
     ax.set_xlabel("timesteps (millions)")

@@ -27,7 +27,7 @@ from typing import Any
 from agents.bots.base import Agent
 from agents.bots.random_agent import RandomAgent
 from agents.bots.spec import AgentSpec
-from agents.evaluate.matches import match
+from agents.evaluate.matches import MatchResult, match
 from agents.training.config import TrainingConfig
 from agents.training.league import League
 from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomically
@@ -492,20 +492,39 @@ def evaluation_rows(
     for n in player_counts:
         for other in [RandomAgent(), HeuristicAgent(), *(make_agent(spec) for spec in opponents)]:
             result = match(agent, other, n, games, seed=10_000 * n, progress=progress)
-            low, high = result.interval
-            rows.append(
-                {
-                    "timesteps": timesteps,
-                    "players": n,
-                    "opponent": other.name,
-                    "games": result.games,
-                    "win_rate": round(result.win_rate, 4),
-                    "low": round(low, 4),
-                    "high": round(high, 4),
-                    "seconds": round(seconds, 1),
-                }
-            )
+            rows.append(evaluation_row(result, n, other.name, timesteps, seconds))
     return rows
+
+
+def evaluation_row(result: MatchResult, players: int, opponent: str, timesteps: int, seconds: float) -> dict[str, Any]:
+    """One eval.csv row: a match's win rate and 95% interval at a run's timesteps and training seconds."""
+    low, high = result.interval
+    return {
+        "timesteps": timesteps,
+        "players": players,
+        "opponent": opponent,
+        "games": result.games,
+        "win_rate": round(result.win_rate, 4),
+        "low": round(low, 4),
+        "high": round(high, 4),
+        "seconds": round(seconds, 1),
+    }
+
+
+def rows_at(eval_csv: Path, timesteps: int) -> list[dict[str, Any]]:
+    """eval.csv's rows at ``timesteps`` (a run's final evaluation, when it was written before the end).
+
+    Typed as :func:`evaluation_row` makes them (counts as ints, rates as floats).
+    """
+    if not eval_csv.exists():
+        return []
+    with eval_csv.open(newline="") as f:
+        rows = [row for row in csv.DictReader(f) if row.get("timesteps") == str(timesteps)]
+    whole, real = ("timesteps", "players", "games"), ("win_rate", "low", "high", "seconds")
+    return [
+        {name: int(value) if name in whole else float(value) if name in real else value for name, value in row.items()}
+        for row in rows
+    ]
 
 
 def append_csv(path: Path, rows: list[dict[str, Any]]) -> None:

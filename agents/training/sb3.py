@@ -237,7 +237,7 @@ def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any) -> Traini
     model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=run.state is None)
     wall = time.perf_counter() - start
     callback.checkpoint()
-    rows = callback.evaluate() or _last_rows(out / "eval.csv", model.num_timesteps)
+    rows = callback.evaluate() or runs.rows_at(out / "eval.csv", model.num_timesteps)
     final = out / MODEL_FILE
     buffer = io.BytesIO()
     model.save(buffer)
@@ -270,24 +270,6 @@ def _load_checkpoint(run: Run, checkpoint: bytes, envs: Any) -> Any:
             f"the checkpoint {run.out / run.state.checkpoint} matches its digest but cannot be loaded: "
             f"{type(error).__name__}: {_first_line(error)}"
         ) from None
-
-
-def _last_rows(eval_csv: Path, timesteps: int) -> list[dict[str, Any]]:
-    """eval.csv's rows at ``timesteps``: the final evaluation, when it was written before the end.
-
-    Typed as :func:`agents.training.runs.evaluation_rows` makes them (counts as ints, rates as floats).
-    """
-    import csv
-
-    if not eval_csv.exists():
-        return []
-    with eval_csv.open(newline="") as f:
-        rows = [row for row in csv.DictReader(f) if row.get("timesteps") == str(timesteps)]
-    whole, real = ("timesteps", "players", "games"), ("win_rate", "low", "high", "seconds")
-    return [
-        {name: int(value) if name in whole else float(value) if name in real else value for name, value in row.items()}
-        for row in rows
-    ]
 
 
 def rollout_grad_cosine(policy: Any, buffer: Any) -> float:

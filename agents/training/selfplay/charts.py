@@ -8,7 +8,8 @@ DIAGNOSTICS = ("grad_cosine", "entropy", "approx_kl", "clip_fraction", "explaine
 """The progress.csv columns drawn beside the curve, each in its own panel."""
 
 
-def _smoothed(values: list[float], window: int) -> list[float]:
+def smoothed(values: list[float], window: int) -> list[float]:
+    """The running mean over the last ``window`` values (fewer at the start)."""
     out, total = [], 0.0
     for i, value in enumerate(values):
         total += value
@@ -46,7 +47,7 @@ def plot_run(run_dir: Path, evaluation: list[dict[str, str]], progress: list[dic
     for ax, column in zip([a for row in axes for a in row][1:], DIAGNOSTICS, strict=True):
         values = [float(r[column]) for r in progress]
         ax.plot(steps, values, color="lightgray", linewidth=0.8)
-        ax.plot(steps, _smoothed(values, window), color="tab:blue")
+        ax.plot(steps, smoothed(values, window), color="tab:blue")
         ax.set_title(column)
         if column == "grad_cosine":
             ax.axhline(0.3, color="tab:green", linestyle=":", linewidth=1)

@@ -8,11 +8,9 @@ in tournaments; the heuristic is the compiled one (the same decisions as ``Heuri
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from agents.evaluate.matches import wilson_interval
+from agents.evaluate.matches import MatchResult
 from agents.training.selfplay.rollout import HEURISTIC, POLICY, RANDOM, Decide, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
 
@@ -20,30 +18,11 @@ OPPONENT_KINDS = {"heuristic": HEURISTIC, "random": RANDOM}
 """The opponents a run's curve is measured against, by name."""
 
 
-@dataclass(frozen=True)
-class Score:
-    """A policy's wins in a seat-rotated match."""
-
-    opponent: str
-    players: int
-    games: int
-    wins: int
-
-    @property
-    def win_rate(self) -> float:
-        """Wins over games."""
-        return self.wins / self.games
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        """The 95% Wilson interval."""
-        return wilson_interval(self.wins, self.games)
-
-
-def seat_rotated_match(decide: Decide, opponent: str, players: int, games: int, seed: int) -> Score:
+def seat_rotated_match(decide: Decide, opponent: str, players: int, games: int, seed: int) -> MatchResult:
     """``decide`` at one seat, ``opponent`` (a name of :data:`OPPONENT_KINDS`) at the others, every deal at every seat.
 
-    ``games`` is rounded up to a multiple of ``players``. A shared win counts as a win.
+    ``games`` is rounded up to a multiple of ``players``. A shared win counts as a win; a game cut at the turn limit
+    (every seat's reward 0) as a truncated one.
     """
     deals = -(-games // players)
     total = deals * players
@@ -54,4 +33,5 @@ def seat_rotated_match(decide: Decide, opponent: str, players: int, games: int, 
     kinds[slots, seats] = POLICY
     batch = table.play((seed + slots // players).astype(np.uint64), kinds, decide)
     wins = int((batch.seat_rewards[slots, seats] > 0).sum())
-    return Score(opponent, players, total, wins)
+    truncated = int((batch.seat_rewards == 0).all(axis=1).sum())
+    return MatchResult("policy", total, wins, truncated)

@@ -27,7 +27,6 @@ import io
 import json
 import math
 import time
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ from tqdm import tqdm
 
 from agents.bots.model_file import save_policy
 from agents.bots.threads import set_torch_threads
-from agents.training.runs import truncate_eval_log
+from agents.training.runs import append_csv, evaluation_row, rows_at, truncate_eval_log
 from agents.training.selfplay.charts import plot_run
 from agents.training.selfplay.evaluate import OPPONENT_KINDS, seat_rotated_match
 from agents.training.selfplay.learner import Learner, PPOSettings, UpdateStats
@@ -48,7 +47,6 @@ from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.support.files import write_atomically
 
 PROGRESS_COLUMNS = ("timesteps", "samples", "games", "seconds", *(f.name for f in fields(UpdateStats)), "mean_return")
-EVAL_COLUMNS = ("timesteps", "players", "opponent", "games", "win_rate", "low", "high", "seconds")
 MAX_GAMES = 65_536
 """The most games a batch or an evaluation may hold."""
 CHECKPOINT = "checkpoint.pt"
@@ -164,15 +162,6 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _append(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
-    new = not path.exists()
-    with path.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(columns))
-        if new:
-            writer.writeheader()
-        writer.writerows(rows)
-
-
 def read_rows(path: Path) -> list[dict[str, str]]:
     """A CSV file's rows (none when it does not exist)."""
     if not path.exists():
@@ -207,16 +196,15 @@ class SelfPlayRun:
     def step(self) -> UpdateStats:
         """Play one batch of whole games and learn from it."""
         config = self.config
-        batch = self.table.play(
-            self.deal_seeds(), self.all_policy, self.learner.decide, not config.skip_forced, config.branch_rate
-        )
+        seeds = self.deal_seeds()
+        batch = self.table.play(seeds, self.all_policy, self.learner.decide, not config.skip_forced, config.branch_rate)
         paired = None
         if batch.branches is not None:
             paired = play_branches(
                 batch.branches,
                 batch.masks[batch.branches.samples],
                 self.learner.log_probs_np,
-                seed=int(self.deal_seeds()[0]),
+                seed=int(seeds[0]),
                 greedy=config.greedy_playouts,
             )
             self.timesteps += paired.decisions
@@ -234,29 +222,23 @@ class SelfPlayRun:
             **asdict(stats),
             "mean_return": float(batch.returns.mean()),
         }
-        _append(self.out / "progress.csv", PROGRESS_COLUMNS, [_rounded(row)])
+        append_csv(self.out / "progress.csv", [_rounded(row)])
         return stats
 
     def evaluate(self) -> list[dict[str, Any]]:
         """The greedy policy against each evaluation opponent at each table size, on the run's fixed deals."""
-        rows = []
-        for n in sorted(set(self.config.players)):
-            for opponent in self.config.eval_opponents:
-                score = seat_rotated_match(self.learner.greedy, opponent, n, self.config.eval_games, 10_000 * n)
-                low, high = score.interval
-                rows.append(
-                    {
-                        "timesteps": self.timesteps,
-                        "players": n,
-                        "opponent": opponent,
-                        "games": score.games,
-                        "win_rate": round(score.win_rate, 4),
-                        "low": round(low, 4),
-                        "high": round(high, 4),
-                        "seconds": round(self.seconds, 1),
-                    }
-                )
-        _append(self.out / "eval.csv", EVAL_COLUMNS, rows)
+        rows = [
+            evaluation_row(
+                seat_rotated_match(self.learner.greedy, opponent, n, self.config.eval_games, 10_000 * n),
+                n,
+                opponent,
+                self.timesteps,
+                self.seconds,
+            )
+            for n in sorted(set(self.config.players))
+            for opponent in self.config.eval_opponents
+        ]
+        append_csv(self.out / "eval.csv", rows)
         return rows
 
     def checkpoint(self) -> None:
@@ -369,21 +351,13 @@ def train_selfplay(
         bar.update((round(time.monotonic() - start) - bar.n) if minutes is not None else run.timesteps - bar.n)
         bar.set_description(f"self-play {run.timesteps / 1e6:.1f}M steps, grad_cosine {stats.grad_cosine:+.2f}")
     bar.close()
-    last = read_rows(out / "eval.csv")
-    rows = run.evaluate() if not last or int(last[-1]["timesteps"]) != run.timesteps else last_evaluation(out)
+    rows = rows_at(out / "eval.csv", run.timesteps) or run.evaluate()
     run.checkpoint()
     plot_run(out, read_rows(out / "eval.csv"), read_rows(out / "progress.csv"))
     median = median_grad_cosine(read_rows(out / "progress.csv"))
     result = SelfPlayResult(out, out / POLICY_FILE, run.timesteps, run.samples, rows, median)
     print(summary(result))
     return result
-
-
-def last_evaluation(out: Path) -> list[dict[str, Any]]:
-    """The rows of a run's latest evaluation."""
-    rows = read_rows(out / "eval.csv")
-    types = {"timesteps": int, "players": int, "games": int, "opponent": str}
-    return [{k: types.get(k, float)(v) for k, v in r.items()} for r in rows if r["timesteps"] == rows[-1]["timesteps"]]
 
 
 def median_grad_cosine(progress: list[dict[str, str]]) -> float:

@@ -167,8 +167,9 @@ class SelfPlayGames:
         """
         games, n = self.games, self.num_games
         games.reset(seeds=seeds, num_players=self.players)
-        for row in range(n * MAX_PLAYERS):  # the heuristic's tie draws: a generator per seat, seeded by the deal
-            seed_pcg64(self.heuristic_rngs[row], np.uint64((int(seeds[row // MAX_PLAYERS]) * 7 + row) % 2**63))
+        if (seat_kinds == HEURISTIC).any():  # the heuristic's tie draws: a generator per seat, seeded by the deal
+            for row in range(n * MAX_PLAYERS):
+                seed_pcg64(self.heuristic_rngs[row], np.uint64((int(seeds[row // MAX_PLAYERS]) * 7 + row) % 2**63))
         self._random = np.random.default_rng(int(seeds[0]))
         samples = self._samples
         samples.size = 0
@@ -185,11 +186,11 @@ class SelfPlayGames:
                 break
             actions[:] = -1
             legal_counts = games.mask.sum(axis=1, dtype=np.int64)
+            kind = seat_kinds[slots, np.maximum(actor, 0)]
             forced = live & (legal_counts == 1)
             if forced_samples:
-                forced &= seat_kinds[slots, np.maximum(actor, 0)] != POLICY
+                forced &= kind != POLICY
             actions[forced] = np.argmax(games.mask[forced], axis=1)
-            kind = seat_kinds[slots, np.maximum(actor, 0)]
             asked = live & ~forced
             policy_rows = np.flatnonzero(asked & (kind == POLICY))
             heuristic_rows = np.flatnonzero(asked & (kind == HEURISTIC))
