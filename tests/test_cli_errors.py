@@ -716,8 +716,15 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--out": PATHS,
             "--records": PATHS,
             "--fields": SPECS,
+            "--adjust-luck": SWITCH,
+            "--luck-worlds": NUMBERS,
             "--no-progress": SWITCH,
         },
+    ),
+    "luck": (
+        "agents.evaluate.luck.__main__",
+        PATHS,
+        {"--luck-worlds": NUMBERS, "--seed": NUMBERS, "--out": PATHS, "--no-progress": SWITCH},
     ),
     "select": (
         "agents.evaluate.select",
@@ -780,6 +787,9 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--address": ["auto", " ", "127.0.0.1:1", ""],
             "--opponent": SPECS,
             "--eval-opponents": SPECS,
+            "--eval-adjust-luck": SWITCH,
+            "--gamma": NUMBERS,
+            "--gae-lambda": NUMBERS,
             "--self-share": NUMBERS,
             "--prioritize": NUMBERS,
         },
@@ -794,6 +804,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--threads": NUMBERS,
             "--eval-every": NUMBERS,
             "--eval-games": NUMBERS,
+            "--eval-adjust-luck": SWITCH,
             "--out": PATHS,
             "--no-progress": SWITCH,
         },
@@ -890,6 +901,8 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(agents.evaluate.tournament, "run_tournament", _build_then_start)
     if name == "select":
         monkeypatch.setattr(module, "evaluate_candidates", lambda *args, **kwargs: _raise(_Started()))
+    if name == "luck":
+        monkeypatch.setattr(module, "seat_games", lambda *args, **kwargs: _raise(_Started()))
     if name == "train":  # both backends are reached through one command; their training is replaced
         import agents.training.rllib.train
         import agents.training.sb3

@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "python -m agents.evaluate": ("agents.evaluate.command", "build_parser"),
     "python -m agents.evaluate.audit": ("agents.evaluate.audit", "build_parser"),
     "python -m agents.evaluate.ladder": ("agents.evaluate.ladder", "build_parser"),
+    "python -m agents.evaluate.luck": ("agents.evaluate.luck.__main__", "build_parser"),
     "python -m agents.evaluate.search_gap": ("agents.evaluate.search_gap", "build_parser"),
     "python -m agents.evaluate.select": ("agents.evaluate.select", "build_parser"),
     "python -m agents.play": ("agents.play.table", "build_parser"),
@@ -58,6 +59,7 @@ ENTRY_FILES: dict[str, str | None] = {
     "agents/evaluate/__main__.py": "python -m agents.evaluate",
     "agents/evaluate/audit.py": "python -m agents.evaluate.audit",
     "agents/evaluate/ladder.py": "python -m agents.evaluate.ladder",
+    "agents/evaluate/luck/__main__.py": "python -m agents.evaluate.luck",
     "agents/evaluate/search_gap.py": "python -m agents.evaluate.search_gap",
     "agents/evaluate/select.py": "python -m agents.evaluate.select",
     "agents/play/__main__.py": "python -m agents.play",
@@ -326,6 +328,7 @@ def test_a_console_script_names_itself(monkeypatch) -> None:
 NEEDS_ARGUMENTS = {
     "python -m agents.evaluate": "agents.evaluate.command",
     "python -m agents.evaluate.audit": "agents.evaluate.audit",
+    "python -m agents.evaluate.luck": "agents.evaluate.luck.__main__",
     "python -m agents.evaluate.select": "agents.evaluate.select",
     "python -m agents.training.expert": "agents.training.expert",
     "python -m agents.training.search_nets": "agents.training.search_nets",

@@ -52,6 +52,8 @@ def test_resume_needs_a_checkpoint(capsys, tmp_path):
 def test_flags_become_the_config_a_notebook_would_build(tmp_path):
     given = parse(["--players", "2", "4", "--minutes", "3", "--p-heuristic", "0.5", "--out", str(tmp_path)])
     assert given.config == TrainingConfig(players=(2, 4), minutes=3.0, pool=PoolConfig(p_heuristic=0.5))
+    discounted = parse(["--gamma", "0.99", "--gae-lambda", "0.9", "--eval-adjust-luck"]).config
+    assert discounted == TrainingConfig(gamma=0.99, gae_lambda=0.9, eval_adjust_luck=True)
     assert given.out == tmp_path and not given.resume and given.progress
     assert parse([]).config == TrainingConfig()  # no flag: the defaults, nothing more
 
@@ -103,6 +105,9 @@ def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_t
         ({"backend": "rllib", "init": "gubs-net"}, "the rllib backend cannot honour init"),
         ({"address": " ", "backend": "rllib"}, "address is 'auto' or HOST:PORT"),
         ({"code_installed": True, "backend": "rllib"}, "code_installed goes with address"),
+        ({"gamma": 0}, "gamma must be a number above 0 and at most 1"),
+        ({"gae_lambda": 1.5}, "gae_lambda must be a number above 0 and at most 1"),
+        ({"eval_adjust_luck": "yes"}, "eval_adjust_luck must be True or False"),
     ],
 )
 def test_a_config_refuses_what_no_backend_or_this_backend_can_do(settings, message):

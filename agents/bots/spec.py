@@ -52,7 +52,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents.bots.names import BUILTIN, CEILINGS, ISMCTS, SEARCH, SEARCHES, TUNED
+from agents.bots.names import ALL_SEEING, BUILTIN, CEILINGS, ISMCTS, SEARCH, SEARCHES, TUNED
 
 if TYPE_CHECKING:
     from agents.bots.search.settings import Settings
@@ -186,6 +186,14 @@ class AgentSpec:
         Such a search measures a ceiling; it is built only where the caller allows it (measurements).
         """
         return self.kind is SpecKind.SEARCHER and self.name in CEILINGS
+
+    @property
+    def reads_the_deck(self) -> bool:
+        """Whether this agent decides from cards of the deck no player has seen (``search-all-seeing``).
+
+        Its luck cannot be measured: its choices depend on the chance outcomes the luck adjustment averages over.
+        """
+        return self.kind is SpecKind.SEARCHER and self.name == ALL_SEEING
 
     @property
     def path(self) -> Path | None:

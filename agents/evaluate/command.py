@@ -13,8 +13,19 @@ import argparse
 import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gubs_env.support.cli import EXIT_OK, failure, run_command, unwritable_file, unwritable_folder
+from gubs_env.support.cli import (
+    EXIT_OK,
+    failure,
+    positive_int,
+    run_command,
+    unwritable_file,
+    unwritable_folder,
+)
+
+if TYPE_CHECKING:
+    from agents.evaluate.luck import LuckSettings
 
 PROG = "python -m agents.evaluate"
 DESCRIPTION = """A tournament: each agent against a field of each other, on the same seat-rotated deals. Prints a
@@ -42,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=False if args.no_progress else None,
             records_dir=args.records,
             fields=args.fields,
+            adjust_luck=_luck_settings(args),
         )
     except AgentSpecError as err:  # raised while the agents are built, before any game
         parser.error(str(err))
@@ -67,6 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     return EXIT_OK
 
 
+def _luck_settings(args: argparse.Namespace) -> LuckSettings | bool:
+    """``--adjust-luck`` and ``--luck-worlds`` as the tournament's setting."""
+    from agents.evaluate.luck import LuckSettings
+
+    return LuckSettings(worlds=args.luck_worlds) if args.adjust_luck else False
+
+
 def _failed(message: str) -> int:
     """Report a failure met while running on one stderr line; returns :data:`~gubs_env.support.cli.EXIT_FAILURE`."""
     return failure(PROG, message)
@@ -75,6 +94,12 @@ def _failed(message: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
     from gubs_env.support.cli import CommandParser, add_deal_arguments, add_jobs_argument, add_progress_argument
+
+    def luck_worlds(text: str) -> int:
+        value = positive_int(text)
+        if value > 4096:
+            raise argparse.ArgumentTypeError(f"at most 4096, not {value}")
+        return value
 
     parser = CommandParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument(
@@ -94,6 +119,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="play only against a field of these (each one of the SPECs): e.g. --fields heuristic measures "
         "every agent against heuristics without the tables where a costly agent fills every other seat "
         "(default: every agent is a field)",
+    )
+    parser.add_argument(
+        "--adjust-luck",
+        action="store_true",
+        help="also give each pairing its luck-adjusted win rate and mean luck: the same answer from fewer games "
+        "(docs/luck.md)",
+    )
+    parser.add_argument(
+        "--luck-worlds",
+        type=luck_worlds,
+        default=16,
+        metavar="N",
+        help="with --adjust-luck: decks dealt again at each chance step, 1 to 4096 (default: 16)",
     )
     add_jobs_argument(parser)
     parser.add_argument(

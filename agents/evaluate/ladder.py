@@ -19,7 +19,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, astuple, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +73,10 @@ class LadderRow:
     ordinal: float
     median_ms: float | None = None
     p99_ms: float | None = None
+    adjusted: float | None = None
+    """The luck-adjusted win rate against the heuristics (``--adjust-luck``), and its 95% interval."""
+    adjusted_low: float | None = None
+    adjusted_high: float | None = None
 
 
 def run_ladder(
@@ -84,13 +88,15 @@ def run_ladder(
     out: Path | None = None,
     progress: bool = True,
     fields: list[str] | None = None,
+    adjust_luck: bool = False,
 ) -> list[LadderRow]:
     """Play the ladder (see the module docstring) and return its rows; ``out`` also gets the files.
 
     ``deals``: per pairing, at every table size or (a dict) at each.
 
     ``fields`` plays only the pairings against those agents (it must name the heuristic, which the table ranks
-    against): at 4 to 6 players that skips the tables where a search fills every other seat.
+    against): at 4 to 6 players that skips the tables where a search fills every other seat. ``adjust_luck`` adds
+    each row's luck-adjusted win rate (:mod:`agents.evaluate.luck`; not for the all-seeing search).
     """
     from agents.evaluate.tournament import run_tournament
 
@@ -107,6 +113,7 @@ def run_ladder(
             progress=progress,
             allow_all_seeing=True,
             fields=fields,
+            adjust_luck=adjust_luck,
         )
         if out is not None:
             result.save(out / f"{n}p")
@@ -115,7 +122,10 @@ def run_ladder(
         for agent in agents:
             pairing = versus.get(agent)
             low, high = pairing.interval if pairing else (None, None)
-            rows.append(LadderRow(agent, n, pairing.win_rate if pairing else None, low, high, ordinals[agent]))
+            row = LadderRow(agent, n, pairing.win_rate if pairing else None, low, high, ordinals[agent])
+            if pairing is not None and pairing.adjusted is not None:
+                row.adjusted, row.adjusted_low, row.adjusted_high = astuple(pairing.adjusted)
+            rows.append(row)
     _time_searches(rows, agents, players, seed, progress)
     if out is not None:
         _save(rows, players, out)
@@ -146,7 +156,10 @@ def _time_searches(rows: list[LadderRow], agents: list[str], players: list[int],
 def _cell(row: LadderRow) -> str:
     if row.win_rate_vs_baseline is None:
         return "—"
-    return f"{row.win_rate_vs_baseline:.1%} [{row.low:.1%}, {row.high:.1%}]"
+    cell = f"{row.win_rate_vs_baseline:.1%} [{row.low:.1%}, {row.high:.1%}]"
+    if row.adjusted is not None:
+        cell += f", luck-adjusted {row.adjusted:.1%} [{row.adjusted_low:.1%}, {row.adjusted_high:.1%}]"
+    return cell
 
 
 def markdown(rows: list[LadderRow], players: list[int]) -> str:
@@ -243,6 +256,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help=f"play only against these agents (must include {BASELINE}; default: every pairing)",
     )
+    parser.add_argument(
+        "--adjust-luck",
+        action="store_true",
+        help="also rank by the luck-adjusted win rate against the heuristics (docs/luck.md)",
+    )
     add_progress_argument(parser)
     return parser
 
@@ -272,7 +290,9 @@ def main(argv: list[str] | None = None) -> int:
     deals = {n: DEFAULT_DEALS if args.games is None else math.ceil(args.games / n) for n in args.players}
     progress = not args.no_progress and sys.stderr.isatty()
     start = time.time()
-    rows = run_ladder(args.bots, args.players, deals, args.seed, args.jobs, args.out, progress, args.fields)
+    rows = run_ladder(
+        args.bots, args.players, deals, args.seed, args.jobs, args.out, progress, args.fields, args.adjust_luck
+    )
     print(markdown(rows, args.players))
     print(f"wrote {args.out / 'ladder.md'}, ladder.csv, ladder.json, ladder.png ({math.ceil(time.time() - start)} s)")
     return EXIT_OK

@@ -13,6 +13,7 @@ import math
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -21,6 +22,9 @@ from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.id_table import IdTable, ReferenceTable
 from gubs_env.engine import Game
 from gubs_env.envs.engines import AUTO, check_engine, open_table
+
+if TYPE_CHECKING:
+    from agents.evaluate.luck import LuckEstimator, LuckSettings
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -34,6 +38,30 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+@dataclass(frozen=True)
+class MeanInterval:
+    """A mean of per-game values with its 95% normal interval (mean ± 1.96 standard errors)."""
+
+    mean: float
+    low: float
+    high: float
+
+    @property
+    def width(self) -> float:
+        """``high - low``."""
+        return self.high - self.low
+
+    @classmethod
+    def of(cls, values: Sequence[float], z: float = 1.96) -> MeanInterval:
+        """The mean of ``values`` (at least two) and its interval, from their sample standard deviation."""
+        if len(values) < 2:
+            raise ValueError("the interval needs at least two games")
+        mean = math.fsum(values) / len(values)
+        spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
+        half = z * spread / math.sqrt(len(values))
+        return cls(mean, mean - half, mean + half)
+
+
 @dataclass
 class MatchResult:
     """How one agent fared over a match."""
@@ -43,6 +71,10 @@ class MatchResult:
     wins: int
     """Games in which the agent was among the winners (a shared win counts)."""
     truncated: int
+    adjusted: MeanInterval | None = None
+    """The luck-adjusted win rate with its 95% interval (:mod:`agents.evaluate.luck`; None when not measured)."""
+    luck: MeanInterval | None = None
+    """The agent's mean luck with its 95% interval: it contains 0 when the adjustment is honest."""
 
     @property
     def win_rate(self) -> float:
@@ -53,6 +85,17 @@ class MatchResult:
     def interval(self) -> tuple[float, float]:
         """95% Wilson interval of the win rate."""
         return wilson_interval(self.wins, self.games)
+
+    @property
+    def width_ratio(self) -> float | None:
+        """The adjusted interval's width over the plain one's (None without the adjustment).
+
+        Its square is about the share of the games the adjusted rate needs for the plain rate's confidence.
+        """
+        low, high = self.interval
+        if self.adjusted is None or high <= low:
+            return None
+        return self.adjusted.width / (high - low)
 
     def __str__(self) -> str:
         low, high = self.interval
@@ -67,6 +110,7 @@ def play_game(
     *,
     record_log: bool = False,
     engine: str = AUTO,
+    played: list[int] | None = None,
     **rule_options,
 ) -> Game:
     """One game dealt with ``seed``, ``table[seat]`` playing each seat; returns the finished game.
@@ -75,7 +119,8 @@ def play_game(
     An agent that decides from the game itself (``needs_game``, the search bots) is asked through
     :meth:`~agents.bots.base.Agent.act_in_game`, on the reference engine. ``record_log`` keeps the game's log
     (needed for a :class:`~gubs_env.records.record.GameRecord`; slower, and only the reference engine keeps
-    one). ``engine`` is one of :data:`~gubs_env.envs.engines.ENGINE_CHOICES`; the compiled engine plays the same
+    one). ``played``, when given, gets every action id in order (what :mod:`agents.evaluate.luck` replays).
+    ``engine`` is one of :data:`~gubs_env.envs.engines.ENGINE_CHOICES`; the compiled engine plays the same
     game about 1.4 times as fast when a heuristic agent is at the table (the agents' own time is the rest).
 
     Raises:
@@ -95,7 +140,10 @@ def play_game(
         ids = open_table(engine, n, seed, **rule_options)
     ask = _asking_the_game(table, ids, codec or ActionCodec(n)) if searching else _asking_the_agents(table, ids)
     while (seat := ids.actor) >= 0:
-        ids.step(ask(seat))
+        action_id = ask(seat)
+        ids.step(action_id)
+        if played is not None:
+            played.append(int(action_id))
     return ids.game  # the finished position: the table's own game, or the compiled engine's as a reference game
 
 
@@ -124,6 +172,7 @@ def match(
     games: int = 1000,
     seed: int = 0,
     progress: bool | None = None,
+    adjust_luck: bool | LuckSettings = False,
     **rule_options,
 ) -> MatchResult:
     """``agent`` against ``num_players - 1`` opponents, each deal replayed with the agent at every seat.
@@ -132,17 +181,46 @@ def match(
     the luck of the deal cancels across seatings (exactly when ``games`` is a multiple of ``num_players``).
     ``opponent`` is one agent for every other seat or a list of ``num_players - 1`` agents. ``progress``: a bar
     over the games on stderr (None, the default: when stderr is a terminal; a thousand games take a minute).
+    ``adjust_luck`` also gives the luck-adjusted win rate and the mean luck (:mod:`agents.evaluate.luck`; True for
+    the default settings).
     """
     others = list(opponent) if isinstance(opponent, Sequence) else [opponent] * (num_players - 1)
     if len(others) != num_players - 1:
         raise ValueError(f"need {num_players - 1} opponents, got {len(others)}")
     codec = ActionCodec(num_players)
     wins = truncated = 0
+    estimator = _estimator(adjust_luck)
+    results, luck = [], []
     label = f"{agent.name} vs {others[0].name}"
     for g in tqdm(range(games), desc=label, unit="game", disable=not wants_progress(progress), leave=False):
         seat = g % num_players
         table = [*others[:seat], agent, *others[seat:]]
-        game = play_game(table, seed + g // num_players, codec, **rule_options)
+        ids: list[int] | None = None if estimator is None else []
+        game = play_game(table, seed + g // num_players, codec, played=ids, **rule_options)
         wins += seat in game.winners()
         truncated += game.truncated
-    return MatchResult(agent.name, games, wins, truncated)
+        if estimator is not None and ids is not None:
+            measured = estimator.game(num_players, seed + g // num_players, ids, **rule_options)
+            results.append(float(measured.results[seat]))
+            luck.append(float(measured.luck[seat]))
+    result = MatchResult(agent.name, games, wins, truncated)
+    if estimator is not None and games > 1:
+        from agents.evaluate.luck import adjusted_results
+
+        folds = [g // num_players % 2 for g in range(games)]
+        result.adjusted = MeanInterval.of(adjusted_results(results, luck, folds))
+        result.luck = MeanInterval.of(luck)
+    return result
+
+
+def _estimator(adjust_luck: bool | LuckSettings) -> LuckEstimator | None:
+    """The luck estimator ``adjust_luck`` asks for, or None."""
+    if adjust_luck is False:
+        return None
+    from agents.evaluate.luck import LuckEstimator, LuckSettings
+
+    if adjust_luck is True:
+        return LuckEstimator()
+    if isinstance(adjust_luck, LuckSettings):
+        return LuckEstimator(adjust_luck)
+    raise ValueError(f"adjust_luck must be a bool or a LuckSettings, not {adjust_luck!r:.60}")

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
@@ -33,12 +33,15 @@ from agents.bots.base import Agent
 from agents.bots.registry import make_agent
 from agents.bots.spec import AgentSpec, AgentSpecError, index_of, parse_distinct
 from agents.bots.threads import set_torch_threads
-from agents.evaluate.matches import MatchResult, play_game, wants_progress
+from agents.evaluate.matches import MatchResult, MeanInterval, play_game, wants_progress
 from agents.evaluate.processes import worker_count
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.players import check_player_count
 from gubs_env.records.record import GameRecord
+
+if TYPE_CHECKING:
+    from agents.evaluate.luck import LuckEstimator, LuckSettings
 
 CSV_NAME, JSON_NAME, PNG_NAME = "tournament.csv", "tournament.json", "tournament.png"
 """The files :meth:`TournamentResult.save` writes."""
@@ -62,6 +65,8 @@ class GameOutcome:
     scores: tuple[int, ...]
     winners: tuple[int, ...]
     truncated: bool
+    luck: tuple[float, ...] = ()
+    """Each seat's luck (:mod:`agents.evaluate.luck`), when the tournament adjusts for it; else empty."""
 
 
 @dataclass
@@ -76,8 +81,15 @@ class PairingResult(MatchResult):
     """Mean of the agent's score minus the best score among the other seats."""
 
     def summary(self) -> str:
-        """One line: ``2 players, A against B at every other seat: A: 49.0% wins [46.9%, 51.2%] over 2000 games``."""
-        return f"{self.players} players, {self.agent} against {self.opponent} at every other seat: {self}"
+        """One line: ``2 players, A against B at every other seat: A: 49.0% wins [46.9%, 51.2%] over 2000 games``.
+
+        With the luck adjustment, the adjusted win rate (and its interval's width over the plain one's) and the
+        mean luck follow.
+        """
+        line = f"{self.players} players, {self.agent} against {self.opponent} at every other seat: {self}"
+        if self.adjusted is not None and self.luck is not None:
+            line += f"; luck-adjusted {_rate(self.adjusted)}{_ratio(self.width_ratio)}, luck {_points(self.luck)}"
+        return line
 
     def to_row(self) -> dict[str, Any]:
         """The pairing as a flat CSV/JSON row."""
@@ -94,7 +106,37 @@ class PairingResult(MatchResult):
             "mean_score": round(self.mean_score, 6),
             "mean_margin": round(self.mean_margin, 6),
             "truncated": self.truncated,
+            **_luck_fields(self),
         }
+
+
+def _luck_fields(p: PairingResult) -> dict[str, float]:
+    """The luck adjustment's columns of a pairing's row (none when it was not adjusted)."""
+    if p.adjusted is None or p.luck is None:
+        return {}
+    return {
+        "adjusted_win_rate": round(p.adjusted.mean, 6),
+        "adjusted_ci_low": round(p.adjusted.low, 6),
+        "adjusted_ci_high": round(p.adjusted.high, 6),
+        "luck_mean": round(p.luck.mean, 6),
+        "luck_ci_low": round(p.luck.low, 6),
+        "luck_ci_high": round(p.luck.high, 6),
+    }
+
+
+def _rate(value: MeanInterval) -> str:
+    """``49.6% [47.9%, 51.3%]``."""
+    return f"{value.mean:.1%} [{value.low:.1%}, {value.high:.1%}]"
+
+
+def _ratio(ratio: float | None) -> str:
+    """`` (0.66x as wide)`` (with a multiplication sign), or nothing."""
+    return "" if ratio is None else f" ({ratio:.2f}× as wide)"
+
+
+def _points(value: MeanInterval) -> str:
+    """A mean luck in percentage points: ``+0.4 pts [-1.2, +2.0]``."""
+    return f"{100 * value.mean:+.1f} pts [{100 * value.low:+.1f}, {100 * value.high:+.1f}]"
 
 
 @dataclass(frozen=True)
@@ -128,6 +170,8 @@ class TournamentResult:
     """One row per ordered pair of distinct agents, ordered by agent then opponent."""
     ratings: list[AgentRating] = field(default_factory=list)
     """Best first (highest ordinal)."""
+    luck: LuckSettings | None = None
+    """How the luck was measured, when the tournament adjusted for it (:mod:`agents.evaluate.luck`)."""
 
     @property
     def games_per_pairing(self) -> int:
@@ -162,9 +206,16 @@ class TournamentResult:
         return _html_report(self)
 
     def _pairing_table(self) -> str:
-        rows = [_pairing_cells(p) for p in self.pairings]
-        headers = ["agent", "opponent", "games", "win rate", "95% interval", "mean score", "mean margin", "truncated"]
-        return "Pairings (the agent in one seat, the opponent in every other seat):\n" + _columns(headers, rows)
+        adjusted = self.luck is not None
+        rows = [_pairing_cells(p, adjusted) for p in self.pairings]
+        headers = ["agent", "opponent", "games", "win rate", "95% interval"]
+        if adjusted:
+            headers += ["luck-adjusted", "95% interval", "width", "mean luck"]
+        headers += ["mean score", "mean margin", "truncated"]
+        title = "Pairings (the agent in one seat, the opponent in every other seat"
+        if adjusted:
+            title += "; luck-adjusted: each game's result less its luck, docs/luck.md"
+        return title + "):\n" + _columns(headers, rows)
 
     def _matrix_table(self) -> str:
         cells = [["—" if v is None else f"{v:.1%}" for v in row] for row in self.matrix()]
@@ -196,6 +247,7 @@ class TournamentResult:
                 "seed": self.seed,
                 "rule_options": self.rule_options,
                 "rating_model": RATING_MODEL,
+                "luck": None if self.luck is None else asdict(self.luck),
             },
             "agents": self.agents,
             "pairings": [p.to_row() for p in self.pairings],
@@ -207,8 +259,9 @@ class TournamentResult:
         """Write one row per pairing (columns of :meth:`PairingResult.to_row`)."""
         path = Path(path)
         rows = [p.to_row() for p in self.pairings]
+        columns = list(dict.fromkeys(key for row in rows for key in row))  # a pairing that was not adjusted: blanks
         with path.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer = csv.DictWriter(f, fieldnames=columns)
             writer.writeheader()
             writer.writerows(rows)
         return path
@@ -230,13 +283,37 @@ class TournamentResult:
 
         k = len(self.agents)
         labels = _plot_labels(self.agents)
-        fig = Figure(figsize=(7 + 1.5 * k, 2.5 + 0.8 * k), layout="constrained")
+        adjusted = self.luck is not None
+        width = 7 + 1.5 * k + (5 if adjusted else 0)
+        fig = Figure(figsize=(width, max(2.5 + 0.8 * k, 1.5 + 0.35 * len(self.pairings))), layout="constrained")
         FigureCanvasAgg(fig)  # the Agg canvas renders without a display and leaves pyplot's backend alone
-        heat, bars = fig.subplots(1, 2, width_ratios=[k + 1.5, 4])
-        self._draw_matrix(fig, heat, labels)
-        self._draw_ratings(bars, labels)
+        panels = fig.subplots(1, 3 if adjusted else 2, width_ratios=[k + 1.5, 4, 5][: 3 if adjusted else 2])
+        self._draw_matrix(fig, panels[0], labels)
+        self._draw_ratings(panels[1], labels)
+        if adjusted:
+            self._draw_adjusted(panels[2], labels)
         fig.savefig(path, dpi=120)
         return Path(path)
+
+    def _draw_adjusted(self, ax: Any, labels: dict[str, str]) -> None:
+        """Each pairing's plain and luck-adjusted win rate with their 95% intervals, one above the other."""
+        for i, p in enumerate(self.pairings):
+            low, high = p.interval
+            spread = [[max(0.0, p.win_rate - low)], [max(0.0, high - p.win_rate)]]  # a Wilson end can round past
+            ax.errorbar(p.win_rate, i - 0.15, xerr=spread, fmt="o", color="grey", capsize=3,
+                        label="plain" if i == 0 else None)  # fmt: skip
+            if p.adjusted is not None:
+                a = p.adjusted
+                ax.errorbar(a.mean, i + 0.15, xerr=[[a.mean - a.low], [a.high - a.mean]], fmt="o", color="tab:blue",
+                            capsize=3, label="luck-adjusted" if i == 0 else None)  # fmt: skip
+        names = [f"{labels[p.agent]} vs {labels[p.opponent]}" for p in self.pairings]
+        ax.set_yticks(range(len(names)), names)
+        ax.invert_yaxis()
+        ax.axvline(1 / self.num_players, color="black", lw=0.6, ls=":")
+        ax.set_xlabel("win rate (95% intervals; dotted: chance)")
+        ax.set_title("plain and luck-adjusted win rates")
+        ax.legend(loc="best", fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
 
     def _draw_matrix(self, fig: Any, ax: Any, labels: dict[str, str]) -> None:
         values = [[math.nan if v is None else v for v in row] for row in self.matrix()]
@@ -280,6 +357,7 @@ def run_tournament(
     records_dir: str | Path | None = None,
     allow_all_seeing: bool = False,
     fields: Sequence[AgentSpec | str] | None = None,
+    adjust_luck: bool | LuckSettings = False,
     **rule_options: Any,
 ) -> TournamentResult:
     """Play every agent against a field of every other agent (or of each of ``fields``) and rate them all.
@@ -312,6 +390,10 @@ def run_tournament(
         fields: play only the pairings whose field (every seat but the agent's) is one of these agents, all
             of them in ``agents`` (None: every pairing). Measuring a costly agent against baselines then skips
             the tables where it fills every other seat; the payoff matrix shows the skipped cells as None.
+        adjust_luck: also measure each game's luck and give every pairing its luck-adjusted win rate and mean
+            luck (:mod:`agents.evaluate.luck`; True for the default :class:`~agents.evaluate.luck.LuckSettings`).
+            The same win rate from fewer games; pairings with ``search-all-seeing`` are not adjusted (it decides
+            from the deck's hidden cards).
         **rule_options: rule options for every game (see :class:`gubs_env.engine.options.RuleOptions`).
 
     Returns:
@@ -325,7 +407,8 @@ def run_tournament(
     """
     specs = _check_config(agents, num_players, deals, seed, jobs, rule_options)
     field_indices = _field_indices(specs, fields)
-    runner = _GameRunner(specs, num_players, rule_options, records_dir, allow_all_seeing)
+    luck = _luck_settings(adjust_luck)
+    runner = _GameRunner(specs, num_players, rule_options, records_dir, allow_all_seeing, luck)
     for spec in specs:
         runner.agent(spec, 0)  # builds each agent once here, so a bad spec fails before any game or file
     played = _played_pairings(len(specs), num_players, field_indices)
@@ -343,7 +426,19 @@ def run_tournament(
         games=outcomes,
         pairings=_pairing_results(specs, num_players, played, outcomes),
         ratings=_ratings(specs, num_players, played, outcomes),
+        luck=luck,
     )
+
+
+def _luck_settings(adjust_luck: bool | LuckSettings) -> LuckSettings | None:
+    """The luck adjustment's settings, or None for none."""
+    from agents.evaluate.luck import LuckSettings
+
+    if isinstance(adjust_luck, LuckSettings):
+        return adjust_luck
+    if not isinstance(adjust_luck, bool):
+        raise ValueError(f"adjust_luck must be a bool or a LuckSettings, not {adjust_luck!r:.60}")
+    return LuckSettings() if adjust_luck else None
 
 
 def _check_config(
@@ -416,8 +511,12 @@ class _GameRunner:
         rule_options: dict[str, Any],
         records_dir: str | Path | None,
         allow_all_seeing: bool = False,
+        luck: LuckSettings | None = None,
     ) -> None:
         self.specs = specs
+        self.luck = luck
+        self._estimator: LuckEstimator | None = None
+        self._reads_the_deck = {spec for spec in specs if AgentSpec.parse(spec).reads_the_deck}
         self.allow_all_seeing = allow_all_seeing
         self.num_players = num_players
         self.rule_options = rule_options
@@ -441,11 +540,25 @@ class _GameRunner:
         """Play one game: agent A of ``played[pairing]`` at ``seat``, B everywhere else, dealt with ``seed + deal``."""
         specs = _table_specs(self.specs, self.num_players, played[pairing], seat)
         table = [self.agent(spec, s) for s, spec in enumerate(specs)]
-        game = play_game(table, seed + deal, self.codec, record_log=self.records_dir is not None, **self.rule_options)
+        measured = self.luck is not None and not self._reads_the_deck.intersection(specs)
+        ids: list[int] | None = [] if measured else None
+        game = play_game(
+            table, seed + deal, self.codec, record_log=self.records_dir is not None, played=ids, **self.rule_options
+        )
         if self.records_dir is not None:
             name = _record_name(played, pairing, self.specs, deal, seat)
             GameRecord.from_game(game, seed + deal, specs).save(self.records_dir / name)
-        return GameOutcome(pairing, deal, seat, tuple(game.scores()), tuple(game.winners()), game.truncated)
+        luck = () if ids is None else tuple(self._luck(seed + deal, ids))
+        return GameOutcome(pairing, deal, seat, tuple(game.scores()), tuple(game.winners()), game.truncated, luck)
+
+    def _luck(self, deal_seed: int, ids: list[int]) -> list[float]:
+        """Each seat's luck in the game dealt with ``deal_seed`` and played with ``ids``."""
+        if self._estimator is None:
+            from agents.evaluate.luck import LuckEstimator
+
+            self._estimator = LuckEstimator(self.luck)
+        measured = self._estimator.game(self.num_players, deal_seed, ids, **self.rule_options)
+        return [float(x) for x in measured.luck]
 
 
 def _table_specs(specs: list[str], num_players: int, pair: tuple[int, int], seat: int) -> list[str]:
@@ -503,7 +616,9 @@ def _play_in_workers(
 
     # spawn, not fork: forking a process whose torch (or other) threads are running can deadlock the children
     context = multiprocessing.get_context("spawn")
-    init_args = (runner.specs, runner.num_players, runner.rule_options, runner.records_dir, runner.allow_all_seeing)
+    init_args = (
+        runner.specs, runner.num_players, runner.rule_options, runner.records_dir, runner.allow_all_seeing, runner.luck
+    )  # fmt: skip
     executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=init_args)
     try:
         futures = [executor.submit(_play_chunk, played, chunk, seed) for chunk in chunks]
@@ -520,11 +635,12 @@ def _init_worker(
     rule_options: dict[str, Any],
     records_dir: Path | None,
     allow_all_seeing: bool,
+    luck: LuckSettings | None,
 ) -> None:
     global _worker
     # Ctrl-C reaches the whole process group: the parent stops the pool; a worker would only print a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker = _GameRunner(specs, num_players, rule_options, records_dir, allow_all_seeing)
+    _worker = _GameRunner(specs, num_players, rule_options, records_dir, allow_all_seeing, luck)
     _worker.build_all()
     limit_torch_threads()
 
@@ -573,6 +689,14 @@ def _pairing_results(
 def _pairing_stats(agent: str, opponent: str, num_players: int, seats: list[tuple[GameOutcome, int]]) -> PairingResult:
     scores = [g.scores[s] for g, s in seats]
     margins = [g.scores[s] - max(v for i, v in enumerate(g.scores) if i != s) for g, s in seats]
+    adjusted = luck = None
+    if len(seats) > 1 and all(g.luck for g, _ in seats):
+        from agents.evaluate.luck import adjusted_results
+
+        luck_of = [g.luck[s] for g, s in seats]
+        luck = MeanInterval.of(luck_of)
+        folds = [g.deal % 2 for g, _ in seats]
+        adjusted = MeanInterval.of(adjusted_results([float(s in g.winners) for g, s in seats], luck_of, folds))
     return PairingResult(
         agent=agent,
         games=len(seats),
@@ -582,6 +706,8 @@ def _pairing_stats(agent: str, opponent: str, num_players: int, seats: list[tupl
         players=num_players,
         mean_score=sum(scores) / len(seats),
         mean_margin=sum(margins) / len(seats),
+        adjusted=adjusted,
+        luck=luck,
     )
 
 
@@ -617,18 +743,15 @@ def _mean(values: Any) -> float:
     return sum(values) / len(values)
 
 
-def _pairing_cells(p: PairingResult) -> list[str]:
+def _pairing_cells(p: PairingResult, adjusted: bool) -> list[str]:
     low, high = p.interval
-    return [
-        p.agent,
-        p.opponent,
-        str(p.games),
-        f"{p.win_rate:.1%}",
-        f"[{low:.1%}, {high:.1%}]",
-        f"{p.mean_score:.2f}",
-        f"{p.mean_margin:+.2f}",
-        str(p.truncated),
-    ]
+    cells = [p.agent, p.opponent, str(p.games), f"{p.win_rate:.1%}", f"[{low:.1%}, {high:.1%}]"]
+    if adjusted and p.adjusted is not None and p.luck is not None:
+        ratio = "" if p.width_ratio is None else f"{p.width_ratio:.2f}×"
+        cells += [f"{p.adjusted.mean:.1%}", f"[{p.adjusted.low:.1%}, {p.adjusted.high:.1%}]", ratio, _points(p.luck)]
+    elif adjusted:
+        cells += ["—", "", "", "(reads the deck)"]
+    return [*cells, f"{p.mean_score:.2f}", f"{p.mean_margin:+.2f}", str(p.truncated)]
 
 
 def _plot_labels(specs: list[str]) -> dict[str, str]:

@@ -44,10 +44,15 @@ CURVES_CSV = "curves.csv"
 
 
 def baseline_config(
-    players: int, seed: int, threads: int = 1, eval_every: int | None = None, eval_games: int | None = None
+    players: int,
+    seed: int,
+    threads: int = 1,
+    eval_every: int | None = None,
+    eval_games: int | None = None,
+    eval_adjust_luck: bool = False,
 ) -> SelfPlayConfig:
     """The from-scratch run of one table size and seed: the recipe's defaults."""
-    config = SelfPlayConfig(players=(players,), seed=seed, threads=threads)
+    config = SelfPlayConfig(players=(players,), seed=seed, threads=threads, eval_adjust_luck=eval_adjust_luck)
     if eval_every is not None:
         config = replace(config, eval_every=eval_every)
     if eval_games is not None:
@@ -76,6 +81,7 @@ def run_baselines(
     progress: bool = True,
     eval_every: int | None = None,
     eval_games: int | None = None,
+    eval_adjust_luck: bool = False,
 ) -> list[Path]:
     """Train every run not yet finished in ``out``; returns the run folders.
 
@@ -94,7 +100,7 @@ def run_baselines(
             resume = holds_selfplay_run(folder)
             what = "resuming" if resume else "self-play from scratch:"
             print(f"{what} {n} players, seed {seed}, {left:.1f} minutes -> {folder}", flush=True)
-            config = baseline_config(n, seed, threads, eval_every, eval_games)
+            config = baseline_config(n, seed, threads, eval_every, eval_games, eval_adjust_luck)
             train_selfplay(config, out=folder, minutes=left, resume=resume, progress=progress)
     return folders
 
@@ -242,6 +248,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"seat-rotated games per point and opponent (default: {defaults.eval_games:,})",
     )
     parser.add_argument(
+        "--eval-adjust-luck",
+        action="store_true",
+        help="the points also give the luck-adjusted win rate, which varies far less (docs/luck.md)",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         default=Path("runs/selfplay"),
@@ -257,7 +268,15 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     progress = not args.no_progress
     folders = run_baselines(
-        args.players, args.seeds, args.minutes, args.out, args.threads, progress, args.eval_every, args.eval_games
+        args.players,
+        args.seeds,
+        args.minutes,
+        args.out,
+        args.threads,
+        progress,
+        args.eval_every,
+        args.eval_games,
+        args.eval_adjust_luck,
     )
     rows = gather_curves(folders)
     charts = write_curves(rows, args.out, folders)

@@ -178,6 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ppo.add_argument("--ent-coef", type=non_negative_float, help=f"entropy bonus ({backend_default('ent_coef')})")
     ppo.add_argument(
+        "--gamma", type=probability, help=f"discount of the returns, above 0 ({backend_default('gamma')})"
+    )
+    ppo.add_argument("--gae-lambda", type=probability, help=f"GAE's lambda ({backend_default('gae_lambda')})")
+    ppo.add_argument(
         "--threads",
         type=positive_int,
         help=f"torch threads of the learner, at most one per core ({backend_default('threads')})",
@@ -193,6 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="SPEC",
         help="agents every evaluation also plays, besides random and the heuristic (default: none; e.g. gubs-net)",
+    )
+    cadence.add_argument(
+        "--eval-adjust-luck",
+        action="store_true",
+        help="evaluations also give the luck-adjusted win rates: points that vary less (docs/luck.md; slower)",
     )
     cadence.add_argument(
         "--snapshot-every",

@@ -136,6 +136,8 @@ _RLLIB_DEFAULTS: dict[str, Any] = {
     "checkpoint_every": 50_000,
     "learning_rate": 1e-4,
     "ent_coef": 0.0,
+    "gamma": 0.995,
+    "gae_lambda": 0.95,
     "imitate_games": 1500,
 }
 DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
@@ -149,6 +151,8 @@ DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
         "checkpoint_every": 100_000,
         "learning_rate": 1e-4,
         "ent_coef": 0.0,
+        "gamma": 0.995,
+        "gae_lambda": 0.95,
         "imitate_games": 1500,
     },
     ("sb3", "reference"): {
@@ -161,6 +165,8 @@ DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
         "checkpoint_every": 25_000,
         "learning_rate": 1e-4,
         "ent_coef": 0.0,
+        "gamma": 0.995,
+        "gae_lambda": 0.95,
         "imitate_games": 1500,
     },
     ("rllib", "fast"): _RLLIB_DEFAULTS,
@@ -199,7 +205,7 @@ COUNT_FIELDS = (
     "workers",
 )
 """The fields that are counts of at least 1 when set."""
-NEW_RUN_FIELDS = ("labels", "init")
+NEW_RUN_FIELDS = ("labels", "init", "eval_adjust_luck")
 """The fields that only shape a new run's start: resuming with them is refused."""
 
 
@@ -235,6 +241,10 @@ class TrainingConfig:
     """One agent that plays every opponent seat instead of the pool, evaluated against too (sb3, fast engine)."""
     learning_rate: float | None = None
     ent_coef: float | None = None
+    gamma: float | None = None
+    """The discount of PPO's returns (1: undiscounted; a game's one reward comes at its end)."""
+    gae_lambda: float | None = None
+    """GAE's λ: how far each advantage looks ahead (1: the whole rest of the game)."""
     epochs: int = 5
     n_steps: int | None = None
     """Rollout length per environment before each update (RLlib: its iteration is ``envs * n_steps`` per runner)."""
@@ -244,6 +254,8 @@ class TrainingConfig:
     eval_games: int = 200
     eval_opponents: tuple[AgentSpec, ...] = ()
     """Agents every evaluation also plays against, besides random and the heuristic (e.g. ``("gubs-net",)``)."""
+    eval_adjust_luck: bool = False
+    """Evaluations also measure the luck-adjusted win rate (:mod:`agents.evaluate.luck`): eval.csv's ``adjusted``."""
     snapshot_every: int | None = None
     checkpoint_every: int | None = None
     imitate_games: int | None = None
@@ -318,12 +330,18 @@ class TrainingConfig:
         _check_number("learning_rate", self.learning_rate, above=0, optional=True)
         _check_number("imitate_lr", self.imitate_lr, above=0, optional=True)
         _check_number("ent_coef", self.ent_coef, at_least=0, optional=True)
+        for name in ("gamma", "gae_lambda"):
+            value = getattr(self, name)
+            if value is not None and not (_is_number(value) and 0 < value <= 1):
+                raise ConfigError(f"{name} must be a number above 0 and at most 1, not {_brief(value)}")
         if not isinstance(self.hidden, tuple) or not self.hidden:
             raise ConfigError(f"hidden must be a list of layer widths, not {_brief(self.hidden)}")
         for width in self.hidden:
             _check_int("a hidden layer's width", width, 1, 65_536)
         if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
             raise ConfigError("address is 'auto' or HOST:PORT, not empty")
+        if not isinstance(self.eval_adjust_luck, bool):
+            raise ConfigError(f"eval_adjust_luck must be True or False, not {_brief(self.eval_adjust_luck)}")
         if not isinstance(self.code_installed, bool):
             raise ConfigError(f"code_installed must be True or False, not {_brief(self.code_installed)}")
         if self.workers is not None and self.envs is not None and self.workers > self.envs:

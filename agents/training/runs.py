@@ -20,7 +20,7 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, astuple, dataclass, field, fields, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -467,6 +467,10 @@ def truncate_eval_log(path: Path, timesteps: int) -> int:
     return max((int(r["timesteps"]) for r in kept), default=-1)
 
 
+ADJUSTED_COLUMNS = ("adjusted", "adjusted_low", "adjusted_high")
+"""eval.csv's luck-adjusted win rate and its 95% interval, in runs that measure it (``eval_adjust_luck``)."""
+
+
 def evaluation_rows(
     agent: Agent,
     player_counts: Sequence[int],
@@ -475,11 +479,13 @@ def evaluation_rows(
     seconds: float,
     progress: bool = False,
     opponents: Sequence[AgentSpec | str] = (),
+    adjust_luck: bool = False,
 ) -> list[dict[str, Any]]:
     """Win rates of ``agent`` against the random and heuristic agents at each table size, as eval.csv rows.
 
     ``opponents``, agent specs, add a row per table size against each (a run's ``opponent`` and
-    ``eval_opponents``).
+    ``eval_opponents``). ``adjust_luck`` adds each row's luck-adjusted win rate (``adjusted``, with ``adjusted_low``
+    and ``adjusted_high``).
 
     The same deals for every evaluation of a run (seed ``10_000 * players``), so rows compare across time;
     ``seconds`` is the run's training time when the evaluated policy was taken. ``progress`` shows a bar over
@@ -491,7 +497,7 @@ def evaluation_rows(
     rows = []
     for n in player_counts:
         for other in [RandomAgent(), HeuristicAgent(), *(make_agent(spec) for spec in opponents)]:
-            result = match(agent, other, n, games, seed=10_000 * n, progress=progress)
+            result = match(agent, other, n, games, seed=10_000 * n, progress=progress, adjust_luck=adjust_luck)
             rows.append(evaluation_row(result, n, other.name, timesteps, seconds))
     return rows
 
@@ -499,7 +505,7 @@ def evaluation_rows(
 def evaluation_row(result: MatchResult, players: int, opponent: str, timesteps: int, seconds: float) -> dict[str, Any]:
     """One eval.csv row: a match's win rate and 95% interval at a run's timesteps and training seconds."""
     low, high = result.interval
-    return {
+    row = {
         "timesteps": timesteps,
         "players": players,
         "opponent": opponent,
@@ -509,6 +515,9 @@ def evaluation_row(result: MatchResult, players: int, opponent: str, timesteps: 
         "high": round(high, 4),
         "seconds": round(seconds, 1),
     }
+    if result.adjusted is not None:
+        row |= {name: round(value, 4) for name, value in zip(ADJUSTED_COLUMNS, astuple(result.adjusted), strict=True)}
+    return row
 
 
 def rows_at(eval_csv: Path, timesteps: int) -> list[dict[str, Any]]:
@@ -520,7 +529,7 @@ def rows_at(eval_csv: Path, timesteps: int) -> list[dict[str, Any]]:
         return []
     with eval_csv.open(newline="") as f:
         rows = [row for row in csv.DictReader(f) if row.get("timesteps") == str(timesteps)]
-    whole, real = ("timesteps", "players", "games"), ("win_rate", "low", "high", "seconds")
+    whole, real = ("timesteps", "players", "games"), ("win_rate", "low", "high", "seconds", *ADJUSTED_COLUMNS)
     return [
         {name: int(value) if name in whole else float(value) if name in real else value for name, value in row.items()}
         for row in rows
@@ -730,4 +739,9 @@ class BudgetBar:
 def describe_evaluation(rows: list[dict[str, Any]], timesteps: int) -> str:
     """One line, as both backends print it: ``eval at 1,000 steps: 2p vs random 80% [74%, 85%]; ...``."""
     parts = [f"{r['players']}p vs {r['opponent']} {r['win_rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" for r in rows]
+    parts = [
+        part + (f" (luck-adjusted {r['adjusted']:.0%} [{r['adjusted_low']:.0%}, {r['adjusted_high']:.0%}])"
+                if "adjusted" in r else "")
+        for part, r in zip(parts, rows, strict=True)
+    ]  # fmt: skip
     return f"eval at {timesteps:,} steps: " + "; ".join(parts)

@@ -33,8 +33,6 @@ from gubs_env.support.files import write_atomically
 MODEL_FILE = "model.zip"
 INIT_SHAPES = [(256, 512), (256, 256), (356, 256)]
 """The learner's actor layers (``net_arch`` 256x256 over the observation, then the action logits): ``init``'s."""
-GAMMA = 0.995
-GAE_LAMBDA = 0.95
 
 
 class CheckpointLoadError(RunSetupError):
@@ -165,6 +163,7 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
     from agents.training.masked_policy import LeanMaskablePolicy
 
     assert config.n_steps and config.batch_size and config.learning_rate and config.ent_coef is not None, "resolve it"
+    assert config.gamma is not None and config.gae_lambda is not None, "resolve it"
     return MaskablePPO(
         LeanMaskablePolicy if config.engine == "fast" else "MlpPolicy",
         envs,
@@ -172,8 +171,8 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
         batch_size=config.batch_size,
         learning_rate=config.learning_rate,
         n_epochs=config.epochs,
-        gamma=GAMMA,
-        gae_lambda=GAE_LAMBDA,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
         ent_coef=config.ent_coef,
         seed=config.seed,
         device="cpu",
@@ -189,7 +188,8 @@ def _warm_start(model: Any, config: TrainingConfig, labels: Any, init_layers: An
     if init_layers is not None:
         _load_actor(model, init_layers)
         print(f"policy starts from {config.init}")
-    data, what = warm_start_data(config, labels, progress, GAMMA)
+    assert config.gamma is not None, "resolve it"
+    data, what = warm_start_data(config, labels, progress, config.gamma)
     if data is None:
         return
     assert config.imitate_lr is not None, "a resolved config"
@@ -417,6 +417,7 @@ class TrainingCallback(BaseCallback):
             seconds,
             progress=self.progress,
             opponents=config.evaluated_against,
+            adjust_luck=config.eval_adjust_luck,
         )
         for row in rows:
             self.logger.record(f"eval/{row['players']}p_vs_{row['opponent']}", row["win_rate"])

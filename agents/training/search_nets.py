@@ -40,7 +40,7 @@ from agents.bots.heuristic.weights_file import SHIPPED as SHIPPED_WEIGHTS
 from agents.bots.heuristic.weights_file import load_weights
 from agents.bots.model_file import save_network
 from agents.bots.search.belief import HANDS
-from agents.bots.search.rollout import outcome_of, play_to_end, playout_scratch
+from agents.bots.search.rollout import outcome_of, play_to_end, playout_scratch, win_of
 from agents.bots.search.value import FEATURES, VALUE
 from agents.bots.search.value import leaf_features as write_features
 from gubs_env.encoding.observation import OBS_SIZE
@@ -57,6 +57,9 @@ if TYPE_CHECKING:
 PROG = "python -m agents.training.search_nets"
 KEEP_EVERY = 24
 """A position is kept at one decision in this many, on average (neighbouring positions say nearly the same)."""
+TARGETS = ("search", "win")
+"""What a position is labelled with: the search's value of the game's end (:func:`outcome_of`), or whether the
+seat won (:func:`win_of`: the luck-adjusted evaluation's value, :mod:`agents.evaluate.luck`)."""
 CHUNK = 2000
 """Games per compiled call: small enough for a steady progress bar."""
 
@@ -89,6 +92,7 @@ def record_games(
     tf_default: np.ndarray,
     tf_tuned: np.ndarray,
     keep_every: int,
+    win_target: bool,
     features: np.ndarray,
     labels: np.ndarray,
     games: np.ndarray,
@@ -97,7 +101,8 @@ def record_games(
 
     Game ``j`` is dealt from ``seeds[j]``; its learned seat (``seeds[j] % players``) plays with ``tf_tuned``. At
     each decision the position is kept with probability ``1 / keep_every`` while ``features`` has room; its row
-    of ``labels`` gets the seat's :func:`outcome_of` at the game's end, its row of ``games`` the game's index.
+    of ``labels`` gets the seat's :func:`outcome_of` at the game's end (its :func:`win_of` with ``win_target``), its
+    row of ``games`` the game's index.
 
     Returns:
         How many positions were kept.
@@ -122,7 +127,7 @@ def record_games(
                 games[kept] = j
                 kept += 1
             play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1)
-        value = outcome_of(g, seat)
+        value = win_of(g, seat) if win_target else outcome_of(g, seat)
         for i in range(first, kept):
             labels[i] = value
     return kept
@@ -143,11 +148,16 @@ class Positions:
 
 
 def play_positions(
-    games: int, player_counts: list[int], seed: int = 0, progress: bool = True, keep_every: int = KEEP_EVERY
+    games: int,
+    player_counts: list[int],
+    seed: int = 0,
+    progress: bool = True,
+    keep_every: int = KEEP_EVERY,
+    target: str = "search",
 ) -> Positions:
     """Play ``games`` heuristic games (the table sizes in turn, game ``i`` dealt from ``seed + i``) and keep positions.
 
-    Depends on the arguments only.
+    Each position is labelled with its game's :data:`TARGETS` value ``target``. Depends on the arguments only.
     """
     options = RuleOptions()
     uniform = LETTER_PLACEMENTS.index(options.letter_placement)
@@ -168,7 +178,7 @@ def play_positions(
             seeds = (np.uint64(seed) + chosen.astype(np.uint64)).astype(np.uint64)
             kept = record_games(
                 seeds, players, options.max_turns, uniform, TABLES.ints, TABLES.floats, tuned.floats,
-                keep_every, features, labels, index,
+                keep_every, target == "win", features, labels, index,
             )  # fmt: skip
             players_of = np.full(kept, players, dtype=np.int64)
             parts.append(Positions(features[:kept], labels[:kept], chosen[index[:kept]], players_of))
@@ -339,6 +349,11 @@ def build_parser() -> argparse.ArgumentParser:
             f"--{what}-hidden", type=positive_int, nargs="+", default=list(default), metavar="WIDTH",
             help=f"widths of the {what} network's hidden layers (default: {' '.join(map(str, default))})",
         )  # fmt: skip
+    parser.add_argument(
+        "--target", choices=TARGETS, default="search",
+        help="the label: the search's value of the end (value.npz and hands.npz), or whether the seat won (only "
+        "luck_value.npz, the luck-adjusted evaluation's value) (default: search)",
+    )  # fmt: skip
     parser.add_argument("--threads", type=positive_int, default=2, help="torch threads for the fit (default: 2)")
     parser.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="folder for value.npz, hands.npz and report.json"
@@ -358,18 +373,21 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--out: {problem}")
     fit = FitSettings(tuple(args.value_hidden), tuple(args.hands_hidden), epochs=args.epochs)
     started = time.perf_counter()
-    data = play_positions(args.games, args.players, args.seed, not args.no_progress)
+    data = play_positions(args.games, args.players, args.seed, not args.no_progress, target=args.target)
     played = time.perf_counter() - started
     print(f"{len(data.labels):,} positions from {args.games:,} games in {played:.0f} s")
     args.out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, object] = {
         "games": args.games, "players": args.players, "seed": args.seed, "keep_every": KEEP_EVERY,
-        "fit": asdict(fit), "play_seconds": played,
+        "fit": asdict(fit), "play_seconds": played, "target": args.target,
     }  # fmt: skip
-    for what, fitter, kind, words in (
+    fits = [
         ("value", fit_value, VALUE, "of the outcomes' variance explained"),
         ("hands", fit_hands, HANDS, "less cross-entropy per hidden card than the mean shares"),
-    ):
+    ]
+    if args.target == "win":
+        fits = [("luck_value", fit_value, VALUE, "of the wins' variance explained")]
+    for what, fitter, kind, words in fits:
         layers, report = fitter(data, fit, args.seed, args.threads, not args.no_progress)
         weights = save_network(args.out / f"{what}.npz", layers, "relu", kind)
         summary[what] = {**asdict(report), "explained": report.explained}
@@ -378,7 +396,8 @@ def main(argv: list[str] | None = None) -> int:
             f"({report.explained:.1%} {words}); {report.seconds:.0f} s to fit; {weights}"
         )
     (args.out / "report.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(f"ship them: cp {args.out}/value.npz {args.out}/hands.npz agents/bots/models/")
+    shipped = " ".join(f"{args.out}/{what}.npz" for what, *_ in fits)
+    print(f"ship them: cp {shipped} agents/bots/models/")
     return 0
 
 

@@ -22,6 +22,7 @@ cannot see reaches a world.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import statistics
@@ -390,6 +391,61 @@ def rebuild_queue(row: np.ndarray, n: int) -> None:
 
 
 @nb.njit(cache=True)
+def _place_letters(
+    rng: np.ndarray,
+    row: np.ndarray,
+    hidden: int,
+    letters: np.ndarray,
+    letter_weights: np.ndarray,
+    letter_ranges: np.ndarray,
+    letter_loose: np.ndarray,
+    slots: np.ndarray,
+    order: np.ndarray,
+) -> None:
+    """``letter_slots``: where the hidden Letters lie (among the deck cells below ``hidden``), then which lies where."""
+    n_letters = letters.size
+    if n_letters == 0:
+        return
+    j = 0
+    loose = n_letters  # uniform: every hidden Letter at a distinct uniform cell
+    if letter_weights.size:
+        # _thirds_slots: a way by its weight, each slot Letter uniform in its cells, then the ones
+        # put back by the deal at distinct uniform cells not taken.
+        way = _weighted(rng, letter_weights)
+        for t in range(3):
+            lo, hi = letter_ranges[way, t, 0], letter_ranges[way, t, 1]
+            if hi > lo:
+                slots[j] = lo + _below(rng, hi - lo)
+                j += 1
+        loose = letter_loose[way]
+    # Distinct cells one after another, each uniform over those not yet taken.
+    for _ in range(loose):
+        taken = True
+        while taken:
+            slots[j] = _below(rng, hidden)
+            taken = False
+            for i in range(j):
+                taken = taken or slots[i] == slots[j]
+        j += 1
+    for j in range(n_letters):
+        order[j] = letters[j]
+    _shuffle(rng, order, n_letters)
+    for j in range(n_letters):
+        row[L.DECK + slots[j]] = order[j]
+
+
+@nb.njit(cache=True)
+def _deal_into_free_cells(rng: np.ndarray, row: np.ndarray, hidden: int, pile: np.ndarray, size: int) -> None:
+    """``pile[:size]`` shuffled into the hidden deck cells still free (-1), bottom first."""
+    _shuffle(rng, pile, size)
+    at = 0
+    for i in range(hidden):
+        if row[L.DECK + i] < 0:
+            row[L.DECK + i] = pile[at]
+            at += 1
+
+
+@nb.njit(cache=True)
 def _sample_kernel(
     header: np.ndarray,
     template: np.ndarray,
@@ -432,35 +488,7 @@ def _sample_kernel(
         for s in range(n):
             left[s] = room[s]
 
-        # letter_slots: where the hidden Letters lie, then which Letter lies where.
-        n_letters = letters.size
-        if n_letters:
-            j = 0
-            loose = n_letters  # uniform: every hidden Letter at a distinct uniform cell
-            if letter_weights.size:
-                # _thirds_slots: a way by its weight, each slot Letter uniform in its cells, then the ones
-                # put back by the deal at distinct uniform cells not taken.
-                way = _weighted(rng, letter_weights)
-                for t in range(3):
-                    lo, hi = letter_ranges[way, t, 0], letter_ranges[way, t, 1]
-                    if hi > lo:
-                        slots[j] = lo + _below(rng, hi - lo)
-                        j += 1
-                loose = letter_loose[way]
-            # Distinct cells one after another, each uniform over those not yet taken.
-            for _ in range(loose):
-                taken = True
-                while taken:
-                    slots[j] = _below(rng, hidden)
-                    taken = False
-                    for i in range(j):
-                        taken = taken or slots[i] == slots[j]
-                j += 1
-            for j in range(n_letters):
-                order[j] = letters[j]
-            _shuffle(rng, order, n_letters)
-            for j in range(n_letters):
-                row[L.DECK + slots[j]] = order[j]
+        _place_letters(rng, row, hidden, letters, letter_weights, letter_ranges, letter_loose, slots, order)
 
         # _place_answers: a split by its weight, then the shuffled answers dealt by it.
         n_pile = 0
@@ -510,12 +538,7 @@ def _sample_kernel(
         for i in range(events.size):
             pile[n_pile] = events[i]
             n_pile += 1
-        _shuffle(rng, pile, n_pile)
-        at = 0
-        for i in range(hidden):
-            if row[L.DECK + i] < 0:
-                row[L.DECK + i] = pile[at]
-                at += 1
+        _deal_into_free_cells(rng, row, hidden, pile, n_pile)
 
         # What the other seats' Scouts know is read off this world, as sample_world does.
         for s in range(n):
@@ -621,6 +644,99 @@ def redeal_rows(st: GameState, viewer: int, seed: int, rows: np.ndarray, rngs: n
             start = L.SEEN_TOP + seat * L.SCOUT_DEPTH
             rows[w, start : start + size] = deck[: -size - 1 : -1]
     seed_futures(np.uint64(seed), rngs)
+
+
+# --- the deck alone dealt anew: the table's knowledge kept ---------------------------------------------------------
+
+
+def redeal_deck_rows(row: np.ndarray, known: int, seed: int, rows: np.ndarray, rngs: np.ndarray) -> None:
+    """Write ``len(rows)`` copies of game row ``row`` whose deck is dealt anew below its top ``known`` cards.
+
+    :meth:`~gubs_env.engine.positions.determinize.DeckRedeal.deck`'s distribution in one compiled call (the Letters
+    by the placement prior, every other hidden card at a uniform free cell): every hand, side, pile and the deck
+    top some seat knows stay. For measurement, as :func:`redeal_rows`: the luck-adjusted evaluation's worlds
+    (:mod:`agents.evaluate.luck`). World ``w`` depends on ``(row, known, seed, w)`` only; each gets a fresh future.
+
+    Args:
+        row: the position's int32 game row.
+        known: how many cards on top of the deck stay (the deepest Scout knowledge of any seat).
+        seed: an int in ``[0, 2**64)``.
+        rows: int32 ``(W, layout.ROW)``, C-contiguous: overwritten with the worlds.
+        rngs: uint64 ``(W, 6)``, C-contiguous: overwritten with each world's generator.
+    """
+    n, size = int(row[L.NUM_PLAYERS]), int(row[L.DECK_LEN])
+    hidden = size - known
+    weights, ranges, loose = _NO_WAYS
+    deck = row[L.DECK : L.DECK + size]
+    is_letter = T.IS_LETTER[deck].astype(np.bool_)
+    missing = int(is_letter[:hidden].sum())
+    if missing and LETTER_PLACEMENTS[int(row[L.UNIFORM])] == "thirds":
+        known_letters = tuple(int(cell) for cell in np.flatnonzero(is_letter[hidden:]) + hidden)
+        weights, ranges, loose = _deck_letter_ways(n, size, hidden, known_letters, missing)
+    _redeal_kernel(row, hidden, weights, ranges, loose, np.uint64(seed), rows, rngs)
+
+
+_NO_WAYS = (np.zeros(0, dtype=np.int64), np.zeros((0, 3, 2), dtype=np.int32), np.zeros(0, dtype=np.int32))
+"""No weighted ways: the hidden Letters at uniform places (uniform placement, or the thirds model's fallback)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _deck_letter_ways(
+    n: int, size: int, hidden: int, known_letters: tuple[int, ...], missing: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The thirds posterior's ways as :func:`_letter_choices` gives them, as the kernel's arrays (none: uniform)."""
+    ways = thirds_ways(n, size, hidden, list(known_letters), missing)
+    if ways is None:
+        return _NO_WAYS
+    cells = [[(0, 0) if span is None else (span.start, span.stop) for span in spans] for _, spans, _ in ways]
+    return (
+        _scaled_floats([weight for weight, _, _ in ways]),
+        np.array(cells, dtype=np.int32).reshape(len(ways), 3, 2),
+        _int32([extra for _, _, extra in ways]),
+    )
+
+
+@nb.njit(cache=True)
+def _redeal_kernel(
+    template: np.ndarray,
+    hidden: int,
+    letter_weights: np.ndarray,
+    letter_ranges: np.ndarray,
+    letter_loose: np.ndarray,
+    seed: np.uint64,
+    rows: np.ndarray,
+    rngs: np.ndarray,
+) -> None:
+    """Each row: ``template`` with its hidden deck cells dealt anew (``DeckRedeal.deck``), and a fresh future."""
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
+    slots = np.zeros(3, dtype=np.int64)
+    letters = np.zeros(3, dtype=np.int32)
+    order = np.zeros(3, dtype=np.int32)
+    others = np.zeros(L.DECK_ROOM, dtype=np.int32)
+    pile = np.zeros(L.DECK_ROOM, dtype=np.int32)
+    n, deck_len = template[L.NUM_PLAYERS], template[L.DECK_LEN]
+    n_letters = n_others = 0
+    for i in range(hidden):  # the hidden cards, the Letters apart (they follow the placement prior)
+        kind = template[L.DECK + i]
+        if T.IS_LETTER[kind]:
+            letters[n_letters] = kind
+            n_letters += 1
+        else:
+            others[n_others] = kind
+            n_others += 1
+    for w in range(rows.shape[0]):
+        row = rows[w]
+        row[:] = template
+        seed_pcg64(rng, world_seed(seed, w, _SAMPLER_STREAM))
+        for i in range(hidden):
+            row[L.DECK + i] = -1
+        _place_letters(rng, row, hidden, letters[:n_letters], letter_weights, letter_ranges, letter_loose, slots, order)
+        pile[:n_others] = others[:n_others]
+        _deal_into_free_cells(rng, row, hidden, pile, n_others)
+        for s in range(n):  # a Scout's knowledge is the world's deck top (unchanged where ``known`` covers it)
+            for i in range(row[L.SEEN_TOP_LEN + s]):
+                row[L.SEEN_TOP + s * L.SCOUT_DEPTH + i] = row[L.DECK + deck_len - 1 - i]
+        _seed_future(rngs[w], seed, w)
 
 
 def new_rows(worlds: int) -> tuple[np.ndarray, np.ndarray]:

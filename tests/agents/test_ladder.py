@@ -58,3 +58,14 @@ def test_bad_command_lines_stop_before_any_game(argv, words, capsys, tmp_path):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_ladder_adds_the_luck_adjusted_rate_when_asked(tmp_path):
+    rows = ladder.run_ladder(["random", "heuristic"], [2], deals=3, jobs=1, out=tmp_path, progress=False,
+                             adjust_luck=True)  # fmt: skip
+    random_row = next(r for r in rows if r.agent == "random")
+    assert (
+        random_row.adjusted is not None and random_row.adjusted_low <= random_row.adjusted <= random_row.adjusted_high
+    )
+    assert "luck-adjusted" in (tmp_path / "ladder.md").read_text()
+    assert "adjusted_win_rate" in (tmp_path / "2p" / "tournament.csv").read_text()

@@ -179,6 +179,25 @@ def test_seat_rotated_matches_play_the_same_deals_every_time():
     assert seat_rotated_match(learner.greedy, "random", 3, 10, seed=7).games == 12  # rounded up to whole deals
 
 
+def test_the_curves_luck_adjustment_replays_the_games_the_batch_played():
+    from agents.evaluate.luck import LuckEstimator, LuckSettings
+
+    learner = Learner(PPOSettings(hidden=(16,)), seed=0)
+    table = SelfPlayGames(6, 3, record=False)
+    kinds = np.full((6, MAX_PLAYERS), HEURISTIC, dtype=np.int8)
+    kinds[:, 0] = POLICY
+    history: list[list[int]] = [[] for _ in range(6)]
+    batch = table.play(np.arange(6, dtype=np.uint64) + 50, kinds, learner.greedy, history=history)
+    estimator = LuckEstimator(LuckSettings(worlds=2))
+    for slot, ids in enumerate(history):
+        measured = estimator.game(3, 50 + slot, ids)
+        assert list(measured.results) == [float(r > 0) for r in batch.seat_rewards[slot, :3]]
+    plain = seat_rotated_match(learner.greedy, "heuristic", 2, 20, seed=7)
+    adjusted = seat_rotated_match(learner.greedy, "heuristic", 2, 20, seed=7, adjust_luck=LuckSettings(worlds=2))
+    assert (adjusted.wins, adjusted.games) == (plain.wins, plain.games) and plain.adjusted is None
+    assert adjusted.adjusted is not None and adjusted.luck is not None
+
+
 def small_config(**changes) -> SelfPlayConfig:
     settings = PPOSettings(hidden=(32,), minibatch=512)
     base = dict(games=8, eval_every=3000, eval_games=20, checkpoint_every=1, ppo=settings)
@@ -202,6 +221,15 @@ def test_a_run_writes_its_diagnostics_and_curve_and_resumes_where_its_checkpoint
     assert second.timesteps > first.timesteps
     steps = [int(r["timesteps"]) for r in read_rows(out / "progress.csv")]
     assert steps == sorted(steps) and max(steps) == second.timesteps
+
+
+def test_a_run_can_draw_its_curve_with_the_luck_adjusted_rates(tmp_path):
+    out = tmp_path / "run"
+    train_selfplay(small_config(eval_adjust_luck=True), out=out, minutes=None, timesteps=1, progress=False)
+    evaluation = read_rows(out / "eval.csv")
+    assert all(float(r["adjusted_low"]) <= float(r["adjusted"]) <= float(r["adjusted_high"]) for r in evaluation)
+    assert (out / "curves.png").read_bytes().startswith(b"\x89PNG")
+    assert SelfPlayConfig.from_json(json.loads((out / "config.json").read_text())).eval_adjust_luck
 
 
 def test_runs_are_deterministic_by_seed(tmp_path):

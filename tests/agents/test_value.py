@@ -263,3 +263,17 @@ def test_the_command_writes_both_networks_and_its_report(tmp_path, capsys):
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["games"] == 60 and {"value", "hands"} <= set(report)
     assert report["value"]["held_out_positions"] > 0
+
+
+def test_the_win_target_labels_each_position_with_whether_its_seat_won(tmp_path):
+    from agents.training.search_nets import main
+
+    data = play_positions(40, [2, 3], seed=9, progress=False, keep_every=4, target="win")
+    assert set(np.unique(data.labels)) == {0.0, 1.0}
+    searched = play_positions(40, [2, 3], seed=9, progress=False, keep_every=4)
+    assert np.array_equal(data.features, searched.features)  # the same games and positions, another label
+    assert main(["--games", "40", "--players", "2", "--epochs", "1", "--target", "win", "--out", str(tmp_path),
+                 "--no-progress"]) == 0  # fmt: skip
+    assert ValueNet.load(tmp_path / "luck_value.npz").weights.action_count == 1
+    assert not (tmp_path / "value.npz").exists() and not (tmp_path / "hands.npz").exists()
+    assert json.loads((tmp_path / "report.json").read_text())["target"] == "win"

@@ -133,6 +133,16 @@ def outcome_of(g: np.ndarray, seat: int) -> float:
     return value + MARGIN_WEIGHT * (score(g, seat) - best_other)
 
 
+@nb.njit(cache=True)
+def win_of(g: np.ndarray, seat: int) -> float:
+    """1.0 when ``seat`` is among the winners of a finished row (a shared win counts whole, as tournaments count it)."""
+    if g[L.STEP] != T.S_OVER or g[L.TRUNCATED]:
+        return 0.0
+    won = np.zeros(L.SEATS, dtype=np.int64)
+    winners_into(g, won)
+    return float(won[seat])
+
+
 TO_THE_END = 1 << 30
 """The playout depth that plays every playout to the game's end (no value network)."""
 

@@ -103,7 +103,7 @@ def run_evaluation(
     started = time.perf_counter()
     learner = main_agent(algorithm, module)
     games, sizes, others = config.eval_games, config.players.distinct, config.evaluated_against
-    rows = evaluation_rows(learner, sizes, games, steps, seconds, opponents=others)
+    rows = evaluation_rows(learner, sizes, games, steps, seconds, opponents=others, adjust_luck=config.eval_adjust_luck)
     if out is not None:
         append_csv(out / "eval.csv", rows)
     BudgetBar.write(describe_evaluation(rows, steps))

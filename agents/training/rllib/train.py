@@ -24,8 +24,6 @@ from agents.training.runs import Run, RunFileError, RunSetupError, RunState, Tra
 from agents.training.warm_start import read_labels
 
 POLICY_FILE = "policy.npz"
-GAMMA = 0.995
-GAE_LAMBDA = 0.95
 
 
 def build_config(config: TrainingConfig, callback: Any = None) -> Any:
@@ -72,8 +70,8 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
         .learners(num_learners=0)
         .training(
             lr=config.learning_rate,
-            gamma=GAMMA,
-            lambda_=GAE_LAMBDA,
+            gamma=config.gamma,
+            lambda_=config.gae_lambda,
             entropy_coeff=config.ent_coef,
             train_batch_size_per_learner=config.iteration_steps,
             minibatch_size=config.batch_size,
@@ -194,7 +192,8 @@ def _warm_start(algorithm: Any, config: TrainingConfig, labels: Any, progress: b
     from agents.training.rllib.selfplay import MAIN
     from agents.training.warm_start import warm_start_data
 
-    data, what = warm_start_data(config, labels, progress, GAMMA)
+    assert config.gamma is not None, "resolve it"
+    data, what = warm_start_data(config, labels, progress, config.gamma)
     if data is None:
         return
     module = main_spec(config.hidden).build()

@@ -32,13 +32,17 @@ def plot_run(run_dir: Path, evaluation: list[dict[str, str]], progress: list[dic
         series = [r for r in evaluation if (r["players"], r["opponent"]) == key]
         x = [int(r["timesteps"]) / 1e6 for r in series]
         line = curve.plot(x, [float(r["win_rate"]) for r in series], marker=".", label=f"{key[0]}p vs {key[1]}")
+        colour = line[0].get_color()
         curve.fill_between(
-            x,
-            [float(r["low"]) for r in series],
-            [float(r["high"]) for r in series],
-            color=line[0].get_color(),
-            alpha=0.15,
+            x, [float(r["low"]) for r in series], [float(r["high"]) for r in series], color=colour, alpha=0.15
         )
+        adjusted = [r for r in series if r.get("adjusted")]
+        if adjusted:  # the luck-adjusted rate (eval_adjust_luck), dashed, with its narrower interval
+            ax_x = [int(r["timesteps"]) / 1e6 for r in adjusted]
+            curve.plot(ax_x, [float(r["adjusted"]) for r in adjusted], linestyle="--", color=colour,
+                       label=f"{key[0]}p vs {key[1]}, luck-adjusted")  # fmt: skip
+            curve.fill_between(ax_x, [float(r["adjusted_low"]) for r in adjusted],
+                               [float(r["adjusted_high"]) for r in adjusted], color=colour, alpha=0.3)  # fmt: skip
     curve.set_title("win rate (95% interval)")
     curve.set_ylim(0, 1)
     curve.legend(fontsize="small")

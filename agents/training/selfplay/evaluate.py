@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.evaluate.matches import MatchResult
+from agents.evaluate.luck import LuckEstimator, LuckSettings, adjusted_results
+from agents.evaluate.matches import MatchResult, MeanInterval
 from agents.training.selfplay.rollout import HEURISTIC, POLICY, RANDOM, Decide, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
 
@@ -18,11 +19,14 @@ OPPONENT_KINDS = {"heuristic": HEURISTIC, "random": RANDOM}
 """The opponents a run's curve is measured against, by name."""
 
 
-def seat_rotated_match(decide: Decide, opponent: str, players: int, games: int, seed: int) -> MatchResult:
+def seat_rotated_match(
+    decide: Decide, opponent: str, players: int, games: int, seed: int, adjust_luck: LuckSettings | None = None
+) -> MatchResult:
     """``decide`` at one seat, ``opponent`` (a name of :data:`OPPONENT_KINDS`) at the others, every deal at every seat.
 
     ``games`` is rounded up to a multiple of ``players``. A shared win counts as a win; a game cut at the turn limit
-    (every seat's reward 0) as a truncated one.
+    (every seat's reward 0) as a truncated one. ``adjust_luck`` also gives the luck-adjusted win rate and the mean
+    luck (:mod:`agents.evaluate.luck`): the same deals, each game's luck measured from its actions.
     """
     deals = -(-games // players)
     total = deals * players
@@ -31,7 +35,19 @@ def seat_rotated_match(decide: Decide, opponent: str, players: int, games: int, 
     table = SelfPlayGames(total, players, record=False)
     kinds = np.full((total, MAX_PLAYERS), OPPONENT_KINDS[opponent], dtype=np.int8)
     kinds[slots, seats] = POLICY
-    batch = table.play((seed + slots // players).astype(np.uint64), kinds, decide)
-    wins = int((batch.seat_rewards[slots, seats] > 0).sum())
+    deal_seeds = seed + slots // players
+    history: list[list[int]] | None = [[] for _ in range(total)] if adjust_luck is not None else None
+    batch = table.play(deal_seeds.astype(np.uint64), kinds, decide, history=history)
+    won = batch.seat_rewards[slots, seats] > 0
     truncated = int((batch.seat_rewards == 0).all(axis=1).sum())
-    return MatchResult("policy", total, wins, truncated)
+    result = MatchResult("policy", total, int(won.sum()), truncated)
+    if adjust_luck is not None and history is not None and total > 1:
+        estimator = LuckEstimator(adjust_luck)
+        luck = [
+            float(estimator.game(players, int(d), ids).luck[s])
+            for d, ids, s in zip(deal_seeds, history, seats, strict=True)
+        ]
+        folds = [int(d) % 2 for d in deal_seeds]
+        result.adjusted = MeanInterval.of(adjusted_results(won.astype(float).tolist(), luck, folds))
+        result.luck = MeanInterval.of(luck)
+    return result

@@ -37,6 +37,7 @@ from tqdm import tqdm
 
 from agents.bots.model_file import save_policy
 from agents.bots.threads import set_torch_threads
+from agents.evaluate.luck import LuckSettings
 from agents.training.runs import append_csv, evaluation_row, rows_at, truncate_eval_log
 from agents.training.selfplay.charts import plot_run
 from agents.training.selfplay.evaluate import OPPONENT_KINDS, seat_rotated_match
@@ -76,6 +77,8 @@ class SelfPlayConfig:
         branch_rate: the chance that a sample is also a branch point, whose every legal id is played to the end on
             the same deck (:mod:`~agents.training.selfplay.vine`); 0 for none.
         greedy_playouts: the paired playouts take each seat's most likely id instead of sampling.
+        eval_adjust_luck: evaluations also give the luck-adjusted win rate (eval.csv's ``adjusted``; about 10 ms a
+            game more), whose points vary far less (:mod:`agents.evaluate.luck`).
         threads: torch's threads (the compiled engine uses one).
         ppo: the learner's settings.
     """
@@ -91,6 +94,7 @@ class SelfPlayConfig:
     skip_forced: bool = True
     branch_rate: float = 0.0
     greedy_playouts: bool = False
+    eval_adjust_luck: bool = False
     threads: int = 1
     ppo: PPOSettings = field(default_factory=PPOSettings)
 
@@ -225,11 +229,17 @@ class SelfPlayRun:
         append_csv(self.out / "progress.csv", [_rounded(row)])
         return stats
 
+    @property
+    def _luck_settings(self) -> LuckSettings | None:
+        return LuckSettings() if self.config.eval_adjust_luck else None
+
     def evaluate(self) -> list[dict[str, Any]]:
         """The greedy policy against each evaluation opponent at each table size, on the run's fixed deals."""
         rows = [
             evaluation_row(
-                seat_rotated_match(self.learner.greedy, opponent, n, self.config.eval_games, 10_000 * n),
+                seat_rotated_match(
+                    self.learner.greedy, opponent, n, self.config.eval_games, 10_000 * n, self._luck_settings
+                ),
                 n,
                 opponent,
                 self.timesteps,

@@ -154,6 +154,7 @@ class SelfPlayGames:
         decide: Decide,
         forced_samples: bool = False,
         branch_rate: float = 0.0,
+        history: list[list[int]] | None = None,
     ) -> Batch:
         """Deal ``seeds`` (one per slot) and play every game to its end; returns the policy seats' decisions.
 
@@ -164,6 +165,8 @@ class SelfPlayGames:
             forced_samples: ask the policy at its forced decisions too, and keep them as samples (for comparison:
                 they carry no policy gradient, only noise in the batch's statistics).
             branch_rate: the chance that a sample is also copied as a branch point for paired playouts.
+            history: when given, ``num_games`` empty lists: each gets its game's action ids in order (what the luck
+                adjustment replays, :mod:`agents.evaluate.luck`).
         """
         games, n = self.games, self.num_games
         games.reset(seeds=seeds, num_players=self.players)
@@ -204,6 +207,9 @@ class SelfPlayGames:
             if policy_rows.size:
                 self._ask_policy(policy_rows, actor[policy_rows], decide, actions)
             decisions += int(live.sum())
+            if history is not None:
+                for slot in np.flatnonzero(live):
+                    history[slot].append(int(actions[slot]))
             games.step(actions)
             ended = np.flatnonzero(live & (games.terminated | games.truncated))
             if ended.size:
