@@ -131,7 +131,10 @@ def _record_files(paths: Sequence[Path]) -> list[Path]:
     """The files given, and the ``*.json`` files of the folders given, in name order."""
     files: list[Path] = []
     for path in paths:
-        files += sorted(path.glob("*.json")) if path.is_dir() else [path]
+        try:
+            files += sorted(path.glob("*.json")) if path.is_dir() else [path]
+        except (OSError, ValueError):  # a name the system refuses, a folder it cannot list: reading it says why
+            files.append(path)
     return files
 
 
