@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from gubs_env.support.cli import (
     EXIT_OK,
     failure,
-    positive_int,
     run_command,
     unwritable_file,
     unwritable_folder,
@@ -93,13 +92,8 @@ def _failed(message: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
+    from agents.evaluate.luck import MAX_WORLDS, luck_worlds
     from gubs_env.support.cli import CommandParser, add_deal_arguments, add_jobs_argument, add_progress_argument
-
-    def luck_worlds(text: str) -> int:
-        value = positive_int(text)
-        if value > 4096:
-            raise argparse.ArgumentTypeError(f"at most 4096, not {value}")
-        return value
 
     parser = CommandParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument(
@@ -131,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=luck_worlds,
         default=16,
         metavar="N",
-        help="with --adjust-luck: decks dealt again at each chance step, 1 to 4096 (default: 16)",
+        help=f"with --adjust-luck: decks dealt again at each chance step, 1 to {MAX_WORLDS} (default: 16)",
     )
     add_jobs_argument(parser)
     parser.add_argument(

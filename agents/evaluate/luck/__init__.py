@@ -52,6 +52,8 @@ from gubs_env.records.record import GameRecord
 
 LUCK_VALUE = Path(__file__).resolve().parents[2] / "bots" / "models" / "luck_value.npz"
 """The shipped estimate of a seat's chance of winning (``python -m agents.training.search_nets --target win``)."""
+MAX_WORLDS = 4096
+"""The most re-dealt decks a chance step may ask for."""
 DEAL_STEP = -1
 """The step index :class:`GameLuck` gives the deal."""
 
@@ -74,10 +76,22 @@ class LuckSettings:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if isinstance(self.worlds, bool) or not isinstance(self.worlds, int) or not 1 <= self.worlds <= 4096:
-            raise ValueError(f"worlds must be an int from 1 to 4096, not {self.worlds!r:.40}")
+        if isinstance(self.worlds, bool) or not isinstance(self.worlds, int) or not 1 <= self.worlds <= MAX_WORLDS:
+            raise ValueError(f"worlds must be an int from 1 to {MAX_WORLDS}, not {self.worlds!r:.40}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**32:
             raise ValueError(f"seed must be an int from 0 to 2**32 - 1, not {self.seed!r:.40}")
+
+
+def luck_worlds(text: str) -> int:
+    """``--luck-worlds`` of every command: a count :class:`LuckSettings` accepts (argparse's type)."""
+    import argparse
+
+    from gubs_env.support.cli import positive_int
+
+    value = positive_int(text)
+    if value > MAX_WORLDS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_WORLDS}, not {value}")
+    return value
 
 
 class SeatValues(Protocol):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.evaluate.luck import LuckError, LuckEstimator, LuckSettings, adjusted_results
+from agents.evaluate.luck import MAX_WORLDS, LuckError, LuckEstimator, LuckSettings, adjusted_results, luck_worlds
 from agents.evaluate.matches import MeanInterval
 from agents.evaluate.tournament import PairingResult
 from gubs_env.records.record import GameRecord
@@ -103,8 +103,8 @@ def build_parser() -> Any:
     )
     parser.add_argument("records", nargs="+", type=Path, metavar="PATH", help="game record files or folders of them")
     parser.add_argument(
-        "--luck-worlds", type=_worlds, default=LuckSettings.worlds, metavar="N",
-        help=f"decks dealt again at each chance step, 1 to 4096 (default: {LuckSettings.worlds})",
+        "--luck-worlds", type=luck_worlds, default=LuckSettings.worlds, metavar="N",
+        help=f"decks dealt again at each chance step, 1 to {MAX_WORLDS} (default: {LuckSettings.worlds})",
     )  # fmt: skip
     parser.add_argument(
         "--seed", type=non_negative_int, default=LuckSettings.seed, help="seeds the re-dealt decks (default: 0)"
@@ -114,17 +114,6 @@ def build_parser() -> Any:
     )
     add_progress_argument(parser)
     return parser
-
-
-def _worlds(text: str) -> int:
-    import argparse
-
-    from gubs_env.support.cli import positive_int
-
-    value = positive_int(text)
-    if value > 4096:
-        raise argparse.ArgumentTypeError(f"at most 4096, not {value}")
-    return value
 
 
 def _record_files(paths: Sequence[Path]) -> list[Path]:
@@ -148,8 +137,10 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.seed >= 2**32:
-        parser.error(f"--seed must be below 2**32, not {args.seed}")
+    try:
+        settings = LuckSettings(args.luck_worlds, args.seed)
+    except ValueError as err:
+        parser.error(f"--seed: {err}")
     if args.out is not None and (problem := unwritable_folder(args.out)):
         parser.error(f"--out: {problem}")
     files = _record_files(args.records)
@@ -159,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         records = [GameRecord.load(path) for path in files]
     except RecordError as err:
         return failure(PROG, err, argv)
-    estimator = LuckEstimator(LuckSettings(args.luck_worlds, args.seed))
+    estimator = LuckEstimator(settings)
     try:
         rows = pairings(seat_games(records, estimator, progress=not args.no_progress))
     except LuckError as err:
@@ -167,9 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(row.summary() for row in rows))
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-        settings = {"luck_worlds": args.luck_worlds, "seed": args.seed, "records": len(records)}
+        config = {"luck_worlds": settings.worlds, "seed": settings.seed, "records": len(records)}
         table = [row.to_row() for row in rows]
-        (args.out / JSON_NAME).write_text(json.dumps({"config": settings, "pairings": table}, indent=1) + "\n")
+        (args.out / JSON_NAME).write_text(json.dumps({"config": config, "pairings": table}, indent=1) + "\n")
         with (args.out / CSV_NAME).open("w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(dict.fromkeys(k for row in table for k in row)))
             writer.writeheader()
