@@ -86,6 +86,16 @@ class MatchResult:
         """95% Wilson interval of the win rate."""
         return wilson_interval(self.wins, self.games)
 
+    def measure_luck(self, results: Sequence[float], luck: Sequence[float], folds: Sequence[int]) -> None:
+        """Set :attr:`adjusted` and :attr:`luck` from each game's result (1 for a win), luck and fold (its deal's).
+
+        The luck is scaled fold by fold as :func:`agents.evaluate.luck.luck_scales` says; at least two games.
+        """
+        from agents.evaluate.luck import adjusted_results
+
+        self.adjusted = MeanInterval.of(adjusted_results(results, luck, folds))
+        self.luck = MeanInterval.of(luck)
+
     @property
     def width_ratio(self) -> float | None:
         """The adjusted interval's width over the plain one's (None without the adjustment).
@@ -205,11 +215,7 @@ def match(
             luck.append(float(measured.luck[seat]))
     result = MatchResult(agent.name, games, wins, truncated)
     if estimator is not None and games > 1:
-        from agents.evaluate.luck import adjusted_results
-
-        folds = [g // num_players % 2 for g in range(games)]
-        result.adjusted = MeanInterval.of(adjusted_results(results, luck, folds))
-        result.luck = MeanInterval.of(luck)
+        result.measure_luck(results, luck, [g // num_players % 2 for g in range(games)])
     return result
 
 

@@ -689,15 +689,7 @@ def _pairing_results(
 def _pairing_stats(agent: str, opponent: str, num_players: int, seats: list[tuple[GameOutcome, int]]) -> PairingResult:
     scores = [g.scores[s] for g, s in seats]
     margins = [g.scores[s] - max(v for i, v in enumerate(g.scores) if i != s) for g, s in seats]
-    adjusted = luck = None
-    if len(seats) > 1 and all(g.luck for g, _ in seats):
-        from agents.evaluate.luck import adjusted_results
-
-        luck_of = [g.luck[s] for g, s in seats]
-        luck = MeanInterval.of(luck_of)
-        folds = [g.deal % 2 for g, _ in seats]
-        adjusted = MeanInterval.of(adjusted_results([float(s in g.winners) for g, s in seats], luck_of, folds))
-    return PairingResult(
+    result = PairingResult(
         agent=agent,
         games=len(seats),
         wins=sum(s in g.winners for g, s in seats),
@@ -706,9 +698,11 @@ def _pairing_stats(agent: str, opponent: str, num_players: int, seats: list[tupl
         players=num_players,
         mean_score=sum(scores) / len(seats),
         mean_margin=sum(margins) / len(seats),
-        adjusted=adjusted,
-        luck=luck,
     )
+    if len(seats) > 1 and all(g.luck for g, _ in seats):
+        results = [float(s in g.winners) for g, s in seats]
+        result.measure_luck(results, [g.luck[s] for g, s in seats], [g.deal % 2 for g, _ in seats])
+    return result
 
 
 def _ratings(

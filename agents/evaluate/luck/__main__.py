@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.evaluate.luck import MAX_WORLDS, LuckError, LuckEstimator, LuckSettings, adjusted_results, luck_worlds
-from agents.evaluate.matches import MeanInterval
+from agents.evaluate.luck import MAX_WORLDS, LuckError, LuckEstimator, LuckSettings, luck_worlds
 from agents.evaluate.tournament import PairingResult
 from gubs_env.records.record import GameRecord
 
@@ -86,8 +85,7 @@ def pairings(seats: Sequence[SeatGame]) -> list[PairingResult]:
             mean_margin=sum(g.margin for g in games) / len(games),
         )
         if len(games) > 1:
-            row.adjusted = MeanInterval.of(adjusted_results(results, luck, [g.deal % 2 for g in games]))
-            row.luck = MeanInterval.of(luck)
+            row.measure_luck(results, luck, [g.deal % 2 for g in games])
         rows.append(row)
     return rows
 

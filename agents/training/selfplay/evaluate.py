@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.evaluate.luck import LuckEstimator, LuckSettings, adjusted_results
-from agents.evaluate.matches import MatchResult, MeanInterval
+from agents.evaluate.luck import LuckEstimator, LuckSettings
+from agents.evaluate.matches import MatchResult
 from agents.training.selfplay.rollout import HEURISTIC, POLICY, RANDOM, Decide, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
 
@@ -48,6 +48,5 @@ def seat_rotated_match(
             for d, ids, s in zip(deal_seeds, history, seats, strict=True)
         ]
         folds = [int(d) % 2 for d in deal_seeds]
-        result.adjusted = MeanInterval.of(adjusted_results(won.astype(float).tolist(), luck, folds))
-        result.luck = MeanInterval.of(luck)
+        result.measure_luck(won.astype(float).tolist(), luck, folds)
     return result
