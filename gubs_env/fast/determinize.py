@@ -664,16 +664,31 @@ def redeal_deck_rows(row: np.ndarray, known: int, seed: int, rows: np.ndarray, r
         rows: int32 ``(W, layout.ROW)``, C-contiguous: overwritten with the worlds.
         rngs: uint64 ``(W, 6)``, C-contiguous: overwritten with each world's generator.
     """
-    n, size = int(row[L.NUM_PLAYERS]), int(row[L.DECK_LEN])
-    hidden = size - known
+    hidden = int(row[L.DECK_LEN]) - known
     weights, ranges, loose = _NO_WAYS
-    deck = row[L.DECK : L.DECK + size]
-    is_letter = T.IS_LETTER[deck].astype(np.bool_)
-    missing = int(is_letter[:hidden].sum())
+    missing, first, second, third = _letter_cells(row, hidden)
     if missing and LETTER_PLACEMENTS[int(row[L.UNIFORM])] == "thirds":
-        known_letters = tuple(int(cell) for cell in np.flatnonzero(is_letter[hidden:]) + hidden)
-        weights, ranges, loose = _deck_letter_ways(n, size, hidden, known_letters, missing)
+        known_letters = tuple(cell for cell in (first, second, third) if cell >= 0)
+        weights, ranges, loose = _deck_letter_ways(
+            int(row[L.NUM_PLAYERS]), int(row[L.DECK_LEN]), hidden, known_letters, missing
+        )
     _redeal_kernel(row, hidden, weights, ranges, loose, np.uint64(seed), rows, rngs)
+
+
+@nb.njit(cache=True)
+def _letter_cells(row: np.ndarray, hidden: int) -> tuple[int, int, int, int]:
+    """The Letters in the hidden cells, and the cells (from the bottom) of up to three known ones (-1: none)."""
+    missing = 0
+    known = np.full(3, -1, dtype=np.int64)
+    at = 0
+    for i in range(row[L.DECK_LEN]):
+        if T.IS_LETTER[row[L.DECK + i]]:
+            if i < hidden:
+                missing += 1
+            elif at < 3:
+                known[at] = i
+                at += 1
+    return missing, known[0], known[1], known[2]
 
 
 _NO_WAYS = (np.zeros(0, dtype=np.int64), np.zeros((0, 3, 2), dtype=np.int32), np.zeros(0, dtype=np.int32))
