@@ -15,13 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gubs_env.support.cli import (
-    EXIT_OK,
-    failure,
-    run_command,
-    unwritable_file,
-    unwritable_folder,
-)
+from gubs_env.support.cli import EXIT_OK, failure, run_command, unwritable_file, unwritable_folder
 
 if TYPE_CHECKING:
     from agents.evaluate.luck import LuckSettings
@@ -92,7 +86,7 @@ def _failed(message: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
-    from agents.evaluate.luck import MAX_WORLDS, luck_worlds
+    from agents.evaluate.luck import MAX_WORLDS, LuckSettings, luck_worlds
     from gubs_env.support.cli import CommandParser, add_deal_arguments, add_jobs_argument, add_progress_argument
 
     parser = CommandParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
@@ -123,9 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--luck-worlds",
         type=luck_worlds,
-        default=16,
+        default=LuckSettings.worlds,
         metavar="N",
-        help=f"with --adjust-luck: decks dealt again at each chance step, 1 to {MAX_WORLDS} (default: 16)",
+        help=f"with --adjust-luck: decks dealt again at each chance step, 1 to {MAX_WORLDS} "
+        f"(default: {LuckSettings.worlds})",
     )
     add_jobs_argument(parser)
     parser.add_argument(

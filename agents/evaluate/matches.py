@@ -24,7 +24,7 @@ from gubs_env.engine import Game
 from gubs_env.envs.engines import AUTO, check_engine, open_table
 
 if TYPE_CHECKING:
-    from agents.evaluate.luck import LuckEstimator, LuckSettings
+    from agents.evaluate.luck import LuckSettings
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -199,7 +199,11 @@ def match(
         raise ValueError(f"need {num_players - 1} opponents, got {len(others)}")
     codec = ActionCodec(num_players)
     wins = truncated = 0
-    estimator = _estimator(adjust_luck)
+    estimator: LuckEstimator | None = None
+    if adjust_luck is not False:
+        from agents.evaluate.luck import LuckEstimator, LuckSettings
+
+        estimator = LuckEstimator(LuckSettings.of(adjust_luck))
     results, luck = [], []
     label = f"{agent.name} vs {others[0].name}"
     for g in tqdm(range(games), desc=label, unit="game", disable=not wants_progress(progress), leave=False):
@@ -217,16 +221,3 @@ def match(
     if estimator is not None and games > 1:
         result.measure_luck(results, luck, [g // num_players % 2 for g in range(games)])
     return result
-
-
-def _estimator(adjust_luck: bool | LuckSettings) -> LuckEstimator | None:
-    """The luck estimator ``adjust_luck`` asks for, or None."""
-    if adjust_luck is False:
-        return None
-    from agents.evaluate.luck import LuckEstimator, LuckSettings
-
-    if adjust_luck is True:
-        return LuckEstimator()
-    if isinstance(adjust_luck, LuckSettings):
-        return LuckEstimator(adjust_luck)
-    raise ValueError(f"adjust_luck must be a bool or a LuckSettings, not {adjust_luck!r:.60}")

@@ -407,7 +407,9 @@ def run_tournament(
     """
     specs = _check_config(agents, num_players, deals, seed, jobs, rule_options)
     field_indices = _field_indices(specs, fields)
-    luck = _luck_settings(adjust_luck)
+    from agents.evaluate.luck import LuckSettings
+
+    luck = LuckSettings.of(adjust_luck)
     runner = _GameRunner(specs, num_players, rule_options, records_dir, allow_all_seeing, luck)
     for spec in specs:
         runner.agent(spec, 0)  # builds each agent once here, so a bad spec fails before any game or file
@@ -428,17 +430,6 @@ def run_tournament(
         ratings=_ratings(specs, num_players, played, outcomes),
         luck=luck,
     )
-
-
-def _luck_settings(adjust_luck: bool | LuckSettings) -> LuckSettings | None:
-    """The luck adjustment's settings, or None for none."""
-    from agents.evaluate.luck import LuckSettings
-
-    if isinstance(adjust_luck, LuckSettings):
-        return adjust_luck
-    if not isinstance(adjust_luck, bool):
-        raise ValueError(f"adjust_luck must be a bool or a LuckSettings, not {adjust_luck!r:.60}")
-    return LuckSettings() if adjust_luck else None
 
 
 def _check_config(

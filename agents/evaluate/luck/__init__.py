@@ -81,6 +81,19 @@ class LuckSettings:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**32:
             raise ValueError(f"seed must be an int from 0 to 2**32 - 1, not {self.seed!r:.40}")
 
+    @classmethod
+    def of(cls, adjust_luck: bool | LuckSettings) -> LuckSettings | None:
+        """An ``adjust_luck`` argument as settings: True for the defaults, False for none.
+
+        Raises:
+            ValueError: anything else.
+        """
+        if isinstance(adjust_luck, LuckSettings):
+            return adjust_luck
+        if not isinstance(adjust_luck, bool):
+            raise ValueError(f"adjust_luck must be a bool or a LuckSettings, not {adjust_luck!r:.60}")
+        return cls() if adjust_luck else None
+
 
 def luck_worlds(text: str) -> int:
     """``--luck-worlds`` of every command: a count :class:`LuckSettings` accepts (argparse's type)."""
