@@ -141,24 +141,42 @@ def _scaled_floats(weights: list[float]) -> np.ndarray:
     return np.array([max(1, round(w / total * (1 << 60))) for w in weights], dtype=np.int64)
 
 
-def _letter_choices(
-    k: Knowledge, hidden: int, missing: int
-) -> tuple[list[float], list[list[tuple[int, int]]], list[int]]:
-    """The thirds posterior as the reference computes it (``determinize.thirds_ways``); empty: uniform.
+_NO_WAYS = (np.zeros(0, dtype=np.int64), np.zeros((0, 3, 2), dtype=np.int32), np.zeros(0, dtype=np.int32))
+"""No weighted ways: the hidden Letters at uniform places (uniform placement, or the thirds model's fallback)."""
 
-    Returns the weight of each way, per way and third the cells ``[lo, hi)`` its Letter lies in uniformly
-    (``(0, 0)``: not hidden in its slot), and per way how many hidden Letters were put back by the deal.
+
+def letter_ways(
+    n: int, size: int, hidden: int, known_letters: tuple[int, ...], missing: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``thirds_ways`` as the kernels' arrays: the weights, the cells and the Letters put back (none: uniform)."""
+    ways = thirds_ways(n, size, hidden, list(known_letters), missing)
+    if ways is None:
+        return _NO_WAYS
+    cells = [[(0, 0) if span is None else (span.start, span.stop) for span in spans] for _, spans, _ in ways]
+    return (
+        _scaled_floats([weight for weight, _, _ in ways]),
+        np.array(cells, dtype=np.int32).reshape(len(ways), 3, 2),
+        _int32([extra for _, _, extra in ways]),
+    )
+
+
+_remembered_letter_ways = functools.lru_cache(maxsize=4096)(letter_ways)
+""":func:`letter_ways`, remembered: a game's chance steps ask the same few questions again and again (its arrays
+are shared, so never written to)."""
+
+
+def _letter_choices(k: Knowledge, hidden: int, missing: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The thirds posterior as the reference computes it (``determinize.thirds_ways``); no ways: uniform.
+
+    Returns the kernel's arrays (:func:`letter_ways`): each way's weight, per way and third the cells ``[lo, hi)``
+    its Letter lies in uniformly (``(0, 0)``: not hidden in its slot), and per way how many hidden Letters were put
+    back by the deal.
     """
     if missing == 0 or k.options.letter_placement != "thirds":
-        return [], [], []
+        return _NO_WAYS
     top = k.known_top()[::-1]  # bottom first, as deck cells count
-    known_letters = [hidden + i for i, kind in enumerate(top) if kind in _LETTER_SET]
-    ways = thirds_ways(k.num_players, k.deck_size, hidden, known_letters, missing)
-    if ways is None:  # the reference falls back to uniform places
-        return [], [], []
-    weights = [weight for weight, _, _ in ways]
-    cells = [[(0, 0) if span is None else (span.start, span.stop) for span in spans] for _, spans, _ in ways]
-    return weights, cells, [loose for _, _, loose in ways]
+    known_letters = tuple(hidden + i for i, kind in enumerate(top) if kind in _LETTER_SET)
+    return letter_ways(k.num_players, k.deck_size, hidden, known_letters, missing)
 
 
 def _template(k: Knowledge, hidden: int, top_bottom_first: list[int]) -> np.ndarray:
@@ -232,8 +250,9 @@ def plan_worlds(k: Knowledge) -> WorldPlan:
         unknown[kind] = 0
     if len(letters) > hidden:
         raise ValueError("more Letters are unknown than the hidden deck holds")
-    letter_weights, ways, loose = _letter_choices(k, hidden, len(letters))
-    if any(sum(hi > lo for lo, hi in cells) + extra != len(letters) for cells, extra in zip(ways, loose, strict=True)):
+    letter_weights, letter_ranges, letter_loose = _letter_choices(k, hidden, len(letters))
+    placed = (letter_ranges[:, :, 1] > letter_ranges[:, :, 0]).sum(axis=1) + letter_loose
+    if np.any(placed != len(letters)):
         raise ValueError("a way of the Letter posterior does not place every hidden Letter")
     free_deck = hidden - len(letters)
     room = [0 if seat == viewer else k.hand_sizes[seat] for seat in range(n)]
@@ -269,9 +288,9 @@ def plan_worlds(k: Knowledge) -> WorldPlan:
         header=header,
         template=_template(k, hidden, top[::-1]),
         letters=_int32(letters),
-        letter_weights=_scaled_floats(letter_weights),
-        letter_ranges=np.array(ways, dtype=np.int32).reshape(len(ways), 3, 2),
-        letter_loose=_int32(loose),
+        letter_weights=letter_weights,
+        letter_ranges=letter_ranges,
+        letter_loose=letter_loose,
         events=_int32(events),
         answers=_int32(answers),
         split_weights=_scaled(split_weights),
@@ -669,7 +688,7 @@ def redeal_deck_rows(row: np.ndarray, known: int, seed: int, rows: np.ndarray, r
     missing, first, second, third = _letter_cells(row, hidden)
     if missing and LETTER_PLACEMENTS[int(row[L.UNIFORM])] == "thirds":
         known_letters = tuple(cell for cell in (first, second, third) if cell >= 0)
-        weights, ranges, loose = _deck_letter_ways(
+        weights, ranges, loose = _remembered_letter_ways(
             int(row[L.NUM_PLAYERS]), int(row[L.DECK_LEN]), hidden, known_letters, missing
         )
     _redeal_kernel(row, hidden, weights, ranges, loose, np.uint64(seed), rows, rngs)
@@ -689,26 +708,6 @@ def _letter_cells(row: np.ndarray, hidden: int) -> tuple[int, int, int, int]:
                 known[at] = i
                 at += 1
     return missing, known[0], known[1], known[2]
-
-
-_NO_WAYS = (np.zeros(0, dtype=np.int64), np.zeros((0, 3, 2), dtype=np.int32), np.zeros(0, dtype=np.int32))
-"""No weighted ways: the hidden Letters at uniform places (uniform placement, or the thirds model's fallback)."""
-
-
-@functools.lru_cache(maxsize=4096)
-def _deck_letter_ways(
-    n: int, size: int, hidden: int, known_letters: tuple[int, ...], missing: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The thirds posterior's ways as :func:`_letter_choices` gives them, as the kernel's arrays (none: uniform)."""
-    ways = thirds_ways(n, size, hidden, list(known_letters), missing)
-    if ways is None:
-        return _NO_WAYS
-    cells = [[(0, 0) if span is None else (span.start, span.stop) for span in spans] for _, spans, _ in ways]
-    return (
-        _scaled_floats([weight for weight, _, _ in ways]),
-        np.array(cells, dtype=np.int32).reshape(len(ways), 3, 2),
-        _int32([extra for _, _, extra in ways]),
-    )
 
 
 @nb.njit(cache=True)
