@@ -10,11 +10,11 @@ MOVED = {
     "agents.fast_heuristic": "agents.bots.heuristic.decide",
     "agents.select": "agents.evaluate.select",
     "agents.tournament": "agents.evaluate.tournament",
-    "agents.train_bench": "agents.training.bench",
-    "agents.fast_vec_env": "agents.training.fast_vec_env",
+    "agents.train_bench": "agents.training.sb3.bench",
+    "agents.fast_vec_env": "agents.training.sb3.fast_vec_env",
     "agents.imitation": "agents.training.imitation",
-    "agents.masked_policy": "agents.training.masked_policy",
-    "agents.vec_env": "agents.training.vec_env",
+    "agents.masked_policy": "agents.training.sb3.masked_policy",
+    "agents.vec_env": "agents.training.sb3.vec_env",
     "agents.training.main": "agents.training.command (python train.py; from Python: agents.training.train)",
     "agents.rllib": "agents.training.rllib",
     "agents.rllib.train": "agents.training.rllib.train",
@@ -26,5 +26,14 @@ MOVED = {
     "agents.rllib.runner": "agents.training.rllib.runner",
     "agents.rllib.seats": "agents.training.rllib.seats",
     "agents.rllib.selfplay": "agents.training.rllib.selfplay",
+    "agents.training.bench": "agents.training.sb3.bench",
+    "agents.training.fast_vec_env": "agents.training.sb3.fast_vec_env",
+    "agents.training.masked_policy": "agents.training.sb3.masked_policy",
+    "agents.training.pool": "agents.training.sb3.pool",
+    "agents.training.vec_env": "agents.training.sb3.vec_env",
+    "agents.training.config": "agents.training.core.config",
+    "agents.training.league": "agents.training.core.league",
+    "agents.training.runs": "agents.training.core.runs",
 }
-"""Moved in 0.1.0 (the rooms of docs/architecture.md) and in 0.2.0 (one trainer: RLlib under training/)."""
+"""Moved in 0.1.0 (the rooms of docs/architecture.md), in 0.2.0 (one trainer: RLlib under training/) and since 0.2.0
+(the training room's rooms: what both backends share in ``core``, the sb3 backend in ``sb3``)."""

@@ -95,6 +95,43 @@ def test_a_room_imports_only_the_rooms_below_it(room: str) -> None:
     assert not wrong
 
 
+TRAINING_FOLDERS = {
+    # what both backends share imports neither backend nor any recipe: only its own modules and the rooms below
+    "agents.training.core": {"agents.training.core"},
+    # a backend: the shared core, the warm start (RLlib's is sb3's), and the trainer's entry for its benchmark
+    "agents.training.sb3": {
+        "agents.training.core",
+        "agents.training.sb3",
+        "agents.training.imitation",
+        "agents.training.warm_start",
+        "agents.training",
+        "agents.training.command",
+    },
+    "agents.training.rllib": {
+        "agents.training.core",
+        "agents.training.rllib",
+        "agents.training.imitation",
+        "agents.training.warm_start",
+        "agents.training",
+    },
+    "agents.training.selfplay": {"agents.training.core", "agents.training.selfplay"},
+}
+"""Within the training room, which of its modules and folders each folder may import."""
+
+
+@pytest.mark.parametrize("folder", sorted(TRAINING_FOLDERS))
+def test_a_training_folder_imports_only_what_it_builds_on(folder: str) -> None:
+    allowed = TRAINING_FOLDERS[folder]
+    wrong = sorted(
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        if module.startswith(folder + ".") or module == folder
+        for target in targets
+        if target.startswith("agents.training") and not any(target == a or target.startswith(a + ".") for a in allowed)
+    )
+    assert not wrong
+
+
 def test_the_library_never_imports_the_bots_or_the_training_script() -> None:
     wrong = sorted(
         f"{module} imports {target}"

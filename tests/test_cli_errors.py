@@ -594,11 +594,11 @@ def test_train_resume_without_out_takes_the_run_saved_last(tmp_path: Path, monke
 
 
 def test_train_says_which_folder_it_uses_first(tmp_path: Path, monkeypatch, capsys) -> None:
-    import agents.training.sb3
+    import agents.training.sb3.train
     from agents.training import command
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(agents.training.sb3, "train_sb3", lambda run: _raise(_Started()))
+    monkeypatch.setattr(agents.training.sb3.train, "train_sb3", lambda run: _raise(_Started()))
     with pytest.raises(_Started):
         command.main(["--steps", "1"])
     assert capsys.readouterr().out.splitlines() == ["new run in runs/gubs (the first free default folder)"]
@@ -607,7 +607,7 @@ def test_train_says_which_folder_it_uses_first(tmp_path: Path, monkeypatch, caps
 def test_a_checkpoint_that_matches_its_digest_but_cannot_be_loaded_is_status_2(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    import agents.training.sb3
+    import agents.training.sb3.train
     from agents.training import command
     from tests.test_train import committed_run
 
@@ -619,7 +619,7 @@ def test_a_checkpoint_that_matches_its_digest_but_cannot_be_loaded_is_status_2(
     (tmp_path / "checkpoint-000000020.zip").write_text("written after the commit")  # resuming would delete it
     (tmp_path / "snapshots").mkdir()
     before = {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
-    monkeypatch.setattr(agents.training.sb3, "make_envs", lambda config: NoEnvs())  # the set-up is not tested
+    monkeypatch.setattr(agents.training.sb3.train, "make_envs", lambda config: NoEnvs())  # the set-up is not tested
     with pytest.raises(SystemExit) as stop:
         command.main(["--resume", "--out", str(tmp_path), "--steps", "20", "--no-progress"])
     assert stop.value.code == cli.EXIT_USAGE
@@ -868,7 +868,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         },
     ),
     "train_bench": (
-        "agents.training.bench",
+        "agents.training.sb3.bench",
         [],
         {
             "--players": NUMBERS,
@@ -905,9 +905,9 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "seat_games", lambda *args, **kwargs: _raise(_Started()))
     if name == "train":  # both backends are reached through one command; their training is replaced
         import agents.training.rllib.train
-        import agents.training.sb3
+        import agents.training.sb3.train
 
-        monkeypatch.setattr(agents.training.sb3, "train_sb3", lambda run: _raise(_Started()))
+        monkeypatch.setattr(agents.training.sb3.train, "train_sb3", lambda run: _raise(_Started()))
         monkeypatch.setattr(agents.training.rllib.train, "train_rllib", lambda run: _raise(_Started()))
     if name == "heuristic":
         monkeypatch.setattr(module, "benchmark", lambda *args: _raise(_Started()))

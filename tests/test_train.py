@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from agents.training import PoolConfig, TrainingConfig, train
 from agents.training.command import main, parse
-from agents.training.config import DEFAULTS, ConfigError
+from agents.training.core.config import DEFAULTS, ConfigError
 
 TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-progress"]
 
@@ -150,7 +150,7 @@ def test_default_output_directory_skips_runs_already_there(tmp_path, monkeypatch
 
 def committed_run(folder, **state):
     """A run folder whose run.json commits a (fake) checkpoint: enough for parse, which only reads run.json."""
-    from agents.training.runs import RunState, commit_checkpoint
+    from agents.training.core.runs import RunState, commit_checkpoint
 
     folder.mkdir(parents=True, exist_ok=True)
     return commit_checkpoint(folder, RunState(**state), lambda path: path.write_bytes(b"a checkpoint"))
@@ -302,8 +302,8 @@ def test_the_rollout_agreement_is_1_when_both_halves_hold_the_same_games():
 
     import numpy as np
 
-    from agents.training.masked_policy import LeanMaskablePolicy
-    from agents.training.sb3 import rollout_grad_cosine
+    from agents.training.sb3.masked_policy import LeanMaskablePolicy
+    from agents.training.sb3.train import rollout_grad_cosine
     from gubs_env.envs.selfplay import SelfPlayEnv
 
     env = SelfPlayEnv(2)

@@ -1,6 +1,6 @@
 """train.py --resume after a kill at any step of a run, and run folders that must not be trusted.
 
-A kill is simulated in process by making :func:`agents.training.runs.crash_point` stop the run at a chosen point
+A kill is simulated in process by making :func:`agents.training.core.runs.crash_point` stop the run at a chosen point
 (the files on disk are then what a kill there would leave), and once for real: a subprocess whose crash point ends
 the process at once, as a kill would. Budgets are tiny: two envs, 32-step rollouts, a few hundred timesteps.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import agents.training.runs as training
+import agents.training.core.runs as training
 from agents.training import command as train
 from tests.agents.test_model_file import evil_model_zip
 
@@ -129,7 +129,7 @@ def run_train(*argv: str, env: dict[str, str] | None = None) -> subprocess.Compl
 KILLED_STATUS = 86
 KILL_AT_CHECKPOINT = f"""
 import os, sys
-import agents.training.runs as runs
+import agents.training.core.runs as runs
 from agents.training.command import main
 
 def crash(point, timesteps):

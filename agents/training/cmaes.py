@@ -66,9 +66,9 @@ class CMAES:
         step = self._weights @ best
         self.mean = self.mean + self.sigma * step
         inverse_root = self._axes @ np.diag(1 / self._scales) @ self._axes.T
-        self._path_sigma = (1 - self._cs) * self._path_sigma + np.sqrt(
-            self._cs * (2 - self._cs) * self._mueff
-        ) * (inverse_root @ step)
+        self._path_sigma = (1 - self._cs) * self._path_sigma + np.sqrt(self._cs * (2 - self._cs) * self._mueff) * (
+            inverse_root @ step
+        )
         self.generation += 1
         norm = float(np.linalg.norm(self._path_sigma))
         threshold = (1.4 + 2 / (self.mean.size + 1)) * self._chi

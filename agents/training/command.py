@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from agents.training.config import (
+from agents.training.core.config import (
     BACKENDS,
     DEFAULT_MINUTES,
     DEFAULTS,
@@ -177,9 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--learning-rate", type=positive_float, help=f"Adam step size ({backend_default('learning_rate')})"
     )
     ppo.add_argument("--ent-coef", type=non_negative_float, help=f"entropy bonus ({backend_default('ent_coef')})")
-    ppo.add_argument(
-        "--gamma", type=probability, help=f"discount of the returns, above 0 ({backend_default('gamma')})"
-    )
+    ppo.add_argument("--gamma", type=probability, help=f"discount of the returns, above 0 ({backend_default('gamma')})")
     ppo.add_argument("--gae-lambda", type=probability, help=f"GAE's lambda ({backend_default('gae_lambda')})")
     ppo.add_argument(
         "--threads",

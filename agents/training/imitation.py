@@ -18,7 +18,7 @@ from tqdm import tqdm
 from agents.bots.base import Agent
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.heuristic.tables import TABLES, HeuristicTables
-from agents.training.config import WARM_START_LEARNING_RATE
+from agents.training.core.config import WARM_START_LEARNING_RATE
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game

@@ -1,8 +1,8 @@
 """``train(config)``: the one entry point of training, for the command line and for notebooks alike.
 
 It opens the run folder (a new one, or the run to resume, verified before anything is loaded), then hands the run
-to the backend the config names: :mod:`agents.training.sb3` here, :mod:`agents.training.rllib` on Ray. Both
-write the same run folder (:mod:`agents.training.runs`) and return the same :class:`TrainingResult`.
+to the backend the config names: :mod:`agents.training.sb3.train` here, :mod:`agents.training.rllib` on Ray. Both
+write the same run folder (:mod:`agents.training.core.runs`) and return the same :class:`TrainingResult`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agents.training.config import BUDGET_FIELDS, NEW_RUN_FIELDS, ConfigError, TrainingConfig
-from agents.training.runs import RUN_FILE, Run, RunFileError, RunSetupError, RunState, TrainingResult
+from agents.training.core.config import BUDGET_FIELDS, NEW_RUN_FIELDS, ConfigError, TrainingConfig
+from agents.training.core.runs import RUN_FILE, Run, RunFileError, RunSetupError, RunState, TrainingResult
 from gubs_env.support.cli import unwritable_folder
 from gubs_env.support.files import first_free_folder, latest_folder
 
@@ -55,7 +55,7 @@ def train(
         from agents.training.rllib.train import train_rllib
 
         return train_rllib(run)
-    from agents.training.sb3 import train_sb3
+    from agents.training.sb3.train import train_sb3
 
     return train_sb3(run)
 

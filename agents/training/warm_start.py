@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.training.config import TrainingConfig
+from agents.training.core.config import TrainingConfig
 from agents.training.imitation import collect
 
 
@@ -15,12 +15,12 @@ def read_labels(config: TrainingConfig) -> Any:
     """The run's labels files, joined, each checked before anything is built (None: the run names none).
 
     Raises:
-        agents.training.runs.RunSetupError: a labels file that cannot be read or trusted.
+        agents.training.core.runs.RunSetupError: a labels file that cannot be read or trusted.
     """
     if not config.labels:
         return None
+    from agents.training.core.runs import RunSetupError
     from agents.training.expert import LabelsFileError, join_labels, load_labels
-    from agents.training.runs import RunSetupError
 
     try:
         return join_labels([load_labels(path) for path in config.labels])

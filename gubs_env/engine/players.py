@@ -85,6 +85,20 @@ class TableSizes:
     def __getitem__(self, index: int) -> int:
         return self.sizes[index]
 
+    def per_slot(self, num_slots: int, first: int = 0) -> np.ndarray:
+        """The table size of a run's slots ``first`` to ``first + num_slots - 1``.
+
+        Slot ``i`` plays ``sizes[i % len(sizes)]``, game after game. The one rule by which a vector env, both training
+        backends and the self-play core mix table sizes: the sizes' shares are exact in every batch rather
+        than drawn.
+
+        Raises:
+            ValueError: a negative slot count or first slot.
+        """
+        if num_slots < 0 or first < 0:
+            raise ValueError(f"slots are counted from 0, not {num_slots} slots from slot {first}")
+        return np.array([self.sizes[(first + i) % len(self.sizes)] for i in range(num_slots)], dtype=np.int64)
+
     def as_list(self) -> list[int]:
         """The sizes as a JSON-ready list."""
         return list(self.sizes)

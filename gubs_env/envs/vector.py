@@ -22,7 +22,7 @@ seat may instead define ``act_batch(observations, masks, games, slots)``, which 
 games' indices and their opponent slots (slot ``j`` sits ``j + 1`` seats clockwise from the learner).
 ``pick_opponents(game, num_players)``, when given, is called at the start of every episode of every game and
 returns that episode's ``num_players - 1`` opponents, clockwise from the learner (``"random"`` or batched
-opponents): opponent pools and snapshots plug in there (``agents/training/fast_vec_env.py`` does). A decision with
+opponents): opponent pools and snapshots plug in there (``agents/training/sb3/fast_vec_env.py`` does). A decision with
 a single legal id is played for an opponent without asking it, as ``SelfPlayEnv`` does.
 
 **The action mask** comes in ``info["action_mask"]`` (bool ``(num_envs, 356)``) from ``reset`` and every
@@ -125,7 +125,7 @@ class GubsVectorEnv(VectorEnv):
         ):
             raise ValueError(f"learner_seat must be None or a seat of every table, not {brief(learner_seat)}")
         self.num_envs = num_envs
-        self.num_players = np.array([sizes[i % len(sizes)] for i in range(num_envs)], dtype=np.int64)
+        self.num_players = sizes.per_slot(num_envs)
         self.games = FastGames(num_envs, sizes[0], threads=threads, **rule_options)
         self.loop = SelfPlayLoop(self.games)
         self.loop.fixed_seat.fill(-1 if learner_seat is None else learner_seat)

@@ -296,7 +296,7 @@ def test_labels_warm_start_fits_the_labels_and_lowers_its_loss(labels, tmp_path,
     argv = ["--labels", str(path), "--players", "2", "3", "--steps", "1", "--out", str(out), *TINY]
     assert train_command(argv) == 0
     assert "imitated" in capsys.readouterr().out and (out / "model.zip").is_file()
-    from agents.training.sb3 import make_envs, new_model
+    from agents.training.sb3.train import make_envs, new_model
 
     config = parse_train(["--steps", "1", *TINY]).config.resolved()
     model = new_model(config, make_envs(config))

@@ -10,13 +10,13 @@ import pytest
 
 pytest.importorskip("numba")
 
-import agents.training.fast_vec_env as fast_vec_env  # after the skip: the module needs numba
+import agents.training.sb3.fast_vec_env as fast_vec_env  # after the skip: the module needs numba
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.heuristic.decide import heuristic_actions
 from agents.bots.model_file import load_policy
 from agents.bots.ppo import MODELS_DIR, PRETRAINED, PPOAgent
-from agents.training.config import PoolConfig
-from agents.training.fast_vec_env import (
+from agents.training.core.config import PoolConfig
+from agents.training.sb3.fast_vec_env import (
     HEURISTIC,
     LEARNER,
     RANDOM,
@@ -25,7 +25,7 @@ from agents.training.fast_vec_env import (
     policy_logits,
     sample_masked,
 )
-from agents.training.pool import OpponentPool, PoolSelfPlayEnv
+from agents.training.sb3.pool import OpponentPool, PoolSelfPlayEnv
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import IllegalActionError
@@ -506,7 +506,7 @@ def test_maskable_ppo_learns_on_it_with_snapshots_sent_by_env_method(tmp_path):
 )
 def test_train_uses_the_fast_engine_unless_told_otherwise(argv, engine, tmp_path):
     from agents.training.command import parse
-    from agents.training.sb3 import make_envs
+    from agents.training.sb3.train import make_envs
 
     config = parse([*argv, "--out", str(tmp_path / "run")]).config.resolved()
     assert config.engine == engine

@@ -9,7 +9,7 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from agents.bots.model_file import load_policy
-from agents.training.masked_policy import LeanMaskablePolicy, LeanMaskedCategorical
+from agents.training.sb3.masked_policy import LeanMaskablePolicy, LeanMaskedCategorical
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 
@@ -97,7 +97,7 @@ def test_the_policy_has_sb3_contribs_networks_and_answers():
 
 
 def test_a_model_with_the_policy_saves_and_loads_both_ways(tmp_path):
-    from agents.training.fast_vec_env import FastSelfPlayVecEnv
+    from agents.training.sb3.fast_vec_env import FastSelfPlayVecEnv
 
     envs = FastSelfPlayVecEnv(2, 2, seed=0)
     model = MaskablePPO(LeanMaskablePolicy, envs, n_steps=16, batch_size=16, policy_kwargs={"net_arch": [32, 32]})

@@ -126,8 +126,8 @@ def test_the_payloads_are_live_when_loaded_the_unsafe_way(tmp_path):
 
 @pytest.mark.parametrize("build", [evil_model_zip, evil_policy_pth_zip])
 def test_hostile_models_are_refused_by_every_in_process_route(tmp_path, build):
-    from agents.training.config import PoolConfig
-    from agents.training.pool import OpponentPool, SnapshotModels
+    from agents.training.core.config import PoolConfig
+    from agents.training.sb3.pool import OpponentPool, SnapshotModels
 
     marker = tmp_path / "ran"
     evil = write(tmp_path / "evil.zip", build(marker))

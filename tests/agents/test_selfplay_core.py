@@ -9,13 +9,13 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.training.core.diagnostics import cosine
 from agents.training.selfplay.evaluate import seat_rotated_match
 from agents.training.selfplay.learner import (
     ActorCritic,
     Learner,
     PPOSettings,
     advantages,
-    cosine,
     entropy_coefficient,
     gradient_agreement,
 )

@@ -1,10 +1,10 @@
-"""agents/training/bench.py: both paths are built as train.py builds them; bad command lines are one-line errors."""
+"""agents/training/sb3/bench.py: both paths are built as train.py builds them; bad command lines are one-line errors."""
 
 import pytest
 
-from agents.training import bench as train_bench
-from agents.training.fast_vec_env import FastSelfPlayVecEnv
-from agents.training.masked_policy import LeanMaskablePolicy
+from agents.training.sb3 import bench as train_bench
+from agents.training.sb3.fast_vec_env import FastSelfPlayVecEnv
+from agents.training.sb3.masked_policy import LeanMaskablePolicy
 
 
 def test_each_path_is_what_train_py_builds_with_snapshots_in_the_pool(tmp_path):

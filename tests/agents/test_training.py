@@ -7,8 +7,8 @@ import pytest
 
 from agents.bots.ppo import MODELS_DIR
 from agents.bots.random_agent import RandomAgent
-from agents.training.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS, PoolConfig, weighted_index
-from agents.training.pool import OpponentPool, PoolSelfPlayEnv
+from agents.training.core.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS, PoolConfig, weighted_index
+from agents.training.sb3.pool import OpponentPool, PoolSelfPlayEnv
 
 
 def test_pool_without_snapshots_gives_the_learners_share_to_its_current_policy():
@@ -99,7 +99,7 @@ def test_weighted_index_is_numpys_weighted_choice_draw_for_draw():
     ],
 )
 def test_pool_config_refuses_garbage(kwargs):
-    from agents.training.config import ConfigError
+    from agents.training.core.config import ConfigError
 
     with pytest.raises(ConfigError):
         PoolConfig(**kwargs)
@@ -153,7 +153,7 @@ def test_snapshot_models_are_loaded_once_per_process_and_shared_between_pools(tm
     import shutil
 
     from agents.bots.ppo import MODELS_DIR, PPOAgent
-    from agents.training.pool import SnapshotModels
+    from agents.training.sb3.pool import SnapshotModels
 
     paths = [str(tmp_path / f"step_{i}.zip") for i in range(3)]
     for path in paths:
@@ -181,7 +181,7 @@ def test_snapshot_models_are_loaded_once_per_process_and_shared_between_pools(tm
 def test_timed_vec_env_counts_steps_resets_and_mask_calls():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.training.pool import TimedVecEnv
+    from agents.training.sb3.pool import TimedVecEnv
 
     venv = TimedVecEnv(DummyVecEnv([lambda: PoolSelfPlayEnv(2, PoolConfig(p_random=1.0, p_heuristic=0.0))]))
     venv.reset()
@@ -201,7 +201,7 @@ def test_a_checkpoint_is_committed_by_run_json_and_older_ones_go(tmp_path):
     import hashlib
     import json
 
-    from agents.training.runs import RunState, commit_checkpoint, read_checkpoint
+    from agents.training.core.runs import RunState, commit_checkpoint, read_checkpoint
 
     first = commit_checkpoint(tmp_path, RunState(timesteps=100), writes(b"first"))
     assert first.checkpoint == "checkpoint-000000100.zip"
@@ -215,7 +215,7 @@ def test_a_checkpoint_is_committed_by_run_json_and_older_ones_go(tmp_path):
 
 
 def test_an_rllib_checkpoint_folder_is_committed_the_same_way_and_verified_file_by_file(tmp_path):
-    from agents.training.runs import RunFileError, RunState, commit_checkpoint, verified_checkpoint_folder
+    from agents.training.core.runs import RunFileError, RunState, commit_checkpoint, verified_checkpoint_folder
 
     def folder(content: bytes):
         def write(path):
@@ -240,7 +240,7 @@ def test_an_rllib_checkpoint_folder_is_committed_the_same_way_and_verified_file_
 
 
 def test_a_swapped_or_unverifiable_checkpoint_is_never_read_as_trusted(tmp_path):
-    from agents.training.runs import RunFileError, RunState, commit_checkpoint, read_checkpoint
+    from agents.training.core.runs import RunFileError, RunState, commit_checkpoint, read_checkpoint
 
     state = commit_checkpoint(tmp_path, RunState(timesteps=5), writes(b"ours"))
     (tmp_path / state.checkpoint).write_bytes(b"someone else's")
@@ -278,7 +278,7 @@ def test_a_swapped_or_unverifiable_checkpoint_is_never_read_as_trusted(tmp_path)
     ],
 )
 def test_run_json_with_unknown_keys_or_wrong_kinds_is_a_one_line_error(tmp_path, content, message):
-    from agents.training.runs import RunFileError, RunState
+    from agents.training.core.runs import RunFileError, RunState
 
     (tmp_path / "run.json").write_text(content)
     with pytest.raises(RunFileError, match=message) as error:
@@ -289,7 +289,7 @@ def test_run_json_with_unknown_keys_or_wrong_kinds_is_a_one_line_error(tmp_path,
 def test_snapshot_entries_stay_inside_the_runs_snapshots_folder(tmp_path):
     import shutil
 
-    from agents.training.runs import RunFileError, snapshot_file
+    from agents.training.core.runs import RunFileError, snapshot_file
 
     run, outside = tmp_path / "run", tmp_path / "outside"
     (run / "snapshots").mkdir(parents=True)
@@ -315,7 +315,7 @@ def test_snapshot_entries_stay_inside_the_runs_snapshots_folder(tmp_path):
 def test_resuming_discards_what_was_written_after_the_commit(tmp_path):
     import csv
 
-    from agents.training.runs import RunState, append_csv, commit_checkpoint, discard_uncommitted
+    from agents.training.core.runs import RunState, append_csv, commit_checkpoint, discard_uncommitted
 
     state = commit_checkpoint(tmp_path, RunState(timesteps=200), writes(b"at 200"))
     (tmp_path / "checkpoint-000000300.zip").write_bytes(b"written, never committed")
@@ -335,7 +335,7 @@ def test_resuming_discards_what_was_written_after_the_commit(tmp_path):
 
 
 def test_a_cadence_is_due_once_per_multiple_crossed_from_where_a_run_resumes():
-    from agents.training.runs import Cadence
+    from agents.training.core.runs import Cadence
 
     cadence = Cadence(100, timesteps=250)  # a run resumed at 250: the next duty is at 300
     assert [cadence.due(t) for t in (260, 299, 300, 350, 420, 999, 1000)] == [

@@ -5,8 +5,8 @@ import pytest
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from agents.training.pool import PoolConfig, PoolSelfPlayEnv
-from agents.training.vec_env import LeanDummyVecEnv, ShardedVecEnv
+from agents.training.sb3.pool import PoolConfig, PoolSelfPlayEnv
+from agents.training.sb3.vec_env import LeanDummyVecEnv, ShardedVecEnv
 
 NUM_ENVS = 5
 

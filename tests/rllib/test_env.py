@@ -56,15 +56,28 @@ def test_rewards_line_up_with_the_winners_at_every_table_size(players):
             assert infos[name]["winners"] == sorted(winners)
 
 
-def test_a_mix_of_table_sizes_draws_each_size_with_fixed_agent_ids():
-    env = GubsMultiAgentEnv({"players": [2, 5]})
-    assert env.possible_agents == [agent_id(s, 2) for s in range(2)] + [agent_id(s, 5) for s in range(5)]
-    sizes = set()
-    for seed in range(12):
-        env.reset(seed=seed)
-        sizes.add(env.game.num_players)
-        assert env.agents == [agent_id(s, env.game.num_players) for s in range(env.game.num_players)]
-    assert sizes == {2, 5}
+def test_a_mix_of_table_sizes_gives_each_slot_its_size_with_fixed_agent_ids():
+    every = [agent_id(s, 2) for s in range(2)] + [agent_id(s, 5) for s in range(5)]
+    for slot, players in [(0, 2), (1, 5), (2, 2), (7, 5)]:
+        env = GubsMultiAgentEnv({"players": [2, 5], "slot": slot})
+        assert env.possible_agents == every
+        for seed in range(3):
+            env.reset(seed=seed)
+            assert env.game.num_players == players
+            assert env.agents == [agent_id(s, players) for s in range(players)]
+
+
+def test_a_lone_env_takes_its_slot_from_the_env_runners_index():
+    from ray.rllib.env.env_context import EnvContext
+
+    assert GubsMultiAgentEnv(EnvContext({"players": [2, 5]}, worker_index=3)).players == 5
+    assert GubsMultiAgentEnv({"players": [2, 5]}).players == 2
+
+
+@pytest.mark.parametrize("slot", [-1, 1.5, True, "1"])
+def test_a_bad_slot_is_refused(slot):
+    with pytest.raises(ValueError, match="slot"):
+        GubsMultiAgentEnv({"players": [2], "slot": slot})
 
 
 def test_a_seed_fixes_the_game():

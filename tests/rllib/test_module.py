@@ -14,7 +14,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from agents.bots.model_file import load_policy, save_policy
 from agents.bots.ppo import PPOAgent
-from agents.training.config import PoolConfig
+from agents.training.core.config import PoolConfig
 from agents.training.rllib.env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv, agent_id, observation_space
 from agents.training.rllib.module import FixedAgentModule, MaskedPPOModule, actor_layers
 from agents.training.rllib.selfplay import (
@@ -206,16 +206,3 @@ def test_next_slot_fills_free_slots_then_replaces_the_oldest():
 def test_the_pool_config_both_backends_read_refuses_garbage(kwargs):
     with pytest.raises(ValueError):
         PoolConfig(**kwargs)
-
-
-def test_both_backends_seat_the_same_kinds_from_the_same_draws():
-    """The RLlib mapping and the sb3 pool read one PoolConfig: one draw gives the same kind and snapshot on both."""
-    from agents.training.config import SELF, SNAPSHOTS, weighted_index
-
-    pool = PoolConfig(p_random=0.1, p_heuristic=0.3, self_share=0.3)
-    mapping, slots, weights = SeatMapping(pool), ["snapshot_1", "snapshot_0", "snapshot_2"], [0.2, 1.0, 0.5]
-    as_module = {RANDOM: RANDOM, HEURISTIC: HEURISTIC, SELF: MAIN}
-    for u in np.linspace(0, 1, 997, endpoint=False):
-        kind = pool.kind(u, True)
-        expected = slots[weighted_index(pool.rest(u), weights)] if kind == SNAPSHOTS else as_module[kind]
-        assert mapping.opponent(u, slots, weights) == expected

@@ -45,7 +45,7 @@ def recorded(tmp_path_factory):
 
 def test_each_slot_plays_the_reference_envs_games_for_its_seed(recorded):
     config, log, _ = recorded
-    envs = [GubsMultiAgentEnv({**config.env_config, "engine": "reference"}) for _ in range(3)]
+    envs = [GubsMultiAgentEnv({**config.env_config, "engine": "reference", "slot": slot}) for slot in range(3)]
     acting = [""] * 3
     games = 0
     for kind, given, returned in log:

@@ -158,6 +158,12 @@ def test_python_trains_through_the_same_config_and_the_command_resumes_it(ray_cl
     assert {row["opponent"] for row in result.evaluation} == {"random", "heuristic"}
     assert main(["--resume", "--out", str(tmp_path / "py"), "--iterations", "2", "--no-progress"]) == 0
     assert json.loads((tmp_path / "py" / "run.json").read_text())["iterations"] == 2
+    # every iteration's diagnostics, the gradient agreement among them, one row per iteration across the resume
+    with (tmp_path / "py" / "progress.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 2 and [int(r["timesteps"]) for r in rows] == sorted(int(r["timesteps"]) for r in rows)
+    assert all(-1 <= float(r["grad_cosine"]) <= 1 and float(r["entropy"]) > 0 for r in rows)
+    assert "median grad_cosine over the last half" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -186,7 +192,7 @@ def test_command_line_garbage_exits_with_status_2(argv, message, capsys, tmp_pat
 
 def _committed_rllib_run(out: Path) -> Path:
     """A run folder whose run.json commits a checkpoint folder with one data file."""
-    from agents.training.runs import RunState, commit_checkpoint
+    from agents.training.core.runs import RunState, commit_checkpoint
 
     def write(path: Path) -> None:
         path.mkdir()

@@ -17,10 +17,10 @@ from typing import Any
 
 from agents.bots.model_file import PolicyWeights
 from agents.bots.ppo import PPOAgent
-from agents.training.config import TrainingConfig
+from agents.training.core.config import TrainingConfig
+from agents.training.core.runs import BudgetBar, Cadence, append_csv, describe_evaluation, evaluation_rows
 from agents.training.rllib.module import actor_layers
 from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, SNAPSHOT_WEIGHTS, push_snapshots, take_snapshot
-from agents.training.runs import BudgetBar, Cadence, append_csv, describe_evaluation, evaluation_rows
 
 EVAL_KEY = "gubs_eval"
 """Where a training result holds the evaluation rows (absent in iterations without one)."""

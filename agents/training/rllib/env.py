@@ -1,8 +1,10 @@
 """Gubs as a native RLlib ``MultiAgentEnv``: one agent per seat, turn-based, masks in RLlib's convention.
 
-Each reset deals a new game at a table size drawn from ``players`` (several sizes mix them). Only the agent
-that must decide receives an observation; RLlib keeps every seat's last action and adds up its rewards until
-that seat acts again, so interrupt windows, where a player acts out of turn, need nothing special.
+Each reset deals a new game at the table size of the env's slot: a run's slots take ``players`` in turn (slot ``i``
+plays ``players[i % len(players)]``, the rule of every backend), and the slot is the config's ``slot``, else the env
+runner's index. Only the agent that must decide receives an observation; RLlib keeps every seat's last action and
+adds up its rewards until that seat acts again, so interrupt windows, where a player acts out of turn, need nothing
+special.
 
 Agent ids name the seat and the table size (``seat_2_of_4``), in a fixed order: the policy mapping can tell
 from an id alone which seats a table has, and a table's ids never change between episodes.
@@ -47,10 +49,12 @@ from agents.training.rllib.seats import (
     playing,
     possible_agents,
     rule_options_of,
+    slot_of,
     table_sizes,
 )
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine import Game
+from gubs_env.engine.players import TableSizes
 from gubs_env.envs.engines import Engine, IdTable, open_table
 
 __all__ = [
@@ -71,9 +75,10 @@ class GubsMultiAgentEnv(MultiAgentEnv):
     """Gubs for RLlib: one agent per seat, only the seat to decide observes.
 
     Args:
-        config: ``players`` (list of table sizes, default ``[2]``), ``rule_options`` (engine rule options,
-            e.g. ``{"max_turns": 500}``) and ``engine`` (``"reference"``, the default, ``"fast"`` or ``"auto"``);
-            RLlib passes its ``EnvContext`` here.
+        config: ``players`` (the run's table sizes, default ``[2]``), ``slot`` (which of the run's slots this env
+            is, so which size it plays; default the env runner's index, else 0), ``rule_options`` (engine rule
+            options, e.g. ``{"max_turns": 500}``) and ``engine`` (``"reference"``, the default, ``"fast"`` or
+            ``"auto"``); RLlib passes its ``EnvContext`` here. The agent ids cover every size of ``players``.
 
     Raises:
         ValueError: a bad table size, rule option or engine.
@@ -83,11 +88,13 @@ class GubsMultiAgentEnv(MultiAgentEnv):
         super().__init__()
         if config is not None and not isinstance(config, Mapping):
             raise ValueError(f"the env config is a mapping (players, rule_options, engine), not {config!r}")
-        config = dict(config or {})
+        config = config or {}
         self.sizes = table_sizes(config)
         self.rule_options = rule_options_of(config)
         self.engine = engine_of(config)
-        self._play = _Games(self.engine, self.sizes, self.rule_options)
+        self.players = int(TableSizes.of(self.sizes).per_slot(1, slot_of(config))[0])
+        """The table size this env's games have."""
+        self._play = _Games(self.engine, self.players, self.rule_options)
         self.possible_agents = list[Any](possible_agents(self.sizes))
         self.agents = []
         one = observation_space()
@@ -110,7 +117,7 @@ class GubsMultiAgentEnv(MultiAgentEnv):
         return self._play.game()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[AgentDict, AgentDict]:
-        """Deal a new game at a table size drawn from ``players``; ``seed`` fixes the sizes and deals from now on."""
+        """Deal a new game at the slot's table size; ``seed`` fixes the deals from now on."""
         observations = self._play.reset(seed)
         self.agents = list[Any](self._play.names())
         self._started, self._finished = True, False
@@ -143,9 +150,9 @@ class GubsMultiAgentEnv(MultiAgentEnv):
 class _Games:
     """One game after another on either engine: the deals of a seat stream, ids in, the env's dicts out."""
 
-    def __init__(self, engine: Engine, sizes: list[int], rule_options: dict[str, Any]) -> None:
-        open_table(engine, sizes[0], 0, **rule_options)  # the engine checks the options now, not at the first reset
-        self.engine, self.sizes, self.rule_options = engine, sizes, rule_options
+    def __init__(self, engine: Engine, players: int, rule_options: dict[str, Any]) -> None:
+        open_table(engine, players, 0, **rule_options)  # the engine checks the options now, not at the first reset
+        self.engine, self.players, self.rule_options = engine, players, rule_options
         self._rng = np.random.default_rng()
         self._table: IdTable | None = None
         self._names: list[str] = []
@@ -170,9 +177,8 @@ class _Games:
     def reset(self, seed: int | None) -> AgentDict:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        players, game_seed = deal(self._rng, self.sizes)
-        self._table = open_table(self.engine, players, game_seed, **self.rule_options)
-        self._names = [agent_id(seat, players) for seat in range(players)]
+        self._table = open_table(self.engine, self.players, deal(self._rng), **self.rule_options)
+        self._names = [agent_id(seat, self.players) for seat in range(self.players)]
         self._seen = set()
         return self._to_act()
 

@@ -1,12 +1,11 @@
-"""Many games of the RLlib env at once on the compiled engine: one ``FastGames`` batch per table size.
+"""Many games of the RLlib env at once on the compiled engine: one ``FastGames`` batch, a table size per slot.
 
-Slot ``i`` of :class:`FastTables` plays exactly what a :class:`~agents.training.rllib.env.GubsMultiAgentEnv` plays: the
-same deals from the same seed (:func:`~agents.training.rllib.seats.deal`), the same agent ids, observations, masks,
-rewards and illegal-action rule (:mod:`agents.training.rllib.seats` builds every result). The env steps one slot of it;
-:class:`~agents.training.rllib.runner.FastEnvRunner` steps all of them with one compiled call per table size.
-
-Table sizes mix per slot, and a batch keeps one size for all its rows, so each size has its own batch of
-``num_slots`` rows: a slot plays in the batch of its current game's size and is left as it is in the others.
+Slot ``i`` of :class:`FastTables` plays exactly what a :class:`~agents.training.rllib.env.GubsMultiAgentEnv` of slot
+``first + i`` plays: the table size of that slot (the run's one rule,
+:meth:`~gubs_env.engine.players.TableSizes.per_slot`), the same deals from the same seed
+(:func:`~agents.training.rllib.seats.deal`), the same agent ids, observations, masks, rewards and illegal-action
+rule (:mod:`agents.training.rllib.seats` builds every result). The env steps one slot of it;
+:class:`~agents.training.rllib.runner.FastEnvRunner` steps all of them with one compiled call.
 """
 
 from __future__ import annotations
@@ -29,34 +28,33 @@ from agents.training.rllib.seats import (
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine import Game
 from gubs_env.engine.cards import MAX_PLAYERS
+from gubs_env.engine.players import TableSizes
 from gubs_env.fast import SKIP, FastGames
 
 
 class FastTables:
-    """``num_slots`` independent games, each drawing its table size from ``sizes`` at every new game.
+    """``num_slots`` independent games; slot ``i`` plays the table size of the run's slot ``first + i``.
 
     Args:
         num_slots: how many games are played side by side.
-        sizes: the table sizes a new game draws from (checked by :func:`~agents.training.rllib.seats.table_sizes`).
+        sizes: the run's table sizes (checked by :func:`~agents.training.rllib.seats.table_sizes`).
         rule_options: engine rule options for every game.
+        first: the run's number of this batch's first slot (an env runner's offset among the runners).
 
     Raises:
-        ValueError: a bad slot count or rule option.
+        ValueError: a bad slot count, first slot or rule option.
     """
 
-    def __init__(self, num_slots: int, sizes: Sequence[int], rule_options: Mapping[str, Any]) -> None:
-        self.sizes = list(sizes)
+    def __init__(self, num_slots: int, sizes: Sequence[int], rule_options: Mapping[str, Any], first: int = 0) -> None:
         self.num_slots = num_slots
-        self._batches: dict[int, FastGames] = {}
-        for players in sorted(set(self.sizes)):
-            # one thread: env runners are one process per core already, and the learner may share this one
-            batch = FastGames(num_slots, players, threads=1, **rule_options)
-            batch.reset(seeds=np.zeros(num_slots, dtype=np.uint64))  # placeholders until each slot's first deal
-            self._batches[players] = batch
-        self._names = {players: [agent_id(seat, players) for seat in range(players)] for players in self._batches}
+        self.players = TableSizes.of(list(sizes)).per_slot(num_slots, first)
+        """The table size of each slot's games."""
+        # one thread: env runners are one process per core already, and the learner may share this one
+        self._batch = FastGames(num_slots, int(self.players[0]) if num_slots else 2, threads=1, **rule_options)
+        # placeholders until each slot's first deal; each slot keeps its table size from here on
+        self._batch.reset(np.zeros(num_slots, dtype=np.uint64), self.players)
+        self._names = {int(n): [agent_id(seat, int(n)) for seat in range(int(n))] for n in set(self.players.tolist())}
         self._rngs = [np.random.default_rng() for _ in range(num_slots)]
-        self.players = np.zeros(num_slots, dtype=np.int64)
-        """The table size of each slot's game (0 before its first deal)."""
         self._seen = np.zeros((num_slots, MAX_PLAYERS), dtype=np.bool_)
         """Per slot, the seats that have observed in its game: they get the last observation and a reward."""
         self._over = np.ones(num_slots, dtype=np.bool_)
@@ -70,13 +68,11 @@ class FastTables:
         """The seat that must decide in a slot's game, -1 once it is over."""
         if self._over[slot]:
             return -1
-        return int(self._batches[int(self.players[slot])].actor[slot])
+        return int(self._batch.actor[slot])
 
     def export(self, slot: int) -> Game:
         """A slot's game as a reference :class:`Game` (a copy: same position, same random future)."""
-        if not self.players[slot]:
-            raise RuntimeError("call reset() before reading the game")
-        return self._batches[int(self.players[slot])].export_game(slot, record_log=False)
+        return self._batch.export_game(slot, record_log=False)
 
     def reset(self, slots: Sequence[int], seeds: Sequence[int | None]) -> list[AgentDict]:
         """Deal a new game in each of ``slots``; a seed (not None) restarts that slot's stream of deals.
@@ -84,17 +80,12 @@ class FastTables:
         Returns:
             Per slot, the observation of the seat to act first.
         """
-        by_size: dict[int, tuple[list[int], list[int]]] = {}
+        game_seeds = []
         for slot, seed in zip(slots, seeds, strict=True):
             if seed is not None:
                 self._rngs[slot] = np.random.default_rng(seed)
-            players, game_seed = deal(self._rngs[slot], self.sizes)
-            rows, game_seeds = by_size.setdefault(players, ([], []))
-            rows.append(slot)
-            game_seeds.append(game_seed)
-            self.players[slot] = players
-        for players, (rows, game_seeds) in by_size.items():
-            self._batches[players].reset_games(rows, game_seeds)
+            game_seeds.append(deal(self._rngs[slot]))
+        self._batch.reset_games(list(slots), game_seeds)
         self._seen[list(slots)] = False
         self._over[list(slots)] = False
         return [self._to_act(slot) for slot in slots]
@@ -114,20 +105,17 @@ class FastTables:
         acting = self._check(actions)
         slots = np.flatnonzero(acting)
         legal = np.zeros(self.num_slots, dtype=np.bool_)
-        for players, batch in self._batches.items():
-            rows = slots[self.players[slots] == players]
-            legal[rows] = batch.mask[rows, actions[rows]] > 0
+        legal[slots] = self._batch.mask[slots, actions[slots]] > 0
         seats = {int(slot): self.seat_to_act(int(slot)) for slot in slots}
-        for players, batch in self._batches.items():
-            moves = np.where(acting & legal & (self.players == players), actions, SKIP)
-            if (moves != SKIP).any():
-                batch.step(moves)
+        moves = np.where(acting & legal, actions, SKIP)
+        if (moves != SKIP).any():
+            self._batch.step(moves)
         results: list[StepResult | None] = [None] * self.num_slots
         ended = [int(slot) for slot in slots.tolist() if not legal[slot] or self.seat_to_act(slot) < 0]
         finals = self._final_observations(ended)
         for slot in ended:
             self._over[slot] = True
-            names, batch = self.names(slot), self._batches[int(self.players[slot])]
+            names, batch = self.names(slot), self._batch
             if not legal[slot]:
                 results[slot] = illegal_end(finals[slot], names[seats[slot]], int(actions[slot]))
             else:
@@ -152,7 +140,7 @@ class FastTables:
 
     def _to_act(self, slot: int) -> AgentDict:
         """The observation of the seat to act in a slot's running game (that seat has now observed)."""
-        batch = self._batches[int(self.players[slot])]
+        batch = self._batch
         seat = int(batch.actor[slot])
         self._seen[slot, seat] = True
         return {self.names(slot)[seat]: observation(batch.obs[slot], batch.mask[slot])}
@@ -161,12 +149,10 @@ class FastTables:
         """Per ended slot, the last observation of every seat that has observed, with an empty mask."""
         finals: dict[int, AgentDict] = {slot: {} for slot in slots}
         empty = np.zeros(NUM_ACTIONS, dtype=np.float32)
-        for players, batch in self._batches.items():
-            rows = [slot for slot in slots if self.players[slot] == players]
-            for seat in range(players):
-                viewers = [slot for slot in rows if self._seen[slot, seat]]
-                if viewers:  # one compiled call writes this seat's view of every row; the ended rows are kept
-                    view = batch.observe(np.full(self.num_slots, seat, dtype=np.int64))
-                    for slot in viewers:
-                        finals[slot][self._names[players][seat]] = observation(view[slot], empty)
+        for seat in range(MAX_PLAYERS):
+            viewers = [slot for slot in slots if self._seen[slot, seat]]
+            if viewers:  # one compiled call writes this seat's view of every row; the ended rows are kept
+                view = self._batch.observe(np.minimum(seat, self.players - 1))
+                for slot in viewers:
+                    finals[slot][self.names(slot)[seat]] = observation(view[slot], empty)
         return finals

@@ -10,8 +10,10 @@ each module chooses for all the games it plays in one forward pass; each step go
 objects as RLlib's loop puts it there (the same observations, actions, rewards and model outputs); metrics are
 counted once per ``sample()`` call.
 
-Slot ``i`` plays the games that sub-env ``i`` of RLlib's own runner would (seeded ``seed + worker index + i``),
-so a seeded run deals the same games as ``train.py --engine reference``. What it leaves out: RLlib's env-to-module
+Slot ``i`` is the run's slot ``worker index * num_envs + i``: it plays that slot's table size (the one rule of
+:meth:`~gubs_env.engine.players.TableSizes.per_slot`) and the deals sub-env ``i`` of RLlib's own runner would
+(seeded ``seed + worker index + i``), so a seeded run at one table size deals the same games as ``train.py --engine
+reference``. What it leaves out: RLlib's env-to-module
 and module-to-env connector pipelines (a custom connector in the config is not run: this project uses none; the
 modules get the observation dicts batched as tensors, as RLlib's default pipeline gives them) and its
 ``on_episode_step`` callbacks (the episode callbacks at creation, start and end run as in RLlib).
@@ -63,7 +65,9 @@ class FastEnvRunner(MultiAgentEnvRunner):
         set_torch_threads(1)
         super().make_env()
         config = self.config.env_config
-        self._tables = FastTables(self.num_envs, table_sizes(config), rule_options_of(config))
+        # the runners' games are the run's slots, numbered runner after runner (the local runner is 0)
+        first = (self.worker_index or 0) * self.num_envs  # a runner built alone has no index
+        self._tables = FastTables(self.num_envs, table_sizes(config), rule_options_of(config), first)
         self._acting: list[tuple[str, dict[str, np.ndarray]]] = [("", {})] * self.num_envs
         """Per slot, the agent that must decide and its observation."""
 

@@ -99,10 +99,24 @@ def engine_of(config: Mapping[str, Any]) -> Engine:
     return resolve_engine(config.get("engine", "reference"))
 
 
-def deal(rng: np.random.Generator, sizes: Sequence[int]) -> tuple[int, int]:
-    """The table size and game seed of the next game of a seat stream: both engines draw them this way."""
-    players = sizes[int(rng.integers(len(sizes)))]
-    return players, int(rng.integers(2**63))
+def deal(rng: np.random.Generator) -> int:
+    """The game seed of a slot's next game: both engines draw it this way from the slot's stream."""
+    return int(rng.integers(2**63))
+
+
+def slot_of(config: Mapping[str, Any]) -> int:
+    """The run's slot an env plays, whose table size it takes.
+
+    The ``slot`` entry of an env config, else the env runner's index RLlib's ``EnvContext`` carries (a runner's envs
+    share one config), else 0.
+
+    Raises:
+        ValueError: a slot that is not an int of at least 0.
+    """
+    slot = config.get("slot", getattr(config, "worker_index", None) or 0)  # RLlib may leave the index None
+    if isinstance(slot, bool) or not isinstance(slot, (int, np.integer)) or slot < 0:
+        raise ValueError(f"slot is an int of at least 0, not {slot!r}")
+    return int(slot)
 
 
 def observation(obs: np.ndarray, mask: np.ndarray) -> dict[str, np.ndarray]:

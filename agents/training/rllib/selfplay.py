@@ -5,7 +5,7 @@ Modules of the multi-agent module: ``main`` (the one trained), ``random`` and ``
 :class:`SeatMapping` puts ``main`` at one random seat (the learner's, whose results the league counts) and draws
 every other seat by the pool's rule, as the sb3 backend does: the random agent with ``p_random``, the heuristic
 with ``p_heuristic``, ``main`` itself at ``self_share`` of the rest (those seats are trained on too), a snapshot
-otherwise, by the league's weights (:mod:`agents.training.league`); before the first snapshot ``main`` takes all
+otherwise, by the league's weights (:mod:`agents.training.core.league`); before the first snapshot ``main`` takes all
 of the rest.
 
 The league's facts travel after each iteration (:func:`update_league`): each env runner tallies the opponent
@@ -27,10 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.training.config import HEURISTIC as HEURISTIC  # the fixed agents' modules take the pool's names
-from agents.training.config import RANDOM as RANDOM
-from agents.training.config import SELF, SNAPSHOTS, PoolConfig, weighted_index
-from agents.training.league import League, pair_score, snapshot_label
+from agents.training.core import seating
+from agents.training.core.config import HEURISTIC as HEURISTIC  # the fixed agents' modules take the pool's names
+from agents.training.core.config import RANDOM as RANDOM
+from agents.training.core.config import SELF, SNAPSHOTS, PoolConfig
+from agents.training.core.league import League, pair_score, snapshot_label
 from agents.training.rllib.env import parse_agent_id
 
 MAIN = "main"
@@ -65,8 +66,8 @@ def _stream(episode_id: str, *key: int) -> np.random.Generator:
 
 
 def learner_seat(episode_id: str, num_players: int) -> int:
-    """The seat ``main`` plays in an episode."""
-    return int(_stream(episode_id).integers(num_players))
+    """The seat ``main`` plays in an episode (:func:`~agents.training.core.seating.learner_seat`)."""
+    return seating.learner_seat(_stream(episode_id), num_players)
 
 
 class SeatMapping:
@@ -85,17 +86,15 @@ class SeatMapping:
     def opponent(self, u: float, snapshots: Sequence[str], weights: Sequence[float] = ()) -> str:
         """The opponent module for a uniform draw ``u`` in [0, 1) when ``snapshots`` hold weights.
 
-        The pool's rule (:meth:`PoolConfig.kind`), with the snapshot chosen by the rest of the same draw and the
-        league's ``weights`` (equal when they do not match the snapshots): one number per seat and episode, so
-        every call for a seat maps it alike.
+        The seating rule both backends play (:func:`~agents.training.core.seating.seat_player`), with the league's
+        ``weights`` (equal when they do not match the snapshots): one number per seat and episode, so every call
+        for a seat maps it alike.
         """
-        kind = self.pool.kind(u, bool(snapshots))
+        chosen = weights if len(weights) == len(snapshots) else [1.0] * len(snapshots)
+        kind, snapshot = seating.seat_player(self.pool, u, chosen)
         if kind == SELF:
             return MAIN
-        if kind != SNAPSHOTS:
-            return kind
-        chosen = weights if len(weights) == len(snapshots) else [1.0] * len(snapshots)
-        return snapshots[weighted_index(self.pool.rest(u), chosen)]
+        return snapshots[snapshot] if kind == SNAPSHOTS else kind
 
 
 def next_slot(active: Sequence[str], pool: PoolConfig) -> str:
@@ -153,7 +152,7 @@ def tally_episode(*, episode: Any, **kwargs: Any) -> None:
     """RLlib's ``on_episode_end`` in an env runner: the episode's opponent seats into :data:`LEAGUE_TALLY`.
 
     Each seat other than the learner's is labelled by its module (``main`` there is the learner itself); a
-    snapshot's seat also adds the learner's pair score against it (:func:`agents.training.league.pair_score`).
+    snapshot's seat also adds the learner's pair score against it (:func:`agents.training.core.league.pair_score`).
     An episode without winners in its last infos (an illegal action ended it) counts no scores.
     """
     agents = list(episode.agent_ids)

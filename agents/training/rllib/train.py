@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.bots.threads import set_torch_threads
-from agents.training import runs
-from agents.training.config import TrainingConfig
-from agents.training.league import League
-from agents.training.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
+from agents.training.core import runs
+from agents.training.core.config import TrainingConfig
+from agents.training.core.league import League
+from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
 from agents.training.warm_start import read_labels
 
 POLICY_FILE = "policy.npz"
@@ -38,6 +38,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
 
     from agents.training.rllib.callbacks import restore_snapshots
     from agents.training.rllib.env import GubsMultiAgentEnv, observation_space
+    from agents.training.rllib.learner import DiagnosedPPOLearner
     from agents.training.rllib.module import FixedAgentModule
     from agents.training.rllib.selfplay import HEURISTIC, MAIN, RANDOM, SeatMapping, slots, tally_episode
     from gubs_env.encoding.action_table import NUM_ACTIONS
@@ -67,7 +68,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
             num_cpus_per_env_runner=1,
             **runner,
         )
-        .learners(num_learners=0)
+        .learners(num_learners=0, learner_class=DiagnosedPPOLearner)
         .training(
             lr=config.learning_rate,
             gamma=config.gamma,
@@ -236,6 +237,7 @@ def _train_loop(algorithm: Any, run: Run, state: RunState, league: League) -> Tr
         main_steps += int(sampled.get("num_module_steps_sampled", {}).get(MAIN, 0))
         state.iterations += 1
         state.timesteps = max(state.timesteps, learner_steps(result))
+        runs.append_csv(run.out / runs.PROGRESS_CSV, [progress_row(result, state.timesteps)])
         update_league(algorithm, league, [result[NEW_SNAPSHOT_KEY]] if NEW_SNAPSHOT_KEY in result else [])
         if EVAL_KEY in result:
             runs.append_csv(run.out / runs.LEAGUE_CSV, league.rows(list(ACTIVE_SNAPSHOTS), state.timesteps))
@@ -265,10 +267,36 @@ def _train_loop(algorithm: Any, run: Run, state: RunState, league: League) -> Tr
     if not rows:  # the last iteration's own evaluation, if it had one, is the final one
         rows = run_evaluation(algorithm, module, config, state.timesteps, state.seconds, run.out)
     policy = export_policy(algorithm, module, run.out / POLICY_FILE)
-    runs.plot_learning_curve(run.out / "eval.csv", run.out / "learning_curve.png")
+    diagnostics = runs.read_progress(run.out / runs.PROGRESS_CSV)
+    runs.plot_learning_curve(run.out / "eval.csv", run.out / "learning_curve.png", diagnostics)
+    print(runs.describe_agreement([value for _, value in diagnostics["grad_cosine"]]))
     print(league.describe())
     print(f"policy: {policy}  curve: {run.out / 'learning_curve.png'}  log: {run.out / 'eval.csv'}")
     return TrainingResult(run.out, policy, state.timesteps, [_plain(row) for row in rows], config, league.shares())
+
+
+PROGRESS_COLUMNS = {
+    "grad_cosine": "grad_cosine",
+    "entropy": "entropy",
+    "approx_kl": "mean_kl_loss",
+    "explained_variance": "vf_explained_var",
+    "policy_loss": "policy_loss",
+    "value_loss": "vf_loss",
+}
+"""progress.csv's columns, and the keys of ``main``'s learner results they are read from (RLlib's PPO does not
+count a clip fraction)."""
+
+
+def progress_row(result: dict[str, Any], timesteps: int) -> dict[str, Any]:
+    """One iteration's row of progress.csv: ``main``'s diagnostics, empty where RLlib gave none."""
+    from agents.training.rllib.selfplay import MAIN
+
+    learned = result.get("learners", {}).get(MAIN, {})
+    row: dict[str, Any] = {"timesteps": timesteps}
+    for column, key in PROGRESS_COLUMNS.items():
+        value = learned.get(key) if isinstance(learned, dict) else None
+        row[column] = round(float(value), 6) if isinstance(value, (int, float)) else ""
+    return row
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:

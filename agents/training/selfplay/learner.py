@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.training.core.diagnostics import cosine
 from agents.training.selfplay.rollout import Batch
 from agents.training.selfplay.vine import PairedValues
 from gubs_env.encoding import action_table
@@ -307,12 +308,6 @@ def _surrogate_gradient(model: ActorCritic, part: dict[str, torch.Tensor], coefs
     gradient = torch.cat(grads).clone()
     model.zero_grad(set_to_none=True)
     return gradient
-
-
-def cosine(a: torch.Tensor, b: torch.Tensor) -> float:
-    """The cosine of two vectors (0 when either is zero)."""
-    norm = float(a.norm() * b.norm())
-    return 0.0 if norm == 0 else float(a @ b) / norm
 
 
 def gradient_agreement(

@@ -38,13 +38,14 @@ from tqdm import tqdm
 from agents.bots.model_file import save_policy
 from agents.bots.threads import set_torch_threads
 from agents.evaluate.luck import LuckSettings
-from agents.training.runs import append_csv, evaluation_row, rows_at, truncate_eval_log
+from agents.training.core.runs import append_csv, evaluation_row, rows_at, truncate_eval_log
 from agents.training.selfplay.charts import plot_run
 from agents.training.selfplay.evaluate import OPPONENT_KINDS, seat_rotated_match
 from agents.training.selfplay.learner import Learner, PPOSettings, UpdateStats
 from agents.training.selfplay.rollout import POLICY, SelfPlayGames
 from agents.training.selfplay.vine import play_branches
 from gubs_env.engine.cards import MAX_PLAYERS
+from gubs_env.engine.players import TableSizes
 from gubs_env.support.files import write_atomically
 
 PROGRESS_COLUMNS = ("timesteps", "samples", "games", "seconds", *(f.name for f in fields(UpdateStats)), "mean_return")
@@ -188,8 +189,7 @@ class SelfPlayRun:
             self._load()
         else:
             write_atomically(out / "config.json", json.dumps(config.to_json(), indent=2).encode())
-        players = np.array([config.players[i % len(config.players)] for i in range(config.games)], dtype=np.int64)
-        self.table = SelfPlayGames(config.games, players)
+        self.table = SelfPlayGames(config.games, TableSizes.of(list(config.players)).per_slot(config.games))
         self.all_policy = np.full((config.games, MAX_PLAYERS), POLICY, dtype=np.int8)
 
     def deal_seeds(self) -> np.ndarray:

@@ -28,8 +28,8 @@ from agents.bots.base import Agent
 from agents.bots.random_agent import RandomAgent
 from agents.bots.spec import AgentSpec
 from agents.evaluate.matches import MatchResult, match
-from agents.training.config import TrainingConfig
-from agents.training.league import League
+from agents.training.core.config import TrainingConfig
+from agents.training.core.league import League
 from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomically
 
 RUN_FILE = "run.json"
@@ -37,6 +37,8 @@ RUN_FORMAT = 2
 """run.json's layout: 2 holds the whole config and serves both backends (1, sb3 only, held a few settings)."""
 SNAPSHOT_DIR = "snapshots"
 LEAGUE_CSV = "league.csv"
+PROGRESS_CSV = "progress.csv"
+"""The learning diagnostics of each update (the RLlib backend and the self-play core write it; sb3 its own log)."""
 """Per snapshot in the pool at each evaluation: the learner's score against it and its share of the draws."""
 SNAPSHOT_NAME = re.compile(r"step_(\d{9})\.zip")
 SNAPSHOT_SLOT = re.compile(r"snapshot_(\d{1,4})")
@@ -133,7 +135,7 @@ class RunState:
 
     backend: str = "sb3"
     config: dict[str, Any] = field(default_factory=dict)
-    """The run's :class:`~agents.training.config.TrainingConfig` as :meth:`to_json` wrote it."""
+    """The run's :class:`~agents.training.core.config.TrainingConfig` as :meth:`to_json` wrote it."""
     timesteps: int = 0
     """The learner's decisions so far."""
     iterations: int = 0
@@ -149,7 +151,7 @@ class RunState:
     opponent_seat_shares: dict[str, float] = field(default_factory=dict)
     """The share of opponent seats each kind played so far (the learner itself, its snapshots, each fixed bot)."""
     league: dict[str, Any] = field(default_factory=dict)
-    """The league's seat counts and per-snapshot records (:meth:`agents.training.league.League.to_json`)."""
+    """The league's seat counts and per-snapshot records (:meth:`agents.training.core.league.League.to_json`)."""
     format: int = RUN_FORMAT
 
     def save(self, path: Path) -> None:
@@ -443,6 +445,7 @@ def discard_uncommitted(run_dir: Path, state: RunState) -> int:
         if steps is not None and steps > state.timesteps:
             snapshot.unlink(missing_ok=True)
     truncate_eval_log(run_dir / LEAGUE_CSV, state.timesteps)
+    truncate_eval_log(run_dir / PROGRESS_CSV, state.timesteps)
     return truncate_eval_log(run_dir / "eval.csv", state.timesteps)
 
 
@@ -585,6 +588,23 @@ def read_diagnostics(logs: Path) -> Series:
                     if steps and text and text != "nan":
                         value = float(text)
                         series[name].append((int(float(steps)), -value if name == "entropy" else value))
+    return series
+
+
+def read_progress(progress_csv: Path) -> Series:
+    """The diagnostics of a ``progress.csv`` whose columns are named as :data:`SB3_DIAGNOSTICS`' keys.
+
+    Missing files, columns and values (empty or nan) are skipped.
+    """
+    series: Series = {name: [] for name in SB3_DIAGNOSTICS}
+    if not progress_csv.is_file():
+        return series
+    with progress_csv.open(newline="") as f:
+        for row in csv.DictReader(f):
+            for name in SB3_DIAGNOSTICS:
+                text = row.get(name, "")
+                if row.get("timesteps") and text and text != "nan":
+                    series[name].append((int(float(row["timesteps"])), float(text)))
     return series
 
 

@@ -3,8 +3,8 @@
 A new run first imitates the teacher (the tuned heuristic by default; policy and critic fitted to its games,
 :mod:`agents.training.imitation`), or search-labelled decisions (``labels``, :mod:`agents.training.expert`);
 ``init`` starts the policy from a network's weights before that. The learner then plays from a random seat against
-opponents drawn per seat and per episode from the pool (:class:`~agents.training.config.PoolConfig`), in many
-environments at once. Output (besides :mod:`agents.training.runs`' files): ``model.zip``, the final policy, and
+opponents drawn per seat and per episode from the pool (:class:`~agents.training.core.config.PoolConfig`), in many
+environments at once. Output (besides :mod:`agents.training.core.runs`' files): ``model.zip``, the final policy, and
 ``logs/`` (CSV and TensorBoard).
 """
 
@@ -23,10 +23,10 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.bots.threads import one_blas_thread, set_torch_threads
-from agents.training import runs
-from agents.training.config import TrainingConfig
-from agents.training.league import League
-from agents.training.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
+from agents.training.core import runs
+from agents.training.core.config import TrainingConfig
+from agents.training.core.league import League
+from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
 from agents.training.warm_start import read_labels
 from gubs_env.support.files import write_atomically
 
@@ -109,19 +109,23 @@ def learner_threads(threads: int) -> Iterator[None]:
 
 
 def make_envs(config: TrainingConfig) -> Any:
-    """The parallel training environments (``config`` resolved): table sizes cycle through ``players``."""
+    """The parallel training environments (``config`` resolved); env ``i`` plays the table size of slot ``i``.
+
+    The sizes follow :meth:`~gubs_env.engine.players.TableSizes.per_slot`, the rule of every backend.
+    """
     if config.engine == "fast":
         return _fast_envs(config)
     from stable_baselines3.common.monitor import Monitor
 
-    from agents.training.pool import PoolSelfPlayEnv, TimedVecEnv
-    from agents.training.vec_env import LeanDummyVecEnv, ShardedVecEnv
+    from agents.training.sb3.pool import PoolSelfPlayEnv, TimedVecEnv
+    from agents.training.sb3.vec_env import LeanDummyVecEnv, ShardedVecEnv
 
     envs, workers = config.envs or 1, config.workers or 1
+    sizes = config.players.per_slot(envs)
 
     def factory(i: int) -> Any:
         def make() -> Any:
-            players = config.players[i % len(config.players)]
+            players = int(sizes[i])
             return Monitor(PoolSelfPlayEnv(players, config.pool, seed=config.seed * 1000 + i, shaping=config.shaping))
 
         return make
@@ -140,8 +144,8 @@ def _fast_envs(config: TrainingConfig) -> Any:
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents.bots.registry import make_agent
-    from agents.training.fast_vec_env import FastSelfPlayVecEnv
-    from agents.training.pool import TimedVecEnv
+    from agents.training.sb3.fast_vec_env import FastSelfPlayVecEnv
+    from agents.training.sb3.pool import TimedVecEnv
 
     opponent = None if config.opponent is None else make_agent(config.opponent, config.seed)
     venv = FastSelfPlayVecEnv(
@@ -160,7 +164,7 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
     """A fresh MaskablePPO learner on ``envs`` with ``config``'s settings (resolved)."""
     from sb3_contrib import MaskablePPO
 
-    from agents.training.masked_policy import LeanMaskablePolicy
+    from agents.training.sb3.masked_policy import LeanMaskablePolicy
 
     assert config.n_steps and config.batch_size and config.learning_rate and config.ent_coef is not None, "resolve it"
     assert config.gamma is not None and config.gae_lambda is not None, "resolve it"
@@ -281,7 +285,7 @@ def rollout_grad_cosine(policy: Any, buffer: Any) -> float:
     """
     import torch
 
-    from agents.training.selfplay.learner import cosine
+    from agents.training.core.diagnostics import cosine
 
     if buffer.n_envs < 2:
         return float("nan")
@@ -429,7 +433,7 @@ class TrainingCallback(BaseCallback):
         return rows
 
     def checkpoint(self) -> None:
-        """Commit the model and the run state (see :func:`agents.training.runs.commit_checkpoint`)."""
+        """Commit the model and the run state (see :func:`agents.training.core.runs.commit_checkpoint`)."""
         elapsed = time.perf_counter() - self.start
         self.state.league, self.state.opponent_seat_shares = self.league.to_json(), self.league.shares()
         state = replace(self.state, timesteps=self.num_timesteps, seconds=self.state.seconds + elapsed)

@@ -19,16 +19,17 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 from agents.bots.base import Agent
 from agents.bots.model_file import ModelFileError, PolicyWeights, load_policy
 from agents.bots.random_agent import RandomAgent
-from agents.training.config import HEURISTIC, RANDOM, SELF, PoolConfig, weighted_index
-from agents.training.league import snapshot_label
+from agents.training.core.config import HEURISTIC, RANDOM, SELF, PoolConfig
+from agents.training.core.league import snapshot_label
+from agents.training.core.seating import seat_player
 from gubs_env.envs.selfplay import SelfPlayEnv
 
 
 class OpponentPool:
     """The league's opponents, drawn per seat and episode: fixed agents, the learner itself and its snapshots.
 
-    The draw is :class:`~agents.training.config.PoolConfig`'s rule, the same on both backends: one uniform number
-    chooses the kind of opponent and, when it is a snapshot, a second one chooses which, by the league's weights.
+    The draw is :func:`~agents.training.core.seating.seat_player`, the same on both backends: one uniform number
+    chooses the kind of opponent and, when it is a snapshot, which one by the league's weights.
     The learner's seats play a sampling copy of the learner's current actor (:meth:`set_learner`, sent by the
     trainer before every rollout); until it is first set they play uniformly at random.
     """
@@ -67,15 +68,15 @@ class OpponentPool:
         return self.draw()[1]
 
     def draw(self) -> tuple[str, Agent]:
-        """One opponent and its seat label (:mod:`agents.training.league`)."""
-        kind = self.config.kind(self.rng.random(), bool(self.snapshots))
+        """One opponent and its seat label (:mod:`agents.training.core.league`)."""
+        kind, snapshot = seat_player(self.config, self.rng.random(), self.weights)
         if kind == RANDOM:
             return RANDOM, self._random
         if kind == HEURISTIC:
             return HEURISTIC, self._heuristic_agent()
         if kind == SELF:
             return SELF, self._learner or self._random
-        path = self.snapshots[weighted_index(self.rng.random(), self.weights)]
+        path = self.snapshots[snapshot]
         return snapshot_label(Path(path).name), self._snapshot(path)
 
     def _heuristic_agent(self) -> Agent:
@@ -143,7 +144,7 @@ class PoolSelfPlayEnv(SelfPlayEnv):
         self.shaping = shaping
         self._potential = 0.0
         self.labels: list[str] = []
-        """This episode's opponents' seat labels, clockwise from the learner (:mod:`agents.training.league`)."""
+        """This episode's opponents' seat labels, clockwise from the learner (:mod:`agents.training.core.league`)."""
 
     def set_snapshots(self, paths: Sequence[str], weights: Sequence[float] | None = None) -> None:
         """Called from the trainer (through ``VecEnv.env_method``) when the snapshots or their weights change."""

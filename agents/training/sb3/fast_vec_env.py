@@ -39,8 +39,8 @@ from agents.bots.heuristic.tables import TABLES
 from agents.bots.model_file import PolicyWeights
 from agents.bots.ppo import PPOAgent, policy_logits, sample_masked
 from agents.bots.random_agent import RandomAgent
-from agents.training.config import PoolConfig
-from agents.training.pool import OpponentPool
+from agents.training.core.config import PoolConfig
+from agents.training.sb3.pool import OpponentPool
 from gubs_env.engine import IllegalActionError
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.positions.serialize import brief
@@ -193,7 +193,7 @@ class FastSelfPlayVecEnv(VecEnv):
         self._opponents: list[list[Agent]] = [[] for _ in range(num_envs)]
         """Per environment, this episode's opponents clockwise from the learner (as SelfPlayEnv lists them)."""
         self._labels: list[list[str]] = [[] for _ in range(num_envs)]
-        """Per environment, this episode's opponents' seat labels (:mod:`agents.training.league`)."""
+        """Per environment, this episode's opponents' seat labels (:mod:`agents.training.core.league`)."""
         self._ended_labels: list[list[str]] = [[] for _ in range(num_envs)]
         """Per environment, the labels of the episode that ended in this step (the next one is drawn before the
         step returns)."""

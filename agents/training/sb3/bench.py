@@ -1,6 +1,6 @@
 """Benchmark: train.py's learner throughput on each engine path, measured in one process, interleaved.
 
-Usage: ``python -m agents.training.bench`` (2 players, 3 rounds of 81,920 timesteps per path), ``--timesteps N``,
+Usage: ``python -m agents.training.sb3.bench`` (2 players, 3 rounds of 81,920 timesteps per path), ``--timesteps N``,
 ``--rounds K``, ``--players 2 4``.
 
 Each path is what ``python train.py --engine <path>`` builds (its environments, its learner settings, its
@@ -52,8 +52,8 @@ def _build(path: str, players: list[int], folder: Path, flags: list[str]) -> tup
     from dataclasses import replace
 
     from agents.training.command import parse
-    from agents.training.config import PoolConfig
-    from agents.training.sb3 import make_envs, new_model
+    from agents.training.core.config import PoolConfig
+    from agents.training.sb3.train import make_envs, new_model
 
     config = parse(["--engine", path, "--players", *map(str, players), *flags]).config
     # the mixed pool of the module docstring, whatever train.py's default pool is
@@ -84,7 +84,7 @@ def _slice(envs, model, timesteps: int, times: PathTimes) -> None:
 
 def run(players: list[int], timesteps: int, rounds: int, fast_flags: list[str]) -> dict[str, PathTimes]:
     """Build both paths, warm them up with one slice each, then time ``rounds`` interleaved slices."""
-    from agents.training.sb3 import learner_threads
+    from agents.training.sb3.train import learner_threads
 
     # learner_threads also sets numba's thread wait policy, which must come before torch is first imported
     with learner_threads(1), tempfile.TemporaryDirectory(prefix="gubs-train-bench-") as tmp:
@@ -111,7 +111,7 @@ def _check_fast_flags(flags: list[str]) -> None:
 
 def build_parser() -> CommandParser:
     """The command line."""
-    parser = CommandParser(prog="python -m agents.training.bench", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="python -m agents.training.sb3.bench", description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=player_count, nargs="+", default=[2], help="table sizes, 2 to 6 (default: 2)")
     parser.add_argument(
         "--timesteps",

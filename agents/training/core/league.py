@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from agents.training.config import SNAPSHOTS
+from agents.training.core.config import SNAPSHOTS
 
 SNAPSHOT_LABEL = "snapshot:"
 """A snapshot seat's label is this prefix and the snapshot's name (its file in the run folder, or its RLlib slot)."""
@@ -50,7 +50,7 @@ class League:
     """The run's seat counts and per-snapshot records (see the module's description); stored in run.json.
 
     Args:
-        power: the prioritization's exponent (:attr:`agents.training.config.PoolConfig.prioritize`).
+        power: the prioritization's exponent (:attr:`agents.training.core.config.PoolConfig.prioritize`).
     """
 
     def __init__(self, power: float = 1.0) -> None:

@@ -57,7 +57,7 @@ class PoolConfig:
     them its current policy, the others one of its frozen snapshots (the newest ``pool_size`` are kept). Before the
     first snapshot the current policy plays all of the rest. Which snapshot is drawn by prioritized fictitious
     self-play: by weights ``(1 - x) ** prioritize``, ``x`` the learner's recent score against that snapshot measured
-    from the run's own games (:mod:`agents.training.league`), so the snapshots it does not yet beat are drawn more;
+    from the run's own games (:mod:`agents.training.core.league`), so the snapshots it does not yet beat are drawn more;
     0 draws them uniformly. Both backends and the vector env draw with :meth:`kind`, then :func:`weighted_index`.
 
     The defaults are the recipe of ``python train.py`` (docs/training.md says how they were chosen): about two

@@ -1,0 +1,7 @@
+"""The stable-baselines3 backend: sb3-contrib's MaskablePPO over the league's vector environments.
+
+:mod:`~agents.training.sb3.train` (the run), :mod:`~agents.training.sb3.pool` (the opponent pool on the reference
+engine), :mod:`~agents.training.sb3.fast_vec_env` (the same games on the compiled engine, many per call),
+:mod:`~agents.training.sb3.vec_env` (the multi-process vector env), :mod:`~agents.training.sb3.masked_policy` (a
+forced decision costs no forward pass) and :mod:`~agents.training.sb3.bench` (the learner's throughput).
+"""

@@ -1,0 +1,99 @@
+"""The one seating rule (agents.training.core.seating), driven by each backend's own code.
+
+The table size of every slot, the learner's seat and the player of each opponent seat must come out the same
+whether sb3 (on either engine), RLlib (its env on either engine, its compiled runner's tables) or the self-play
+core plays the run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib")
+
+from agents.training.core.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS, PoolConfig, TrainingConfig
+from agents.training.core.league import snapshot_label
+from agents.training.core.seating import learner_seat, seat_player
+from agents.training.rllib.env import GubsMultiAgentEnv
+from agents.training.rllib.fast_tables import FastTables
+from agents.training.rllib.selfplay import MAIN, SeatMapping
+from agents.training.rllib.selfplay import learner_seat as rllib_learner_seat
+from agents.training.sb3.pool import OpponentPool
+from agents.training.sb3.train import make_envs
+from agents.training.selfplay.rollout import SelfPlayGames
+from gubs_env.engine.players import TableSizes
+from gubs_env.envs.selfplay import SelfPlayEnv
+
+SIZES = [2, 4, 3]
+SLOTS = 7
+
+
+class Replay:
+    """A generator stand-in that hands out given uniform numbers: both backends get the same ones."""
+
+    def __init__(self, numbers: np.ndarray) -> None:
+        self.numbers = list(numbers)
+
+    def random(self) -> float:
+        return float(self.numbers.pop(0))
+
+
+def sb3_sizes(engine: str) -> list[int]:
+    config = TrainingConfig(players=SIZES, envs=SLOTS, engine=engine, imitate_games=0).resolved()
+    envs = make_envs(config)
+    try:
+        return [int(n) for n in envs.get_attr("num_players")]
+    finally:
+        envs.close()
+
+
+def test_every_backend_gives_each_slot_the_same_table_size():
+    rule = TableSizes.of(SIZES).per_slot(SLOTS).tolist()
+    assert rule == [2, 4, 3, 2, 4, 3, 2]
+    assert sb3_sizes("reference") == rule
+    assert sb3_sizes("fast") == rule
+    assert SelfPlayGames(SLOTS, TableSizes.of(SIZES).per_slot(SLOTS)).players.tolist() == rule
+    for first in (0, 5):
+        tables = FastTables(SLOTS, SIZES, {}, first)
+        expected = TableSizes.of(SIZES).per_slot(SLOTS, first).tolist()
+        assert tables.players.tolist() == expected
+        tables.reset(list(range(SLOTS)), list(range(SLOTS)))
+        assert [tables.export(slot).num_players for slot in range(SLOTS)] == expected
+        for engine in ("reference", "fast"):
+            envs = [GubsMultiAgentEnv({"players": SIZES, "slot": first + i, "engine": engine}) for i in range(SLOTS)]
+            for env in envs:
+                env.reset(seed=0)
+            assert [env.game.num_players for env in envs] == expected
+
+
+def test_both_backends_seat_the_same_players_from_the_same_numbers():
+    pool = PoolConfig(p_random=0.1, p_heuristic=0.3, self_share=0.3)
+    snapshots, weights = ["a.zip", "b.zip", "c.zip"], [0.2, 1.0, 0.5]
+    numbers = np.random.default_rng(7).random(2000)
+    sb3 = OpponentPool(pool)
+    sb3.set_snapshots(snapshots, weights)
+    sb3.rng = Replay(numbers)  # type: ignore[assignment]
+    sb3._snapshot = lambda path: path  # type: ignore[method-assign]  # which snapshot, not its weights
+    mapping = SeatMapping(pool)
+    module_of = {RANDOM: RANDOM, HEURISTIC: HEURISTIC, SELF: MAIN}
+    for name in snapshots:
+        module_of[snapshot_label(name)] = name
+    seen = set()
+    for u in numbers:
+        label, _ = sb3.draw()
+        assert mapping.opponent(u, snapshots, weights) == module_of[label]
+        kind, which = seat_player(pool, u, weights)
+        seen.add(kind if kind != SNAPSHOTS else snapshots[which])
+    assert seen == {RANDOM, HEURISTIC, SELF, *snapshots}  # every branch of the rule was driven
+
+
+def test_the_learner_seat_is_the_same_uniform_draw_everywhere():
+    for players in range(2, 7):
+        for seed in range(20):
+            first_legal = [lambda observation, mask: int(np.flatnonzero(mask)[0])] * (players - 1)
+            env = SelfPlayEnv(num_players=players, opponents=first_legal)
+            env.reset(seed=seed)
+            assert env.learner == learner_seat(np.random.default_rng(seed), players)
+        seats = {rllib_learner_seat(f"episode-{i}", players) for i in range(200)}
+        assert seats == set(range(players))
