@@ -78,7 +78,25 @@ def test_the_engine_announces_the_kernels_a_batch_compiles(monkeypatch: pytest.M
     games.reset(seeds=[0, 1])
     games.step(np.zeros(2, dtype=np.int64))
     games.reset(seeds=[2, 3])
-    assert asked == [[kernels.reset_kernel, kernels.step_kernel, kernels.check_kernel]]
+    assert asked == [[kernels.reset_kernel, kernels.step_kernel], [kernels.check_kernel]]
+
+
+def test_the_vector_env_asks_only_about_kernels_it_compiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel the env never calls (the batch's action check) stays cold, and must not be announced at every run."""
+    import gymnasium as gym
+
+    import gubs_env  # noqa: F401  # registers Gubs-v0
+    from gubs_env.fast import kernels, selfplay
+
+    asked: list[object] = []
+    monkeypatch.setattr(kernels, "_checked", set())
+    monkeypatch.setattr(kernels, "announce_compiling", lambda d, what, seconds: asked.extend(d))
+    envs = gym.make_vec("Gubs-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    _, info = envs.reset(seed=0)
+    for _ in range(3):
+        _, _, _, _, info = envs.step(info["action_mask"].argmax(axis=1))
+    assert kernels.check_kernel not in asked
+    assert set(asked) == {kernels.reset_kernel, kernels.step_kernel, selfplay.selfplay_kernel}
 
 
 def test_the_heuristic_announces_its_decision(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -588,6 +588,33 @@ def test_connections_beyond_the_cap_are_closed_unanswered() -> None:
                 time.sleep(0.1)
 
 
+def test_an_interrupt_after_a_connections_thread_started_gives_its_slot_back_once(monkeypatch) -> None:
+    """Ctrl-C can land in the accepting thread just after it started a connection's thread: both then free the
+    slot, and a second release would raise inside the interrupt (the server then hung instead of stopping)."""
+    import socketserver
+
+    started = threading.Event()
+
+    def start_then_interrupt(self, request, client_address):
+        thread = threading.Thread(target=lambda: (self.process_request_thread(request, client_address), started.set()))
+        thread.start()
+        thread.join(timeout=10)
+        raise KeyboardInterrupt
+
+    server = GameServer(("127.0.0.1", 0), web_game(SEED), max_connections=1)
+    try:
+        monkeypatch.setattr(socketserver.ThreadingMixIn, "process_request", start_then_interrupt)
+        left, right = socket.socketpair()
+        right.close()  # the connection's thread finds the client gone at once
+        with pytest.raises(KeyboardInterrupt):
+            server.process_request(left, ("127.0.0.1", 1))
+        assert started.is_set()
+        assert server._slots.acquire(blocking=False)  # the one slot is free, and was released only once
+        server._slots.release()
+    finally:
+        server.server_close()
+
+
 @pytest.mark.parametrize("host", ["127.1", "2130706433", "0x7f.1", "::ffff:127.0.0.1", "localhost", "localhost."])
 def test_every_spelling_of_loopback_keeps_the_host_check(host: str, capsys) -> None:
     assert is_loopback(host) or host == "localhost."  # localhost. resolves only where there is a resolver

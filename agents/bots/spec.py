@@ -32,10 +32,15 @@ path only when it ends in ``.json``, or in ``.zip`` or ``.npz`` (before any ``:s
 anything but a network), and ``module:Class`` when it holds a colon and is none of the above (the module dotted
 Python names, the class one). A spec holds printable characters only, at most :data:`MAX_SPEC_LENGTH` of them.
 
-Parsing checks the form only: a search's settings are validated here (once), but no file is opened and no module
-imported. :func:`agents.bots.registry.make_agent` builds the agent, and is where a missing file, a module that does
-not import or a class that is not an agent is reported. A spec read from a file (a run's ``run.json``) is data:
-check :attr:`AgentSpec.names_code` before building it, since building a ``module:Class`` spec imports the module.
+A training run's folder stands for its final model: text that matches none of the forms above and names a folder
+holding ``model.zip`` (``python train.py``'s run) or ``policy.npz`` (an RLlib or self-play run) parses as that
+file's spec, so ``runs/gubs`` means ``runs/gubs/model.zip``.
+
+Parsing checks the form only (a run folder's test of which file it holds aside): a search's settings are validated
+here (once), but no file is opened and no module imported. :func:`agents.bots.registry.make_agent` builds the agent,
+and is where a missing file, a module that does not import or a class that is not an agent is reported. A spec read
+from a file (a run's ``run.json``) is data: check :attr:`AgentSpec.names_code` before building it, since building a
+``module:Class`` spec imports the module.
 
 Canonical form and equality: ``str(spec)`` is the spec's canonical text and ``AgentSpec.parse(str(spec)) == spec``.
 A search's settings are kept as the values that differ from the defaults, in the settings' own field order, so two
@@ -133,9 +138,12 @@ class AgentSpec:
             )
         if colon:
             return cls(SpecKind.CODE, _checked_code(head, rest, text))
+        final = _final_model(text)
+        if final is not None:
+            return cls(SpecKind.MODEL_FILE, str(final))
         raise AgentSpecError(
             f"unknown agent {_quoted(text)}: use {', '.join(BUILTIN)}, a path to a .zip or .npz model or a "
-            ".json heuristic weight set, or an importable module:Class"
+            ".json heuristic weight set, a training run's folder, or an importable module:Class"
         )
 
     @classmethod
@@ -319,6 +327,31 @@ def _checked_text(text: object) -> str:
 def _quoted(text: str) -> str:
     """``text`` quoted for a message, cut short when long."""
     return repr(text[:_QUOTED]) + ("..." if len(text) > _QUOTED else "")
+
+
+RUN_MODELS = ("model.zip", "policy.npz")
+"""A run folder's final model, by the file name each trainer gives it (sb3's first)."""
+
+
+def _final_model(text: str) -> Path | None:
+    """The final model in the run folder ``text`` names; None when it names no folder.
+
+    Raises:
+        AgentSpecError: a folder that holds no final model (a run that has not ended, or no run).
+    """
+    folder = Path(text)
+    try:
+        if not folder.is_dir():
+            return None
+        found = [folder / name for name in RUN_MODELS if (folder / name).is_file()]
+    except OSError:  # a name the system refuses (too long, a loop): no folder
+        return None
+    if not found:
+        raise AgentSpecError(
+            f"{_quoted(text)} is a folder without a final model ({' or '.join(RUN_MODELS)}): a run writes it when it "
+            "ends; name one of its snapshots (snapshots/step_<timesteps>.zip) instead"
+        )
+    return found[0]
 
 
 def _network(base: str) -> SpecKind | None:

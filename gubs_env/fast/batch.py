@@ -297,8 +297,9 @@ class FastGames:
 
     def _reset_slots(self, slots: np.ndarray, seeds: np.ndarray, players: np.ndarray) -> None:
         self._use_threads()
-        # every batch starts here, and a step always follows: the kernels both will compile are announced together
-        kernels.announce(kernels.reset_kernel, kernels.step_kernel, kernels.check_kernel)
+        # what a reset compiles (its views are written by the step kernel), not step()'s check: a vector env resets
+        # here but steps through its own loop, so a kernel it never calls would be announced as cold at every run
+        kernels.announce(kernels.reset_kernel, kernels.step_kernel)
         uniform = LETTER_PLACEMENTS.index(self._options.letter_placement)
         kernels.reset_kernel(self._states, self._rngs, slots, seeds, players, self._options.max_turns, uniform)
         self._seeds[slots] = seeds
@@ -325,6 +326,7 @@ class FastGames:
             # -2 and NUM_ACTIONS are refused like any other id out of range, so clipping keeps every refusal
             clipped_into(given, ids, -2, NUM_ACTIONS)
         self._use_threads()
+        kernels.announce(kernels.check_kernel)
         bad = kernels.check_kernel(self._legal, ids)
         if bad >= 0:
             raise IllegalActionError(f"game {bad}: {why_illegal(self._states[bad], self._legal[bad], int(given[bad]))}")

@@ -5,6 +5,7 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -236,6 +237,35 @@ def test_parsing_reads_no_file():
         make_agent("/nonexistent/model.zip")
     with pytest.raises(AgentSpecError, match=r"no heuristic weight set at /nonexistent/w\.json"):
         make_agent(AgentSpec.parse("/nonexistent/w.json"))
+
+
+@pytest.mark.parametrize(
+    "files, chosen",
+    [(["model.zip"], "model.zip"), (["policy.npz"], "policy.npz"), (["policy.npz", "model.zip"], "model.zip")],
+)
+def test_a_run_folder_names_its_final_model(tmp_path, files, chosen):
+    for name in files:
+        (tmp_path / name).write_bytes(b"")
+    spec = AgentSpec.parse(str(tmp_path))
+    assert spec.kind is SpecKind.MODEL_FILE and spec.model_file == tmp_path / chosen
+    assert AgentSpec.parse(str(spec)) == spec
+
+
+def test_a_folder_without_a_final_model_says_what_to_name(tmp_path):
+    (tmp_path / "snapshots").mkdir()
+    with pytest.raises(AgentSpecError, match=r"folder without a final model .*snapshots") as caught:
+        AgentSpec.parse(str(tmp_path))
+    assert "\n" not in str(caught.value)
+
+
+def test_a_run_folder_plays(tmp_path):
+    from agents.bots.ppo import MODELS_DIR
+
+    (tmp_path / "policy.npz").write_bytes((MODELS_DIR / "selfplay_2p.npz").read_bytes())
+    agent = make_agent(str(tmp_path))
+    observation, mask = np.zeros(512, dtype=np.float32), np.zeros(356, dtype=np.int8)
+    mask[[3, 7]] = 1
+    assert agent.act(observation, mask) in (3, 7)
 
 
 def test_the_all_seeing_search_is_refused_when_built_without_permission():

@@ -87,6 +87,9 @@ class GameServer(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         self.connection_deadline_s = deadline_s
         self._slots = threading.BoundedSemaphore(max_connections)
+        self._holding: set[int] = set()
+        """The connections (by ``id``) that hold a slot: each gives its slot back once, whoever gets there first."""
+        self._holding_lock = threading.Lock()
         super().__init__(address, GameHandler)
         self.game = game
         self.quiet = quiet
@@ -120,10 +123,13 @@ class GameServer(ThreadingHTTPServer):
         if not self._slots.acquire(blocking=False):
             self.shutdown_request(request)  # closed unanswered: a flood must not start a thread per connection
             return
+        with self._holding_lock:
+            self._holding.add(id(request))
         try:
             super().process_request(request, client_address)
-        except BaseException:  # no thread started: its slot is free again
-            self._slots.release()
+        except BaseException:
+            # no thread started, or one did and an interrupt (Ctrl-C) came after: the slot is given back once
+            self._free_slot(request)
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
@@ -131,7 +137,15 @@ class GameServer(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self._free_slot(request)
+
+    def _free_slot(self, request: Any) -> None:
+        """Give ``request``'s slot back, if it still holds one (a second call does nothing)."""
+        with self._holding_lock:
+            if id(request) not in self._holding:
+                return
+            self._holding.discard(id(request))
+        self._slots.release()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Report an error that escaped a request in one line; a client that hung up or stalled, not at all.
@@ -394,8 +408,6 @@ def parse_request(body: bytes, keys: set[str]) -> dict[str, Any]:
         expected = ", ".join(sorted(keys)) or "no keys"
         raise RequestError(f"the body must have exactly these keys: {expected}")
     return data
-
-
 
 
 def run_web(parser: argparse.ArgumentParser, args: argparse.Namespace, out: TextIO | None = None) -> int:
