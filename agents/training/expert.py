@@ -42,8 +42,9 @@ import signal
 import stat
 import zipfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -306,7 +307,8 @@ def join_labels(parts: list[SearchLabels]) -> SearchLabels:
     """One set of labels holding every decision of ``parts``, in their order (the first part itself if alone)."""
     if len(parts) == 1:
         return parts[0]
-    return SearchLabels(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(SearchLabels)})
+    arrays: dict[str, Any] = {name: np.concatenate([getattr(p, name) for p in parts]) for name in _KINDS}
+    return SearchLabels(**arrays)
 
 
 def save_labels(path: str | Path, labels: SearchLabels) -> Path:
@@ -314,7 +316,7 @@ def save_labels(path: str | Path, labels: SearchLabels) -> Path:
     from gubs_env.support.files import write_atomically
 
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **{f.name: getattr(labels, f.name) for f in fields(labels)})
+    np.savez_compressed(buffer, **{name: getattr(labels, name) for name in _KINDS})
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, buffer.getvalue())

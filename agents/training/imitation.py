@@ -8,8 +8,9 @@ from nothing turns them into noise that pulls the copied policy away from the te
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,8 @@ class Demonstrations:
     actions: np.ndarray
     returns: np.ndarray
     """The deciding seat's discounted reward: +1 win, -1 loss, 0 truncation, discounted per own later decision."""
+    games: int = field(default=0, kw_only=True)
+    """How many games the decisions come from (0: not counted, as for search labels)."""
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -45,8 +48,13 @@ def collect(
     seed: int = 0,
     progress: bool = True,
     gamma: float = 0.995,
+    deadline: float | None = None,
 ) -> Demonstrations:
     """Play ``games`` games with the teacher at every seat (table sizes in turn) and record every decision.
+
+    With a ``deadline`` (a ``time.perf_counter`` value) no new game is started once it has passed, so fewer games
+    may be played (at least one; :attr:`Demonstrations.games` says how many): a run's time budget bounds its warm
+    start.
 
     Game ``g`` is dealt with seed ``seed + g`` and the teacher is reset with that seed before it. ``gamma``
     discounts the returns as the learner's environment does: once per decision of the same seat. A
@@ -55,10 +63,14 @@ def collect(
     about 10 times sooner (docs/training.md).
     """
     if type(teacher) is HeuristicAgent:
-        return _collect_compiled(player_counts, games, seed, progress, gamma, teacher.tables)
+        return _collect_compiled(player_counts, games, seed, progress, gamma, teacher.tables, deadline=deadline)
     observations, masks, actions, returns = [], [], [], []
     codecs = {n: ActionCodec(n) for n in player_counts}
+    played = 0
     for g in tqdm(range(games), desc="demonstrations", unit="game", disable=not progress, leave=False):
+        if played and _past(deadline):
+            break
+        played += 1
         n = player_counts[g % len(player_counts)]
         game = Game(n, seed=seed + g, record_log=False)
         teacher.reset(seed + g)
@@ -76,8 +88,16 @@ def collect(
             game.apply(codecs[n].action(action, seat))
         returns += _discounted_outcomes(game, seats, gamma)
     return Demonstrations(
-        np.stack(observations), np.stack(masks), np.array(actions, dtype=np.int64), np.array(returns, dtype=np.float32)
+        np.stack(observations),
+        np.stack(masks),
+        np.array(actions, dtype=np.int64),
+        np.array(returns, dtype=np.float32),
+        games=played,
     )
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline
 
 
 def _collect_compiled(
@@ -87,7 +107,8 @@ def _collect_compiled(
     progress: bool,
     gamma: float,
     tables: HeuristicTables = TABLES,
-    batch: int = 512,
+    batch: int = 128,
+    deadline: float | None = None,
 ) -> Demonstrations:
     """:func:`collect` for the heuristic teacher: ``batch`` games at a time, each step one compiled decision for all.
 
@@ -102,8 +123,12 @@ def _collect_compiled(
     observations, masks, actions, game_ids, seats = [], [], [], [], []
     outcomes = np.zeros((games, MAX_PLAYERS), dtype=np.float64)
     bar = tqdm(total=games, desc="demonstrations", unit="game", disable=not progress, leave=False)
+    played = 0
     for start in range(0, games, batch):
+        if played and _past(deadline):
+            break
         ids = np.arange(start, min(start + batch, games), dtype=np.int64)
+        played = int(ids[-1]) + 1
         table = FastGames(len(ids))
         table.reset(seed + ids, [player_counts[g % len(player_counts)] for g in ids])
         rngs = np.zeros((len(ids), RNG_WORDS), dtype=np.uint64)
@@ -138,6 +163,7 @@ def _collect_compiled(
         np.concatenate(masks)[order],
         np.concatenate(actions)[order],
         returns.astype(np.float32),
+        games=played,
     )
 
 

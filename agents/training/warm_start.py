@@ -28,10 +28,26 @@ def read_labels(config: TrainingConfig) -> Any:
         raise RunSetupError(f"labels: {error}") from None
 
 
-def warm_start_data(config: TrainingConfig, labels: Any, progress: bool, gamma: float) -> tuple[Any, str]:
+WARM_START_SHARE = 0.5
+"""The share of a run's time budget after which the warm start plays no new teacher game."""
+
+
+def warm_start_deadline(config: TrainingConfig, started: float) -> float | None:
+    """When the teacher's games stop for a run whose budget began at ``started`` (None: no time budget).
+
+    Set-up counts against the budget: on a slow or busy machine the compile and the teacher's games could spend
+    all of it, and a run would end having trained nothing.
+    """
+    return None if config.seconds is None else started + WARM_START_SHARE * config.seconds
+
+
+def warm_start_data(
+    config: TrainingConfig, labels: Any, progress: bool, gamma: float, deadline: float | None = None
+) -> tuple[Any, str]:
     """What a new run imitates, with a description: the labels when given, else the teacher's games (both backends).
 
-    Returns ``(None, "")`` when the run imitates nothing.
+    The teacher's games stop at ``deadline`` (:func:`warm_start_deadline`); the description says when fewer than
+    ``imitate_games`` were played. Returns ``(None, "")`` when the run imitates nothing.
     """
     if labels is not None:
         from agents.training.expert import summary
@@ -42,5 +58,9 @@ def warm_start_data(config: TrainingConfig, labels: Any, progress: bool, gamma: 
     from agents.bots.registry import make_agent
 
     teacher = make_agent(config.teacher)
-    data = collect(teacher, config.players.distinct, config.imitate_games, config.seed, progress, gamma)
-    return data, f"{len(data):,} {config.teacher} decisions from {config.imitate_games} games"
+    data = collect(teacher, config.players.distinct, config.imitate_games, config.seed, progress, gamma, deadline)
+    what = f"{len(data):,} {config.teacher} decisions from {data.games:,} games"
+    if data.games < config.imitate_games:
+        share = f"{WARM_START_SHARE:.0%} of the {config.minutes:g}-minute budget"
+        what += f" (of {config.imitate_games:,}: the teacher's games stop at {share}; --imitate-games sets how many)"
+    return data, what

@@ -84,3 +84,38 @@ def test_demonstration_returns_are_each_seats_discounted_outcome():
 
     data = collect(HeuristicAgent(0), [2], games=2, seed=0, progress=False)
     assert data.returns.shape == data.actions.shape and np.all(np.abs(data.returns) <= 1)
+
+
+def test_a_deadline_stops_the_teachers_games_after_the_first():
+    """A run's time budget bounds its warm start: past the deadline no new game starts, and the count says so."""
+    import time
+
+    from agents.bots.random_agent import RandomAgent
+
+    past = time.perf_counter() - 1
+    assert collect(RandomAgent(), [2], 50, deadline=past).games == 1
+    compiled = collect(HeuristicAgent(), [2, 3], 1000, deadline=past)
+    assert 0 < compiled.games < 1000 and len(compiled) > 0  # one batch of games, played to their ends
+    assert collect(RandomAgent(), [2], 3).games == 3  # no deadline: every game
+
+
+def test_the_warm_start_says_when_the_budget_cut_it_short(monkeypatch):
+    import time
+
+    from agents.training.core.config import TrainingConfig
+    from agents.training.warm_start import warm_start_data, warm_start_deadline
+
+    config = TrainingConfig(minutes=2, imitate_games=1000).resolved()
+    assert warm_start_deadline(config, 100.0) == 100.0 + 60  # half of the 2 minutes, counted from the start
+    assert warm_start_deadline(TrainingConfig(minutes=None, steps=10).resolved(), 100.0) is None
+    data, what = warm_start_data(config, None, False, 0.99, deadline=time.perf_counter() - 1)
+    assert data.games < 1000 and f"from {data.games:,} games (of 1,000" in what and "--imitate-games" in what
+
+
+def test_set_up_that_took_most_of_the_budget_is_reported():
+    from agents.training.core.runs import describe_setup
+
+    assert describe_setup(30, 120, 50_000) == ""
+    assert describe_setup(10, None, 64) == ""
+    line = describe_setup(100, 120, 64)
+    assert "100 s of the 120 s budget" in line and "64 timesteps" in line and "--minutes" in line

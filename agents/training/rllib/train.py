@@ -175,7 +175,7 @@ def train_rllib(run: Run) -> TrainingResult:
             runs.discard_uncommitted(run.out, state)
             print(f"resuming at iteration {state.iterations} ({state.timesteps:,} learner steps)")
         else:
-            _warm_start(algorithm, config, labels, run.progress)
+            _warm_start(algorithm, run, labels)
         # none for a new run (this process may have run another)
         push_snapshots(algorithm, state.snapshots, draw_weights=league.weights(state.snapshots))
         return _train_loop(algorithm, run, state, league)
@@ -186,15 +186,16 @@ def train_rllib(run: Run) -> TrainingResult:
             ray.shutdown()
 
 
-def _warm_start(algorithm: Any, config: TrainingConfig, labels: Any, progress: bool) -> None:
+def _warm_start(algorithm: Any, run: Run, labels: Any) -> None:
     """Before PPO: ``main`` fitted to the labels or to the teacher's games, as the sb3 learner is; then sent out."""
     from agents.training.imitation import fit
     from agents.training.rllib.module import imitation_heads
     from agents.training.rllib.selfplay import MAIN
-    from agents.training.warm_start import warm_start_data
+    from agents.training.warm_start import warm_start_data, warm_start_deadline
 
+    config, progress = run.config, run.progress
     assert config.gamma is not None, "resolve it"
-    data, what = warm_start_data(config, labels, progress, config.gamma)
+    data, what = warm_start_data(config, labels, progress, config.gamma, warm_start_deadline(config, run.started))
     if data is None:
         return
     module = main_spec(config.hidden).build()
@@ -221,6 +222,7 @@ def _train_loop(algorithm: Any, run: Run, state: RunState, league: League) -> Tr
     from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, update_league
 
     config = run.config
+    setup_seconds = time.perf_counter() - run.started
     bar = runs.BudgetBar(config.seconds, config.steps, state.timesteps, run.started, run.progress)
     last_save = time.perf_counter()
     training = evaluating = 0.0
@@ -262,6 +264,8 @@ def _train_loop(algorithm: Any, run: Run, state: RunState, league: League) -> Tr
         f"(evaluations took {evaluating:.1f} s more)",
         flush=True,
     )
+    if setup := runs.describe_setup(setup_seconds, config.seconds, main_steps):
+        print(setup)
     module = main_spec(config.hidden).build()
     rows = result.get(EVAL_KEY)
     if not rows:  # the last iteration's own evaluation, if it had one, is the final one

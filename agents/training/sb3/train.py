@@ -184,16 +184,17 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
     )
 
 
-def _warm_start(model: Any, config: TrainingConfig, labels: Any, init_layers: Any, progress: bool) -> None:
+def _warm_start(model: Any, run: Run, labels: Any, init_layers: Any) -> None:
     """Before PPO: the policy from ``init``, then fitted to the labels or to the teacher's games."""
     from agents.training.imitation import pretrain
-    from agents.training.warm_start import warm_start_data
+    from agents.training.warm_start import warm_start_data, warm_start_deadline
 
+    config, progress = run.config, run.progress
     if init_layers is not None:
         _load_actor(model, init_layers)
         print(f"policy starts from {config.init}")
     assert config.gamma is not None, "resolve it"
-    data, what = warm_start_data(config, labels, progress, config.gamma)
+    data, what = warm_start_data(config, labels, progress, config.gamma, warm_start_deadline(config, run.started))
     if data is None:
         return
     assert config.imitate_lr is not None, "a resolved config"
@@ -230,14 +231,14 @@ def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any) -> Traini
         print(f"resuming at {model.num_timesteps:,} timesteps")
     else:
         model = new_model(config, envs)
-        _warm_start(model, config, labels, init_layers, run.progress)
+        _warm_start(model, run, labels, init_layers)
         # committed at once: from here on the folder is a run that resume can continue
         state = runs.commit_checkpoint(out, RunState(config=config.to_json()), runs.model_writer(model))
     # one log folder per invocation: the CSV logger rewrites its file, and a resumed run must keep the earlier log
     model.set_logger(configure(str(_fresh_log_dir(out / "logs", model.num_timesteps)), ["csv", "tensorboard"]))
     callback = TrainingCallback(run, state, last_eval)
     send_league(model, envs, out, state, callback.league)  # before learn() deals the first episodes
-    start, steps_before = time.perf_counter(), model.num_timesteps
+    start, steps_before, env_before = time.perf_counter(), model.num_timesteps, envs.env_seconds
     model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=run.state is None)
     wall = time.perf_counter() - start
     callback.checkpoint()
@@ -249,7 +250,10 @@ def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any) -> Traini
     diagnostics = runs.read_diagnostics(out / "logs")
     runs.plot_learning_curve(out / "eval.csv", out / "learning_curve.png", diagnostics)
     envs.close()
-    _report(model.num_timesteps - steps_before, wall, callback.eval_seconds, envs.env_seconds)
+    trained = model.num_timesteps - steps_before
+    _report(trained, wall, callback.eval_seconds, envs.env_seconds - env_before)  # the set-up's env time is not PPO's
+    if setup := runs.describe_setup(start - run.started, config.seconds, trained):
+        print(setup)
     print(runs.describe_agreement([value for _, value in diagnostics["grad_cosine"]]))
     print(callback.league.describe())
     print(f"model: {final}  curve: {out / 'learning_curve.png'}  log: {out / 'eval.csv'}")
@@ -305,10 +309,11 @@ def rollout_grad_cosine(policy: Any, buffer: Any) -> float:
 
 def _report(steps: int, wall: float, eval_seconds: float, env_seconds: float) -> None:
     training = max(wall - eval_seconds, 1e-9)  # the environments' time plus the learner's
+    env_share = min(env_seconds / training, 1.0)
     print(
         f"trained {steps:,} timesteps in {wall / 60:.1f} min ({steps / max(wall, 1e-9):,.0f} steps/s); "
         f"evaluations took {eval_seconds / max(wall, 1e-9):.1%} of the wall time, the environments "
-        f"{env_seconds / training:.1%} of the rest (the learner {1 - env_seconds / training:.1%})"
+        f"{env_share:.1%} of the rest (the learner {1 - env_share:.1%})"
     )
 
 
