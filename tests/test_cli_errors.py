@@ -790,6 +790,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--eval-adjust-luck": SWITCH,
             "--gamma": NUMBERS,
             "--gae-lambda": NUMBERS,
+            "--device": ["auto", "cpu", "cuda", "cuda:1", "gpu", "", "cuda:x"],
             "--self-share": NUMBERS,
             "--prioritize": NUMBERS,
         },

@@ -184,6 +184,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         help=f"torch threads of the learner, at most one per core ({backend_default('threads')})",
     )
+    ppo.add_argument(
+        "--device",
+        metavar="DEVICE",
+        help="where the learner computes: auto (a CUDA GPU when torch sees one), cpu, cuda or cuda:N (default: auto)",
+    )
     ppo.add_argument("--shaping", type=non_negative_float, help="score-margin reward shaping weight (sb3; default: 0)")
     cadence = parser.add_argument_group("cadence (in learner timesteps, on both backends)")
     cadence.add_argument(

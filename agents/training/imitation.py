@@ -221,9 +221,16 @@ def fit(
     """Fit a network's policy to the demonstrations (cross-entropy over the legal ids) and its value to their returns.
 
     ``heads`` maps a batch of observations (a float32 tensor) to the policy's logits and the values, on either
-    backend's network; ``parameters`` are what Adam updates. Returns the mean policy loss of each epoch.
+    backend's network; ``parameters`` are what Adam updates, and the batches go to their device (a GPU's too).
+    Returns the mean policy loss of each epoch.
     """
     import torch
+
+    parameters = list(parameters)
+    device = parameters[0].device if parameters else torch.device("cpu")
+
+    def tensor(array: np.ndarray, dtype: Any = None) -> Any:
+        return torch.as_tensor(array, dtype=dtype).to(device)
 
     optimizer = torch.optim.Adam(parameters, lr=learning_rate)
     rng = np.random.default_rng(seed)
@@ -233,12 +240,12 @@ def fit(
         total = 0.0
         for start in range(0, len(order), batch_size):
             batch = order[start : start + batch_size]
-            observations = torch.as_tensor(data.observations[batch], dtype=torch.float32)
-            masks = torch.as_tensor(data.masks[batch])
+            observations = tensor(data.observations[batch], torch.float32)
+            masks = tensor(data.masks[batch])
             logits, values = heads(observations)
             logits = logits.masked_fill(~masks, -1e9)  # only legal ids compete, as at play time
-            loss = torch.nn.functional.cross_entropy(logits, torch.as_tensor(data.actions[batch]))
-            value_loss = torch.nn.functional.mse_loss(values, torch.as_tensor(data.returns[batch]))
+            loss = torch.nn.functional.cross_entropy(logits, tensor(data.actions[batch]))
+            value_loss = torch.nn.functional.mse_loss(values, tensor(data.returns[batch]))
             optimizer.zero_grad()
             (loss + value_loss).backward()
             optimizer.step()

@@ -348,3 +348,43 @@ def test_a_cadence_is_due_once_per_multiple_crossed_from_where_a_run_resumes():
         True,
     ]
     assert Cadence(None, 0).due(1)  # no cadence given: every timestep
+
+
+def test_the_learners_device_is_auto_by_default_and_checked():
+    import torch
+
+    from agents.training.core.config import ConfigError, TrainingConfig, learner_device
+
+    assert TrainingConfig().device == "auto"
+    for bad in ("gpu", "", "cuda:", "cuda:123", 3):
+        with pytest.raises(ConfigError, match="device"):
+            TrainingConfig(device=bad)
+    with pytest.raises(ConfigError, match="cannot honour device cuda:N"):
+        TrainingConfig(backend="rllib", device="cuda:1")
+    assert TrainingConfig.from_json(TrainingConfig(device="cpu").to_json()).device == "cpu"
+    if not torch.cuda.is_available():  # this project's own machines: the CPU build of torch
+        assert learner_device("auto") == "cpu"
+        with pytest.raises(ConfigError, match="sees no CUDA GPU"):
+            learner_device("cuda")
+    assert learner_device("cpu") == "cpu"
+
+
+def test_auto_takes_the_gpu_when_torch_sees_one(monkeypatch):
+    import torch
+
+    from agents.training.core.config import learner_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert learner_device("auto") == "cuda" and learner_device("cuda:1") == "cuda:1"
+
+
+def test_the_sb3_learner_is_built_on_the_configs_device():
+    from agents.training.core.config import TrainingConfig
+    from agents.training.sb3.train import make_envs, new_model
+
+    config = TrainingConfig(device="cpu", envs=2, imitate_games=0).resolved()
+    envs = make_envs(config)
+    try:
+        assert new_model(config, envs).device.type == "cpu"
+    finally:
+        envs.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -114,6 +115,26 @@ class PoolConfig:
         shares = self.shares(True)
         start = 1.0 - shares[SNAPSHOTS]
         return min(max((u - start) / max(shares[SNAPSHOTS], 1e-12), 0.0), 1.0 - 1e-12)
+
+
+DEVICE = re.compile(r"auto|cpu|cuda(:\d{1,2})?")
+"""What :attr:`TrainingConfig.device` may be."""
+
+
+def learner_device(device: str) -> str:
+    """The torch device ``device`` means here: ``"auto"`` is ``"cuda"`` when torch sees a GPU, else ``"cpu"``.
+
+    Raises:
+        ConfigError: a CUDA device where torch sees none (a CPU build of torch, or no GPU).
+    """
+    import torch
+
+    cuda = torch.cuda.is_available()
+    if device == "auto":
+        return "cuda" if cuda else "cpu"
+    if device.startswith("cuda") and not cuda:
+        raise ConfigError(f"device {device}: torch {torch.__version__} sees no CUDA GPU here; use auto or cpu")
+    return device
 
 
 def weighted_index(v: float, weights: Sequence[float]) -> int:
@@ -278,6 +299,10 @@ class TrainingConfig:
     """The Ray cluster to join ('auto' or HOST:PORT; None: a local Ray) (rllib only)."""
     code_installed: bool = False
     """With ``address``: the cluster's nodes have this project installed, so its code is not shipped."""
+    device: str = "auto"
+    """Where the learner computes: ``"auto"`` (a CUDA GPU when torch sees one, else the CPU), ``"cpu"``,
+    ``"cuda"`` or ``"cuda:N"`` (sb3; RLlib places its learner on a GPU itself: ``"cuda"``). The games are played
+    on the CPU whatever it is."""
 
     def __post_init__(self) -> None:
         self._normalise()
@@ -342,6 +367,8 @@ class TrainingConfig:
             raise ConfigError("address is 'auto' or HOST:PORT, not empty")
         if not isinstance(self.eval_adjust_luck, bool):
             raise ConfigError(f"eval_adjust_luck must be True or False, not {_brief(self.eval_adjust_luck)}")
+        if not isinstance(self.device, str) or not DEVICE.fullmatch(self.device):
+            raise ConfigError(f"device must be auto, cpu, cuda or cuda:N, not {_brief(self.device)}")
         if not isinstance(self.code_installed, bool):
             raise ConfigError(f"code_installed must be True or False, not {_brief(self.code_installed)}")
         if self.workers is not None and self.envs is not None and self.workers > self.envs:
@@ -368,6 +395,7 @@ class TrainingConfig:
                 "init": self.init is not None,
                 "vec_env": self.vec_env != "dummy",
                 "workers": self.workers is not None,
+                "device cuda:N": self.device.startswith("cuda:"),
             }
         refused = [name for name, set_ in unsupported.items() if set_]
         if refused:

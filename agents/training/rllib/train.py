@@ -18,7 +18,7 @@ from typing import Any
 
 from agents.bots.threads import set_torch_threads
 from agents.training.core import runs
-from agents.training.core.config import TrainingConfig
+from agents.training.core.config import TrainingConfig, learner_device
 from agents.training.core.league import League
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
 from agents.training.warm_start import read_labels
@@ -68,7 +68,11 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
             num_cpus_per_env_runner=1,
             **runner,
         )
-        .learners(num_learners=0, learner_class=DiagnosedPPOLearner)
+        .learners(
+            num_learners=0,
+            num_gpus_per_learner=int(learner_device(config.device) == "cuda"),
+            learner_class=DiagnosedPPOLearner,
+        )
         .training(
             lr=config.learning_rate,
             gamma=config.gamma,

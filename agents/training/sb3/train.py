@@ -24,7 +24,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.bots.threads import one_blas_thread, set_torch_threads
 from agents.training.core import runs
-from agents.training.core.config import TrainingConfig
+from agents.training.core.config import TrainingConfig, learner_device
 from agents.training.core.league import League
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
 from agents.training.warm_start import read_labels
@@ -179,7 +179,7 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
         gae_lambda=config.gae_lambda,
         ent_coef=config.ent_coef,
         seed=config.seed,
-        device="cpu",
+        device=learner_device(config.device),
         policy_kwargs={"net_arch": [256, 256]},
     )
 
@@ -270,7 +270,11 @@ def _load_checkpoint(run: Run, checkpoint: bytes, envs: Any) -> Any:
     # in the folder is discarded, so a checkpoint that fails leaves the run as it was
     try:
         return MaskablePPO.load(
-            io.BytesIO(checkpoint), env=envs, device="cpu", learning_rate=config.learning_rate, ent_coef=config.ent_coef
+            io.BytesIO(checkpoint),
+            env=envs,
+            device=learner_device(config.device),
+            learning_rate=config.learning_rate,
+            ent_coef=config.ent_coef,
         )
     except Exception as error:  # a library's loader fails in many ways (zip, pickle, torch, spaces)
         envs.close()
