@@ -86,9 +86,10 @@ class GubsVectorEnv(VectorEnv):
         learner_seat: a seat for the learner in every episode (below every table size), or ``None`` to draw it at
             each episode, as ``SelfPlayEnv`` does.
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` (the default) or ``SAME_STEP`` (or their values as strings).
-        on_illegal: what a learner's id that is in the action space but not legal does: ``"raise"`` (the
-            default: the engine's ``IllegalActionError``, nothing changes) or ``"lose"`` (that episode ends with
-            reward -1 and ``info["illegal_action"]``, as in ``SelfPlayEnv``).
+        on_illegal: what a learner's id that is in the action space but not legal does: ``"lose"`` (the default
+            of every env of the project: that episode ends with reward -1 and ``info["illegal_action"]``, as in
+            ``SelfPlayEnv`` and the PettingZoo env) or ``"raise"`` (the engine's ``IllegalActionError``, nothing
+            changes).
         threads: threads of the compiled loop (results never depend on it).
         **rule_options: engine rule options for every game.
 
@@ -106,7 +107,7 @@ class GubsVectorEnv(VectorEnv):
         pick_opponents: OpponentPicker | None = None,
         learner_seat: int | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        on_illegal: str = "raise",
+        on_illegal: str = "lose",
         threads: int = 1,
         **rule_options: Any,
     ) -> None:

@@ -171,7 +171,7 @@ def test_actions_outside_the_action_space_raise_value_error_and_change_nothing(a
 
 
 def test_a_masked_id_raises_illegal_action_error_naming_the_game_and_changes_nothing():
-    env = GubsVectorEnv(3, [2, 3, 4])
+    env = GubsVectorEnv(3, [2, 3, 4], on_illegal="raise")
     env.reset(seed=0)
     masks = env.action_masks()
     actions = first_legal(masks)
