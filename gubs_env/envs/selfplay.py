@@ -173,7 +173,15 @@ class SelfPlayEnv(gym.Env):
         return self._observation(), reward, True, False, self._info(final=True)
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal ids as a bool vector (what ``MaskablePPO`` asks for)."""
+        """The learner's legal ids as a bool vector (what ``MaskablePPO`` asks for; also ``info["action_mask"]``).
+
+        Once the episode has ended every id is allowed, as between the vector env's episodes: Gymnasium's vector
+        modes reset this env at its next step and ignore the action, and a policy drawing from the mask needs an
+        id to draw. A lone env is reset first, whatever its mask says.
+        """
+        self._started()
+        if self._ended:
+            return np.ones(NUM_ACTIONS, dtype=bool)
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
         mask[self._learner_ids()] = True
         return mask
@@ -218,9 +226,10 @@ class SelfPlayEnv(gym.Env):
     def _info(self, final: bool = False) -> dict[str, Any]:
         # the scores only at the end: vector envs deep-copy every step's info, and the game is at hand anyway
         if not final:
-            return {"learner_seat": self.learner}
+            return {"learner_seat": self.learner, "action_mask": self.action_masks()}
         game = self._started()
-        return {"learner_seat": self.learner, "scores": game.scores(), "winners": game.winners()}
+        end = {"scores": game.scores(), "winners": game.winners()}
+        return {"learner_seat": self.learner, "action_mask": self.action_masks(), **end}
 
     def _started(self) -> Game:
         if self.game is None:

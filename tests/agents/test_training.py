@@ -120,6 +120,7 @@ def play_episode(env, seed):
         _, reward, terminated, truncated, info = env.step(int(ids[rng.integers(ids.size)]))
         total += reward
         done = terminated or truncated
+    assert info.pop("action_mask").all()  # the end's mask: every id, until the next reset
     return total, info
 
 

@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("numba")
 
+import gymnasium as gym
 from gymnasium.vector import AutoresetMode
 
 from gubs_env.encoding.action_table import NUM_ACTIONS
@@ -337,3 +338,23 @@ def test_make_vec_builds_it_after_import_gubs_env_in_either_order(order):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:2] == ["GubsVectorEnv (3, 512) NextStep", "SelfPlayEnv"]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "vector_entry_point"])
+def test_every_vector_mode_puts_the_mask_in_info_and_never_an_empty_one(mode):
+    """The documented loop (a masked random policy reading ``info["action_mask"]``) runs in each of Gymnasium's
+    modes, through episode ends and autoresets; the mask is bool and agrees with ``action_masks()``."""
+    envs = gym.make_vec("Gubs-v0", num_envs=2, vectorization_mode=mode)
+    try:
+        rng = np.random.default_rng(0)
+        _, info = envs.reset(seed=0)
+        ends = 0
+        for _ in range(400):
+            mask = info["action_mask"]
+            assert mask.dtype == np.bool_ and mask.shape == (2, NUM_ACTIONS) and mask.any(axis=1).all()
+            actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
+            _, _, terminated, truncated, info = envs.step(actions)
+            ends += int((terminated | truncated).sum())
+        assert ends > 0  # the loop went through episode ends and the resets after them
+    finally:
+        envs.close()
