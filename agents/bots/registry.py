@@ -7,6 +7,7 @@ built-in bot is a name in :data:`agents.bots.spec.BUILTIN_NAMES` and a line in :
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 from collections.abc import Callable
@@ -157,6 +158,27 @@ def _imported(parsed: AgentSpec, seed: int, _allow_all_seeing: bool) -> Agent:
     # command with status 0, os:abort kills it)
     if not (inspect.isclass(factory) and issubclass(factory, Agent)):
         raise AgentSpecError(f"{spec!r} is not a subclass of agents.bots.base.Agent")
+    return _construct(factory, spec, attr, seed)
+
+
+def _python_object(parsed: AgentSpec, seed: int, _allow_all_seeing: bool) -> Agent:
+    """A copy of an agent given in Python (each seat its own), or a new instance of a class given so."""
+    given = parsed.python
+    if isinstance(given, type):
+        return _construct(given, parsed.name, given.__qualname__, seed)
+    try:
+        agent = copy.deepcopy(given)
+    except Exception as err:  # the user's own object: report it in one line, whatever it raised
+        raise AgentSpecError(
+            f"{parsed.name!r} cannot be copied for each seat: {type(err).__name__}: {_first_line(err)}; "
+            "give its class instead"
+        ) from None
+    agent.reset(seed)
+    return agent
+
+
+def _construct(factory: type[Agent], spec: str, attr: str, seed: int) -> Agent:
+    """An instance of the agent class ``factory``, called with ``seed=`` when it accepts one."""
     if inspect.isabstract(factory):
         raise AgentSpecError(f"{spec!r} is an abstract class: it does not define act()")
     try:
@@ -187,5 +209,6 @@ _BUILDERS: dict[SpecKind, Callable[[AgentSpec, int, bool], Agent]] = {
     SpecKind.MODEL_FILE: _network,
     SpecKind.SEARCHER: _searcher,
     SpecKind.CODE: _imported,
+    SpecKind.OBJECT: _python_object,
 }
 """The builder of each kind of spec, given the parsed spec, the seed and whether the all-seeing search is allowed."""

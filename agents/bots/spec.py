@@ -52,10 +52,11 @@ specs are equal exactly when they build the same agent: ``search:top=4,worlds=64
 from __future__ import annotations
 
 import enum
+import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agents.bots.names import ALL_SEEING, BUILTIN, CEILINGS, ISMCTS, SEARCH, SEARCHES, TUNED
 
@@ -91,6 +92,8 @@ class SpecKind(enum.Enum):
     MODEL_FILE = "model file"
     SEARCHER = "searcher"
     CODE = "code"
+    OBJECT = "python object"
+    """An :class:`~agents.bots.base.Agent` instance, or a subclass no other process can import, given in Python."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,8 @@ class AgentSpec:
     name: str
     sample: bool = False
     settings: tuple[tuple[str, str], ...] = ()
+    python: Any = field(default=None, compare=False, repr=False)
+    """The agent or class an :attr:`SpecKind.OBJECT` spec stands for (None for every other kind)."""
 
     @classmethod
     def parse(cls, text: str) -> AgentSpec:
@@ -147,13 +152,41 @@ class AgentSpec:
         )
 
     @classmethod
-    def of(cls, value: AgentSpec | str) -> AgentSpec:
-        """``value`` itself when it is already parsed, else :meth:`parse` of it.
+    def of(cls, value: AgentSpec | str | Any) -> AgentSpec:
+        """``value`` as a spec: itself if parsed, an agent or agent class by :meth:`for_python`, text by :meth:`parse`.
 
         Raises:
             AgentSpecError: as :meth:`parse`.
         """
-        return value if isinstance(value, AgentSpec) else cls.parse(value)
+        if isinstance(value, AgentSpec):
+            return value
+        if not isinstance(value, str) and _is_agent(value):
+            return cls.for_python(value)
+        return cls.parse(value)
+
+    @classmethod
+    def for_python(cls, value: Any) -> AgentSpec:
+        """The spec of an :class:`~agents.bots.base.Agent` subclass or instance given in Python (a notebook's).
+
+        A class that another process can import (its module is not ``__main__`` and names it) becomes its
+        ``module:Class`` spec, so tournaments play it in parallel; any other class, and every instance, is an
+        :attr:`SpecKind.OBJECT` spec named by the agent's ``name`` (else its class), which plays in this process
+        (an instance is copied for every seat).
+
+        Raises:
+            AgentSpecError: ``value`` is neither.
+        """
+        if not _is_agent(value):
+            raise AgentSpecError(f"not an agent or an agent class: {_quoted(repr(value))}")
+        if isinstance(value, type):
+            module, qualname = value.__module__, value.__qualname__
+            if module != "__main__" and getattr(sys.modules.get(module), qualname, None) is value:
+                return cls.parse(f"{module}:{qualname}")
+            return cls(SpecKind.OBJECT, _checked_text(qualname), python=value)
+        from agents.bots.base import Agent
+
+        name = value.name if value.name != Agent.name else type(value).__qualname__
+        return cls(SpecKind.OBJECT, _checked_text(str(name)), python=value)
 
     @classmethod
     def for_model_file(cls, path: str | Path, sample: bool = False) -> AgentSpec:
@@ -168,7 +201,7 @@ class AgentSpec:
         return spec
 
     def __str__(self) -> str:
-        """The canonical spec text: :meth:`parse` of it gives back an equal spec."""
+        """The canonical spec text: :meth:`parse` of it gives back an equal spec (an object's spec: its name)."""
         if self.settings:
             return f"{self.name}:{','.join(f'{key}={value}' for key, value in self.settings)}"
         return self.name + (SAMPLE_SUFFIX if self.sample else "")
@@ -322,6 +355,13 @@ def _checked_text(text: object) -> str:
     if not text.isprintable():  # control characters, NUL, line breaks: nothing a name or path should hold
         raise AgentSpecError(f"an agent spec holds printable characters only, not {_quoted(text)}")
     return text
+
+
+def _is_agent(value: Any) -> bool:
+    """Whether ``value`` is an :class:`~agents.bots.base.Agent` instance or subclass."""
+    from agents.bots.base import Agent
+
+    return isinstance(value, Agent) or (isinstance(value, type) and issubclass(value, Agent))
 
 
 def _quoted(text: str) -> str:

@@ -21,6 +21,7 @@ import sys
 import time
 from dataclasses import asdict, astuple, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tqdm import tqdm
@@ -36,6 +37,9 @@ from gubs_env.support.cli import (
     run_command,
     unwritable_folder,
 )
+
+if TYPE_CHECKING:
+    from agents.bots.spec import AgentSpec
 
 PROG = "python -m agents.evaluate.ladder"
 DEFAULT_AGENTS = (
@@ -80,7 +84,7 @@ class LadderRow:
 
 
 def run_ladder(
-    agents: list[str],
+    agents: list[Any],
     players: list[int],
     deals: int | dict[int, int],
     seed: int = 0,
@@ -92,14 +96,18 @@ def run_ladder(
 ) -> list[LadderRow]:
     """Play the ladder (see the module docstring) and return its rows; ``out`` also gets the files.
 
+    ``agents``: specs (text or parsed), or agent classes and instances as :func:`~agents.run_tournament` takes them.
     ``deals``: per pairing, at every table size or (a dict) at each.
 
     ``fields`` plays only the pairings against those agents (it must name the heuristic, which the table ranks
     against): at 4 to 6 players that skips the tables where a search fills every other seat. ``adjust_luck`` adds
     each row's luck-adjusted win rate (:mod:`agents.evaluate.luck`; not for the all-seeing search).
     """
+    from agents.bots.spec import AgentSpec
     from agents.evaluate.tournament import run_tournament
 
+    parsed = [AgentSpec.of(agent) for agent in agents]
+    names = [agent.strip() if isinstance(agent, str) else str(spec) for agent, spec in zip(agents, parsed, strict=True)]
     if fields is not None and BASELINE not in fields:
         raise ValueError(f"the ladder ranks against {BASELINE}: include it in the fields")
     rows: list[LadderRow] = []
@@ -119,30 +127,32 @@ def run_ladder(
             result.save(out / f"{n}p")
         ordinals = {r.agent: r.ordinal for r in result.ratings}
         versus = {p.agent: p for p in result.pairings if p.opponent == BASELINE}
-        for agent in agents:
+        for agent in names:
             pairing = versus.get(agent)
             low, high = pairing.interval if pairing else (None, None)
             row = LadderRow(agent, n, pairing.win_rate if pairing else None, low, high, ordinals[agent])
             if pairing is not None and pairing.adjusted is not None:
                 row.adjusted, row.adjusted_low, row.adjusted_high = astuple(pairing.adjusted)
             rows.append(row)
-    _time_searches(rows, agents, players, seed, progress)
+    _time_searches(rows, dict(zip(names, parsed, strict=True)), players, seed, progress)
     if out is not None:
         _save(rows, players, out)
     return rows
 
 
-def _time_searches(rows: list[LadderRow], agents: list[str], players: list[int], seed: int, progress: bool) -> None:
+def _time_searches(
+    rows: list[LadderRow], agents: dict[str, AgentSpec], players: list[int], seed: int, progress: bool
+) -> None:
     """Median and 99th percentile of each search setting's decision time over whole games, one core."""
     from agents.bots.registry import make_agent
-    from agents.bots.spec import AgentSpec, SpecKind
+    from agents.bots.spec import SpecKind
     from agents.evaluate.matches import play_game
 
-    searches = [a for a in agents if AgentSpec.parse(a).kind is SpecKind.SEARCHER]
+    searches = [name for name, spec in agents.items() if spec.kind is SpecKind.SEARCHER]
     jobs = [(a, n, g) for a in searches for n in players for g in range(TIMING_GAMES)]
     times: dict[tuple[str, int], list[float]] = {}
     for agent, n, game in tqdm(jobs, desc="timing searches", unit="game", disable=not progress):
-        searcher = make_agent(agent, seed=game, allow_all_seeing=True)
+        searcher = make_agent(agents[agent], seed=game, allow_all_seeing=True)
         table = [searcher] + [make_agent(BASELINE, seed=s) for s in range(1, n)]
         play_game(table, seed + 10_000 + game)
         times.setdefault((agent, n), []).extend(getattr(searcher, "decision_seconds", []))

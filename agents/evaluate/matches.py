@@ -13,7 +13,7 @@ import math
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
@@ -175,9 +175,27 @@ def wants_progress(progress: bool | None) -> bool:
     return bool(isatty and isatty())
 
 
+AgentLike = Any
+"""An agent as a spec (text or a parsed :class:`~agents.bots.spec.AgentSpec`) or an :class:`Agent` subclass."""
+
+
+def _built(value: Agent | AgentLike, seed: int) -> Agent:
+    """``value`` itself when it is an agent, else the agent its spec or class builds, seeded with ``seed``.
+
+    Raises:
+        agents.bots.spec.AgentSpecError: a spec or class that builds no agent.
+    """
+    if isinstance(value, Agent):
+        return value
+    from agents.bots.registry import make_agent
+    from agents.bots.spec import AgentSpec
+
+    return make_agent(AgentSpec.of(value), seed=seed)
+
+
 def match(
-    agent: Agent,
-    opponent: Agent | Sequence[Agent],
+    agent: Agent | AgentLike,
+    opponent: Agent | AgentLike | Sequence[Agent | AgentLike],
     num_players: int = 2,
     games: int = 1000,
     seed: int = 0,
@@ -189,12 +207,20 @@ def match(
 
     Game ``g`` is dealt with seed ``seed + g // num_players`` and seats the agent at ``g % num_players``, so
     the luck of the deal cancels across seatings (exactly when ``games`` is a multiple of ``num_players``).
-    ``opponent`` is one agent for every other seat or a list of ``num_players - 1`` agents. ``progress``: a bar
+    ``opponent`` is one agent for every other seat or a list of ``num_players - 1`` agents. An agent may also be
+    given as a spec (``"heuristic"``, a parsed :class:`~agents.bots.spec.AgentSpec`) or an agent class: it is
+    built here (one per seat for an opponent). ``progress``: a bar
     over the games on stderr (None, the default: when stderr is a terminal; a thousand games take a minute).
     ``adjust_luck`` also gives the luck-adjusted win rate and the mean luck (:mod:`agents.evaluate.luck`; True for
     the default settings).
     """
-    others = list(opponent) if isinstance(opponent, Sequence) else [opponent] * (num_players - 1)
+    agent = _built(agent, 0)
+    if isinstance(opponent, Sequence) and not isinstance(opponent, str):
+        others = [_built(other, seat) for seat, other in enumerate(opponent, 1)]
+    elif isinstance(opponent, Agent):
+        others = [opponent] * (num_players - 1)
+    else:
+        others = [_built(opponent, seat) for seat in range(1, num_players)]
     if len(others) != num_players - 1:
         raise ValueError(f"need {num_players - 1} opponents, got {len(others)}")
     codec = ActionCodec(num_players)

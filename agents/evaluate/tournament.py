@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 from agents.bots.base import Agent
 from agents.bots.registry import make_agent
-from agents.bots.spec import AgentSpec, AgentSpecError, index_of, parse_distinct
+from agents.bots.spec import AgentSpec, AgentSpecError, SpecKind, index_of, parse_distinct
 from agents.bots.threads import set_torch_threads
 from agents.evaluate.matches import MatchResult, MeanInterval, play_game, wants_progress
 from agents.evaluate.processes import worker_count
@@ -405,19 +405,19 @@ def run_tournament(
         agents.bots.spec.AgentSpecError: a spec that names no agent, or two specs naming the same agent (raised
             before any game is played; it is a ValueError).
     """
-    specs = _check_config(agents, num_players, deals, seed, jobs, rule_options)
-    field_indices = _field_indices(specs, fields)
+    specs, parsed = _check_config(agents, num_players, deals, seed, jobs, rule_options)
+    field_indices = _field_indices(parsed, fields)
     from agents.evaluate.luck import LuckSettings
 
     luck = LuckSettings.of(adjust_luck)
-    runner = _GameRunner(specs, num_players, rule_options, records_dir, allow_all_seeing, luck)
+    runner = _GameRunner(specs, parsed, num_players, rule_options, records_dir, allow_all_seeing, luck)
     for spec in specs:
         runner.agent(spec, 0)  # builds each agent once here, so a bad spec fails before any game or file
     played = _played_pairings(len(specs), num_players, field_indices)
     tasks = [(p, d, s) for p in range(len(played)) for d in range(deals) for s in range(num_players)]
     if records_dir is not None:
         Path(records_dir).mkdir(parents=True, exist_ok=True)
-    outcomes = _play_all(runner, played, tasks, seed, jobs, progress)
+    outcomes = _play_all(runner, played, tasks, seed, _jobs_for(parsed, jobs), progress)
     return TournamentResult(
         agents=specs,
         num_players=num_players,
@@ -433,20 +433,23 @@ def run_tournament(
 
 
 def _check_config(
-    agents: Sequence[AgentSpec | str],
+    agents: Sequence[AgentSpec | str | Any],
     num_players: int,
     deals: int,
     seed: int,
     jobs: int | None,
     rule_options: dict[str, Any],
-) -> list[str]:
-    """The agents' names (their specs as given, stripped; a parsed spec's canonical text), once all is valid."""
+) -> tuple[list[str], list[AgentSpec]]:
+    """The agents' names and parsed specs, once all is valid.
+
+    A name is the text as given (stripped), else the parsed spec's canonical text (an object's name).
+    """
     if isinstance(agents, str):
         raise ValueError("agents is a list of specs, not one string")
     if len(agents) < 2:
         raise ValueError(f"a tournament needs at least two agents, got {len(agents)}")
-    parse_distinct(agents)  # two texts naming one agent (search, search:worlds=512) are refused too
-    specs = [str(agent).strip() for agent in agents]
+    parsed = parse_distinct(agents)  # two texts naming one agent (search, search:worlds=512) are refused too
+    specs = [agent.strip() if isinstance(agent, str) else str(spec) for agent, spec in zip(agents, parsed, strict=True)]
     check_player_count(num_players)
     checks = [
         (deals, 1, math.inf, "deals"),
@@ -458,23 +461,36 @@ def _check_config(
             span = f"at least {low}" if high == math.inf else f"from {low} to {high}"
             raise ValueError(f"{name} must be a whole number {span}, not {value!r}")
     RuleOptions.from_dict(rule_options)  # rejects bad rule options before any work
-    return specs
+    return specs, parsed
 
 
-def _field_indices(specs: list[str], fields: Sequence[AgentSpec | str] | None) -> set[int]:
+def _jobs_for(parsed: list[AgentSpec], jobs: int | None) -> int | None:
+    """``jobs``, or 1 with a note when an agent is a Python object that a worker process cannot build."""
+    here = [str(spec) for spec in parsed if spec.kind is SpecKind.OBJECT]
+    if here and jobs != 1:
+        print(
+            f"note: {', '.join(here)} only exists in this process (an instance, or a class a worker cannot import): "
+            "the tournament plays here, on one core",
+            file=sys.stderr,
+        )
+        return 1
+    return jobs
+
+
+def _field_indices(parsed: list[AgentSpec], fields: Sequence[AgentSpec | str] | None) -> set[int]:
     """The indices of the agents that may fill a field (all of them when ``fields`` is None).
 
     A field is matched to an agent as a parsed spec, so ``search:top=4,worlds=64`` finds ``search:worlds=64,top=4``.
     """
     if fields is None:
-        return set(range(len(specs)))
+        return set(range(len(parsed)))
     if isinstance(fields, str):
         raise ValueError("fields is a list of specs, not one string")
-    parsed = [AgentSpec.parse(spec) for spec in specs]
     found = {str(field).strip(): index_of(field, parsed) for field in fields}
     unknown = [field for field, index in found.items() if index is None]
     if unknown or not found:
-        raise ValueError(f"a field must be one of the agents ({', '.join(specs)}), not {', '.join(unknown) or 'none'}")
+        agents = ", ".join(map(str, parsed))
+        raise ValueError(f"a field must be one of the agents ({agents}), not {', '.join(unknown) or 'none'}")
     return {index for index in found.values() if index is not None}
 
 
@@ -498,6 +514,7 @@ class _GameRunner:
     def __init__(
         self,
         specs: list[str],
+        parsed: list[AgentSpec],
         num_players: int,
         rule_options: dict[str, Any],
         records_dir: str | Path | None,
@@ -505,9 +522,11 @@ class _GameRunner:
         luck: LuckSettings | None = None,
     ) -> None:
         self.specs = specs
+        self.parsed = dict(zip(specs, parsed, strict=True))
+        """Each agent's parsed spec, by its name: what builds it."""
         self.luck = luck
         self._estimator: LuckEstimator | None = None
-        self._reads_the_deck = {spec for spec in specs if AgentSpec.parse(spec).reads_the_deck}
+        self._reads_the_deck = {name for name, spec in self.parsed.items() if spec.reads_the_deck}
         self.allow_all_seeing = allow_all_seeing
         self.num_players = num_players
         self.rule_options = rule_options
@@ -518,7 +537,7 @@ class _GameRunner:
     def agent(self, spec: str, seat: int) -> Agent:
         """The instance of ``spec`` that plays ``seat`` (built on first use)."""
         if (spec, seat) not in self._agents:
-            self._agents[spec, seat] = make_agent(spec, seed=seat, allow_all_seeing=self.allow_all_seeing)
+            self._agents[spec, seat] = make_agent(self.parsed[spec], seed=seat, allow_all_seeing=self.allow_all_seeing)
         return self._agents[spec, seat]
 
     def build_all(self) -> None:
@@ -608,8 +627,14 @@ def _play_in_workers(
     # spawn, not fork: forking a process whose torch (or other) threads are running can deadlock the children
     context = multiprocessing.get_context("spawn")
     init_args = (
-        runner.specs, runner.num_players, runner.rule_options, runner.records_dir, runner.allow_all_seeing, runner.luck
-    )  # fmt: skip
+        runner.specs,
+        list(runner.parsed.values()),
+        runner.num_players,
+        runner.rule_options,
+        runner.records_dir,
+        runner.allow_all_seeing,
+        runner.luck,
+    )
     executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=init_args)
     try:
         futures = [executor.submit(_play_chunk, played, chunk, seed) for chunk in chunks]
@@ -622,6 +647,7 @@ def _play_in_workers(
 
 def _init_worker(
     specs: list[str],
+    parsed: list[AgentSpec],
     num_players: int,
     rule_options: dict[str, Any],
     records_dir: Path | None,
@@ -631,7 +657,7 @@ def _init_worker(
     global _worker
     # Ctrl-C reaches the whole process group: the parent stops the pool; a worker would only print a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker = _GameRunner(specs, num_players, rule_options, records_dir, allow_all_seeing, luck)
+    _worker = _GameRunner(specs, parsed, num_players, rule_options, records_dir, allow_all_seeing, luck)
     _worker.build_all()
     limit_torch_threads()
 
