@@ -50,7 +50,7 @@ class FastTables:
         self.players = TableSizes.of(list(sizes)).per_slot(num_slots, first)
         """The table size of each slot's games."""
         # one thread: env runners are one process per core already, and the learner may share this one
-        self._batch = FastGames(num_slots, int(self.players[0]) if num_slots else 2, threads=1, **rule_options)
+        self._batch = FastGames(num_slots, threads=1, **rule_options)
         # placeholders until each slot's first deal; each slot keeps its table size from here on
         self._batch.reset(np.zeros(num_slots, dtype=np.uint64), self.players)
         self._names = {int(n): [agent_id(seat, int(n)) for seat in range(int(n))] for n in set(self.players.tolist())}
