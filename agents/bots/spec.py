@@ -32,6 +32,10 @@ path only when it ends in ``.json``, or in ``.zip`` or ``.npz`` (before any ``:s
 anything but a network), and ``module:Class`` when it holds a colon and is none of the above (the module dotted
 Python names, the class one). A spec holds printable characters only, at most :data:`MAX_SPEC_LENGTH` of them.
 
+From Python an agent may also be given as itself: :meth:`AgentSpec.of` takes an :class:`~agents.bots.base.Agent`
+subclass or instance (:meth:`AgentSpec.for_python`); such a spec's text is the agent's name, and it is never
+read from a file.
+
 A training run's folder stands for its final model: text that matches none of the forms above and names a folder
 holding ``model.zip`` (``python train.py``'s run) or ``policy.npz`` (an RLlib or self-play run) parses as that
 file's spec, so ``runs/gubs`` means ``runs/gubs/model.zip``.
