@@ -39,7 +39,8 @@ def test_the_rllib_recipe_of_the_docs_runs(tmp_path):
     (block,) = [b for b in blocks(ROOT / "docs" / "integrations.md") if "import ray" in b.code]
     done = subprocess.run(
         [sys.executable, "-c", block.code], capture_output=True, text=True, timeout=600, cwd=tmp_path,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        # a Ray of its own: this session's test cluster may be running, and ray.init() would join it
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "RAY_ADDRESS": "local"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert float(done.stdout.strip().splitlines()[-1]) > 0  # the policy's entropy after one update
