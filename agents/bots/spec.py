@@ -373,7 +373,11 @@ def _quoted(text: str) -> str:
     return repr(text[:_QUOTED]) + ("..." if len(text) > _QUOTED else "")
 
 
-RUN_MODELS = ("model.zip", "policy.npz")
+FINAL_MODEL = "model.zip"
+"""The file of a ``python train.py`` (sb3) run's final model, in its run folder."""
+FINAL_POLICY = "policy.npz"
+"""The file of an RLlib or self-play run's final actor (weights only), in its run folder."""
+RUN_MODELS = (FINAL_MODEL, FINAL_POLICY)
 """A run folder's final model, by the file name each trainer gives it (sb3's first)."""
 
 

@@ -107,7 +107,7 @@ def run_ladder(
     from agents.evaluate.tournament import run_tournament
 
     parsed = [AgentSpec.of(agent) for agent in agents]
-    names = [agent.strip() if isinstance(agent, str) else str(spec) for agent, spec in zip(agents, parsed, strict=True)]
+    named: dict[str, AgentSpec] = {}
     if fields is not None and BASELINE not in fields:
         raise ValueError(f"the ladder ranks against {BASELINE}: include it in the fields")
     rows: list[LadderRow] = []
@@ -123,18 +123,19 @@ def run_ladder(
             fields=fields,
             adjust_luck=adjust_luck,
         )
+        named = dict(zip(result.agents, parsed, strict=True))  # the tournament's names, in the order given
         if out is not None:
             result.save(out / f"{n}p")
         ordinals = {r.agent: r.ordinal for r in result.ratings}
         versus = {p.agent: p for p in result.pairings if p.opponent == BASELINE}
-        for agent in names:
+        for agent in result.agents:
             pairing = versus.get(agent)
             low, high = pairing.interval if pairing else (None, None)
             row = LadderRow(agent, n, pairing.win_rate if pairing else None, low, high, ordinals[agent])
             if pairing is not None and pairing.adjusted is not None:
                 row.adjusted, row.adjusted_low, row.adjusted_high = astuple(pairing.adjusted)
             rows.append(row)
-    _time_searches(rows, dict(zip(names, parsed, strict=True)), players, seed, progress)
+    _time_searches(rows, named, players, seed, progress)
     if out is not None:
         _save(rows, players, out)
     return rows

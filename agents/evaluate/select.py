@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.bots.registry import make_agent
-from agents.bots.spec import AgentSpec, AgentSpecError
+from agents.bots.spec import FINAL_MODEL, AgentSpec, AgentSpecError
 from agents.bots.threads import set_torch_threads
 from agents.evaluate.matches import MatchResult, match, wants_progress
 from agents.evaluate.processes import worker_count
@@ -65,8 +65,8 @@ def candidates(run_dir: str | Path, first: int = 0, every: int = 1, final: bool 
         if matched and int(matched[1]) >= first and int(matched[1]) % every == 0:
             found.append(Candidate(path, int(matched[1]), f"step {int(matched[1]):,}"))
     found.sort(key=lambda c: c.timesteps or 0)  # snapshots only here: each has its timesteps
-    if final and (run_dir / "model.zip").is_file():
-        found.append(Candidate(run_dir / "model.zip", None, "final model.zip"))
+    if final and (run_dir / FINAL_MODEL).is_file():
+        found.append(Candidate(run_dir / FINAL_MODEL, None, f"final {FINAL_MODEL}"))
     if not found:
         raise ValueError(f"no checkpoint in {run_dir} from {first:,} timesteps on every {every:,}")
     return found

@@ -16,14 +16,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.bots.spec import FINAL_POLICY
 from agents.bots.threads import set_torch_threads
 from agents.training.core import runs
 from agents.training.core.config import TrainingConfig, learner_device
 from agents.training.core.league import League
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
 from agents.training.warm_start import read_labels
-
-POLICY_FILE = "policy.npz"
 
 
 def build_config(config: TrainingConfig, callback: Any = None) -> Any:
@@ -274,7 +273,7 @@ def _train_loop(algorithm: Any, run: Run, state: RunState, league: League) -> Tr
     rows = result.get(EVAL_KEY)
     if not rows:  # the last iteration's own evaluation, if it had one, is the final one
         rows = run_evaluation(algorithm, module, config, state.timesteps, state.seconds, run.out)
-    policy = export_policy(algorithm, module, run.out / POLICY_FILE)
+    policy = export_policy(algorithm, module, run.out / FINAL_POLICY)
     diagnostics = runs.read_progress(run.out / runs.PROGRESS_CSV)
     runs.plot_learning_curve(run.out / "eval.csv", run.out / "learning_curve.png", diagnostics)
     print(runs.describe_agreement([value for _, value in diagnostics["grad_cosine"]]))

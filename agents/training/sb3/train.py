@@ -22,6 +22,7 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.bots.spec import FINAL_MODEL
 from agents.bots.threads import one_blas_thread, set_torch_threads
 from agents.training.core import runs
 from agents.training.core.config import TrainingConfig, learner_device
@@ -30,7 +31,6 @@ from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState
 from agents.training.warm_start import read_labels
 from gubs_env.support.files import write_atomically
 
-MODEL_FILE = "model.zip"
 INIT_SHAPES = [(256, 512), (256, 256), (356, 256)]
 """The learner's actor layers (``net_arch`` 256x256 over the observation, then the action logits): ``init``'s."""
 
@@ -243,7 +243,7 @@ def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any) -> Traini
     wall = time.perf_counter() - start
     callback.checkpoint()
     rows = callback.evaluate() or runs.rows_at(out / "eval.csv", model.num_timesteps)
-    final = out / MODEL_FILE
+    final = out / FINAL_MODEL
     buffer = io.BytesIO()
     model.save(buffer)
     write_atomically(final, buffer.getvalue())

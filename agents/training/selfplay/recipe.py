@@ -36,6 +36,7 @@ import torch
 from tqdm import tqdm
 
 from agents.bots.model_file import save_policy
+from agents.bots.spec import FINAL_POLICY
 from agents.bots.threads import set_torch_threads
 from agents.evaluate.luck import LuckSettings
 from agents.training.core.runs import append_csv, evaluation_row, rows_at, truncate_eval_log
@@ -53,7 +54,6 @@ MAX_GAMES = 65_536
 """The most games a batch or an evaluation may hold."""
 CHECKPOINT = "checkpoint.pt"
 STATE = "state.json"
-POLICY_FILE = "policy.npz"
 
 
 class SelfPlayRunError(ValueError):
@@ -274,7 +274,7 @@ class SelfPlayRun:
             "rng": json.dumps(self.learner.rng.bit_generator.state),
         }
         write_atomically(self.out / STATE, json.dumps(state, indent=2).encode())
-        save_policy(self.out / POLICY_FILE, self.learner.model.actor_layers(), "tanh")
+        save_policy(self.out / FINAL_POLICY, self.learner.model.actor_layers(), "tanh")
 
     def _load(self) -> None:
         from agents.training.selfplay.learner import ValueNorm
@@ -365,7 +365,7 @@ def train_selfplay(
     run.checkpoint()
     plot_run(out, read_rows(out / "eval.csv"), read_rows(out / "progress.csv"))
     median = median_grad_cosine(read_rows(out / "progress.csv"))
-    result = SelfPlayResult(out, out / POLICY_FILE, run.timesteps, run.samples, rows, median)
+    result = SelfPlayResult(out, out / FINAL_POLICY, run.timesteps, run.samples, rows, median)
     print(summary(result))
     return result
 
