@@ -22,7 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "gubs_env.fast": {"gubs_env.engine", "gubs_env.encoding", "gubs_env.support"},
     "gubs_env.records": {"gubs_env.engine", "gubs_env.support"},
     "gubs_env.viz": {"gubs_env.engine", "gubs_env.records", "gubs_env.support"},
-    "gubs_env.envs": {"gubs_env.engine", "gubs_env.encoding", "gubs_env.fast", "gubs_env.support"},
+    "gubs_env.envs": {"gubs_env.engine", "gubs_env.encoding", "gubs_env.fast", "gubs_env.support", "gubs_env.viz"},
     "gubs_env.openspiel": {"gubs_env.engine", "gubs_env.encoding"},
     "gubs_env": LIBRARY | {"gubs_env.viz", "gubs_env.envs"},
     "agents.bots": LIBRARY,

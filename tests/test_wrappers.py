@@ -329,7 +329,7 @@ def test_step_and_masks_before_reset_raise():
         {"num_players": 7},
         {"num_players": "2"},
         {"num_players": 2, "no_such_option": 1},
-        {"num_players": 2, "render_mode": "rgb_array"},
+        {"num_players": 2, "render_mode": "rgb"},
     ],
 )
 def test_bad_configuration_raises_value_error(kwargs):

@@ -27,8 +27,9 @@ from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import Game, IllegalActionError
 from gubs_env.engine.positions.serialize import brief
 from gubs_env.envs.engines import AUTO, open_table, resolve_engine
+from gubs_env.viz.raster import state_rgb
 
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 def env(num_players: int = 2, render_mode: str | None = None, engine: str = AUTO, **rule_options: Any) -> AECEnv:
@@ -36,7 +37,8 @@ def env(num_players: int = 2, render_mode: str | None = None, engine: str = AUTO
 
     Args:
         num_players: 2 to 6.
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text), ``"human"`` (prints it) or ``"rgb_array"``
+            (``render()`` returns the table's picture as an ``H x W x 3`` ``uint8`` frame).
         engine: ``"auto"`` (the compiled engine when numba is installed), ``"fast"`` or ``"reference"``.
         **rule_options: engine rule options, e.g. ``letter_placement="uniform"``, ``max_turns=500``.
     """
@@ -51,7 +53,7 @@ class raw_env(AECEnv, EzPickle):
 
     Args:
         num_players: 2 to 6.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         engine: ``"auto"`` (the compiled engine when numba is installed), ``"fast"`` or ``"reference"``.
         **rule_options: engine rule options.
 
@@ -194,11 +196,17 @@ class raw_env(AECEnv, EzPickle):
             self.rewards = {a: 1 if i in winners else -1 for i, a in enumerate(self.possible_agents)}
             self.terminations = dict.fromkeys(self.agents, True)
 
-    def render(self) -> str | None:
-        """The table as text from the acting player's view (``"ansi"`` returns it, ``"human"`` prints it)."""
+    def render(self) -> str | np.ndarray | None:
+        """The table from the acting player's view (all-seeing once the game is over).
+
+        ``"ansi"`` returns it as text and ``"human"`` prints it; ``"rgb_array"`` returns the picture of
+        :meth:`Game.view <gubs_env.engine.Game.view>` as a frame of :func:`gubs_env.viz.raster.frame_size`.
+        """
         if self.render_mode is None:
             return None
         game = self._started().game
+        if self.render_mode == "rgb_array":
+            return state_rgb(game.state, game.current_player)
         text = game.render(game.current_player)
         if self.render_mode == "human":
             print(text + "\n")

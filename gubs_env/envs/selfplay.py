@@ -26,6 +26,7 @@ from gubs_env.engine import Game
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.players import check_player_count
 from gubs_env.engine.positions.serialize import brief
+from gubs_env.viz.raster import state_rgb
 
 Opponent = Callable[[np.ndarray, np.ndarray], int]
 """An opponent policy: (observation vector, int8 action mask) -> action id."""
@@ -51,7 +52,8 @@ class SelfPlayEnv(gym.Env):
         opponents: ``None`` (uniformly random players), one callable for every other seat, or a sequence
             of ``num_players - 1`` callables, given to the other seats clockwise from the learner.
         learner_seat: a fixed seat, or ``None`` to draw the seat at random at each reset.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_mode: ``None``, ``"ansi"`` (text), ``"human"`` (printed) or ``"rgb_array"`` (an ``H x W x 3``
+            ``uint8`` frame of the table's picture, one shape per table size).
         on_illegal: what an id that is in the action space but not legal now does: ``"lose"`` (the default,
             PettingZoo's classic rule) ends the episode with reward -1 and ``info["illegal_action"] = True``;
             ``"raise"`` raises the engine's ``IllegalActionError`` and changes nothing. A value outside the
@@ -67,7 +69,7 @@ class SelfPlayEnv(gym.Env):
     :meth:`set_opponents` (e.g. to rotate an opponent pool).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -88,7 +90,7 @@ class SelfPlayEnv(gym.Env):
         if render_mode is not None and (
             type(render_mode) is not str or render_mode not in self.metadata["render_modes"]
         ):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {brief(render_mode)}")
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', not {brief(render_mode)}")
         if type(on_illegal) is not str or on_illegal not in ("lose", "raise"):
             raise ValueError(f"on_illegal must be 'lose' or 'raise', not {brief(on_illegal)}")
         if type(ask_forced) is not bool:
@@ -196,10 +198,12 @@ class SelfPlayEnv(gym.Env):
             self._ids_of = (legal, self._codec.ids(legal, self.learner))
         return self._ids_of[1]
 
-    def render(self) -> str | None:  # type: ignore[override]  # gymnasium types frames generically; ours is text
-        """The table as the learner sees it."""
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium types frames generically
+        """The table as the learner sees it: text (``"ansi"``), printed (``"human"``) or a frame (``"rgb_array"``)."""
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return state_rgb(self._started().state, self.learner)
         text = self._started().render(self.learner)
         if self.render_mode == "human":
             print(text + "\n")

@@ -69,7 +69,7 @@ def test_metadata_and_agent_names():
     e = gubs_env.env(num_players=4)
     assert e.metadata["name"] == "gubs_v0"
     assert e.metadata["is_parallelizable"] is False
-    assert set(e.metadata["render_modes"]) == {"ansi", "human"}
+    assert set(e.metadata["render_modes"]) == {"ansi", "human", "rgb_array"}
     assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
     e.reset(seed=0)
     assert e.agents == e.possible_agents
@@ -335,7 +335,7 @@ def test_using_before_reset_raises():
         {"num_players": "2"},
         {"num_players": 2, "no_such_option": 1},
         {"num_players": 2, "letter_placement": "anywhere"},
-        {"num_players": 2, "render_mode": "rgb_array"},
+        {"num_players": 2, "render_mode": "rgb"},
         {"num_players": 2, "render_mode": "text"},
     ],
 )
