@@ -47,6 +47,7 @@ import numpy as np
 
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
+from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
 from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomically
 
 FORMAT_NAME = "gubs-policy-weights"
@@ -101,6 +102,15 @@ class NetworkKind:
 
 POLICY = NetworkKind(FORMAT_NAME, OBS_SIZE, NUM_ACTIONS, "observation values", "action logits")
 """An actor: the observation in, one logit per action id out."""
+POLICY_WITH_FACTS = NetworkKind(
+    "gubs-policy-weights+rule-facts",
+    POLICY_INPUT_SIZE,
+    NUM_ACTIONS,
+    "observation values and rule facts",
+    "action logits",
+)
+"""An actor that reads the observation followed by its rule facts (:mod:`gubs_env.encoding.rule_facts`), which
+its player computes: the self-play learner's ``rule_facts`` lever writes these."""
 
 
 class ModelFileError(ValueError):
@@ -121,6 +131,8 @@ class PolicyWeights:
     layers: tuple[Layer, ...]
     activation: str
     source: Path | None = None
+    rule_facts: bool = False
+    """The first layer reads the observation followed by its rule facts (:data:`POLICY_WITH_FACTS`)."""
 
     @property
     def observation_size(self) -> int:
@@ -144,17 +156,21 @@ def load_policy(path: str | Path) -> PolicyWeights:
     members = _open_archive(path)
     try:
         names = set(members.namelist())
+        kind = POLICY
         if "policy.pth" in names:
             layers, activation = _read_sb3(members, path)
         elif "format.npy" in names:
-            layers, activation = _read_weights_file(members, path, POLICY)
+            kind = _policy_kind(members, path)
+            layers, activation = _read_weights_file(members, path, kind)
         else:
             raise ModelFileError(
                 f"{path}: neither a stable-baselines3 model (no policy.pth) nor a policy weights file (no format.npy)"
             )
     finally:
         members.close()
-    return _read_only(_validated(layers, activation, path, POLICY), activation, path)
+    return _read_only(
+        _validated(layers, activation, path, kind), activation, path, rule_facts=kind is POLICY_WITH_FACTS
+    )
 
 
 def load_network(path: str | Path, kind: NetworkKind) -> PolicyWeights:
@@ -174,14 +190,22 @@ def load_network(path: str | Path, kind: NetworkKind) -> PolicyWeights:
     return _read_only(_validated(layers, activation, path, kind), activation, path)
 
 
-def _read_only(layers: tuple[Layer, ...], activation: str, path: Path) -> PolicyWeights:
+def _policy_kind(archive: zipfile.ZipFile, path: Path) -> NetworkKind:
+    """:data:`POLICY_WITH_FACTS` when the file's format names it, else :data:`POLICY` (checked as it is read)."""
+    name = _scalar_text(read_npy(archive, "format.npy", path))
+    return POLICY_WITH_FACTS if name == POLICY_WITH_FACTS.format_name else POLICY
+
+
+def _read_only(layers: tuple[Layer, ...], activation: str, path: Path, *, rule_facts: bool = False) -> PolicyWeights:
     """Checked layers as a :class:`PolicyWeights` whose arrays cannot be changed (one copy is shared)."""
     for weight, bias in layers:
         weight.flags.writeable = bias.flags.writeable = False
-    return PolicyWeights(layers, activation, path)
+    return PolicyWeights(layers, activation, path, rule_facts)
 
 
-def save_policy(path: str | Path, layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str) -> Path:
+def save_policy(
+    path: str | Path, layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str, *, rule_facts: bool = False
+) -> Path:
     """Write an actor in the weights-only format, atomically (a killed writer never leaves half a file).
 
     Args:
@@ -189,6 +213,7 @@ def save_policy(path: str | Path, layers: Sequence[tuple[np.ndarray, np.ndarray]
         layers: (weight, bias) pairs from input to output, weights shaped ``(out, in)`` like ``torch.nn.Linear``;
             any float dtype (stored as float32).
         activation: the nonlinearity between the layers, one of :data:`ACTIVATIONS`.
+        rule_facts: the first layer reads the observation followed by its rule facts (:data:`POLICY_WITH_FACTS`).
 
     Returns:
         The path written.
@@ -196,7 +221,7 @@ def save_policy(path: str | Path, layers: Sequence[tuple[np.ndarray, np.ndarray]
     Raises:
         ModelFileError: the layers or activation would not load back (the checks :func:`load_policy` makes).
     """
-    return save_network(path, layers, activation, POLICY)
+    return save_network(path, layers, activation, POLICY_WITH_FACTS if rule_facts else POLICY)
 
 
 def save_network(

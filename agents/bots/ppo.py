@@ -10,6 +10,8 @@ import numpy as np
 
 from agents.bots.base import Agent, legal_ids
 from agents.bots.model_file import PolicyWeights, actor_modules, load_policy, save_policy
+from gubs_env.encoding.observation import OBS_SIZE
+from gubs_env.encoding.rule_facts import policy_input
 
 if TYPE_CHECKING:
     from gubs_env.engine import Game
@@ -98,7 +100,7 @@ class PPOAgent(Agent):
         The source is read safely; the target holds the actor's weights only (no critic, no optimizer state).
         """
         weights = load_policy(source)
-        return save_policy(target, weights.layers, weights.activation)
+        return save_policy(target, weights.layers, weights.activation, rule_facts=weights.rule_facts)
 
     @classmethod
     def pretrained(cls, name: str = "2p", deterministic: bool = True) -> PPOAgent:
@@ -169,7 +171,8 @@ class PPOAgent(Agent):
     @property
     def input_size(self) -> int:
         """The length of an observation the actor reads (512 for Gubs)."""
-        return self._actor_weights().observation_size
+        weights = self._actor_weights()
+        return OBS_SIZE if weights.rule_facts else weights.observation_size
 
     @property
     def output_size(self) -> int:
@@ -199,7 +202,7 @@ class PPOAgent(Agent):
     def _logits(self, weights: PolicyWeights, observation: np.ndarray, ids: np.ndarray | None) -> np.ndarray:
         """:meth:`action_logits` with the weights already read: the shapes checked, then :func:`policy_logits`."""
         x = np.asarray(observation, dtype=np.float32)
-        size = weights.observation_size
+        size = OBS_SIZE if weights.rule_facts else weights.observation_size
         if x.ndim == 2 and x.shape[1] == size:
             if ids is not None:
                 raise ValueError("ids selects logits of one observation; for a batch, index the returned rows")
@@ -208,7 +211,7 @@ class PPOAgent(Agent):
                 f"observation must have shape ({size},) or (batch, {size}), not {x.shape}; this model reads "
                 f"observations of {size} values"
             )
-        return policy_logits(weights, x, ids, self._first_t)
+        return policy_logits(weights, policy_input(x) if weights.rule_facts else x, ids, self._first_t)
 
     def _actor_weights(self) -> PolicyWeights:
         """The weights to play: the model's own, or a live policy's copied (see :meth:`_live_weights`)."""

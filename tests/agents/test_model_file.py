@@ -304,6 +304,12 @@ CORRUPT = {
     "huge declared size": (lambda tmp: huge_declared_size(tiny_model_zip(), "policy.pth"), "over the limit"),
     "npz wrong observation size": (lambda tmp: with_changes(observation_size=np.array(100)), "observation values"),
     "npz wrong version": (lambda tmp: with_changes(version=np.array(FORMAT_VERSION + 1)), "format version"),
+    # a file that names the rule-facts actor must be made for the observation and its facts
+    "npz rule facts, plain sizes": (
+        lambda tmp: with_changes(format=np.array("gubs-policy-weights+rule-facts")),
+        "observation values and rule facts",
+    ),
+    "npz format unknown": (lambda tmp: with_changes(format=np.array("gubs-policy-weights+x")), "does not name"),
     "npz unknown activation": (lambda tmp: with_changes(activation=np.array("gelu")), "activation"),
     "npz NaN weights": (lambda tmp: with_changes(bias_1=np.full(NUM_ACTIONS, np.nan, np.float32)), "NaN"),
     "npz float64 weights": (lambda tmp: with_changes(weight_1=np.zeros((NUM_ACTIONS, 16))), "not float32"),

@@ -290,6 +290,40 @@ def test_the_action_part_head_shares_across_ids_and_folds_into_the_shipped_forma
     assert float(moved[ids[1:]].mean()) > float(moved[np.setdiff1d(np.arange(356), ids)].mean())
 
 
+def test_the_rule_facts_lever_feeds_both_networks_and_ships_a_policy_that_plays(tmp_path):
+    from agents.bots.model_file import ModelFileError, load_policy, save_policy
+    from agents.bots.ppo import PPOAgent, policy_logits
+    from agents.evaluate.matches import match
+    from gubs_env.encoding.observation import OBS_SIZE
+    from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE, policy_input
+
+    learner = Learner(PPOSettings(hidden=(24,), rule_facts=True), seed=3)
+    assert learner.model.actor[0].in_features == learner.model.critic[0].in_features == POLICY_INPUT_SIZE
+    t = random_tensors(40, 4)
+    obs, masks = t["obs"].numpy(), t["masks"].numpy()
+    ids, log_probs, _ = learner.decide(obs, masks)
+    assert all(masks[i, a] for i, a in enumerate(ids)) and np.all(log_probs <= 0)
+    out = tmp_path / "facts"
+    config = small_config(ppo=PPOSettings(hidden=(32,), minibatch=512, rule_facts=True))
+    result = train_selfplay(config, out=out, minutes=None, timesteps=3000, progress=False)
+    weights = load_policy(result.policy)
+    assert weights.rule_facts and weights.observation_size == POLICY_INPUT_SIZE
+    # the file's logits are the learner's own on the observation and its facts
+    trained = Learner(PPOSettings(hidden=(32,), minibatch=512, rule_facts=True), seed=0)
+    trained.model.load_state_dict(torch.load(out / "checkpoint.pt", weights_only=True)["model"])
+    expected = trained.model.logits(trained.inputs(obs)).detach().numpy()
+    assert np.allclose(policy_logits(weights, policy_input(obs)), expected, atol=1e-4)
+    agent = PPOAgent(weights)
+    assert agent.input_size == OBS_SIZE
+    assert np.allclose(agent.action_logits(obs), expected, atol=1e-4)
+    # it plays wherever a model file does, and a policy of the other kind is not mistaken for it
+    assert match(str(result.policy), "random", num_players=2, games=4).games == 4
+    plain = save_policy(tmp_path / "plain.npz", [(w, b) for w, b in weights.layers], "tanh", rule_facts=True)
+    assert load_policy(plain).rule_facts
+    with pytest.raises(ModelFileError, match=f"takes {OBS_SIZE} inputs"):
+        save_policy(tmp_path / "wrong.npz", [(w, b) for w, b in weights.layers], "tanh")
+
+
 def lowest_legal_log_probs(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """``lowest_legal`` as log-probabilities no Gumbel draw can overturn."""
     ids = lowest_legal(obs, masks)[0]

@@ -34,6 +34,7 @@ from agents.training.selfplay.vine import PairedValues
 from gubs_env.encoding import action_table
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
+from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE, policy_input
 
 MASKED = -1e9
 """The logit an illegal id gets: far below any real one, and finite so that 0 × it stays 0."""
@@ -60,6 +61,9 @@ class PPOSettings:
             paired playouts (:mod:`agents.training.selfplay.vine`).
         hidden: the widths of the actor's and the critic's hidden layers.
         action_parts: the actor's second head over the parts ids share (:class:`ActorCritic`).
+        rule_facts: both networks read the observation followed by its rule facts
+            (:mod:`gubs_env.encoding.rule_facts`: the unseen copies of each kind, the chance of each kind on the
+            deck's top, the score margin and standing), computed from each observation before the first layer.
     """
 
     learning_rate: float = 3e-4
@@ -78,6 +82,7 @@ class PPOSettings:
     vine_coef: float = 1.0
     hidden: tuple[int, ...] = (256, 256)
     action_parts: bool = False
+    rule_facts: bool = False
 
     def __post_init__(self) -> None:
         check_settings(self)
@@ -117,9 +122,9 @@ def entropy_coefficient(settings: PPOSettings, samples: int) -> float:
     return settings.entropy_start + (settings.entropy_end - settings.entropy_start) * progress
 
 
-def _mlp(widths: tuple[int, ...], out: int, out_gain: float) -> nn.Sequential:
+def _mlp(inputs: int, widths: tuple[int, ...], out: int, out_gain: float) -> nn.Sequential:
     layers: list[nn.Module] = []
-    size = OBS_SIZE
+    size = inputs
     for width in widths:
         linear = nn.Linear(size, width)
         nn.init.orthogonal_(linear.weight, math.sqrt(2))
@@ -146,10 +151,12 @@ class ActorCritic(nn.Module):
     parts: torch.Tensor
     """``(356, parts)``: which parts each id has (with ``action_parts`` only)."""
 
-    def __init__(self, hidden: tuple[int, ...] = (256, 256), action_parts: bool = False) -> None:
+    def __init__(
+        self, hidden: tuple[int, ...] = (256, 256), action_parts: bool = False, inputs: int = OBS_SIZE
+    ) -> None:
         super().__init__()
-        self.actor = _mlp(hidden, NUM_ACTIONS, 0.01)
-        self.critic = _mlp(hidden, 1, 1.0)
+        self.actor = _mlp(inputs, hidden, NUM_ACTIONS, 0.01)
+        self.critic = _mlp(inputs, hidden, 1, 1.0)
         self.part_head: nn.Linear | None = None
         if action_parts:
             parts, _ = action_table.action_parts()
@@ -348,7 +355,8 @@ class Learner:
     def __init__(self, settings: PPOSettings, seed: int) -> None:
         torch.manual_seed(seed)
         self.settings = settings
-        self.model = ActorCritic(settings.hidden, settings.action_parts)
+        inputs = POLICY_INPUT_SIZE if settings.rule_facts else OBS_SIZE
+        self.model = ActorCritic(settings.hidden, settings.action_parts, inputs)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=settings.learning_rate, eps=1e-5)
         self.value_norm = ValueNorm()
         self.rng = np.random.default_rng(seed)
@@ -357,7 +365,7 @@ class Learner:
     @torch.no_grad()
     def decide(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Sample an id for each row (Gumbel-max over the legal ids); returns ids, log-probabilities, values."""
-        o = torch.from_numpy(obs)
+        o = self.inputs(obs)
         log_p = self.model.log_probs(o, torch.from_numpy(masks))
         noise = -torch.log(-torch.log(torch.rand(log_p.shape, generator=self.generator).clamp_(1e-20, 1.0)))
         ids = torch.argmax(log_p + noise, dim=1)
@@ -369,7 +377,7 @@ class Learner:
     @torch.no_grad()
     def greedy(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The most likely legal id for each row (how network bots play in tournaments)."""
-        log_p = self.model.log_probs(torch.from_numpy(obs), torch.from_numpy(masks))
+        log_p = self.model.log_probs(self.inputs(obs), torch.from_numpy(masks))
         ids = torch.argmax(log_p, dim=1).numpy()
         zeros = np.zeros(ids.shape[0], dtype=np.float32)
         return ids, zeros, zeros
@@ -377,7 +385,11 @@ class Learner:
     @torch.no_grad()
     def log_probs_np(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy's log-probabilities ``(k, 356)`` as numpy (the paired playouts' policy)."""
-        return self.model.log_probs(torch.from_numpy(obs), torch.from_numpy(masks)).numpy()
+        return self.model.log_probs(self.inputs(obs), torch.from_numpy(masks)).numpy()
+
+    def inputs(self, obs: np.ndarray) -> torch.Tensor:
+        """What the networks read for observations ``obs``: the observations, or with ``rule_facts`` their facts too."""
+        return torch.from_numpy(policy_input(obs) if self.settings.rule_facts else obs)
 
     def update(self, batch: Batch, samples_before: int, paired: PairedValues | None = None) -> UpdateStats:
         """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO.
@@ -394,7 +406,7 @@ class Learner:
         mean, std = self.value_norm.stats if s.normalize_values else (0.0, 1.0)
         norm_adv = (adv - adv.mean()) / (adv.std() + 1e-8)
         tensors = {
-            "obs": torch.from_numpy(batch.obs),
+            "obs": self.inputs(batch.obs),
             "masks": torch.from_numpy(batch.masks),
             "actions": torch.from_numpy(batch.actions),
             "old_log_probs": torch.from_numpy(batch.log_probs),
@@ -436,7 +448,7 @@ class Learner:
         """The branch points' observations, masks, probabilities when played, and normalized paired advantages."""
         assert batch.branches is not None
         samples = batch.branches.samples
-        obs, masks = torch.from_numpy(batch.obs[samples]), torch.from_numpy(batch.masks[samples])
+        obs, masks = self.inputs(batch.obs[samples]), torch.from_numpy(batch.masks[samples])
         old = self.model.log_probs(obs, masks).exp().numpy()
         adv = paired_advantages(paired, old)
         # the probability-weighted spread of the advantages, so that both terms of the surrogate are on one scale

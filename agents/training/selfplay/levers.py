@@ -35,6 +35,7 @@ def variants(players: int, seed: int) -> dict[str, SelfPlayConfig]:
         "no-entropy": replace(base, ppo=replace(ppo, entropy_start=0.0, entropy_end=0.0)),
         "old-discount": replace(base, ppo=replace(ppo, gamma=0.995, lam=0.95)),
         "action-parts": replace(base, ppo=replace(ppo, action_parts=True)),
+        "rule-facts": replace(base, ppo=replace(ppo, rule_facts=True)),
         "vine": replace(base, branch_rate=0.05),
         "vine-only": replace(base, branch_rate=0.05, ppo=replace(ppo, mc_coef=0.0)),
         "vine-greedy": replace(base, branch_rate=0.05, greedy_playouts=True),

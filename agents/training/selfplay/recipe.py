@@ -274,7 +274,8 @@ class SelfPlayRun:
             "rng": json.dumps(self.learner.rng.bit_generator.state),
         }
         write_atomically(self.out / STATE, json.dumps(state, indent=2).encode())
-        save_policy(self.out / FINAL_POLICY, self.learner.model.actor_layers(), "tanh")
+        layers = self.learner.model.actor_layers()
+        save_policy(self.out / FINAL_POLICY, layers, "tanh", rule_facts=self.config.ppo.rule_facts)
 
     def _load(self) -> None:
         from agents.training.selfplay.learner import ValueNorm
