@@ -225,7 +225,27 @@ def markdown_table() -> str:
     for field in FIELDS:
         s = LAYOUT[field.name]
         lines.append(f"| `{field.name}` | {s.start}:{s.stop} | {field.size} | {field.meaning} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _facts_section()) + "\n"
+
+
+def _facts_section() -> list[str]:
+    from gubs_env.encoding.rule_facts import FACT_FIELDS, FACT_LAYOUT, FACTS_SIZE
+
+    lines = [
+        "",
+        "## Rule facts",
+        "",
+        f"`gubs_env.encoding.rule_facts.rule_facts(obs)` works out {FACTS_SIZE} more values from observations alone",
+        "(batched, numpy), the facts a player's choices turn on; `policy_input(obs)` appends them to the observation.",
+        "The self-play learner's `rule_facts` lever feeds them to its networks (docs/training.md).",
+        "",
+        "| fact | slice | size | meaning |",
+        "|---|---|---:|---|",
+    ]
+    for field in FACT_FIELDS:
+        s = FACT_LAYOUT[field.name]
+        lines.append(f"| `{field.name}` | {s.start}:{s.stop} | {field.size} | {field.meaning} |")
+    return lines
 
 
 def unpack(vector: np.ndarray) -> dict[str, np.ndarray]:
