@@ -86,6 +86,19 @@ def _slices(fields: tuple[Field, ...]) -> dict[str, slice]:
 LAYOUT: dict[str, slice] = _slices(FIELDS)
 OBS_SIZE: int = sum(f.size for f in FIELDS)
 
+FACT_FIELDS: tuple[Field, ...] = (
+    Field("unseen", NUM_KINDS, "copies of each kind not located by the viewer / copies"),
+    Field("unseen_total", 1, "cards not located by the viewer / 70"),
+    Field("top_chance", NUM_KINDS, "chance that the deck's top card is each kind"),
+    Field("margin", 1, "own score less the best other score / 14, clipped to [-1, 1]"),
+    Field("would_win", 1, "1 when the viewer would win if the game ended now (the tie-breaks of §6)"),
+    Field("leaders", 1, "seats sharing the best score / 6"),
+)
+"""The rule facts :mod:`gubs_env.encoding.rule_facts` works out from an observation (their layout is kept here,
+beside the observation's, so that one table documents both)."""
+FACT_LAYOUT: dict[str, slice] = _slices(FACT_FIELDS)
+FACTS_SIZE: int = sum(f.size for f in FACT_FIELDS)
+
 
 def _scales() -> np.ndarray:
     """What each raw value is divided by, per position of the vector."""
@@ -229,8 +242,6 @@ def markdown_table() -> str:
 
 
 def _facts_section() -> list[str]:
-    from gubs_env.encoding.rule_facts import FACT_FIELDS, FACT_LAYOUT, FACTS_SIZE
-
     lines = [
         "",
         "## Rule facts",

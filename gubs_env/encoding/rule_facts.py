@@ -26,25 +26,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from gubs_env.encoding.observation import INV_SCALE, LAYOUT, OBS_SIZE, SCOUT_DEPTH, Field
+from gubs_env.encoding.observation import (
+    FACT_FIELDS,
+    FACT_LAYOUT,
+    FACTS_SIZE,
+    INV_SCALE,
+    LAYOUT,
+    OBS_SIZE,
+    SCOUT_DEPTH,
+)
 from gubs_env.engine.cards import BARRICADES, COPIES, EVENTS, LETTERS, MAX_PLAYERS, NUM_KINDS, RINGS, Kind
 from gubs_env.engine.state import RING_SIZES
 
-FACT_FIELDS: tuple[Field, ...] = (
-    Field("unseen", NUM_KINDS, "copies of each kind not located by the viewer / copies"),
-    Field("unseen_total", 1, "cards not located by the viewer / 70"),
-    Field("top_chance", NUM_KINDS, "chance that the deck's top card is each kind"),
-    Field("margin", 1, "own score less the best other score / 14, clipped to [-1, 1]"),
-    Field("would_win", 1, "1 when the viewer would win if the game ended now (the tie-breaks of §6)"),
-    Field("leaders", 1, "seats sharing the best score / 6"),
-)
-FACT_LAYOUT: dict[str, slice] = {}
-_start = 0
-for _field in FACT_FIELDS:
-    FACT_LAYOUT[_field.name] = slice(_start, _start + _field.size)
-    _start += _field.size
-FACTS_SIZE: int = _start
-"""How many facts :func:`rule_facts` gives per observation."""
+__all__ = ["FACTS_SIZE", "FACT_FIELDS", "FACT_LAYOUT", "POLICY_INPUT_SIZE", "located", "policy_input", "rule_facts"]
+
 POLICY_INPUT_SIZE: int = OBS_SIZE + FACTS_SIZE
 """The observation followed by its facts."""
 
