@@ -211,7 +211,7 @@ class PPOAgent(Agent):
                 f"observation must have shape ({size},) or (batch, {size}), not {x.shape}; this model reads "
                 f"observations of {size} values"
             )
-        return policy_logits(weights, policy_input(x) if weights.rule_facts else x, ids, self._first_t)
+        return policy_logits(weights, x, ids, self._first_t)
 
     def _actor_weights(self) -> PolicyWeights:
         """The weights to play: the model's own, or a live policy's copied (see :meth:`_live_weights`)."""
@@ -257,7 +257,8 @@ def policy_logits(
 
     Args:
         weights: the actor.
-        observations: one observation ``(input_size,)`` or a stack of them ``(k, input_size)`` (not checked).
+        observations: one observation ``(512,)`` or a stack of them ``(k, 512)`` (not checked); an actor that reads
+            the rule facts (``weights.rule_facts``) gets them appended here.
         ids: the action ids whose logits are wanted (default: all).
         first_t: the first weight transposed and contiguous, when the caller keeps it (made here otherwise).
 
@@ -266,6 +267,8 @@ def policy_logits(
         for a stack.
     """
     activation = ACTIVATION_FUNCTIONS[weights.activation]
+    if weights.rule_facts:
+        observations = policy_input(observations)
     (first_weight, first_bias), *hidden, (head_weight, head_bias) = weights.layers
     if first_t is None or first_t.shape != first_weight.shape[::-1]:
         first_t = np.ascontiguousarray(first_weight.T)
