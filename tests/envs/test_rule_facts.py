@@ -20,6 +20,7 @@ from gubs_env.engine import Game
 from gubs_env.engine.cards import COPIES, EVENTS, LETTERS, NUM_KINDS, Kind
 from gubs_env.engine.state import GameState, Step
 from tests.helpers import table
+from tests.viz.test_svg import rich_table
 
 COPIES_ARRAY = np.array(COPIES, dtype=np.float64)
 
@@ -59,17 +60,7 @@ def test_the_unseen_cards_are_exactly_the_deck_below_what_was_seen_and_the_other
 
 
 def test_every_located_card_is_counted_once_on_a_crowded_table() -> None:
-    game = table(
-        num_players=3,
-        hands=[{"Lure": 1, "Scout": 1}, {"Feather": 1, "Flop Boat": 1}, {"Spear": 1}],
-        sides=[
-            {"free": 1, "elder": True, "protected": {"Toad Rider": 1}},
-            {"free": 2, "spouted": 1, "rings": ["Double Ring"], "protected": {"Velvet Moth": 1}},
-            {},
-        ],
-        letters=["Letter G", "Letter B"],
-        discard={"Cyclone": 1},
-    )
+    game = rich_table()  # seat 0 has just played its Lure at seat 1: the Lure is in play, out of every zone
     found = located(encode(game.state, 0))
     assert found[Kind.GUB] == 1 + 1 + 2 + 1 + 1 + 2  # free, protected, free, spouted, protected, the Ring's two
     assert found[Kind.ELDER] == 1 and found[Kind.SUD_SPOUT] == 1 and found[Kind.DOUBLE_RING] == 1
