@@ -140,6 +140,11 @@ class PolicyWeights:
         return int(self.layers[0][0].shape[1])
 
     @property
+    def observation_length(self) -> int:
+        """Values of the observation a player gives the actor (the rule facts are appended by the forward pass)."""
+        return OBS_SIZE if self.rule_facts else self.observation_size
+
+    @property
     def action_count(self) -> int:
         """Outputs of the last layer: one logit per action id."""
         return int(self.layers[-1][0].shape[0])

@@ -10,7 +10,6 @@ import numpy as np
 
 from agents.bots.base import Agent, legal_ids
 from agents.bots.model_file import PolicyWeights, actor_modules, load_policy, save_policy
-from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.encoding.rule_facts import policy_input
 
 if TYPE_CHECKING:
@@ -171,8 +170,7 @@ class PPOAgent(Agent):
     @property
     def input_size(self) -> int:
         """The length of an observation the actor reads (512 for Gubs)."""
-        weights = self._actor_weights()
-        return OBS_SIZE if weights.rule_facts else weights.observation_size
+        return self._actor_weights().observation_length
 
     @property
     def output_size(self) -> int:
@@ -202,7 +200,7 @@ class PPOAgent(Agent):
     def _logits(self, weights: PolicyWeights, observation: np.ndarray, ids: np.ndarray | None) -> np.ndarray:
         """:meth:`action_logits` with the weights already read: the shapes checked, then :func:`policy_logits`."""
         x = np.asarray(observation, dtype=np.float32)
-        size = OBS_SIZE if weights.rule_facts else weights.observation_size
+        size = weights.observation_length
         if x.ndim == 2 and x.shape[1] == size:
             if ids is not None:
                 raise ValueError("ids selects logits of one observation; for a batch, index the returned rows")
