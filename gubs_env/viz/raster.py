@@ -121,8 +121,9 @@ class _Painter:
     def at(self, x: float, y: float) -> tuple[float, float]:
         return self.offset_x + x * self.scale, y * self.scale
 
-    def width(self, element: ET.Element, default: float = 1.0) -> int:
-        return max(1, round(float(element.get("stroke-width", default)) * self.scale))
+    def width(self, element: ET.Element) -> int:
+        """The stroke's width in pixels (SVG's default is 1 unit)."""
+        return max(1, round(float(element.get("stroke-width", 1.0)) * self.scale))
 
 
 def _colour(value: str | None) -> str | None:
