@@ -34,6 +34,9 @@ MOVED = {
     "agents.training.config": "agents.training.core.config",
     "agents.training.league": "agents.training.core.league",
     "agents.training.runs": "agents.training.core.runs",
+    "agents.training.warm_start": "agents.training.imitation.warm_start",
+    "agents.training.cmaes": "agents.training.tune_heuristic.cmaes",
 }
 """Moved in 0.1.0 (the rooms of docs/architecture.md), in 0.2.0 (one trainer: RLlib under training/) and since 0.2.0
-(the training room's rooms: what both backends share in ``core``, the sb3 backend in ``sb3``)."""
+(the training room's rooms: what both backends share in ``core``, the sb3 backend in ``sb3``, each recipe in a
+room of its own)."""

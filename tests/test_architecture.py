@@ -103,7 +103,6 @@ TRAINING_FOLDERS = {
         "agents.training.core",
         "agents.training.sb3",
         "agents.training.imitation",
-        "agents.training.warm_start",
         "agents.training",
         "agents.training.command",
     },
@@ -111,12 +110,29 @@ TRAINING_FOLDERS = {
         "agents.training.core",
         "agents.training.rllib",
         "agents.training.imitation",
-        "agents.training.warm_start",
         "agents.training",
     },
+    # the recipes beside the backends
     "agents.training.selfplay": {"agents.training.core", "agents.training.selfplay"},
+    "agents.training.baselines": {"agents.training.selfplay", "agents.training.baselines"},
+    "agents.training.imitation": {"agents.training.core", "agents.training.imitation", "agents.training.expert"},
+    "agents.training.expert": {"agents.training.imitation", "agents.training.expert"},
+    "agents.training.search_nets": {"agents.training.search_nets"},
+    "agents.training.tune_heuristic": {"agents.training.tune_heuristic"},
 }
 """Within the training room, which of its modules and folders each folder may import."""
+
+
+def _within(module: str, allowed: set[str]) -> bool:
+    """Whether ``module`` is one of ``allowed`` or in one of their folders (``agents.training`` is its __init__)."""
+    return any(module == a or (a != "agents.training" and module.startswith(a + ".")) for a in allowed)
+
+
+def test_every_training_folder_is_listed() -> None:
+    folders = {
+        f"agents.training.{p.name}" for p in (ROOT / "agents" / "training").iterdir() if (p / "__init__.py").exists()
+    }
+    assert folders == set(TRAINING_FOLDERS)
 
 
 @pytest.mark.parametrize("folder", sorted(TRAINING_FOLDERS))
@@ -127,7 +143,7 @@ def test_a_training_folder_imports_only_what_it_builds_on(folder: str) -> None:
         for module, targets in GRAPH.items()
         if module.startswith(folder + ".") or module == folder
         for target in targets
-        if target.startswith("agents.training") and not any(target == a or target.startswith(a + ".") for a in allowed)
+        if target.startswith("agents.training") and not _within(target, allowed)
     )
     assert not wrong
 

@@ -796,7 +796,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         },
     ),
     "baselines": (
-        "agents.training.baselines",
+        "agents.training.baselines.runs",
         [],
         {
             "--players": NUMBERS,
@@ -817,7 +817,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         {"--players": NUMBERS, "--seed": NUMBERS, "--minutes": NUMBERS, "--out": PATHS, "--no-progress": SWITCH},
     ),
     "expert": (
-        "agents.training.expert",
+        "agents.training.expert.labels",
         [],
         {
             "--expert": SPECS,

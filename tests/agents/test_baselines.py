@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.training.baselines import (
+from agents.training.baselines.runs import (
     CURVES_CSV,
     baseline_config,
     build_parser,

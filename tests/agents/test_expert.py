@@ -14,10 +14,10 @@ from agents.bots.ppo import MODELS_DIR, PRETRAINED
 from agents.bots.registry import make_agent
 from agents.evaluate.blunders import blunders
 from agents.evaluate.matches import play_game
-from agents.training import expert
 from agents.training.command import main as train_command
 from agents.training.command import parse as parse_train
-from agents.training.expert import (
+from agents.training.expert import labels as expert
+from agents.training.expert.labels import (
     BotExpert,
     Labelling,
     LabelsFileError,
@@ -289,7 +289,7 @@ def test_init_starts_the_policy_from_the_models_weights(tmp_path):
 
 
 def test_labels_warm_start_fits_the_labels_and_lowers_its_loss(labels, tmp_path, capsys):
-    from agents.training.imitation import pretrain
+    from agents.training.imitation.demonstrations import pretrain
 
     path = save_labels(tmp_path / "labels.npz", labels)
     out = tmp_path / "run"
@@ -306,7 +306,7 @@ def test_labels_warm_start_fits_the_labels_and_lowers_its_loss(labels, tmp_path,
 
 def test_several_labels_files_are_joined_in_order(labels, tmp_path):
     first, second = save_labels(tmp_path / "a.npz", labels), save_labels(tmp_path / "b.npz", labels)
-    from agents.training.warm_start import read_labels
+    from agents.training.imitation.warm_start import read_labels
 
     config = parse_train(["--labels", str(first), str(second), "--steps", "1"]).config
     assert config.labels == (first, second)

@@ -5,7 +5,7 @@ import pytest
 
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.ppo import PPOAgent
-from agents.training.imitation import _collect_compiled, collect, pretrain
+from agents.training.imitation.demonstrations import _collect_compiled, collect, pretrain
 from gubs_env.envs.selfplay import SelfPlayEnv
 
 
@@ -65,7 +65,7 @@ def test_pretraining_lowers_the_loss_and_copies_the_teacher():
 def test_demonstration_returns_are_each_seats_discounted_outcome():
     import random
 
-    from agents.training.imitation import _discounted_outcomes
+    from agents.training.imitation.demonstrations import _discounted_outcomes
     from gubs_env.engine import Game
 
     for seed in range(50):  # a game with one winner
@@ -103,7 +103,7 @@ def test_the_warm_start_says_when_the_budget_cut_it_short(monkeypatch):
     import time
 
     from agents.training.core.config import TrainingConfig
-    from agents.training.warm_start import warm_start_data, warm_start_deadline
+    from agents.training.imitation.warm_start import warm_start_data, warm_start_deadline
 
     config = TrainingConfig(minutes=2, imitate_games=1000).resolved()
     assert warm_start_deadline(config, 100.0) == 100.0 + 60  # half of the 2 minutes, counted from the start

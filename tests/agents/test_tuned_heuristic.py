@@ -17,8 +17,8 @@ from agents.bots.heuristic.weights_file import SHIPPED, WeightsFileError, load_w
 from agents.bots.registry import AgentSpecError, make_agent, names_code
 from agents.evaluate.duel import rotated_shares
 from agents.evaluate.matches import play_game
-from agents.training.cmaes import CMAES
-from agents.training.tune_heuristic import Tuning, main, tables_at
+from agents.training.tune_heuristic.cmaes import CMAES
+from agents.training.tune_heuristic.tuning import Tuning, main, tables_at
 
 # --- the named weights ----------------------------------------------------------------------------------------
 

@@ -144,7 +144,8 @@ class FixedAgentModule(RLModule):
 def imitation_heads(module: MaskedPPOModule) -> Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]:
     """The module's unmasked logits and values for a batch of observation vectors, with gradients.
 
-    What the warm start fits (:func:`agents.training.imitation.fit`), as the sb3 learner's heads are fitted.
+    What the warm start fits (:func:`agents.training.imitation.demonstrations.fit`), as the sb3 learner's heads are
+    fitted.
     """
 
     def heads(observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

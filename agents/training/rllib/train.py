@@ -22,7 +22,7 @@ from agents.training.core import runs
 from agents.training.core.config import TrainingConfig, learner_device
 from agents.training.core.league import League
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
-from agents.training.warm_start import read_labels
+from agents.training.imitation.warm_start import read_labels
 
 
 def build_config(config: TrainingConfig, callback: Any = None) -> Any:
@@ -191,10 +191,10 @@ def train_rllib(run: Run) -> TrainingResult:
 
 def _warm_start(algorithm: Any, run: Run, labels: Any) -> None:
     """Before PPO: ``main`` fitted to the labels or to the teacher's games, as the sb3 learner is; then sent out."""
-    from agents.training.imitation import fit
+    from agents.training.imitation.demonstrations import fit
+    from agents.training.imitation.warm_start import warm_start_data, warm_start_deadline
     from agents.training.rllib.module import imitation_heads
     from agents.training.rllib.selfplay import MAIN
-    from agents.training.warm_start import warm_start_data, warm_start_deadline
 
     config, progress = run.config, run.progress
     assert config.gamma is not None, "resolve it"

@@ -28,7 +28,7 @@ from agents.training.core import runs
 from agents.training.core.config import TrainingConfig, learner_device
 from agents.training.core.league import League
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
-from agents.training.warm_start import read_labels
+from agents.training.imitation.warm_start import read_labels
 from gubs_env.support.files import write_atomically
 
 INIT_SHAPES = [(256, 512), (256, 256), (356, 256)]
@@ -186,8 +186,8 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
 
 def _warm_start(model: Any, run: Run, labels: Any, init_layers: Any) -> None:
     """Before PPO: the policy from ``init``, then fitted to the labels or to the teacher's games."""
-    from agents.training.imitation import pretrain
-    from agents.training.warm_start import warm_start_data, warm_start_deadline
+    from agents.training.imitation.demonstrations import pretrain
+    from agents.training.imitation.warm_start import warm_start_data, warm_start_deadline
 
     config, progress = run.config, run.progress
     if init_layers is not None:

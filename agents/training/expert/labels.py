@@ -50,7 +50,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.bots.spec import AgentSpec, AgentSpecError
-from agents.training.imitation import Demonstrations
+from agents.training.imitation.demonstrations import Demonstrations
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.players import TableSizes
@@ -493,9 +493,3 @@ def main(argv: list[str] | None = None) -> int:
     print(summary(labels))
     print(f"labels: {args.labels}  (train on them: python train.py --labels {args.labels})")
     return 0
-
-
-if __name__ == "__main__":
-    from gubs_env.support.cli import run_command
-
-    raise SystemExit(run_command(main))

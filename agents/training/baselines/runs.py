@@ -283,9 +283,3 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(summarize(rows, folders)))
     print(f"curves: {args.out / CURVES_CSV}  charts: {', '.join(str(c) for c in charts)}")
     return 0
-
-
-if __name__ == "__main__":
-    from gubs_env.support.cli import run_command
-
-    raise SystemExit(run_command(main))

@@ -1,6 +1,6 @@
 """What a new run imitates before PPO, the same on both backends: search-labelled decisions, or a teacher's games.
 
-The sb3 learner and RLlib's ``main`` module are fitted to it by :func:`agents.training.imitation.fit`.
+The sb3 learner and RLlib's ``main`` module are fitted to it by :func:`agents.training.imitation.demonstrations.fit`.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.training.core.config import TrainingConfig
-from agents.training.imitation import collect
+from agents.training.imitation.demonstrations import collect
 
 
 def read_labels(config: TrainingConfig) -> Any:
@@ -20,7 +20,7 @@ def read_labels(config: TrainingConfig) -> Any:
     if not config.labels:
         return None
     from agents.training.core.runs import RunSetupError
-    from agents.training.expert import LabelsFileError, join_labels, load_labels
+    from agents.training.expert.labels import LabelsFileError, join_labels, load_labels
 
     try:
         return join_labels([load_labels(path) for path in config.labels])
@@ -50,7 +50,7 @@ def warm_start_data(
     ``imitate_games`` were played. Returns ``(None, "")`` when the run imitates nothing.
     """
     if labels is not None:
-        from agents.training.expert import summary
+        from agents.training.expert.labels import summary
 
         return labels, summary(labels)
     if not config.imitate_games:

@@ -2,7 +2,8 @@
 
 The heuristic is a hand-written scoring of every legal action (:mod:`agents.bots.heuristic`) with 97 numbers
 (:data:`~agents.bots.heuristic.tables.TUNABLE`): what a Gub, a card in hand or an answer is worth, how much the
-end of the game weighs. Its rules stay; the numbers are searched with CMA-ES (:mod:`~agents.training.cmaes`):
+end of the game weighs. Its rules stay; the numbers are searched with CMA-ES
+(:mod:`~agents.training.tune_heuristic.cmaes`):
 
 - each generation proposes ``--population`` weight sets; each plays the default heuristic at every other seat
   on the same fresh deals (``--games`` per table size) at every table size of ``--players`` (each deal at every
@@ -34,7 +35,7 @@ from tqdm import tqdm
 from agents.bots.heuristic.tables import SHARES, TABLES, TUNABLE, HeuristicTables, tables_with
 from agents.bots.heuristic.weights_file import save_weights
 from agents.evaluate.duel import rotated_shares
-from agents.training.cmaes import CMAES
+from agents.training.tune_heuristic.cmaes import CMAES
 from gubs_env.support.cli import (
     CommandParser,
     add_progress_argument,
@@ -237,9 +238,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"done in {(time.monotonic() - start) / 60:.1f} min: {_validation_line(best)}")
     print(f"weights: {args.out / 'weights.json'} (play it as the agent spec {args.out / 'weights.json'})")
     return 0
-
-
-if __name__ == "__main__":
-    from gubs_env.support.cli import run_command
-
-    sys.exit(run_command(main))

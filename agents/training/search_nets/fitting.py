@@ -399,9 +399,3 @@ def main(argv: list[str] | None = None) -> int:
     shipped = " ".join(f"{args.out}/{what}.npz" for what, *_ in fits)
     print(f"ship them: cp {shipped} agents/bots/models/")
     return 0
-
-
-if __name__ == "__main__":
-    from gubs_env.support.cli import run_command
-
-    raise SystemExit(run_command(main))
