@@ -5,7 +5,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agents.training import PoolConfig, TrainingConfig, train
@@ -377,6 +377,7 @@ FIELDS = st.sampled_from(sorted(TrainingConfig().to_json()))
 
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(FIELDS, JSON, max_size=5))
+@example({"pool": {"\n": None}})  # a line break in an unknown pool key once broke the one-line error
 def test_garbage_run_data_is_a_config_error_or_a_config_never_anything_else(data):
     try:
         config = TrainingConfig.from_json(data)

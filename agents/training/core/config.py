@@ -317,6 +317,9 @@ class TrainingConfig:
         except ValueError as error:
             raise ConfigError(f"players: {error}") from None
         if isinstance(self.pool, Mapping):
+            unknown = sorted(repr(key) for key in self.pool if key not in {item.name for item in fields(PoolConfig)})
+            if unknown:  # named by repr: a key of a run file may hold any character, a line break too
+                raise ConfigError(f"unknown pool setting {', '.join(unknown)[:120]}")
             set_(self, "pool", PoolConfig(**self.pool))
         if not isinstance(self.pool, PoolConfig):
             raise ConfigError(f"pool must be a PoolConfig, not {_brief(self.pool)}")
