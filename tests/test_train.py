@@ -108,6 +108,8 @@ def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_t
         ({"gamma": 0}, "gamma must be a number above 0 and at most 1"),
         ({"gae_lambda": 1.5}, "gae_lambda must be a number above 0 and at most 1"),
         ({"eval_adjust_luck": "yes"}, "eval_adjust_luck must be True or False"),
+        ({"rule_facts": 1}, "rule_facts must be True or False"),
+        ({"backend": "rllib", "rule_facts": True}, "the rllib backend cannot honour rule_facts"),
     ],
 )
 def test_a_config_refuses_what_no_backend_or_this_backend_can_do(settings, message):
@@ -365,6 +367,51 @@ def test_a_run_against_one_fixed_opponent_evaluates_against_it_and_resumes_again
     }
     resumed = parse(["--resume", "--out", str(out)]).config
     assert str(resumed.opponent) == "ppo-2p" and resumed.players.as_list() == [2]
+
+
+def test_a_rule_facts_run_imitates_trains_and_writes_actors_every_player_reads_with_their_facts(tmp_path, capsys):
+    """--rule-facts: the facts are worked out in the learner's feature layer; every file it writes reads back as a
+    rule-facts actor (580 inputs) that agents play, snapshots included; a resume keeps the setting and refuses
+    another."""
+    import gymnasium as gym
+    import numpy as np
+    import torch
+
+    from agents import RandomAgent, play_game
+    from agents.bots.model_file import load_policy
+    from agents.bots.ppo import PPOAgent
+    from agents.bots.spec import AgentSpec
+    from agents.training.sb3.masked_policy import RuleFactsExtractor
+    from agents.training.trainer import RunSetupError
+    from gubs_env.encoding.observation import OBS_SIZE
+    from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE, policy_input
+    from gubs_env.fast import FastGames
+
+    out = tmp_path / "facts"
+    argv = ["--out", str(out), "--rule-facts", "--envs", "2", "--imitate-games", "2", "--snapshot-every", "128"]
+    argv += ["--eval-every", "10000", "--checkpoint-every", "10000", *TINY]
+    assert main(["--steps", "300", *argv]) == 0
+    assert "imitated" in capsys.readouterr().out
+    assert parse(["--resume", "--out", str(out)]).config.rule_facts
+    actors = [load_policy(p) for p in [out / "model.zip", *out.glob("snapshots/*.zip")]]
+    assert len(actors) >= 2
+    assert all(a.rule_facts and a.observation_size == POLICY_INPUT_SIZE for a in actors)
+    assert len(play_game([PPOAgent(actors[0]), RandomAgent()], seed=3).scores()) == 2
+
+    extractor = RuleFactsExtractor(gym.spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32))
+    games = FastGames(8)
+    games.reset(seeds=np.arange(8), num_players=np.array([2, 3, 4, 5, 6, 2, 3, 4]))
+    for _ in range(40):  # into the game: cards seen, scores apart
+        games.step(np.argmax(games.mask, axis=1))
+    assert np.array_equal(extractor(torch.from_numpy(games.obs.copy())).numpy(), policy_input(games.obs))
+
+    assert parse(["--resume", "--out", str(out), "--rule-facts"]).config.rule_facts  # the same setting again
+    plain = tmp_path / "plain"
+    assert main(["--out", str(plain), "--steps", "64", "--envs", "2", "--imitate-games", "0", *TINY]) == 0
+    with pytest.raises(RunSetupError, match="rule_facts shapes the networks"):
+        train(replace(parse(["--resume", "--out", str(plain)]).config, rule_facts=True), out=plain, resume=True)
+    with pytest.raises(RunSetupError, match="rule_facts: its first layer reads the observation and the facts"):
+        train(TrainingConfig(rule_facts=True, init=AgentSpec.parse("ppo-2p"), steps=64), out=tmp_path / "init")
 
 
 JSON = st.recursive(

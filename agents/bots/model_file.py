@@ -22,10 +22,12 @@ The same weights-only format holds the search's other networks (:class:`NetworkK
 :mod:`agents.bots.search.value`, the hand model of :mod:`agents.bots.search.belief`), each under its own format
 name and sizes, written by :func:`save_network` and read by :func:`load_network` with the same checks.
 
-Either way the layers must chain from the observation size (:data:`~gubs_env.encoding.observation.OBS_SIZE`) to
-the action count (:data:`~gubs_env.encoding.action_table.NUM_ACTIONS`) through at least one hidden layer, with
-finite float32 values; archives, members and networks beyond the size limits below are refused before they
-are read into memory.
+An actor may also read the observation followed by its rule facts (:mod:`gubs_env.encoding.rule_facts`), which its
+player computes: a weights-only file says so by its format name (:data:`POLICY_WITH_FACTS`), an SB3 save by its first
+layer's width (:func:`reads_rule_facts`). Either way the layers must chain from the observation size
+(:data:`~gubs_env.encoding.observation.OBS_SIZE`, or that and the facts) to the action count
+(:data:`~gubs_env.encoding.action_table.NUM_ACTIONS`) through at least one hidden layer, with finite float32
+values; archives, members and networks beyond the size limits below are refused before they are read into memory.
 """
 
 from __future__ import annotations
@@ -164,6 +166,7 @@ def load_policy(path: str | Path) -> PolicyWeights:
         kind = POLICY
         if "policy.pth" in names:
             layers, activation = _read_sb3(members, path)
+            kind = POLICY_WITH_FACTS if reads_rule_facts(layers) else POLICY
         elif "format.npy" in names:
             kind = _policy_kind(members, path)
             layers, activation = _read_weights_file(members, path, kind)
@@ -193,6 +196,16 @@ def load_network(path: str | Path, kind: NetworkKind) -> PolicyWeights:
     finally:
         members.close()
     return _read_only(_validated(layers, activation, path, kind), activation, path)
+
+
+def reads_rule_facts(layers: Sequence[Layer]) -> bool:
+    """Whether an SB3 actor reads the observation followed by its rule facts, told by its first layer's width.
+
+    A rule-facts learner's feature layer appends the facts to the observation and has no parameters, so its actor
+    is a plain MLP whose first layer reads :data:`POLICY_WITH_FACTS`' inputs.
+    """
+    first = layers[0][0]
+    return first.ndim == 2 and first.shape[1] == POLICY_INPUT_SIZE
 
 
 def _policy_kind(archive: zipfile.ZipFile, path: Path) -> NetworkKind:
@@ -271,7 +284,7 @@ def export_policy(policy: Any, path: str | Path) -> Path:
         ModelFileError: the network is not an MLP actor this project can play (see :func:`actor_modules`).
     """
     weights = policy_weights(policy)
-    return save_policy(path, weights.layers, weights.activation)
+    return save_policy(path, weights.layers, weights.activation, rule_facts=weights.rule_facts)
 
 
 def policy_weights(policy: Any) -> PolicyWeights:
@@ -282,7 +295,7 @@ def policy_weights(policy: Any) -> PolicyWeights:
     """
     linears, activation = actor_modules(getattr(policy, "policy", policy))
     layers = tuple((m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears)
-    return PolicyWeights(layers, activation)
+    return PolicyWeights(layers, activation, rule_facts=reads_rule_facts(layers))
 
 
 def actor_modules(policy: Any) -> tuple[list[Any], str]:

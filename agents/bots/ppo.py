@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agents.bots.base import Agent, legal_ids
-from agents.bots.model_file import PolicyWeights, actor_modules, load_policy, save_policy
+from agents.bots.model_file import PolicyWeights, actor_modules, load_policy, reads_rule_facts, save_policy
 from gubs_env.encoding.rule_facts import policy_input
 
 if TYPE_CHECKING:
@@ -232,7 +232,7 @@ class PPOAgent(Agent):
         version = tuple(m.weight._version + m.bias._version for m in self._linears)
         if version != self._version or self._weights is None:
             copied = tuple((m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in self._linears)
-            self._use(PolicyWeights(copied, self._activation_name))
+            self._use(PolicyWeights(copied, self._activation_name, rule_facts=reads_rule_facts(copied)))
             self._version = version
         assert self._weights is not None  # just copied, or kept from the last copy
         return self._weights

@@ -190,6 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the learner computes: auto (a CUDA GPU when torch sees one), cpu, cuda or cuda:N (default: auto)",
     )
     ppo.add_argument("--shaping", type=non_negative_float, help="score-margin reward shaping weight (sb3; default: 0)")
+    ppo.add_argument(
+        "--rule-facts",
+        action="store_true",
+        help="both networks also read the rule facts worked out from the observation (sb3; docs/observation.md)",
+    )
     cadence = parser.add_argument_group("cadence (in learner timesteps, on both backends)")
     cadence.add_argument(
         "--eval-every", type=positive_int, help=f"timesteps between evaluations ({backend_default('eval_every')})"

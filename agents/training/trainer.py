@@ -81,6 +81,8 @@ def open_run(config: TrainingConfig | None, out: str | Path | None, resume: bool
         raise RunSetupError(f"{folder} is a {state.backend} run: it resumes on the {state.backend} backend only")
     if any(getattr(chosen, name) for name in NEW_RUN_FIELDS):
         raise RunSetupError("labels and init start a new run; a resumed run goes on from its checkpoint")
+    if chosen.rule_facts != stored.rule_facts:
+        raise RunSetupError(f"rule_facts shapes the networks: the run in {folder} keeps its own ({stored.rule_facts})")
     resolved = chosen.resolved()
     print(f"resuming the run in {folder} ({how})", flush=True)
     return Run(folder, resolved, state, started)

@@ -295,6 +295,9 @@ class TrainingConfig:
     """RLlib env runner actors (rllib only)."""
     hidden: tuple[int, ...] = (256, 256)
     """Widths of the actor's and the critic's hidden layers (RLlib; the sb3 learner's are 256x256)."""
+    rule_facts: bool = False
+    """Both networks read the observation followed by its rule facts (:mod:`gubs_env.encoding.rule_facts`), worked
+    out in the policy's feature layer (sb3 only); fixed for the life of a run."""
     address: str | None = None
     """The Ray cluster to join ('auto' or HOST:PORT; None: a local Ray) (rllib only)."""
     code_installed: bool = False
@@ -368,8 +371,9 @@ class TrainingConfig:
             _check_int("a hidden layer's width", width, 1, 65_536)
         if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
             raise ConfigError("address is 'auto' or HOST:PORT, not empty")
-        if not isinstance(self.eval_adjust_luck, bool):
-            raise ConfigError(f"eval_adjust_luck must be True or False, not {_brief(self.eval_adjust_luck)}")
+        for name in ("eval_adjust_luck", "rule_facts"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be True or False, not {_brief(getattr(self, name))}")
         if not isinstance(self.device, str) or not DEVICE.fullmatch(self.device):
             raise ConfigError(f"device must be auto, cpu, cuda or cuda:N, not {_brief(self.device)}")
         if not isinstance(self.code_installed, bool):
@@ -399,6 +403,7 @@ class TrainingConfig:
                 "vec_env": self.vec_env != "dummy",
                 "workers": self.workers is not None,
                 "device cuda:N": self.device.startswith("cuda:"),
+                "rule_facts": self.rule_facts,
             }
         refused = [name for name, set_ in unsupported.items() if set_]
         if refused:

@@ -28,7 +28,10 @@ from sb3_contrib.common.maskable.distributions import (
     MaybeMasks,
 )
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch.distributions import Distribution
+
+from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE, rule_facts
 
 MASKED_LOGIT = -1e8
 """What a masked id's logit becomes, as in sb3-contrib: finite, so no NaN reaches a gradient."""
@@ -105,3 +108,32 @@ class LeanMaskablePolicy(MaskableActorCriticPolicy):
         if not isinstance(action_space, spaces.Discrete):
             raise ValueError(f"LeanMaskablePolicy needs a Discrete action space, not {type(action_space).__name__}")
         self.action_dist = LeanMaskableCategoricalDistribution(int(action_space.n))
+
+
+class RuleFactsExtractor(BaseFeaturesExtractor):
+    """The feature layer of :class:`RuleFactsPolicy`: the observation followed by its rule facts.
+
+    The facts (:func:`gubs_env.encoding.rule_facts.rule_facts`) are worked out in numpy from the observations
+    themselves, so they carry no gradient and add no parameter: the saved network is an MLP over 580 inputs,
+    which :func:`agents.bots.model_file.load_policy` reads as a rule-facts actor by that width.
+    """
+
+    def __init__(self, observation_space: spaces.Space) -> None:
+        super().__init__(observation_space, POLICY_INPUT_SIZE)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        """``(batch, 512)`` observations to ``(batch, 580)`` inputs."""
+        facts = torch.from_numpy(rule_facts(observations.detach().cpu().numpy()))
+        return torch.cat([observations, facts.to(observations)], dim=1)
+
+
+class RuleFactsPolicy(LeanMaskablePolicy):
+    """:class:`LeanMaskablePolicy` whose actor and critic read the observation and its rule facts.
+
+    The extractor is the class's own rather than a ``policy_kwargs`` entry, so a saved model's settings stay plain
+    JSON (a class there would be stored as a pickle, which the project's model reader refuses).
+    """
+
+    def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, *args: Any, **kwargs: Any):
+        kwargs["features_extractor_class"] = RuleFactsExtractor
+        super().__init__(observation_space, action_space, *args, **kwargs)

@@ -29,10 +29,15 @@ from agents.training.core.config import TrainingConfig, learner_device
 from agents.training.core.league import League
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
 from agents.training.imitation.warm_start import read_labels
+from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.encoding.observation import OBS_SIZE
+from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
 from gubs_env.support.files import write_atomically
 
-INIT_SHAPES = [(256, 512), (256, 256), (356, 256)]
-"""The learner's actor layers (``net_arch`` 256x256 over the observation, then the action logits): ``init``'s."""
+
+def init_shapes(rule_facts: bool) -> list[tuple[int, int]]:
+    """The learner's actor layers (``net_arch`` 256x256 over its inputs, then the action logits): ``init``'s."""
+    return [(256, POLICY_INPUT_SIZE if rule_facts else OBS_SIZE), (256, 256), (NUM_ACTIONS, 256)]
 
 
 class CheckpointLoadError(RunSetupError):
@@ -79,9 +84,11 @@ def _read_init(config: TrainingConfig) -> Any:
     except ModelFileError as error:
         raise RunSetupError(f"init: {error}") from None
     shapes = [w.shape for w, _ in weights.layers]
-    if weights.activation != "tanh" or shapes != INIT_SHAPES:
+    expected = init_shapes(config.rule_facts)
+    if weights.activation != "tanh" or shapes != expected:
         raise RunSetupError(
-            f"init: {config.init} has {weights.activation} layers shaped {shapes}; the learner's are tanh {INIT_SHAPES}"
+            f"init: {config.init} has {weights.activation} layers shaped {shapes}; the learner's are tanh {expected}"
+            + (" (rule_facts: its first layer reads the observation and the facts)" if config.rule_facts else "")
         )
     return weights.layers
 
@@ -164,12 +171,12 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
     """A fresh MaskablePPO learner on ``envs`` with ``config``'s settings (resolved)."""
     from sb3_contrib import MaskablePPO
 
-    from agents.training.sb3.masked_policy import LeanMaskablePolicy
+    from agents.training.sb3.masked_policy import LeanMaskablePolicy, RuleFactsPolicy
 
     assert config.n_steps and config.batch_size and config.learning_rate and config.ent_coef is not None, "resolve it"
     assert config.gamma is not None and config.gae_lambda is not None, "resolve it"
     return MaskablePPO(
-        LeanMaskablePolicy if config.engine == "fast" else "MlpPolicy",
+        RuleFactsPolicy if config.rule_facts else LeanMaskablePolicy if config.engine == "fast" else "MlpPolicy",
         envs,
         n_steps=config.n_steps,
         batch_size=config.batch_size,
