@@ -793,6 +793,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--device": ["auto", "cpu", "cuda", "cuda:1", "gpu", "", "cuda:x"],
             "--self-share": NUMBERS,
             "--prioritize": NUMBERS,
+            "--rule-facts": SWITCH,
         },
     ),
     "baselines": (

@@ -238,7 +238,8 @@ def markdown_table() -> str:
         "",
         f"`gubs_env.encoding.rule_facts.rule_facts(obs)` works out {FACTS_SIZE} more values from observations alone",
         "(batched, numpy), the facts a player's choices turn on; `policy_input(obs)` appends them to the observation.",
-        "The self-play learner's `rule_facts` lever feeds them to its networks (docs/training.md).",
+        "The self-play learner's `rule_facts` lever and `python train.py --rule-facts` feed them to their networks",
+        "(docs/training.md).",
         "",
         *_table("fact", FACT_FIELDS, FACT_LAYOUT),
     ]
