@@ -12,7 +12,8 @@ the same masked value, log-probabilities and entropy (masked ids contribute noth
 rule instead of ``torch.multinomial`` (the same distribution), equal to sb3-contrib's up to float rounding
 (``tests/agents/test_masked_policy.py`` compares them). Its policy, :class:`LeanMaskablePolicy`, is sb3-contrib's
 ``MaskableActorCriticPolicy`` with this distribution: the same networks and parameter names, so its saved weights
-load wherever a MaskablePPO file does (agents/bots/model_file.py).
+load wherever a MaskablePPO file does (agents/bots/model_file.py). :class:`RuleFactsPolicy` is the same policy over
+the observation and its rule facts (``python train.py --rule-facts``).
 """
 
 from __future__ import annotations
