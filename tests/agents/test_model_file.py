@@ -416,3 +416,28 @@ def test_sb3_state_dicts_with_other_parameters_are_refused(tmp_path):
         path = write(tmp_path / "odd.zip", rewrite_zip(tiny_model_zip(), {"policy.pth": buffer.getvalue()}))
         with pytest.raises(ModelFileError, match=message):
             load_policy(path)
+
+
+def test_an_sb3_actor_over_the_observation_and_its_facts_is_read_as_a_rule_facts_actor(tmp_path):
+    """train.py --rule-facts saves a plain MLP over 580 inputs: the width says what it reads, and nothing else
+    changes the checks (a first layer of that width that does not chain is refused as any other)."""
+    import torch
+
+    from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
+
+    state = torch.load(io.BytesIO(zipfile.ZipFile(io.BytesIO(tiny_model_zip())).read("policy.pth")), weights_only=True)
+
+    def saved(first: torch.Tensor) -> Path:
+        buffer = io.BytesIO()
+        torch.save({**state, "mlp_extractor.policy_net.0.weight": first}, buffer)
+        return write(tmp_path / "facts.zip", rewrite_zip(tiny_model_zip(), {"policy.pth": buffer.getvalue()}))
+
+    assert not load_policy(write(tmp_path / "plain.zip", tiny_model_zip())).rule_facts
+    weights = load_policy(saved(torch.full((8, POLICY_INPUT_SIZE), 0.01)))
+    assert weights.rule_facts and weights.observation_length == OBS_SIZE
+    observation = np.zeros(OBS_SIZE, dtype=np.float32)
+    assert PPOAgent(weights).act(observation, np.ones(NUM_ACTIONS, dtype=bool)) in range(NUM_ACTIONS)
+    with pytest.raises(ModelFileError):
+        load_policy(saved(torch.full((9, POLICY_INPUT_SIZE), 0.01)))  # 9 outputs into an 8-wide head
+    with pytest.raises(ModelFileError):
+        load_policy(saved(torch.full((8, POLICY_INPUT_SIZE + 1), 0.01)))
