@@ -807,6 +807,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--eval-every": NUMBERS,
             "--eval-games": NUMBERS,
             "--eval-adjust-luck": SWITCH,
+            "--rule-facts": SWITCH,
             "--out": PATHS,
             "--no-progress": SWITCH,
         },

@@ -8,6 +8,7 @@ import pytest
 
 from agents.training.baselines.runs import (
     CURVES_CSV,
+    BaselineSettings,
     baseline_config,
     build_parser,
     gather_curves,
@@ -20,10 +21,11 @@ from agents.training.selfplay.rollout import POLICY
 
 
 def test_a_baseline_is_the_cores_recipe_at_one_table_size():
-    config = baseline_config(4, seed=2, eval_every=500_000, eval_games=400)
+    config = baseline_config(4, seed=2, settings=BaselineSettings(eval_every=500_000, eval_games=400))
     assert config.players == (4,) and config.seed == 2
     assert (config.eval_every, config.eval_games) == (500_000, 400)
-    assert config.every_seat and config.skip_forced
+    assert config.every_seat and config.skip_forced and not config.ppo.rule_facts
+    assert baseline_config(2, 0, BaselineSettings(rule_facts=True)).ppo.rule_facts
     assert set(config.eval_opponents) == {"heuristic", "random"}
     assert POLICY == 0  # every seat of every training game is the policy (SelfPlayRun.all_policy)
 

@@ -4,6 +4,13 @@ One run per table size and seed (:mod:`~agents.training.baselines.runs`); ``pyth
 runs them.
 """
 
-from agents.training.baselines.runs import baseline_config, gather_curves, run_baselines, summarize, write_curves
+from agents.training.baselines.runs import (
+    BaselineSettings,
+    baseline_config,
+    gather_curves,
+    run_baselines,
+    summarize,
+    write_curves,
+)
 
-__all__ = ["baseline_config", "gather_curves", "run_baselines", "summarize", "write_curves"]
+__all__ = ["BaselineSettings", "baseline_config", "gather_curves", "run_baselines", "summarize", "write_curves"]

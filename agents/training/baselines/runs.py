@@ -15,11 +15,12 @@ import argparse
 import csv
 import json
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from agents.training.selfplay.charts import smoothed
+from agents.training.selfplay.learner import PPOSettings
 from agents.training.selfplay.recipe import (
     STATE,
     SelfPlayConfig,
@@ -43,20 +44,38 @@ OPPONENTS = ("heuristic", "random")
 CURVES_CSV = "curves.csv"
 
 
-def baseline_config(
-    players: int,
-    seed: int,
-    threads: int = 1,
-    eval_every: int | None = None,
-    eval_games: int | None = None,
-    eval_adjust_luck: bool = False,
-) -> SelfPlayConfig:
-    """The from-scratch run of one table size and seed: the recipe's defaults."""
-    config = SelfPlayConfig(players=(players,), seed=seed, threads=threads, eval_adjust_luck=eval_adjust_luck)
-    if eval_every is not None:
-        config = replace(config, eval_every=eval_every)
-    if eval_games is not None:
-        config = replace(config, eval_games=eval_games)
+@dataclass(frozen=True)
+class BaselineSettings:
+    """What every run of one ``python -m agents.training.baselines`` shares, besides its table size and seed.
+
+    Attributes:
+        threads: torch threads of each run.
+        eval_every, eval_games: the curves' points (None: the recipe's defaults).
+        eval_adjust_luck: the points also give the luck-adjusted win rate.
+        rule_facts: both networks read the observation and its rule facts (the recipe's ``rule_facts`` lever).
+    """
+
+    threads: int = 1
+    eval_every: int | None = None
+    eval_games: int | None = None
+    eval_adjust_luck: bool = False
+    rule_facts: bool = False
+
+
+def baseline_config(players: int, seed: int, settings: BaselineSettings | None = None) -> SelfPlayConfig:
+    """The from-scratch run of one table size and seed: the recipe's defaults, with ``settings``."""
+    settings = settings or BaselineSettings()
+    config = SelfPlayConfig(
+        players=(players,),
+        seed=seed,
+        threads=settings.threads,
+        eval_adjust_luck=settings.eval_adjust_luck,
+        ppo=PPOSettings(rule_facts=settings.rule_facts),
+    )
+    if settings.eval_every is not None:
+        config = replace(config, eval_every=settings.eval_every)
+    if settings.eval_games is not None:
+        config = replace(config, eval_games=settings.eval_games)
     return config
 
 
@@ -77,16 +96,14 @@ def run_baselines(
     seeds: Sequence[int],
     minutes: float,
     out: Path,
-    threads: int = 1,
+    settings: BaselineSettings | None = None,
     progress: bool = True,
-    eval_every: int | None = None,
-    eval_games: int | None = None,
-    eval_adjust_luck: bool = False,
 ) -> list[Path]:
     """Train every run not yet finished in ``out``; returns the run folders.
 
     A run that has spent its minutes is kept. A run cut short (a killed command, or a session that ended) resumes
-    from its last checkpoint for the minutes it has left, so the runs can be made a piece at a time.
+    from its last checkpoint for the minutes it has left, with its own config, so the runs can be made a piece at a
+    time.
     """
     folders = []
     for n in players:
@@ -100,7 +117,7 @@ def run_baselines(
             resume = holds_selfplay_run(folder)
             what = "resuming" if resume else "self-play from scratch:"
             print(f"{what} {n} players, seed {seed}, {left:.1f} minutes -> {folder}", flush=True)
-            config = baseline_config(n, seed, threads, eval_every, eval_games, eval_adjust_luck)
+            config = baseline_config(n, seed, settings)
             train_selfplay(config, out=folder, minutes=left, resume=resume, progress=progress)
     return folders
 
@@ -253,6 +270,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the points also give the luck-adjusted win rate, which varies far less (docs/luck.md)",
     )
     parser.add_argument(
+        "--rule-facts",
+        action="store_true",
+        help="both networks also read the rule facts worked out from the observation (docs/training.md)",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         default=Path("runs/selfplay"),
@@ -266,18 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Train what is missing, then gather and draw the curves; status 2 (one line) for a bad command line."""
     args = build_parser().parse_args(argv)
-    progress = not args.no_progress
-    folders = run_baselines(
-        args.players,
-        args.seeds,
-        args.minutes,
-        args.out,
-        args.threads,
-        progress,
-        args.eval_every,
-        args.eval_games,
-        args.eval_adjust_luck,
-    )
+    settings = BaselineSettings(args.threads, args.eval_every, args.eval_games, args.eval_adjust_luck, args.rule_facts)
+    folders = run_baselines(args.players, args.seeds, args.minutes, args.out, settings, not args.no_progress)
     rows = gather_curves(folders)
     charts = write_curves(rows, args.out, folders)
     print("\n".join(summarize(rows, folders)))
