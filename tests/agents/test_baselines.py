@@ -2,6 +2,7 @@
 
 import csv
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from agents.training.baselines.runs import (
     build_parser,
     gather_curves,
     main,
+    run_baselines,
     run_folder,
     summarize,
     write_curves,
@@ -81,3 +83,19 @@ def test_the_command_trains_what_is_missing_and_keeps_what_is_finished(tmp_path,
     (folder / "state.json").write_text(json.dumps({**state, "seconds": 1.0}))  # as if it had stopped early
     assert main(argv) == 0
     assert "resuming 2 players, seed 5" in capsys.readouterr().out
+
+
+def test_a_run_trained_with_the_other_rule_facts_setting_is_never_resumed_as_if_it_were_the_same(tmp_path, capsys):
+    from agents.training.selfplay.recipe import SelfPlayRunError, train_selfplay
+
+    folder = run_folder(tmp_path, 2, 0)
+    small = replace(baseline_config(2, 0), games=4, eval_every=10**9, eval_games=4)
+    train_selfplay(small, out=folder, timesteps=1, progress=False)
+    with pytest.raises(SelfPlayRunError, match="trained without the rule facts: give --rule-facts as it was"):
+        run_baselines([2], [0], 60.0, tmp_path, BaselineSettings(rule_facts=True), progress=False)
+    argv = ["--players", "2", "--seeds", "0", "--rule-facts", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+    (folder / "config.json").write_text("{not json")
+    with pytest.raises(SelfPlayRunError, match="is not JSON"):
+        run_baselines([2], [0], 60.0, tmp_path, progress=False)

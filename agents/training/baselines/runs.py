@@ -24,14 +24,17 @@ from agents.training.selfplay.learner import PPOSettings
 from agents.training.selfplay.recipe import (
     STATE,
     SelfPlayConfig,
+    SelfPlayRunError,
     holds_selfplay_run,
     median_grad_cosine,
     read_rows,
+    stored_config,
     train_selfplay,
 )
 from gubs_env.support.cli import (
     CommandParser,
     add_progress_argument,
+    failure,
     non_negative_int,
     player_count,
     positive_float,
@@ -104,6 +107,9 @@ def run_baselines(
     A run that has spent its minutes is kept. A run cut short (a killed command, or a session that ended) resumes
     from its last checkpoint for the minutes it has left, with its own config, so the runs can be made a piece at a
     time.
+
+    Raises:
+        SelfPlayRunError: a run in ``out`` that cannot be resumed, or one trained with the other ``rule_facts``.
     """
     folders = []
     for n in players:
@@ -115,9 +121,14 @@ def run_baselines(
                 print(f"{folder}: finished before, kept")
                 continue
             resume = holds_selfplay_run(folder)
+            config = baseline_config(n, seed, settings)
+            if resume and stored_config(folder).ppo.rule_facts != config.ppo.rule_facts:
+                trained = "with" if not config.ppo.rule_facts else "without"
+                raise SelfPlayRunError(
+                    f"{folder} was trained {trained} the rule facts: give --rule-facts as it was, or another --out"
+                )
             what = "resuming" if resume else "self-play from scratch:"
             print(f"{what} {n} players, seed {seed}, {left:.1f} minutes -> {folder}", flush=True)
-            config = baseline_config(n, seed, settings)
             train_selfplay(config, out=folder, minutes=left, resume=resume, progress=progress)
     return folders
 
@@ -286,10 +297,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Train what is missing, then gather and draw the curves; status 2 (one line) for a bad command line."""
+    """Train what is missing, then gather and draw the curves.
+
+    Returns 0; 1 (one line) for a run in ``--out`` that cannot be resumed as asked; 2 for a bad command line.
+    """
     args = build_parser().parse_args(argv)
     settings = BaselineSettings(args.threads, args.eval_every, args.eval_games, args.eval_adjust_luck, args.rule_facts)
-    folders = run_baselines(args.players, args.seeds, args.minutes, args.out, settings, not args.no_progress)
+    try:
+        folders = run_baselines(args.players, args.seeds, args.minutes, args.out, settings, not args.no_progress)
+    except SelfPlayRunError as error:
+        return failure(PROG, error, argv)
     rows = gather_curves(folders)
     charts = write_curves(rows, args.out, folders)
     print("\n".join(summarize(rows, folders)))

@@ -312,6 +312,19 @@ def holds_selfplay_run(out: Path) -> bool:
     return (out / STATE).is_file() and (out / "config.json").is_file()
 
 
+def stored_config(out: Path) -> SelfPlayConfig:
+    """The config of the run in ``out`` (its config.json, read as data from anyone).
+
+    Raises:
+        SelfPlayRunError: a config.json that is not JSON or not a self-play config.
+    """
+    try:
+        data = json.loads((out / "config.json").read_text())
+    except (ValueError, RecursionError):
+        raise SelfPlayRunError(f"{out / 'config.json'} is not JSON") from None
+    return SelfPlayConfig.from_json(data)
+
+
 def train_selfplay(
     config: SelfPlayConfig | None = None,
     out: str | Path = "runs/selfplay",
@@ -329,7 +342,7 @@ def train_selfplay(
     if resume:
         if not holds_selfplay_run(out):
             raise SelfPlayRunError(f"{out} holds no self-play run to resume; leave out resume to start one")
-        config = SelfPlayConfig.from_json(json.loads((out / "config.json").read_text()))
+        config = stored_config(out)
     elif holds_selfplay_run(out):
         raise SelfPlayRunError(f"{out} already holds a self-play run: resume it, or choose another folder")
     config = config or SelfPlayConfig()
