@@ -1,4 +1,4 @@
-"""Expert iteration: search labels (agents/training/expert/labels.py), their file, and train.py's --labels and --init."""
+"""Expert iteration: search labels (agents/training/expert/labels.py), their file, train.py's --labels and --init."""
 
 import io
 import os
