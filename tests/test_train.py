@@ -109,7 +109,6 @@ def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_t
         ({"gae_lambda": 1.5}, "gae_lambda must be a number above 0 and at most 1"),
         ({"eval_adjust_luck": "yes"}, "eval_adjust_luck must be True or False"),
         ({"rule_facts": 1}, "rule_facts must be True or False"),
-        ({"backend": "rllib", "rule_facts": True}, "the rllib backend cannot honour rule_facts"),
     ],
 )
 def test_a_config_refuses_what_no_backend_or_this_backend_can_do(settings, message):

@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     ppo.add_argument(
         "--rule-facts",
         action="store_true",
-        help="both networks also read the rule facts worked out from the observation (sb3; docs/observation.md)",
+        help="both networks also read the rule facts worked out from the observation (docs/observation.md)",
     )
     cadence = parser.add_argument_group("cadence (in learner timesteps, on both backends)")
     cadence.add_argument(

@@ -206,3 +206,31 @@ def test_next_slot_fills_free_slots_then_replaces_the_oldest():
 def test_the_pool_config_both_backends_read_refuses_garbage(kwargs):
     with pytest.raises(ValueError):
         PoolConfig(**kwargs)
+
+
+def test_a_rule_facts_module_reads_the_observation_and_its_facts_and_exports_an_actor_that_plays_them(tmp_path):
+    """model_config["rule_facts"]: every pass appends the facts (sb3's feature layer); the exported actor reads 580
+    values, is written in the rule-facts format, and its player computes the module's logits."""
+    from agents.training.core.features import with_rule_facts
+    from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
+
+    torch.manual_seed(1)
+    module = main_spec([32, 16], rule_facts=True).build()
+    assert module.rule_facts and not main_spec([32, 16]).build().rule_facts
+    batch = real_batch(48, players=4, seed=3)
+    observation = {key: torch.as_tensor(value) for key, value in batch.items()}
+    for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
+        logits = forward({Columns.OBS: observation})[Columns.ACTION_DIST_INPUTS]
+        assert batch[MASK_KEY][np.arange(len(logits)), logits.argmax(-1).numpy()].all()
+    assert module.compute_values({Columns.OBS: observation}).shape == (48,)
+    inputs = module.inputs(torch.as_tensor(batch[OBS_KEY]))
+    assert (
+        torch.equal(inputs, with_rule_facts(torch.as_tensor(batch[OBS_KEY]))) and inputs.shape[1] == POLICY_INPUT_SIZE
+    )
+    layers, activation = actor_layers(module)
+    assert [w.shape for w, _ in layers] == [(32, POLICY_INPUT_SIZE), (16, 32), (NUM_ACTIONS, 16)]
+    path = save_policy(tmp_path / "policy.npz", layers, activation, rule_facts=module.rule_facts)
+    agent = PPOAgent.load(path)
+    assert load_policy(path).rule_facts
+    exported = np.stack([agent.action_logits(row) for row in batch[OBS_KEY]])
+    np.testing.assert_allclose(exported, module.actor_logits(batch[OBS_KEY]), rtol=1e-5, atol=1e-5)

@@ -226,3 +226,30 @@ def test_an_rllib_run_resumes_on_rllib_only(tmp_path, capsys):
     with pytest.raises(SystemExit):
         parse(["--resume", "--out", str(tmp_path / "run"), "--backend", "sb3"])
     assert "resumes on the rllib backend only" in capsys.readouterr().err
+
+
+def test_a_rule_facts_run_imitates_trains_evaluates_and_exports_an_actor_that_reads_the_facts(ray_cluster, tmp_path):
+    """--backend rllib --rule-facts: the warm start, the env runners' passes, the learner's, the evaluation and the
+    export all go through the module's feature layer; the exported actor plays as a rule-facts model file."""
+    from agents.bots.model_file import load_policy
+    from agents.bots.random_agent import RandomAgent
+    from agents.evaluate.matches import match
+    from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
+
+    config = TrainingConfig(
+        backend="rllib",
+        iterations=1,
+        envs=2,
+        n_steps=50,
+        batch_size=50,
+        epochs=1,
+        hidden=(16,),
+        eval_games=2,
+        imitate_games=2,
+        rule_facts=True,
+    )
+    result = train(config, out=tmp_path / "facts", progress=False)
+    weights = load_policy(result.model)
+    assert weights.rule_facts and weights.observation_size == POLICY_INPUT_SIZE
+    assert match(make_agent(str(result.model)), RandomAgent(), 2, games=2).games == 2
+    assert {row["opponent"] for row in result.evaluation} == {"random", "heuristic"}

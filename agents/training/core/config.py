@@ -297,7 +297,7 @@ class TrainingConfig:
     """Widths of the actor's and the critic's hidden layers (RLlib; the sb3 learner's are 256x256)."""
     rule_facts: bool = False
     """Both networks read the observation followed by its rule facts (:mod:`gubs_env.encoding.rule_facts`), worked
-    out in the policy's feature layer (sb3 only); fixed for the life of a run."""
+    out in their feature layer (:mod:`agents.training.core.features`); fixed for the life of a run."""
     address: str | None = None
     """The Ray cluster to join ('auto' or HOST:PORT; None: a local Ray) (rllib only)."""
     code_installed: bool = False
@@ -403,7 +403,6 @@ class TrainingConfig:
                 "vec_env": self.vec_env != "dummy",
                 "workers": self.workers is not None,
                 "device cuda:N": self.device.startswith("cuda:"),
-                "rule_facts": self.rule_facts,
             }
         refused = [name for name, set_ in unsupported.items() if set_]
         if refused:

@@ -42,7 +42,8 @@ def main_agent(algorithm: Any, module: Any) -> PPOAgent:
     """
     module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
     layers, activation = actor_layers(module)
-    return PPOAgent(PolicyWeights(tuple(layers), activation), deterministic=True, name="learner")
+    weights = PolicyWeights(tuple(layers), activation, rule_facts=module.rule_facts)
+    return PPOAgent(weights, deterministic=True, name="learner")
 
 
 class SelfPlayCallback:

@@ -22,18 +22,15 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
 from agents.bots.base import Agent
+from agents.training.core.features import input_space, with_rule_facts
 from agents.training.rllib.env import MASK_KEY, OBS_KEY
 
 ACTIVATIONS: dict[type[torch.nn.Module], str] = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
 """Activation layers an exported actor may use, by the name the weights-only model file records."""
 
 _LOWEST = torch.finfo(torch.float32).min
-
-
-def _split(batch: dict[str, Any]) -> tuple[dict[str, Any], torch.Tensor]:
-    """The batch with the bare observation vector under ``obs``, and the action mask."""
-    observation = batch[Columns.OBS]
-    return {**batch, Columns.OBS: observation[OBS_KEY]}, observation[MASK_KEY]
+RULE_FACTS = "rule_facts"
+"""The ``model_config`` key that gives the module's networks the rule facts too (``TrainingConfig.rule_facts``)."""
 
 
 def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -44,8 +41,9 @@ def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 class MaskedPPOModule(DefaultPPOTorchRLModule):
     """RLlib's default PPO torch module, reading ``{"observations", "action_mask"}`` and masking its logits.
 
-    The encoder and heads are built for the observation vector; the module keeps the Dict space as its
-    observation space, so connectors and checks see the env's real space.
+    The encoder and heads are built for the observation vector, or with ``model_config["rule_facts"]`` for the
+    observation followed by its rule facts (:mod:`agents.training.core.features`, worked out in every pass); the
+    module keeps the Dict space as its observation space, so connectors and checks see the env's real space.
 
     Raises:
         ValueError: an observation space other than the env's Dict of ``observations`` and ``action_mask``.
@@ -57,19 +55,31 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
                 f"MaskedPPOModule needs a Dict observation space of {OBS_KEY!r} and {MASK_KEY!r}, "
                 f"not {observation_space!r}"
             )
-        super().__init__(*args, observation_space=observation_space[OBS_KEY], **kwargs)
+        model_config = kwargs.get("model_config")
+        facts = isinstance(model_config, dict) and model_config.get(RULE_FACTS) is True
+        super().__init__(*args, observation_space=input_space(facts), **kwargs)
         self.observation_space = observation_space
+        self.rule_facts = facts
+
+    def inputs(self, observations: torch.Tensor) -> torch.Tensor:
+        """What the networks read for a batch of observation vectors (with the rule facts when the module has them)."""
+        return with_rule_facts(observations) if self.rule_facts else observations
+
+    def _split(self, batch: dict[str, Any]) -> tuple[dict[str, Any], torch.Tensor]:
+        """The batch with the networks' inputs under ``obs``, and the action mask."""
+        observation = batch[Columns.OBS]
+        return {**batch, Columns.OBS: self.inputs(observation[OBS_KEY])}, observation[MASK_KEY]
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """Inference and exploration: the default forward pass on the vector, then the mask."""
-        inner, mask = _split(batch)
+        inner, mask = self._split(batch)
         output = super()._forward(inner, **kwargs)
         output[Columns.ACTION_DIST_INPUTS] = mask_logits(output[Columns.ACTION_DIST_INPUTS], mask)
         return output
 
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """Training: the default train pass on the vector, then the mask (the loss sees the masked policy)."""
-        inner, mask = _split(batch)
+        inner, mask = self._split(batch)
         output = super()._forward_train(inner, **kwargs)
         output[Columns.ACTION_DIST_INPUTS] = mask_logits(output[Columns.ACTION_DIST_INPUTS], mask)
         return output
@@ -77,13 +87,13 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
     def compute_values(self, batch: dict[str, Any], embeddings: Any | None = None) -> torch.Tensor:
         """The critic's values, from the observation vector."""
         if embeddings is None:
-            batch, _ = _split(batch)
+            batch, _ = self._split(batch)
         return torch.as_tensor(super().compute_values(batch, embeddings))
 
     def actor_logits(self, observations: np.ndarray) -> np.ndarray:
         """The actor's logits before masking for a batch of observation vectors (float32, one row each)."""
         with torch.no_grad():
-            inner = {Columns.OBS: torch.as_tensor(np.asarray(observations, dtype=np.float32))}
+            inner = {Columns.OBS: self.inputs(torch.as_tensor(np.asarray(observations, dtype=np.float32)))}
             return super()._forward(inner)[Columns.ACTION_DIST_INPUTS].numpy()
 
 
@@ -149,7 +159,7 @@ def imitation_heads(module: MaskedPPOModule) -> Callable[[torch.Tensor], tuple[t
     """
 
     def heads(observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        inner = {Columns.OBS: observations}
+        inner = {Columns.OBS: module.inputs(observations)}
         logits = DefaultPPOTorchRLModule._forward(module, inner)[Columns.ACTION_DIST_INPUTS]
         return logits, torch.as_tensor(DefaultPPOTorchRLModule.compute_values(module, inner))
 

@@ -44,7 +44,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
 
     obs_space = observation_space()
     act_space: spaces.Discrete = spaces.Discrete(NUM_ACTIONS)
-    specs = {name: main_spec(config.hidden) for name in [MAIN, *slots(config.pool)]}
+    specs = {name: main_spec(config.hidden, config.rule_facts) for name in [MAIN, *slots(config.pool)]}
     for name in (RANDOM, HEURISTIC):
         specs[name] = RLModuleSpec(
             module_class=FixedAgentModule,
@@ -96,20 +96,23 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
     return ppo
 
 
-def main_spec(hidden: Sequence[int]) -> Any:
+def main_spec(hidden: Sequence[int], rule_facts: bool = False) -> Any:
     """The RLModuleSpec of ``main`` (and of every snapshot slot): the masked PPO module, separate actor MLP."""
     from gymnasium import spaces
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from agents.training.rllib.env import observation_space
-    from agents.training.rllib.module import MaskedPPOModule
+    from agents.training.rllib.module import RULE_FACTS, MaskedPPOModule
     from gubs_env.encoding.action_table import NUM_ACTIONS
 
+    model_config: dict[str, Any] = {"fcnet_hiddens": list(hidden), "fcnet_activation": "tanh", "vf_share_layers": False}
+    if rule_facts:
+        model_config[RULE_FACTS] = True
     return RLModuleSpec(
         module_class=MaskedPPOModule,
         observation_space=observation_space(),
         action_space=spaces.Discrete(NUM_ACTIONS),
-        model_config={"fcnet_hiddens": list(hidden), "fcnet_activation": "tanh", "vf_share_layers": False},
+        model_config=model_config,
     )
 
 
@@ -148,7 +151,7 @@ def export_policy(algorithm: Any, module: Any, path: Path) -> Path:
 
     module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
     layers, activation = actor_layers(module)
-    return save_policy(path, layers, activation)
+    return save_policy(path, layers, activation, rule_facts=module.rule_facts)
 
 
 def train_rllib(run: Run) -> TrainingResult:
@@ -166,7 +169,9 @@ def train_rllib(run: Run) -> TrainingResult:
     state = run.state or RunState(backend="rllib")
     state.config = config.to_json()
     league = League.from_json(state.league, config.pool.prioritize)
-    callback = SelfPlayCallback(config, main_spec(config.hidden), run.out, state.seconds, state.timesteps)
+    callback = SelfPlayCallback(
+        config, main_spec(config.hidden, config.rule_facts), run.out, state.seconds, state.timesteps
+    )
     own_ray = not ray.is_initialized()  # a caller's Ray (a test's cluster) is used as it is, and left running
     if own_ray:
         start_ray(config, run.verbose)
@@ -201,7 +206,7 @@ def _warm_start(algorithm: Any, run: Run, labels: Any) -> None:
     data, what = warm_start_data(config, labels, progress, config.gamma, warm_start_deadline(config, run.started))
     if data is None:
         return
-    module = main_spec(config.hidden).build()
+    module = main_spec(config.hidden, config.rule_facts).build()
     module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
     assert config.imitate_lr is not None, "a resolved config"
     heads = imitation_heads(module)
@@ -269,7 +274,7 @@ def _train_loop(algorithm: Any, run: Run, state: RunState, league: League) -> Tr
     )
     if setup := runs.describe_setup(setup_seconds, config.seconds, main_steps):
         print(setup)
-    module = main_spec(config.hidden).build()
+    module = main_spec(config.hidden, config.rule_facts).build()
     rows = result.get(EVAL_KEY)
     if not rows:  # the last iteration's own evaluation, if it had one, is the final one
         rows = run_evaluation(algorithm, module, config, state.timesteps, state.seconds, run.out)

@@ -32,7 +32,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch.distributions import Distribution
 
-from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE, rule_facts
+from agents.training.core.features import with_rule_facts
+from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
 
 MASKED_LOGIT = -1e8
 """What a masked id's logit becomes, as in sb3-contrib: finite, so no NaN reaches a gradient."""
@@ -114,9 +115,7 @@ class LeanMaskablePolicy(MaskableActorCriticPolicy):
 class RuleFactsExtractor(BaseFeaturesExtractor):
     """The feature layer of :class:`RuleFactsPolicy`: the observation followed by its rule facts.
 
-    The facts (:func:`gubs_env.encoding.rule_facts.rule_facts`) are worked out in numpy from the observations
-    themselves, so they carry no gradient and add no parameter: the saved network is an MLP over 580 inputs,
-    which :func:`agents.bots.model_file.load_policy` reads as a rule-facts actor by that width.
+    The same layer as RLlib's module (:func:`agents.training.core.features.with_rule_facts`).
     """
 
     def __init__(self, observation_space: spaces.Space) -> None:
@@ -124,8 +123,7 @@ class RuleFactsExtractor(BaseFeaturesExtractor):
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         """``(batch, 512)`` observations to ``(batch, 580)`` inputs."""
-        facts = torch.from_numpy(rule_facts(observations.detach().cpu().numpy()))
-        return torch.cat([observations, facts.to(observations)], dim=1)
+        return with_rule_facts(observations)
 
 
 class RuleFactsPolicy(LeanMaskablePolicy):
