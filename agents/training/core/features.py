@@ -13,18 +13,13 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
-from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE, rule_facts
+
+INPUT_SPACE = spaces.Box(-1.0, 1.0, (POLICY_INPUT_SIZE,), np.float32)
+"""What a rule-facts network reads: the observation's values, followed by the facts' (a margin may be negative)."""
 
 
 def with_rule_facts(observations: torch.Tensor) -> torch.Tensor:
     """``(batch, 512)`` observations to ``(batch, 580)`` network inputs, on their device and dtype."""
     facts = torch.from_numpy(rule_facts(observations.detach().cpu().numpy()))
     return torch.cat([observations, facts.to(observations)], dim=-1)
-
-
-def input_space(rule_facts: bool) -> spaces.Box:
-    """What the networks read: the observation's values, followed by the facts' (a margin may be negative)."""
-    if not rule_facts:
-        return spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
-    return spaces.Box(-1.0, 1.0, (POLICY_INPUT_SIZE,), np.float32)

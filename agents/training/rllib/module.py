@@ -22,7 +22,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
 from agents.bots.base import Agent
-from agents.training.core.features import input_space, with_rule_facts
+from agents.training.core.features import INPUT_SPACE, with_rule_facts
 from agents.training.rllib.env import MASK_KEY, OBS_KEY
 
 ACTIVATIONS: dict[type[torch.nn.Module], str] = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
@@ -57,7 +57,7 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
             )
         model_config = kwargs.get("model_config")
         facts = isinstance(model_config, dict) and model_config.get(RULE_FACTS) is True
-        super().__init__(*args, observation_space=input_space(facts), **kwargs)
+        super().__init__(*args, observation_space=INPUT_SPACE if facts else observation_space[OBS_KEY], **kwargs)
         self.observation_space = observation_space
         self.rule_facts = facts
 
