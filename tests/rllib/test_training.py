@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,18 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-m
 
 TINY = ["--envs", "2", "--n-steps", "100", "--batch-size", "100", "--epochs", "1", "--hidden", "32", "32"]
 TINY += ["--eval-games", "6", "--no-progress", "--imitate-games", "0"]
+TINY_CONFIG = TrainingConfig(
+    backend="rllib",
+    iterations=1,
+    envs=2,
+    n_steps=50,
+    batch_size=50,
+    epochs=1,
+    hidden=(16,),
+    eval_games=2,
+    imitate_games=3,
+)
+"""One iteration of a small run from Python, with a short warm start."""
 
 
 def main(argv: list[str]) -> int:
@@ -141,18 +154,7 @@ def test_the_league_is_played_reported_and_kept_on_resume(ray_cluster, tmp_path)
 
 
 def test_python_trains_through_the_same_config_and_the_command_resumes_it(ray_cluster, tmp_path, capsys):
-    config = TrainingConfig(
-        backend="rllib",
-        iterations=1,
-        envs=2,
-        n_steps=50,
-        batch_size=50,
-        epochs=1,
-        hidden=(16,),
-        eval_games=2,
-        imitate_games=3,
-    )
-    result = train(config, out=tmp_path / "py", progress=False)
+    result = train(TINY_CONFIG, out=tmp_path / "py", progress=False)
     assert "imitated" in capsys.readouterr().out  # the warm start of the sb3 backend, on RLlib's module
     assert result.model == tmp_path / "py" / "policy.npz" and result.model.is_file()
     assert {row["opponent"] for row in result.evaluation} == {"random", "heuristic"}
@@ -236,19 +238,7 @@ def test_a_rule_facts_run_imitates_trains_evaluates_and_exports_an_actor_that_re
     from agents.evaluate.matches import match
     from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
 
-    config = TrainingConfig(
-        backend="rllib",
-        iterations=1,
-        envs=2,
-        n_steps=50,
-        batch_size=50,
-        epochs=1,
-        hidden=(16,),
-        eval_games=2,
-        imitate_games=2,
-        rule_facts=True,
-    )
-    result = train(config, out=tmp_path / "facts", progress=False)
+    result = train(replace(TINY_CONFIG, rule_facts=True), out=tmp_path / "facts", progress=False)
     weights = load_policy(result.model)
     assert weights.rule_facts and weights.observation_size == POLICY_INPUT_SIZE
     assert match(make_agent(str(result.model)), RandomAgent(), 2, games=2).games == 2
