@@ -6,11 +6,9 @@ numpy; ``gubs_env.env()`` and ``gubs_env.raw_env`` (PettingZoo), :mod:`gubs_env.
 the compiled engine's ``FastGame`` (numba) are imported on first use.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gubs_env import viz as _viz  # noqa: F401  (registers the table pictures every Game shows)
-from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
-from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import (
     CARDS,
     Action,
@@ -23,6 +21,10 @@ from gubs_env.engine import (
 from gubs_env.envs.registration import register_when_gymnasium_loads
 from gubs_env.support.moved import MOVED as _MOVED
 from gubs_env.support.moved import install as _install_moved
+
+if TYPE_CHECKING:
+    from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
+    from gubs_env.encoding.observation import OBS_SIZE
 
 register_when_gymnasium_loads()  # Gubs-v0 for gymnasium.make and make_vec, without importing gymnasium here
 _install_moved(_MOVED)  # an old module path names its new one
@@ -50,6 +52,9 @@ __all__ = [
 ]
 
 _LAZY = {
+    "NUM_ACTIONS": "gubs_env.encoding.action_table",
+    "ActionCodec": "gubs_env.encoding.action_table",
+    "OBS_SIZE": "gubs_env.encoding.observation",
     "env": "gubs_env.envs",
     "raw_env": "gubs_env.envs",
     "SelfPlayEnv": "gubs_env.envs",
@@ -59,7 +64,9 @@ _LAZY = {
     "FastGame": "gubs_env.fast",
 }
 """Names imported on first use, and where from: the environments need gymnasium and pettingzoo, the compiled
-engine numba, so that the engine alone works without those packages and ``import gubs_env`` stays quick."""
+engine numba, so that the engine alone works without those packages and ``import gubs_env`` stays quick. The
+encoding waits too, so that ``python -m gubs_env.encoding.observation`` (and ``.action_table``) runs its module
+once, as ``__main__``, and not also as an import of the package."""
 
 
 def __getattr__(name: str) -> Any:

@@ -107,9 +107,10 @@ def test_markdown_table_lists_every_id_once():
     assert [int(row.split("|")[1]) for row in rows] == list(range(NUM_ACTIONS))
 
 
-def test_the_regenerate_command_prints_the_table():
+def test_the_regenerate_command_prints_the_table_and_nothing_else():
     root = DOC.parents[1]
     out = subprocess.run(
         [sys.executable, "-m", "gubs_env.encoding.action_table"], cwd=root, capture_output=True, text=True, check=True
     )
     assert out.stdout == markdown_table()
+    assert out.stderr == ""  # no warning: the package does not import the module before running it

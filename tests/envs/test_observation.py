@@ -87,7 +87,7 @@ def test_markdown_table_matches_the_committed_docs():
     )
 
 
-def test_the_regenerate_command_prints_the_table():
+def test_the_regenerate_command_prints_the_table_and_nothing_else():
     out = subprocess.run(
         [sys.executable, "-m", "gubs_env.encoding.observation"],
         cwd=DOC.parents[1],
@@ -96,6 +96,7 @@ def test_the_regenerate_command_prints_the_table():
         check=True,
     )
     assert out.stdout == markdown_table()
+    assert out.stderr == ""  # no warning: the package does not import the module before running it
 
 
 # --- value range -----------------------------------------------------------------------------------
