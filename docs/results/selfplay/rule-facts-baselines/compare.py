@@ -15,7 +15,6 @@ import matplotlib.pyplot as plt
 
 HERE = Path(__file__).resolve().parent
 SETS = {"default": HERE.parent / "curves.csv", "rule facts": HERE / "curves.csv"}
-CHANCE = {2: 0.5, 3: 1 / 3, 4: 0.25}
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -36,7 +35,7 @@ def draw(players: int, seeds: list[int]) -> None:
         for (name, path), colour in zip(SETS.items(), ("tab:grey", "tab:blue"), strict=True):
             steps, rates = points(path, players, seed)
             ax.plot(steps, rates, color=colour, lw=1.2, label=name)
-        ax.axhline(CHANCE.get(players, 1 / players), color="black", ls=":", lw=0.8)
+        ax.axhline(1 / players, color="black", ls=":", lw=0.8)  # chance
         ax.set_title(f"{players} players, seed {seed}: against the heuristic (2,000 games a point)", fontsize=10)
         ax.set_xlabel("timesteps (millions)")
         ax.grid(alpha=0.3)
