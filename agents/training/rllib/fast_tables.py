@@ -1,11 +1,10 @@
-"""Many games of the RLlib env at once on the compiled engine: one ``FastGames`` batch, a table size per slot.
+"""Many games of the RLlib env at once, on the self-play core: one :class:`~agents.training.core.tables.Tables`.
 
 Slot ``i`` of :class:`FastTables` plays exactly what a :class:`~agents.training.rllib.env.GubsMultiAgentEnv` of slot
-``first + i`` plays: the table size of that slot (the run's one rule,
-:meth:`~gubs_env.engine.players.TableSizes.per_slot`), the same deals from the same seed
-(:func:`~agents.training.rllib.seats.deal`), the same agent ids, observations, masks, rewards and illegal-action
-rule (:mod:`agents.training.rllib.seats` builds every result). The env steps one slot of it;
-:class:`~agents.training.rllib.runner.FastEnvRunner` steps all of them with one compiled call.
+``first + i`` plays: the table size of that slot and the same deals from the same seed (the core's rules), the same
+agent ids, observations, masks, rewards and illegal-action rule (:mod:`agents.training.rllib.seats` builds every
+result). The env steps one slot of it; :class:`~agents.training.rllib.runner.FastEnvRunner` steps all of them with
+one compiled call.
 """
 
 from __future__ import annotations
@@ -15,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from agents.training.core.tables import Tables
 from agents.training.rllib.seats import (
     AgentDict,
     StepResult,
     agent_id,
-    deal,
     game_over,
     illegal_end,
     observation,
@@ -29,7 +28,7 @@ from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine import Game
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes
-from gubs_env.fast import SKIP, FastGames
+from gubs_env.fast import SKIP
 
 
 class FastTables:
@@ -47,18 +46,14 @@ class FastTables:
 
     def __init__(self, num_slots: int, sizes: Sequence[int], rule_options: Mapping[str, Any], first: int = 0) -> None:
         self.num_slots = num_slots
-        self.players = TableSizes.of(list(sizes)).per_slot(num_slots, first)
-        """The table size of each slot's games."""
         # one thread: env runners are one process per core already, and the learner may share this one
-        self._batch = FastGames(num_slots, threads=1, **rule_options)
-        # placeholders until each slot's first deal; each slot keeps its table size from here on
-        self._batch.reset(np.zeros(num_slots, dtype=np.uint64), self.players)
+        self.core = Tables(num_slots, TableSizes.of(list(sizes)), first=first, rule_options=rule_options)
+        """The self-play core these games are played on."""
+        self.players = self.core.players
+        """The table size of each slot's games."""
         self._names = {int(n): [agent_id(seat, int(n)) for seat in range(int(n))] for n in set(self.players.tolist())}
-        self._rngs = [np.random.default_rng() for _ in range(num_slots)]
         self._seen = np.zeros((num_slots, MAX_PLAYERS), dtype=np.bool_)
         """Per slot, the seats that have observed in its game: they get the last observation and a reward."""
-        self._over = np.ones(num_slots, dtype=np.bool_)
-        """Per slot, whether its game has ended (by its rules or an illegal id) or was never dealt."""
 
     def names(self, slot: int) -> list[str]:
         """The agent ids of a slot's table, by seat."""
@@ -66,13 +61,11 @@ class FastTables:
 
     def seat_to_act(self, slot: int) -> int:
         """The seat that must decide in a slot's game, -1 once it is over."""
-        if self._over[slot]:
-            return -1
-        return int(self._batch.actor[slot])
+        return -1 if self.core.over[slot] else int(self.core.games.actor[slot])
 
     def export(self, slot: int) -> Game:
         """A slot's game as a reference :class:`Game` (a copy: same position, same random future)."""
-        return self._batch.export_game(slot, record_log=False)
+        return self.core.games.export_game(slot, record_log=False)
 
     def reset(self, slots: Sequence[int], seeds: Sequence[int | None]) -> list[AgentDict]:
         """Deal a new game in each of ``slots``; a seed (not None) restarts that slot's stream of deals.
@@ -80,14 +73,8 @@ class FastTables:
         Returns:
             Per slot, the observation of the seat to act first.
         """
-        game_seeds = []
-        for slot, seed in zip(slots, seeds, strict=True):
-            if seed is not None:
-                self._rngs[slot] = np.random.default_rng(seed)
-            game_seeds.append(deal(self._rngs[slot]))
-        self._batch.reset_games(list(slots), game_seeds)
+        self.core.deal_next(slots, seeds)
         self._seen[list(slots)] = False
-        self._over[list(slots)] = False
         return [self._to_act(slot) for slot in slots]
 
     def step(self, actions: np.ndarray) -> list[StepResult | None]:
@@ -104,22 +91,20 @@ class FastTables:
         """
         acting = self._check(actions)
         slots = np.flatnonzero(acting)
-        legal = np.zeros(self.num_slots, dtype=np.bool_)
-        legal[slots] = self._batch.mask[slots, actions[slots]] > 0
+        tables = self.core
+        legal = tables.legal(actions)
         seats = {int(slot): self.seat_to_act(int(slot)) for slot in slots}
-        moves = np.where(acting & legal, actions, SKIP)
-        if (moves != SKIP).any():
-            self._batch.step(moves)
-        results: list[StepResult | None] = [None] * self.num_slots
-        ended = [int(slot) for slot in slots.tolist() if not legal[slot] or self.seat_to_act(slot) < 0]
+        illegal = np.flatnonzero(acting & ~legal)
+        ended = sorted([*tables.step(np.where(legal, actions, SKIP)).tolist(), *illegal.tolist()])
+        tables.end(illegal)
         finals = self._final_observations(ended)
+        results: list[StepResult | None] = [None] * self.num_slots
         for slot in ended:
-            self._over[slot] = True
-            names, batch = self.names(slot), self._batch
+            names, games = self.names(slot), tables.games
             if not legal[slot]:
                 results[slot] = illegal_end(finals[slot], names[seats[slot]], int(actions[slot]))
             else:
-                results[slot] = game_over(finals[slot], names, batch.winners(slot), bool(batch.truncated[slot]))
+                results[slot] = game_over(finals[slot], names, games.winners(slot), bool(games.truncated[slot]))
         for slot in slots.tolist():
             if results[slot] is None:
                 results[slot] = playing(self._to_act(slot))
@@ -134,16 +119,17 @@ class FastTables:
         if bad.any():
             slot = int(np.argmax(bad))
             raise ValueError(f"slot {slot}: action id {int(actions[slot])} is outside 0..{NUM_ACTIONS - 1}")
-        if (acting & self._over).any():
-            raise ValueError(f"slot {int(np.argmax(acting & self._over))}: its game is over; call reset() first")
+        over = acting & self.core.over
+        if over.any():
+            raise ValueError(f"slot {int(np.argmax(over))}: its game is over; call reset() first")
         return acting
 
     def _to_act(self, slot: int) -> AgentDict:
         """The observation of the seat to act in a slot's running game (that seat has now observed)."""
-        batch = self._batch
-        seat = int(batch.actor[slot])
+        games = self.core.games
+        seat = int(games.actor[slot])
         self._seen[slot, seat] = True
-        return {self.names(slot)[seat]: observation(batch.obs[slot], batch.mask[slot])}
+        return {self.names(slot)[seat]: observation(games.obs[slot], games.mask[slot])}
 
     def _final_observations(self, slots: list[int]) -> dict[int, AgentDict]:
         """Per ended slot, the last observation of every seat that has observed, with an empty mask."""
@@ -152,7 +138,7 @@ class FastTables:
         for seat in range(MAX_PLAYERS):
             viewers = [slot for slot in slots if self._seen[slot, seat]]
             if viewers:  # one compiled call writes this seat's view of every row; the ended rows are kept
-                view = self._batch.observe(np.minimum(seat, self.players - 1))
+                view = self.core.games.observe(np.minimum(seat, self.players - 1))
                 for slot in viewers:
                     finals[slot][self.names(slot)[seat]] = observation(view[slot], empty)
         return finals

@@ -46,7 +46,6 @@ from agents.training.selfplay.learner import Learner, PPOSettings, UpdateStats
 from agents.training.selfplay.rollout import POLICY, SelfPlayGames
 from agents.training.selfplay.vine import play_branches
 from gubs_env.engine.cards import MAX_PLAYERS
-from gubs_env.engine.players import TableSizes
 from gubs_env.support.files import write_atomically
 
 PROGRESS_COLUMNS = ("timesteps", "samples", "games", "seconds", *(f.name for f in fields(UpdateStats)), "mean_return")
@@ -189,7 +188,7 @@ class SelfPlayRun:
             self._load()
         else:
             write_atomically(out / "config.json", json.dumps(config.to_json(), indent=2).encode())
-        self.table = SelfPlayGames(config.games, TableSizes.of(list(config.players)).per_slot(config.games))
+        self.table = SelfPlayGames(config.games, config.players)
         self.all_policy = np.full((config.games, MAX_PLAYERS), POLICY, dtype=np.int8)
 
     def deal_seeds(self) -> np.ndarray:

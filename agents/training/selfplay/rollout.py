@@ -18,17 +18,19 @@ and the batch splits into halves by game for :func:`~agents.training.selfplay.le
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agents.bots.heuristic.decide import heuristic_actions
+from agents.training.core.tables import Tables
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import MAX_PLAYERS
-from gubs_env.fast import FastGames
+from gubs_env.engine.players import TableSizes
+from gubs_env.fast import SKIP
 from gubs_env.fast.core.rng import RNG_WORDS, seed_pcg64
 
 if TYPE_CHECKING:
@@ -125,18 +127,24 @@ class _Samples:
 
 
 class SelfPlayGames:
-    """A batch of games for rollouts: the compiled engine's slots, who plays each seat, the heuristic's generators.
+    """A batch of whole games for rollouts, on the self-play core: who plays each seat, the heuristic's generators.
 
     Args:
         num_games: games per batch (slots).
-        num_players: a table size for every slot, or one per slot (2 to 6): this is how one batch mixes sizes.
+        sizes: the run's table sizes (one, a list, or a ``TableSizes``); slot ``i`` plays the size of slot ``i`` under
+            the core's rule (:meth:`~gubs_env.engine.players.TableSizes.per_slot`): this is how one batch mixes
+            sizes, and a list of one size per slot gives each slot its own.
+
+    Raises:
+        ValueError: a table size the game does not allow.
         threads: the compiled engine's threads.
         record: keep the policy's decisions as samples (False for evaluations, which need only the outcomes).
     """
 
-    def __init__(self, num_games: int, num_players: int | np.ndarray, threads: int = 1, record: bool = True) -> None:
-        self.games = FastGames(num_games, threads=threads)
-        self.players = np.broadcast_to(np.asarray(num_players, dtype=np.int64), (num_games,)).copy()
+    def __init__(
+        self, num_games: int, sizes: TableSizes | int | Sequence[int], threads: int = 1, record: bool = True
+    ) -> None:
+        self.tables = Tables(num_games, TableSizes.of(sizes), threads=threads)
         self.heuristic_rngs = np.zeros((num_games * MAX_PLAYERS, RNG_WORDS), dtype=np.uint64)
         self.record = record
         self._samples = _Samples(num_games * 64 if record else 0)
@@ -145,7 +153,12 @@ class SelfPlayGames:
     @property
     def num_games(self) -> int:
         """Games per batch."""
-        return self.games.num_games
+        return self.tables.num_slots
+
+    @property
+    def players(self) -> np.ndarray:
+        """The table size of each slot."""
+        return self.tables.players
 
     def play(
         self,
@@ -168,56 +181,57 @@ class SelfPlayGames:
             history: when given, ``num_games`` empty lists: each gets its game's action ids in order (what the luck
                 adjustment replays, :mod:`agents.evaluate.luck`).
         """
-        games, n = self.games, self.num_games
-        games.reset(seeds=seeds, num_players=self.players)
+        tables, n = self.tables, self.num_games
+        tables.deal(np.arange(n), seeds)
         if (seat_kinds == HEURISTIC).any():  # the heuristic's tie draws: a generator per seat, seeded by the deal
             for row in range(n * MAX_PLAYERS):
                 seed_pcg64(self.heuristic_rngs[row], np.uint64((int(seeds[row // MAX_PLAYERS]) * 7 + row) % 2**63))
         self._random = np.random.default_rng(int(seeds[0]))
-        samples = self._samples
-        samples.size = 0
+        self._samples.size = 0
         self._branch_rate = branch_rate
         self._branch_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         seat_rewards = np.zeros((n, MAX_PLAYERS), dtype=np.float32)
         slots = np.arange(n, dtype=np.int64)
-        actions = np.full(n, -1, dtype=np.int64)
+        actions = np.full(n, SKIP, dtype=np.int64)
         decisions = 0
         while True:
-            actor = games.actor
+            actor = tables.actor
             live = actor >= 0
             if not live.any():
                 break
-            actions[:] = -1
-            legal_counts = games.mask.sum(axis=1, dtype=np.int64)
+            actions[:] = SKIP
             kind = seat_kinds[slots, np.maximum(actor, 0)]
-            forced = live & (legal_counts == 1)
+            forced = tables.forced()
             if forced_samples:
                 forced &= kind != POLICY
-            actions[forced] = np.argmax(games.mask[forced], axis=1)
+            actions[forced] = tables.forced_ids(np.flatnonzero(forced))
             asked = live & ~forced
+            self._ask(
+                np.flatnonzero(asked & (kind == RANDOM)), np.flatnonzero(asked & (kind == HEURISTIC)), actor, actions
+            )
             policy_rows = np.flatnonzero(asked & (kind == POLICY))
-            heuristic_rows = np.flatnonzero(asked & (kind == HEURISTIC))
-            random_rows = np.flatnonzero(asked & (kind == RANDOM))
-            if random_rows.size:
-                weights = self._random.random((random_rows.size, NUM_ACTIONS)) * games.mask[random_rows]
-                actions[random_rows] = np.argmax(weights, axis=1)
-            if heuristic_rows.size:
-                rng_rows = heuristic_rows * MAX_PLAYERS + actor[heuristic_rows]
-                heuristic_actions(games.obs, games.mask, heuristic_rows, rng_rows, self.heuristic_rngs, actions)
             if policy_rows.size:
                 self._ask_policy(policy_rows, actor[policy_rows], decide, actions)
             decisions += int(live.sum())
             if history is not None:
                 for slot in np.flatnonzero(live):
                     history[slot].append(int(actions[slot]))
-            games.step(actions)
-            ended = np.flatnonzero(live & (games.terminated | games.truncated))
-            if ended.size:
-                seat_rewards[ended] = games.rewards[ended]
+            ended = tables.step(actions)
+            seat_rewards[ended] = tables.games.rewards[ended]
         return self._batch(seat_rewards, decisions)
 
+    def _ask(self, random_rows: np.ndarray, heuristic_rows: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
+        """The ids of the seats played by a uniform draw and by the compiled heuristic."""
+        games = self.tables.games
+        if random_rows.size:
+            weights = self._random.random((random_rows.size, NUM_ACTIONS)) * games.mask[random_rows]
+            actions[random_rows] = np.argmax(weights, axis=1)
+        if heuristic_rows.size:
+            rng_rows = heuristic_rows * MAX_PLAYERS + actor[heuristic_rows]
+            heuristic_actions(games.obs, games.mask, heuristic_rows, rng_rows, self.heuristic_rngs, actions)
+
     def _ask_policy(self, rows: np.ndarray, seats: np.ndarray, decide: Decide, actions: np.ndarray) -> None:
-        samples, games = self._samples, self.games
+        samples, games = self._samples, self.tables.games
         if not self.record:
             actions[rows] = decide(games.obs[rows], games.mask[rows])[0]
             return
