@@ -1,8 +1,9 @@
 """The batched self-play rollout: whole games on the compiled engine, every seat's decisions as samples.
 
-:func:`play_batch` deals one game in each slot of a :class:`~gubs_env.fast.FastGames` batch and plays every game to
-its end. Each seat is played by the policy being trained (:data:`POLICY`) or by the compiled heuristic
-(:data:`HEURISTIC`, for evaluation). Per round, every unfinished game advances by one decision:
+:meth:`SelfPlayGames.play` deals one game in each slot of the self-play core's batch
+(:class:`~agents.training.core.tables.Tables`) and plays every game to its end. Each seat is played by the policy
+being trained (:data:`POLICY`), by the compiled heuristic (:data:`HEURISTIC`) or by a uniform draw (:data:`RANDOM`;
+those two for evaluation). Per round, every unfinished game advances by one decision:
 
 * a decision with a single legal id is played at once and is **not** a sample: nothing can be learnt from it, and
   leaving it out changes neither the episode's end nor any seat's reward (the game is the same game);
@@ -131,14 +132,14 @@ class SelfPlayGames:
 
     Args:
         num_games: games per batch (slots).
-        sizes: the run's table sizes (one, a list, or a ``TableSizes``); slot ``i`` plays the size of slot ``i`` under
-            the core's rule (:meth:`~gubs_env.engine.players.TableSizes.per_slot`): this is how one batch mixes
-            sizes, and a list of one size per slot gives each slot its own.
+        sizes: the run's table sizes (one, a list, or a ``TableSizes``), dealt to the slots by the core's rule
+            (:meth:`~gubs_env.engine.players.TableSizes.per_slot`): this is how one batch mixes sizes, and a list
+            of one size per slot gives each slot its own.
+        threads: the compiled engine's threads.
+        record: keep the policy's decisions as samples (False for evaluations, which need only the outcomes).
 
     Raises:
         ValueError: a table size the game does not allow.
-        threads: the compiled engine's threads.
-        record: keep the policy's decisions as samples (False for evaluations, which need only the outcomes).
     """
 
     def __init__(
