@@ -46,7 +46,7 @@ class FastTables:
 
     def __init__(self, num_slots: int, sizes: Sequence[int], rule_options: Mapping[str, Any], first: int = 0) -> None:
         self.num_slots = num_slots
-        # one thread: env runners are one process per core already, and the learner may share this one
+        # the core's one thread: env runners are one process per core already, and the learner may share this one
         self.core = Tables(num_slots, TableSizes.of(list(sizes)), first=first, rule_options=rule_options)
         """The self-play core these games are played on."""
         self.players = self.core.players
