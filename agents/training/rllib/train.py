@@ -164,7 +164,8 @@ def train_rllib(run: Run) -> TrainingResult:
     config = run.config
     folder = _verified_resume(run) if run.state is not None else None
     labels = read_labels(config)
-    set_torch_threads(config.threads or 1)  # the learner runs in this process: one thread is 5-10x faster
+    # the learner runs in this process, never beside sampling (PPO's iterations sample, then update): a thread a core
+    set_torch_threads(config.threads or 1)
     run.out.mkdir(parents=True, exist_ok=True)
     state = run.state or RunState(backend="rllib")
     state.config = config.to_json()
