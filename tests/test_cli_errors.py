@@ -645,11 +645,12 @@ class _Started(Exception):
 
 def _build_then_start(agents: list[str], **settings: object) -> None:
     from agents.bots.registry import make_agent
+    from agents.bots.spec import parse_distinct
     from agents.evaluate.tournament import _field_indices
 
     fields = settings.get("fields")
     assert fields is None or isinstance(fields, list)
-    _field_indices([a.strip() for a in agents], fields)  # a field the command let through is valid
+    _field_indices(parse_distinct(agents), fields)  # a field the command let through is valid to run_tournament
     for spec in agents:
         make_agent(spec)  # the real run_tournament builds every agent before any game
     raise _Started
