@@ -31,6 +31,7 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from agents.training.core.tables import next_deal
 from agents.training.rllib.seats import (
     ILLEGAL_REWARD,
     MASK_KEY,
@@ -39,7 +40,6 @@ from agents.training.rllib.seats import (
     StepResult,
     action_id,
     agent_id,
-    deal,
     engine_of,
     game_over,
     illegal_end,
@@ -177,7 +177,7 @@ class _Games:
     def reset(self, seed: int | None) -> AgentDict:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self._table = open_table(self.engine, self.players, deal(self._rng), **self.rule_options)
+        self._table = open_table(self.engine, self.players, next_deal(self._rng), **self.rule_options)
         self._names = [agent_id(seat, self.players) for seat in range(self.players)]
         self._seen = set()
         return self._to_act()

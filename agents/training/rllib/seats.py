@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from agents.training.core.tables import next_deal
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.players import TableSizes, is_player_count
@@ -98,10 +97,6 @@ def engine_of(config: Mapping[str, Any]) -> Engine:
         ImportError: ``"fast"`` without numba.
     """
     return resolve_engine(config.get("engine", "reference"))
-
-
-deal = next_deal
-"""The game seed of a slot's next game, drawn from the slot's stream (the core's rule, for both engines)."""
 
 
 def slot_of(config: Mapping[str, Any]) -> int:
