@@ -809,6 +809,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--eval-games": NUMBERS,
             "--eval-adjust-luck": SWITCH,
             "--rule-facts": SWITCH,
+            "--luck-returns": SWITCH,
             "--out": PATHS,
             "--no-progress": SWITCH,
         },

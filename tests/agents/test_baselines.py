@@ -28,6 +28,7 @@ def test_a_baseline_is_the_cores_recipe_at_one_table_size():
     assert (config.eval_every, config.eval_games) == (500_000, 400)
     assert config.every_seat and config.skip_forced and not config.ppo.rule_facts
     assert baseline_config(2, 0, BaselineSettings(rule_facts=True)).ppo.rule_facts
+    assert baseline_config(2, 0, BaselineSettings(luck_returns=True)).luck_returns and not config.luck_returns
     assert set(config.eval_opponents) == {"heuristic", "random"}
     assert POLICY == 0  # every seat of every training game is the policy (SelfPlayRun.all_policy)
 
@@ -85,7 +86,7 @@ def test_the_command_trains_what_is_missing_and_keeps_what_is_finished(tmp_path,
     assert "resuming 2 players, seed 5" in capsys.readouterr().out
 
 
-def test_a_run_trained_with_the_other_rule_facts_setting_is_never_resumed_as_if_it_were_the_same(tmp_path, capsys):
+def test_a_run_trained_with_other_levers_is_never_resumed_as_if_it_were_the_same(tmp_path, capsys):
     from agents.training.selfplay.recipe import SelfPlayRunError, train_selfplay
 
     folder = run_folder(tmp_path, 2, 0)
@@ -95,6 +96,8 @@ def test_a_run_trained_with_the_other_rule_facts_setting_is_never_resumed_as_if_
         run_baselines([2], [0], 60.0, tmp_path, BaselineSettings(rule_facts=True), progress=False)
     argv = ["--players", "2", "--seeds", "0", "--rule-facts", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 1
+    with pytest.raises(SelfPlayRunError, match="trained without luck-adjusted returns: give --luck-returns as it was"):
+        run_baselines([2], [0], 60.0, tmp_path, BaselineSettings(luck_returns=True), progress=False)
     assert capsys.readouterr().err.count("\n") == 1
     (folder / "config.json").write_text("{not json")
     with pytest.raises(SelfPlayRunError, match="is not JSON"):

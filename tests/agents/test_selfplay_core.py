@@ -110,11 +110,13 @@ def tiny_batch(values: list[float], returns: list[float], trajectory: list[int])
         log_probs=np.zeros(n, np.float32),
         values=np.array(values, np.float32),
         trajectory=traj,
+        moves=np.arange(n),
         returns=np.array(returns, np.float32),
         last=last,
         games=1,
         decisions=n,
         seat_rewards=np.zeros((1, MAX_PLAYERS), np.float32),
+        rewards=np.zeros(n, np.float32),
     )
 
 

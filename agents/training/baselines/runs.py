@@ -56,6 +56,8 @@ class BaselineSettings:
         eval_every, eval_games: the curves' points (None: the recipe's defaults).
         eval_adjust_luck: the points also give the luck-adjusted win rate.
         rule_facts: both networks read the observation and its rule facts (the recipe's ``rule_facts`` lever).
+        luck_returns: each decision's return is the outcome less the luck after it (the recipe's
+            ``luck_returns`` lever).
     """
 
     threads: int = 1
@@ -63,6 +65,7 @@ class BaselineSettings:
     eval_games: int | None = None
     eval_adjust_luck: bool = False
     rule_facts: bool = False
+    luck_returns: bool = False
 
 
 def baseline_config(players: int, seed: int, settings: BaselineSettings | None = None) -> SelfPlayConfig:
@@ -73,6 +76,7 @@ def baseline_config(players: int, seed: int, settings: BaselineSettings | None =
         seed=seed,
         threads=settings.threads,
         eval_adjust_luck=settings.eval_adjust_luck,
+        luck_returns=settings.luck_returns,
         ppo=PPOSettings(rule_facts=settings.rule_facts),
     )
     if settings.eval_every is not None:
@@ -109,7 +113,8 @@ def run_baselines(
     time.
 
     Raises:
-        SelfPlayRunError: a run in ``out`` that cannot be resumed, or one trained with the other ``rule_facts``.
+        SelfPlayRunError: a run in ``out`` that cannot be resumed, or one trained with the other ``rule_facts`` or
+            ``luck_returns``.
     """
     folders = []
     for n in players:
@@ -122,15 +127,24 @@ def run_baselines(
                 continue
             resume = holds_selfplay_run(folder)
             config = baseline_config(n, seed, settings)
-            if resume and stored_config(folder).ppo.rule_facts != config.ppo.rule_facts:
-                trained = "with" if not config.ppo.rule_facts else "without"
-                raise SelfPlayRunError(
-                    f"{folder} was trained {trained} the rule facts: give --rule-facts as it was, or another --out"
-                )
+            if resume:
+                _check_levers(folder, stored_config(folder), config)
             what = "resuming" if resume else "self-play from scratch:"
             print(f"{what} {n} players, seed {seed}, {left:.1f} minutes -> {folder}", flush=True)
             train_selfplay(config, out=folder, minutes=left, resume=resume, progress=progress)
     return folders
+
+
+def _check_levers(folder: Path, stored: SelfPlayConfig, asked: SelfPlayConfig) -> None:
+    """A run is resumed only with the levers it was trained with: ``SelfPlayRunError`` naming the flag otherwise."""
+    levers = (
+        ("the rule facts", "--rule-facts", stored.ppo.rule_facts, asked.ppo.rule_facts),
+        ("luck-adjusted returns", "--luck-returns", stored.luck_returns, asked.luck_returns),
+    )
+    for what, flag, trained, wanted in levers:
+        if trained != wanted:
+            how = "with" if trained else "without"
+            raise SelfPlayRunError(f"{folder} was trained {how} {what}: give {flag} as it was, or another --out")
 
 
 def gather_curves(folders: Sequence[Path]) -> list[dict[str, Any]]:
@@ -286,6 +300,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="both networks also read the rule facts worked out from the observation (docs/training.md)",
     )
     parser.add_argument(
+        "--luck-returns",
+        action="store_true",
+        help="each decision learns from its outcome less the luck of the draws after it (docs/training.md)",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         default=Path("runs/selfplay"),
@@ -302,7 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     Returns 0; 1 (one line) for a run in ``--out`` that cannot be resumed as asked; 2 for a bad command line.
     """
     args = build_parser().parse_args(argv)
-    settings = BaselineSettings(args.threads, args.eval_every, args.eval_games, args.eval_adjust_luck, args.rule_facts)
+    settings = BaselineSettings(
+        args.threads, args.eval_every, args.eval_games, args.eval_adjust_luck, args.rule_facts, args.luck_returns
+    )
     try:
         folders = run_baselines(args.players, args.seeds, args.minutes, args.out, settings, not args.no_progress)
     except SelfPlayRunError as error:

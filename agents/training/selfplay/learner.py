@@ -234,7 +234,13 @@ class ValueNorm:
 
 @nb.njit(cache=True)
 def _gae(
-    order: np.ndarray, values: np.ndarray, returns: np.ndarray, last: np.ndarray, gamma: float, lam: float
+    order: np.ndarray,
+    values: np.ndarray,
+    returns: np.ndarray,
+    rewards: np.ndarray,
+    last: np.ndarray,
+    gamma: float,
+    lam: float,
 ) -> np.ndarray:
     """GAE along each trajectory (``order`` lists the samples trajectory by trajectory, in time order)."""
     out = np.zeros(values.shape[0], dtype=np.float32)
@@ -244,20 +250,21 @@ def _gae(
         i = order[k]
         # at the seat's last decision the return is the game's outcome; before it, the next decision's value
         bootstrap = returns[i] if last[i] else gamma * following + gamma * lam * running
-        running = bootstrap - values[i]
+        running = rewards[i] + bootstrap - values[i]
         following = values[i]
         out[i] = running
     return out
 
 
 def advantages(batch: Batch, values: np.ndarray, lam: float, gamma: float = 1.0) -> np.ndarray:
-    """Each sample's advantage: GAE on its seat's trajectory, whose only reward is the game's end.
+    """Each sample's advantage: GAE on its seat's trajectory, whose rewards are the game's end (and ``batch.rewards``).
 
-    With no discount and lambda 1 this is the final reward minus the sample's value: the outcome reaches the first
-    decision of a game as fully as the last. (A discount counts the seat's own decisions, not the game's.)
+    With no discount and lambda 1 this is the final reward (plus the rewards from the sample on) minus the sample's
+    value: the outcome reaches the first decision of a game as fully as the last. (A discount counts the seat's own
+    decisions, not the game's.)
     """
     order = np.argsort(batch.trajectory, kind="stable")
-    return _gae(order, values.astype(np.float32), batch.returns, batch.last, float(gamma), float(lam))
+    return _gae(order, values.astype(np.float32), batch.returns, batch.rewards, batch.last, float(gamma), float(lam))
 
 
 @dataclass

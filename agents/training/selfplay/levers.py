@@ -36,6 +36,7 @@ def variants(players: int, seed: int) -> dict[str, SelfPlayConfig]:
         "old-discount": replace(base, ppo=replace(ppo, gamma=0.995, lam=0.95)),
         "action-parts": replace(base, ppo=replace(ppo, action_parts=True)),
         "rule-facts": replace(base, ppo=replace(ppo, rule_facts=True)),
+        "luck-returns": replace(base, luck_returns=True),
         "vine": replace(base, branch_rate=0.05),
         "vine-only": replace(base, branch_rate=0.05, ppo=replace(ppo, mc_coef=0.0)),
         "vine-greedy": replace(base, branch_rate=0.05, greedy_playouts=True),

@@ -38,11 +38,12 @@ from tqdm import tqdm
 from agents.bots.model_file import save_policy
 from agents.bots.spec import FINAL_POLICY
 from agents.bots.threads import set_torch_threads
-from agents.evaluate.luck import LuckSettings
+from agents.evaluate.luck import MAX_WORLDS, LuckSettings
 from agents.training.core.runs import append_csv, evaluation_row, rows_at, truncate_eval_log
 from agents.training.selfplay.charts import plot_run
 from agents.training.selfplay.evaluate import OPPONENT_KINDS, seat_rotated_match
 from agents.training.selfplay.learner import Learner, PPOSettings, UpdateStats
+from agents.training.selfplay.luck_returns import LuckReturns
 from agents.training.selfplay.rollout import POLICY, SelfPlayGames
 from agents.training.selfplay.vine import play_branches
 from gubs_env.engine.cards import MAX_PLAYERS
@@ -77,6 +78,9 @@ class SelfPlayConfig:
         branch_rate: the chance that a sample is also a branch point, whose every legal id is played to the end on
             the same deck (:mod:`~agents.training.selfplay.vine`); 0 for none.
         greedy_playouts: the paired playouts take each seat's most likely id instead of sampling.
+        luck_returns: each decision's return is its seat's outcome less the luck of the draws after it
+            (:mod:`~agents.training.selfplay.luck_returns`; the same expectation, less of the draw's noise).
+        luck_worlds: re-dealt decks per chance step for ``luck_returns``.
         eval_adjust_luck: evaluations also give the luck-adjusted win rate (eval.csv's ``adjusted``; about 10 ms a
             game more), whose points vary far less (:mod:`agents.evaluate.luck`).
         threads: torch's threads (the compiled engine uses one).
@@ -94,6 +98,8 @@ class SelfPlayConfig:
     skip_forced: bool = True
     branch_rate: float = 0.0
     greedy_playouts: bool = False
+    luck_returns: bool = False
+    luck_worlds: int = 16
     eval_adjust_luck: bool = False
     threads: int = 1
     ppo: PPOSettings = field(default_factory=PPOSettings)
@@ -105,6 +111,8 @@ class SelfPlayConfig:
             raise SelfPlayRunError(f"games and eval_games must be from 2 and 1 to {MAX_GAMES:,}")
         if self.eval_every < 1 or self.checkpoint_every < 1 or not 0 <= self.branch_rate <= 1 or self.threads < 1:
             raise SelfPlayRunError("eval_every, checkpoint_every and threads must be at least 1, branch_rate in [0, 1]")
+        if not 1 <= self.luck_worlds <= MAX_WORLDS:
+            raise SelfPlayRunError(f"luck_worlds must be from 1 to {MAX_WORLDS}, not {self.luck_worlds}")
         unknown = set(self.eval_opponents) - set(OPPONENT_KINDS)
         if unknown:
             known = ", ".join(sorted(OPPONENT_KINDS))
@@ -183,6 +191,7 @@ class SelfPlayRun:
         self.learner = Learner(config.ppo, config.seed)
         self.timesteps = self.samples = self.updates = 0
         self.seconds = 0.0
+        self.luck = LuckReturns(config.luck_worlds) if config.luck_returns else None
         out.mkdir(parents=True, exist_ok=True)
         if resume:
             self._load()
@@ -200,7 +209,13 @@ class SelfPlayRun:
         """Play one batch of whole games and learn from it."""
         config = self.config
         seeds = self.deal_seeds()
-        batch = self.table.play(seeds, self.all_policy, self.learner.decide, not config.skip_forced, config.branch_rate)
+        history: list[list[int]] | None = [[] for _ in seeds] if self.luck is not None else None
+        batch = self.table.play(
+            seeds, self.all_policy, self.learner.decide, not config.skip_forced, config.branch_rate, history
+        )
+        luck_scale = None
+        if self.luck is not None and history is not None:
+            luck_scale = self.luck.apply(batch, self.table.players, seeds, history)
         paired = None
         if batch.branches is not None:
             paired = play_branches(
@@ -225,6 +240,8 @@ class SelfPlayRun:
             **asdict(stats),
             "mean_return": float(batch.returns.mean()),
         }
+        if luck_scale is not None:  # a column of luck-adjusted runs only: older runs' files keep their columns
+            row["luck_scale"] = luck_scale
         append_csv(self.out / "progress.csv", [_rounded(row)])
         return stats
 
@@ -272,6 +289,8 @@ class SelfPlayRun:
             "value_norm": self.learner.value_norm.state(),
             "rng": json.dumps(self.learner.rng.bit_generator.state),
         }
+        if self.luck is not None:
+            state["luck_returns"] = self.luck.state()
         write_atomically(self.out / STATE, json.dumps(state, indent=2).encode())
         layers = self.learner.model.actor_layers()
         save_policy(self.out / FINAL_POLICY, layers, "tanh", rule_facts=self.config.ppo.rule_facts)
@@ -295,6 +314,8 @@ class SelfPlayRun:
             self.learner.rng.bit_generator.state = json.loads(state["rng"])
             self.timesteps, self.samples, self.updates = (int(state[k]) for k in ("timesteps", "samples", "updates"))
             self.seconds = float(state["seconds"])
+            if self.luck is not None:
+                self.luck = LuckReturns(self.config.luck_worlds, [float(v) for v in state["luck_returns"]])
         except (KeyError, TypeError, ValueError, RuntimeError) as error:
             raise SelfPlayRunError(f"{self.out} cannot be resumed: {str(error).splitlines()[0]}") from None
         # rows written after the last checkpoint are done again

@@ -53,10 +53,15 @@ class Batch:
         obs: float32 ``(S, 512)``; masks: int8 ``(S, 356)``; actions: int64 ``(S,)``.
         log_probs, values: float32 ``(S,)``, what ``decide`` returned with each action.
         trajectory: int64 ``(S,)``, ``slot * MAX_PLAYERS + seat``.
+        moves: int64 ``(S,)``, the index of the sample's decision among its game's decisions (forced ones
+            included): where it comes in the game's action ids (``play``'s ``history``).
         returns: float32 ``(S,)``, the final reward of the sample's seat in its game.
         last: bool ``(S,)``, the trajectory's last sample.
         games: how many games were played; decisions: how many decisions they took in all (forced ones included).
         seat_rewards: float32 ``(games, MAX_PLAYERS)``, every seat's final reward (0 past the table size).
+        rewards: float32 ``(S,)``, a reward the sample's seat gets after this decision and before its next one, on
+            top of the final reward (the luck adjustment's, :mod:`agents.training.selfplay.luck_returns`); zeros
+            unless a run sets them.
         branches: the decisions copied for paired playouts (:mod:`agents.training.selfplay.vine`), or None.
     """
 
@@ -66,11 +71,13 @@ class Batch:
     log_probs: np.ndarray
     values: np.ndarray
     trajectory: np.ndarray
+    moves: np.ndarray
     returns: np.ndarray
     last: np.ndarray
     games: int
     decisions: int
     seat_rewards: np.ndarray
+    rewards: np.ndarray
     branches: Branches | None = None
 
     def __len__(self) -> int:
@@ -85,11 +92,13 @@ class Batch:
             log_probs=self.log_probs[keep],
             values=self.values[keep],
             trajectory=self.trajectory[keep],
+            moves=self.moves[keep],
             returns=self.returns[keep],
             last=self.last[keep],
             games=self.games,
             decisions=self.decisions,
             seat_rewards=self.seat_rewards,
+            rewards=self.rewards[keep],
         )
 
     @property
@@ -114,13 +123,14 @@ class _Samples:
         self.log_probs = np.zeros(capacity, dtype=np.float32)
         self.values = np.zeros(capacity, dtype=np.float32)
         self.trajectory = np.zeros(capacity, dtype=np.int64)
+        self.moves = np.zeros(capacity, dtype=np.int64)
 
     def reserve(self, extra: int) -> None:
         need = self.size + extra
         if need <= self.obs.shape[0]:
             return
         capacity = max(need, 2 * self.obs.shape[0])
-        for name in ("obs", "masks", "actions", "log_probs", "values", "trajectory"):
+        for name in ("obs", "masks", "actions", "log_probs", "values", "trajectory", "moves"):
             old = getattr(self, name)
             grown = np.zeros((capacity, *old.shape[1:]), dtype=old.dtype)
             grown[: self.size] = old[: self.size]
@@ -150,6 +160,7 @@ class SelfPlayGames:
         self.record = record
         self._samples = _Samples(num_games * 64 if record else 0)
         self._random = np.random.default_rng(0)
+        self._round = 0
 
     @property
     def num_games(self) -> int:
@@ -195,6 +206,7 @@ class SelfPlayGames:
         slots = np.arange(n, dtype=np.int64)
         actions = np.full(n, SKIP, dtype=np.int64)
         decisions = 0
+        self._round = 0  # every running game takes one decision a round: the round is the decision's index in it
         while True:
             actor = tables.actor
             live = actor >= 0
@@ -219,6 +231,7 @@ class SelfPlayGames:
                     history[slot].append(int(actions[slot]))
             ended = tables.step(actions)
             seat_rewards[ended] = tables.games.rewards[ended]
+            self._round += 1
         return self._batch(seat_rewards, decisions)
 
     def _ask(self, random_rows: np.ndarray, heuristic_rows: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
@@ -248,6 +261,7 @@ class SelfPlayGames:
         samples.log_probs[start:stop] = log_probs
         samples.values[start:stop] = values
         samples.trajectory[start:stop] = rows * MAX_PLAYERS + seats
+        samples.moves[start:stop] = self._round
         samples.size = stop
         if self._branch_rate > 0:
             chosen = np.flatnonzero(self._random.random(k) < self._branch_rate)
@@ -280,9 +294,11 @@ class SelfPlayGames:
             log_probs=s.log_probs[:size].copy(),
             values=s.values[:size].copy(),
             trajectory=trajectory,
+            moves=s.moves[:size].copy(),
             returns=returns.astype(np.float32),
             last=last,
             games=self.num_games,
             decisions=decisions,
             seat_rewards=seat_rewards,
+            rewards=np.zeros(size, dtype=np.float32),
         )

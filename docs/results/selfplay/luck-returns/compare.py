@@ -1,0 +1,73 @@
+"""Draw compare_<players>p.png: runs with luck-adjusted returns against the default recipe's, seed by seed.
+
+Run from the repository root: ``python docs/results/selfplay/luck-returns/compare.py``. It reads each run folder's
+eval.csv here (``<players>p-seed<seed>``), the default recipe's baselines (``../curves.csv``) and, for 2 players and
+seed 0, the default's 30-minute run (``../run-30min``), and draws the win rate against the heuristic over
+timesteps up to a little past the luck-adjusted run's end. It also prints the points side by side.
+"""
+
+import csv
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+HERE = Path(__file__).resolve().parent
+BASELINES = HERE.parent / "curves.csv"
+THIRTY_MINUTES = HERE.parent / "run-30min" / "eval.csv"
+
+
+def heuristic_points(rows: list[dict[str, str]]) -> tuple[list[float], list[float]]:
+    """Timesteps (millions) and win rates against the heuristic."""
+    mine = [r for r in rows if r["opponent"] == "heuristic"]
+    return [int(r["timesteps"]) / 1e6 for r in mine], [float(r["win_rate"]) for r in mine]
+
+
+def read(path: Path) -> list[dict[str, str]]:
+    """A CSV file's rows."""
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def curves(players: int, seed: int) -> dict[str, tuple[list[float], list[float]]]:
+    """The runs of one table size and seed: the luck-adjusted one and the default recipe's."""
+    baseline = [r for r in read(BASELINES) if int(r["players"]) == players and int(r["seed"]) == seed]
+    drawn = {
+        "default (baseline run)": heuristic_points(baseline),
+        "luck-adjusted returns": heuristic_points(read(HERE / f"{players}p-seed{seed}" / "eval.csv")),
+    }
+    if players == 2 and seed == 0:
+        drawn["default (30-minute run)"] = heuristic_points(read(THIRTY_MINUTES))
+    return drawn
+
+
+def draw(players: int, seeds: list[int]) -> None:
+    """One chart per table size, a panel per seed."""
+    fig, axes = plt.subplots(1, len(seeds), figsize=(6 * len(seeds), 4), sharey=True, squeeze=False)
+    colours = {
+        "default (baseline run)": "tab:grey",
+        "default (30-minute run)": "silver",
+        "luck-adjusted returns": "tab:red",
+    }
+    for ax, seed in zip(axes[0], seeds, strict=True):
+        drawn = curves(players, seed)
+        end = 1.4 * max(drawn["luck-adjusted returns"][0])
+        for name, (steps, rates) in drawn.items():
+            kept = [(s, r) for s, r in zip(steps, rates, strict=True) if s <= end]
+            ax.plot([s for s, _ in kept], [r for _, r in kept], color=colours[name], lw=1.4, marker=".", label=name)
+            print(f"{players}p seed {seed} {name:26s}", " ".join(f"{s:.1f}M:{r:.1%}" for s, r in kept))
+        ax.axhline(1 / players, color="black", ls=":", lw=0.8)  # chance
+        ax.set_title(f"{players} players, seed {seed}: against the heuristic (2,000 games a point)", fontsize=10)
+        ax.set_xlabel("timesteps (millions)")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("win rate")
+    axes[0][0].legend()
+    fig.tight_layout()
+    fig.savefig(HERE / f"compare_{players}p.png", dpi=110)
+
+
+runs = sorted(p.name for p in HERE.glob("*p-seed*") if (p / "eval.csv").is_file())
+for size in sorted({int(name.split("p-")[0]) for name in runs}):
+    draw(size, sorted(int(name.rsplit("seed", 1)[1]) for name in runs if name.startswith(f"{size}p-")))

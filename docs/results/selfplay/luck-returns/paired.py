@@ -1,0 +1,83 @@
+"""The paired diagnostic: on the same batches of a run's games, the advantages with plain and luck-adjusted returns.
+
+Run from the repository root on a self-play run folder that holds a checkpoint::
+
+    python docs/results/selfplay/luck-returns/paired.py RUN_DIR [BATCHES] [WORLDS ...]
+
+It plays BATCHES batches (default 12) of the run's own batch size with the checkpoint's policy, on deals no run
+uses, and for each batch prints the gradient agreement (``grad_cosine``) and the spread of the advantages with the
+plain returns and with luck-adjusted ones at each number of re-dealt decks (default 16). The share of the luck taken
+off is the slope fitted on the batches before (the first batch uses its own), as a run does.
+"""
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents.evaluate.luck import LuckEstimator, LuckSettings
+from agents.training.selfplay.learner import Learner, ValueNorm, advantages, gradient_agreement
+from agents.training.selfplay.luck_returns import luck_after, luck_rewards, luck_slope
+from agents.training.selfplay.recipe import CHECKPOINT, STATE, stored_config
+from agents.training.selfplay.rollout import POLICY, Batch, SelfPlayGames
+from gubs_env.engine.cards import MAX_PLAYERS
+
+
+def agreement_and_spread(learner: Learner, batch: Batch, lam: float, gamma: float) -> tuple[float, float]:
+    """The batch's ``grad_cosine`` and the standard deviation of its advantages, with ``batch.rewards`` as set."""
+    adv = advantages(batch, batch.values, lam, gamma)
+    normalized = torch.from_numpy(((adv - adv.mean()) / (adv.std() + 1e-8)).astype(np.float32))
+    tensors = {
+        "obs": learner.inputs(batch.obs),
+        "masks": torch.from_numpy(batch.masks),
+        "actions": torch.from_numpy(batch.actions),
+    }
+    return gradient_agreement(learner.model, tensors, batch.game, normalized), float(adv.std())
+
+
+def main() -> None:
+    """Print each batch's figures, then their means with standard errors."""
+    run = Path(sys.argv[1])
+    batches = int(sys.argv[2]) if len(sys.argv) > 2 else 12
+    worlds = [int(w) for w in sys.argv[3:]] or [16]
+    torch.set_num_threads(1)
+    config = stored_config(run)
+    learner = Learner(config.ppo, 0)
+    state = json.loads((run / STATE).read_text())
+    saved = torch.load(io.BytesIO((run / CHECKPOINT).read_bytes()), weights_only=True)
+    learner.model.load_state_dict(saved["model"])
+    learner.value_norm = ValueNorm.from_state([float(v) for v in state["value_norm"]])
+    table = SelfPlayGames(config.games, config.players)
+    kinds = np.full((config.games, MAX_PLAYERS), POLICY, dtype=np.int8)
+    estimators = {w: LuckEstimator(LuckSettings(worlds=w)) for w in worlds}
+    scales: dict[int, float | None] = dict.fromkeys(worlds)
+    figures: dict[str, list[tuple[float, float]]] = {"plain": []} | {f"luck, {w} worlds": [] for w in worlds}
+    for b in range(batches):
+        seeds = np.arange(5_000_000_000 + b * config.games, 5_000_000_000 + (b + 1) * config.games, dtype=np.uint64)
+        history: list[list[int]] = [[] for _ in seeds]
+        batch = table.play(seeds, kinds, learner.decide, history=history)
+        figures["plain"].append(agreement_and_spread(learner, batch, config.ppo.lam, config.ppo.gamma))
+        for w, estimator in estimators.items():
+            games = zip(table.players, seeds, history, strict=True)
+            after = luck_after(batch, [estimator.game(int(n), int(s), ids) for n, s, ids in games])
+            slope = luck_slope(batch, after)
+            previous = scales[w]
+            scale = slope if previous is None else previous
+            batch.rewards = luck_rewards(batch, after, scale)
+            figures[f"luck, {w} worlds"].append(agreement_and_spread(learner, batch, config.ppo.lam, config.ppo.gamma))
+            scales[w] = slope if previous is None else 0.9 * previous + 0.1 * slope
+            batch.rewards = np.zeros(len(batch), dtype=np.float32)
+        print(f"batch {b}: " + "; ".join(f"{k} {v[-1][0]:+.3f} (spread {v[-1][1]:.3f})" for k, v in figures.items()))
+    for name, values in figures.items():
+        cos, spread = np.array(values).T
+        print(
+            f"{name:16s} grad_cosine {cos.mean():+.3f} ± {cos.std(ddof=1) / np.sqrt(len(cos)):.3f}, "
+            f"advantages' spread {spread.mean():.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

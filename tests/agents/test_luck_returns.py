@@ -1,0 +1,133 @@
+"""Luck-adjusted returns: each sample's reward is its seat's luck between its decision and its next, scaled."""
+
+import numpy as np
+import pytest
+
+from agents.evaluate.luck import DEAL_STEP, ConstantValue, GameLuck, LuckEstimator, LuckSettings
+from agents.training.selfplay.learner import Learner, PPOSettings, advantages
+from agents.training.selfplay.luck_returns import LuckReturns, luck_after, luck_rewards, luck_slope
+from agents.training.selfplay.recipe import SelfPlayConfig, SelfPlayRunError, read_rows, train_selfplay
+from agents.training.selfplay.rollout import POLICY, Batch, SelfPlayGames
+from gubs_env.engine.cards import MAX_PLAYERS
+
+
+def batch_of(moves: list[int], trajectory: list[int], returns: list[float], games: int = 1) -> Batch:
+    n = len(moves)
+    traj = np.array(trajectory, np.int64)
+    last = np.zeros(n, bool)
+    for t in set(trajectory):
+        last[np.flatnonzero(traj == t)[-1]] = True
+    return Batch(
+        obs=np.zeros((n, 512), np.float32),
+        masks=np.ones((n, 356), np.int8),
+        actions=np.zeros(n, np.int64),
+        log_probs=np.zeros(n, np.float32),
+        values=np.zeros(n, np.float32),
+        trajectory=traj,
+        moves=np.array(moves, np.int64),
+        returns=np.array(returns, np.float32),
+        last=last,
+        games=games,
+        decisions=max(moves) + 1,
+        seat_rewards=np.zeros((games, MAX_PLAYERS), np.float32),
+        rewards=np.zeros(n, np.float32),
+    )
+
+
+# one 2-player game: seat 0 decides at moves 0, 2, 4; seat 1 at moves 1, 3 (samples in time order)
+GAME = batch_of(moves=[0, 1, 2, 3, 4], trajectory=[0, 1, 0, 1, 0], returns=[1, -1, 1, -1, 1])
+LUCK = GameLuck(
+    steps=(DEAL_STEP, 1, 2, 4),
+    corrections=np.array([[0.3, -0.3], [0.1, -0.1], [-0.2, 0.2], [0.05, -0.05]]),
+    results=np.array([1.0, 0.0]),
+)
+
+
+def test_the_luck_after_a_decision_counts_the_chance_steps_from_it_to_the_end():
+    after = luck_after(GAME, [LUCK])
+    # seat 0 at move 0: steps 1, 2, 4; at move 2: steps 2, 4; at move 4: step 4 (the deal is before every decision)
+    # seat 1 at move 1: steps 1, 2, 4; at move 3: step 4
+    assert after == pytest.approx([-0.05, 0.05, -0.15, -0.05, 0.05])
+
+
+def test_the_rewards_from_a_decision_on_add_up_to_the_scaled_luck_after_it():
+    after = luck_after(GAME, [LUCK])
+    rewards = luck_rewards(GAME, after, scale=2.0)
+    # each sample's reward is the luck between it and its seat's next sample
+    assert rewards == pytest.approx([-2 * (-0.05 + 0.15), -2 * (0.05 + 0.05), -2 * (-0.15 - 0.05), -2 * -0.05, -0.1])
+    for sample in range(5):
+        later = [k for k in range(sample, 5) if GAME.trajectory[k] == GAME.trajectory[sample]]
+        assert rewards[later].sum() == pytest.approx(-2.0 * after[sample])
+
+
+def test_advantages_at_lambda_1_are_the_outcome_less_the_scaled_luck_less_the_value():
+    game = batch_of(moves=[0, 1, 2, 3, 4], trajectory=[0, 1, 0, 1, 0], returns=[1, -1, 1, -1, 1])
+    game.rewards = luck_rewards(game, luck_after(game, [LUCK]), scale=2.0)
+    values = np.array([0.1, -0.2, 0.3, 0.0, 0.5], np.float32)
+    adv = advantages(game, values, lam=1.0)
+    assert adv == pytest.approx(game.returns - 2.0 * luck_after(game, [LUCK]) - values, abs=1e-6)
+
+
+def test_the_scale_is_the_slope_of_the_outcome_on_the_luck_clipped():
+    batch = batch_of(moves=[0, 1, 0, 1], trajectory=[0, 1, 8, 9], returns=[1, -1, -1, 1], games=2)
+    assert luck_slope(batch, np.array([0.25, -0.25, -0.25, 0.25])) == pytest.approx(4.0)  # 2 / 0.5 → clipped at 4
+    assert luck_slope(batch, np.array([0.5, -0.5, -0.5, 0.5])) == pytest.approx(2.0)
+    assert luck_slope(batch, np.zeros(4)) == 0.0
+    assert luck_slope(batch, np.array([-0.5, 0.5, 0.5, -0.5])) == 0.0  # luck against the outcome: none taken off
+
+
+def play_batch(games: int, players: int, seed: int) -> tuple[Batch, np.ndarray, list[list[int]], SelfPlayGames]:
+    learner = Learner(PPOSettings(hidden=(16,)), seed=seed)
+    table = SelfPlayGames(games, players)
+    seeds = np.arange(games, dtype=np.uint64) + 100 * seed
+    history: list[list[int]] = [[] for _ in range(games)]
+    kinds = np.full((games, MAX_PLAYERS), POLICY, np.int8)
+    batch = table.play(seeds, kinds, learner.decide, history=history)
+    return batch, seeds, history, table
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_a_samples_move_is_where_its_action_stands_in_its_games_ids(players):
+    batch, _, history, _ = play_batch(6, players, seed=players)
+    assert len(batch) > 0
+    for sample in range(len(batch)):
+        assert history[int(batch.game[sample])][int(batch.moves[sample])] == batch.actions[sample]
+
+
+def test_the_first_batch_takes_no_luck_off_and_the_next_takes_its_slope_and_it_resumes():
+    batch, seeds, history, table = play_batch(8, 2, seed=3)
+    luck = LuckReturns(worlds=2)
+    assert luck.apply(batch, table.players, seeds, history) == 0.0 and not batch.rewards.any()
+    after = luck_after(batch, [luck.estimator.game(2, int(s), h) for s, h in zip(seeds, history, strict=True)])
+    assert luck.scale == pytest.approx(luck_slope(batch, after))
+    again = LuckReturns(worlds=2, state=luck.state())
+    assert again.scale == luck.scale
+    scale = again.apply(batch, table.players, seeds, history)
+    assert scale == luck.scale and batch.rewards == pytest.approx(luck_rewards(batch, after, scale))
+
+
+def test_a_value_that_sees_nothing_leaves_every_reward_at_0():
+    batch, seeds, history, table = play_batch(6, 3, seed=1)
+    luck = LuckReturns(worlds=2)
+    luck.estimator = LuckEstimator(LuckSettings(worlds=2), ConstantValue())
+    luck.slope_sum, luck.weight = 1.5, 1.0
+    luck.apply(batch, table.players, seeds, history)
+    assert not batch.rewards.any()
+
+
+def test_a_luck_adjusted_run_logs_its_scale_and_resumes_with_it(tmp_path):
+    from agents.training.selfplay.learner import PPOSettings as Settings
+
+    config = SelfPlayConfig(
+        games=8, eval_every=10**6, eval_games=4, checkpoint_every=1, luck_returns=True, luck_worlds=2,
+        ppo=Settings(hidden=(32,), minibatch=512),
+    )  # fmt: skip
+    out = tmp_path / "run"
+    first = train_selfplay(config, out=out, minutes=None, timesteps=3000, progress=False)
+    rows = read_rows(out / "progress.csv")
+    assert float(rows[0]["luck_scale"]) == 0.0 and float(rows[-1]["luck_scale"]) > 0
+    train_selfplay(out=out, minutes=None, timesteps=first.timesteps + 1500, resume=True, progress=False)
+    again = read_rows(out / "progress.csv")
+    assert len(again) > len(rows) and all(float(r["luck_scale"]) > 0 for r in again[1:])
+    with pytest.raises(SelfPlayRunError, match="luck_worlds"):
+        SelfPlayConfig(luck_worlds=0)
