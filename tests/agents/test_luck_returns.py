@@ -9,29 +9,11 @@ from agents.training.selfplay.luck_returns import LuckReturns, luck_after, luck_
 from agents.training.selfplay.recipe import SelfPlayConfig, SelfPlayRunError, read_rows, train_selfplay
 from agents.training.selfplay.rollout import POLICY, Batch, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
+from tests.agents.test_selfplay_core import tiny_batch
 
 
 def batch_of(moves: list[int], trajectory: list[int], returns: list[float], games: int = 1) -> Batch:
-    n = len(moves)
-    traj = np.array(trajectory, np.int64)
-    last = np.zeros(n, bool)
-    for t in set(trajectory):
-        last[np.flatnonzero(traj == t)[-1]] = True
-    return Batch(
-        obs=np.zeros((n, 512), np.float32),
-        masks=np.ones((n, 356), np.int8),
-        actions=np.zeros(n, np.int64),
-        log_probs=np.zeros(n, np.float32),
-        values=np.zeros(n, np.float32),
-        trajectory=traj,
-        moves=np.array(moves, np.int64),
-        returns=np.array(returns, np.float32),
-        last=last,
-        games=games,
-        decisions=max(moves) + 1,
-        seat_rewards=np.zeros((games, MAX_PLAYERS), np.float32),
-        rewards=np.zeros(n, np.float32),
-    )
+    return tiny_batch([0.0] * len(moves), returns, trajectory, moves=moves, games=games)
 
 
 # one 2-player game: seat 0 decides at moves 0, 2, 4; seat 1 at moves 1, 3 (samples in time order)
@@ -131,3 +113,20 @@ def test_a_luck_adjusted_run_logs_its_scale_and_resumes_with_it(tmp_path):
     assert len(again) > len(rows) and all(float(r["luck_scale"]) > 0 for r in again[1:])
     with pytest.raises(SelfPlayRunError, match="luck_worlds"):
         SelfPlayConfig(luck_worlds=0)
+
+
+@pytest.mark.parametrize("saved", [[1.0], [1.0, 2.0], ["a", 1.0], [float("nan"), 0.5], 3, {"a": 1}, [True, 0.5]])
+def test_a_state_file_with_a_garbage_luck_scale_is_a_one_line_refusal(tmp_path, saved):
+    import json
+
+    config = SelfPlayConfig(
+        games=4, eval_every=10**6, eval_games=2, checkpoint_every=1, luck_returns=True, luck_worlds=1,
+        ppo=PPOSettings(hidden=(8,), minibatch=512),
+    )  # fmt: skip
+    out = tmp_path / "run"
+    first = train_selfplay(config, out=out, minutes=None, timesteps=1, progress=False)
+    state = json.loads((out / "state.json").read_text())
+    (out / "state.json").write_text(json.dumps({**state, "luck_returns": saved}))
+    with pytest.raises(SelfPlayRunError, match="cannot be resumed") as refused:
+        train_selfplay(out=out, minutes=None, timesteps=first.timesteps + 1, resume=True, progress=False)
+    assert "\n" not in str(refused.value)

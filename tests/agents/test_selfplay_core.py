@@ -97,7 +97,9 @@ def test_heuristic_seats_make_no_samples():
     assert len(batch) > 0 and set(batch.seat.tolist()) == {1}
 
 
-def tiny_batch(values: list[float], returns: list[float], trajectory: list[int]) -> Batch:
+def tiny_batch(
+    values: list[float], returns: list[float], trajectory: list[int], moves: list[int] | None = None, games: int = 1
+) -> Batch:
     n = len(values)
     traj = np.array(trajectory)
     last = np.zeros(n, bool)
@@ -110,12 +112,12 @@ def tiny_batch(values: list[float], returns: list[float], trajectory: list[int])
         log_probs=np.zeros(n, np.float32),
         values=np.array(values, np.float32),
         trajectory=traj,
-        moves=np.arange(n),
+        moves=np.arange(n) if moves is None else np.array(moves, np.int64),
         returns=np.array(returns, np.float32),
         last=last,
-        games=1,
+        games=games,
         decisions=n,
-        seat_rewards=np.zeros((1, MAX_PLAYERS), np.float32),
+        seat_rewards=np.zeros((games, MAX_PLAYERS), np.float32),
         rewards=np.zeros(n, np.float32),
     )
 
@@ -389,7 +391,12 @@ json_values = st.recursive(
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.dictionaries(st.sampled_from(["players", "games", "seed", "ppo", "threads", "branch_rate", "x"]), json_values),
+    st.dictionaries(
+        st.sampled_from(
+            ["players", "games", "seed", "ppo", "threads", "branch_rate", "luck_returns", "luck_worlds", "x"]
+        ),
+        json_values,
+    ),
     st.dictionaries(st.sampled_from(["hidden", "epochs", "learning_rate", "lam", "action_parts", "y"]), json_values),
 )
 def test_a_config_file_from_a_stranger_is_a_config_or_a_one_line_error(top, ppo):
@@ -402,6 +409,7 @@ def test_a_config_file_from_a_stranger_is_a_config_or_a_one_line_error(top, ppo)
         assert "\n" not in str(error)
     else:
         assert all(1 <= w <= 8192 for w in config.ppo.hidden) and 2 <= config.games <= 65_536
+        assert 1 <= config.luck_worlds <= 4096
 
 
 def test_the_levers_command_trains_each_variant_once_and_prints_its_row(tmp_path, capsys, monkeypatch):

@@ -91,7 +91,7 @@ class LuckReturns:
     def __init__(self, worlds: int = 16, state: Sequence[float] | None = None, beta: float = 0.9) -> None:
         self.estimator = LuckEstimator(LuckSettings(worlds=worlds))
         self.beta = beta
-        self.slope_sum, self.weight = (float(state[0]), float(state[1])) if state is not None else (0.0, 0.0)
+        self.slope_sum, self.weight = _checked_state(state) if state is not None else (0.0, 0.0)
 
     @property
     def scale(self) -> float:
@@ -117,3 +117,14 @@ class LuckReturns:
     def state(self) -> list[float]:
         """The running slope's statistics, for a run's state.json."""
         return [self.slope_sum, self.weight]
+
+
+def _checked_state(state: Sequence[float]) -> tuple[float, float]:
+    """A saved running slope, read as data: ``ValueError`` (one line) for anything but two finite numbers."""
+    values = list(state)
+    if len(values) != 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        raise ValueError(f"the luck scale's state must be two numbers, not {values!r:.60}")
+    slope_sum, weight = float(values[0]), float(values[1])
+    if not (np.isfinite(slope_sum) and np.isfinite(weight) and 0 <= weight <= 1):
+        raise ValueError(f"the luck scale's state is out of range: {values!r:.60}")
+    return slope_sum, weight

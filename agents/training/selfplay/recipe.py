@@ -315,7 +315,7 @@ class SelfPlayRun:
             self.timesteps, self.samples, self.updates = (int(state[k]) for k in ("timesteps", "samples", "updates"))
             self.seconds = float(state["seconds"])
             if self.luck is not None:
-                self.luck = LuckReturns(self.config.luck_worlds, [float(v) for v in state["luck_returns"]])
+                self.luck = LuckReturns(self.config.luck_worlds, state["luck_returns"])
         except (KeyError, TypeError, ValueError, RuntimeError) as error:
             raise SelfPlayRunError(f"{self.out} cannot be resumed: {str(error).splitlines()[0]}") from None
         # rows written after the last checkpoint are done again

@@ -11,8 +11,6 @@ the advantages and of the outcomes left over with the chance luck taken off, and
 kind scaled by a least-squares fit on the batch itself: the best either can do), and the seconds each kind costs.
 """
 
-import io
-import json
 import sys
 import time
 from pathlib import Path
@@ -20,11 +18,11 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 import torch
+from paired import checkpoint_learner  # the script beside this one
 
 from agents.evaluate.luck import LuckEstimator, LuckSettings, NetworkValue
-from agents.training.selfplay.learner import Learner, ValueNorm, advantages
+from agents.training.selfplay.learner import Learner, advantages
 from agents.training.selfplay.luck_returns import luck_after, luck_rewards
-from agents.training.selfplay.recipe import CHECKPOINT, STATE, stored_config
 from agents.training.selfplay.rollout import POLICY, Batch, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
@@ -103,12 +101,7 @@ def main() -> None:
     batches = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     games = int(sys.argv[3]) if len(sys.argv) > 3 else 64
     torch.set_num_threads(1)
-    config = stored_config(run)
-    learner = Learner(config.ppo, 0)
-    state = json.loads((run / STATE).read_text())
-    saved = torch.load(io.BytesIO((run / CHECKPOINT).read_bytes()), weights_only=True)
-    learner.model.load_state_dict(saved["model"])
-    learner.value_norm = ValueNorm.from_state([float(v) for v in state["value_norm"]])
+    config, learner = checkpoint_learner(run)
     table = SelfPlayGames(games, config.players)
     kinds = np.full((games, MAX_PLAYERS), POLICY, dtype=np.int8)
     estimator = LuckEstimator(LuckSettings(worlds=16))

@@ -21,7 +21,7 @@ import torch
 from agents.evaluate.luck import LuckEstimator, LuckSettings
 from agents.training.selfplay.learner import Learner, ValueNorm, advantages, gradient_agreement
 from agents.training.selfplay.luck_returns import luck_after, luck_rewards, luck_slope
-from agents.training.selfplay.recipe import CHECKPOINT, STATE, stored_config
+from agents.training.selfplay.recipe import CHECKPOINT, STATE, SelfPlayConfig, stored_config
 from agents.training.selfplay.rollout import POLICY, Batch, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
 
@@ -38,18 +38,24 @@ def agreement_and_spread(learner: Learner, batch: Batch, lam: float, gamma: floa
     return gradient_agreement(learner.model, tensors, batch.game, normalized), float(adv.std())
 
 
-def main() -> None:
-    """Print each batch's figures, then their means with standard errors."""
-    run = Path(sys.argv[1])
-    batches = int(sys.argv[2]) if len(sys.argv) > 2 else 12
-    worlds = [int(w) for w in sys.argv[3:]] or [16]
-    torch.set_num_threads(1)
+def checkpoint_learner(run: Path) -> tuple[SelfPlayConfig, Learner]:
+    """The run's config, and a learner holding its checkpoint's networks and value statistics (read as data)."""
     config = stored_config(run)
     learner = Learner(config.ppo, 0)
     state = json.loads((run / STATE).read_text())
     saved = torch.load(io.BytesIO((run / CHECKPOINT).read_bytes()), weights_only=True)
     learner.model.load_state_dict(saved["model"])
     learner.value_norm = ValueNorm.from_state([float(v) for v in state["value_norm"]])
+    return config, learner
+
+
+def main() -> None:
+    """Print each batch's figures, then their means with standard errors."""
+    run = Path(sys.argv[1])
+    batches = int(sys.argv[2]) if len(sys.argv) > 2 else 12
+    worlds = [int(w) for w in sys.argv[3:]] or [16]
+    torch.set_num_threads(1)
+    config, learner = checkpoint_learner(run)
     table = SelfPlayGames(config.games, config.players)
     kinds = np.full((config.games, MAX_PLAYERS), POLICY, dtype=np.int8)
     estimators = {w: LuckEstimator(LuckSettings(worlds=w)) for w in worlds}
