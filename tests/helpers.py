@@ -7,6 +7,26 @@ from typing import Any
 from gubs_env.engine import Game
 from gubs_env.engine.positions import position
 
+FLOAT32: dict[str, float] = {"rel": 1e-5, "abs": 1e-6}
+"""``pytest.approx``'s tolerance for a float32 result of a few operations (``approx(x, **FLOAT32)``).
+
+float32 keeps about 7 digits (machine epsilon 1.2e-7), and numpy's and torch's vector kernels (BLAS, the SIMD
+``exp`` and ``tanh``) are chosen per processor, so the last digits of a float32 result differ between CPUs. A
+float32 result is never compared exactly, nor with ``approx``'s default absolute tolerance of 1e-12.
+"""
+NETWORK: dict[str, float] = {"rtol": 1e-4, "atol": 1e-4}
+"""``np.testing.assert_allclose``'s tolerance for a network's outputs computed two ways (numpy and torch, batched
+and one by one): a 256-wide float32 dot product sums terms larger than its result in an order each BLAS chooses."""
+
+
+def float32_sum(terms: int, magnitude: float = 1.0) -> dict[str, float]:
+    """``pytest.approx``'s tolerance for a sum of ``terms`` float32 values of at most ``magnitude``, in any order.
+
+    Each value carries up to half an ulp of rounding (6e-8 of its magnitude), and so may each addition: ``terms``
+    of each bound the error by ``terms * magnitude * 1.2e-7``, doubled for margin.
+    """
+    return {"rel": 1e-5, "abs": 2.4e-7 * max(terms, 1) * magnitude}
+
 
 def table(**kwargs: Any) -> Game:
     """A game at a hand-set position (see gubs_env.engine.positions.position)."""

@@ -10,6 +10,7 @@ from agents.training.selfplay.recipe import SelfPlayConfig, SelfPlayRunError, re
 from agents.training.selfplay.rollout import POLICY, Batch, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
 from tests.agents.test_selfplay_core import tiny_batch
+from tests.helpers import FLOAT32
 
 
 def batch_of(moves: list[int], trajectory: list[int], returns: list[float], games: int = 1) -> Batch:
@@ -29,17 +30,18 @@ def test_the_luck_after_a_decision_counts_the_chance_steps_from_it_to_the_end():
     after = luck_after(GAME, [LUCK])
     # seat 0 at move 0: steps 1, 2, 4; at move 2: steps 2, 4; at move 4: step 4 (the deal is before every decision)
     # seat 1 at move 1: steps 1, 2, 4; at move 3: step 4
-    assert after == pytest.approx([-0.05, 0.05, -0.15, -0.05, 0.05])
+    assert after == pytest.approx([-0.05, 0.05, -0.15, -0.05, 0.05], **FLOAT32)
 
 
 def test_the_rewards_from_a_decision_on_add_up_to_the_scaled_luck_after_it():
     after = luck_after(GAME, [LUCK])
     rewards = luck_rewards(GAME, after, scale=2.0)
     # each sample's reward is the luck between it and its seat's next sample
-    assert rewards == pytest.approx([-2 * (-0.05 + 0.15), -2 * (0.05 + 0.05), -2 * (-0.15 - 0.05), -2 * -0.05, -0.1])
+    expected = [-2 * (-0.05 + 0.15), -2 * (0.05 + 0.05), -2 * (-0.15 - 0.05), -2 * -0.05, -0.1]
+    assert rewards == pytest.approx(expected, **FLOAT32)
     for sample in range(5):
         later = [k for k in range(sample, 5) if GAME.trajectory[k] == GAME.trajectory[sample]]
-        assert rewards[later].sum() == pytest.approx(-2.0 * after[sample])
+        assert rewards[later].sum() == pytest.approx(-2.0 * after[sample], **FLOAT32)
 
 
 def test_advantages_at_lambda_1_are_the_outcome_less_the_scaled_luck_less_the_value():
@@ -85,7 +87,7 @@ def test_the_first_batch_takes_no_luck_off_and_the_next_takes_its_slope_and_it_r
     again = LuckReturns(worlds=2, state=luck.state())
     assert again.scale == luck.scale
     scale = again.apply(batch, table.players, seeds, history)
-    assert scale == luck.scale and batch.rewards == pytest.approx(luck_rewards(batch, after, scale))
+    assert scale == luck.scale and batch.rewards == pytest.approx(luck_rewards(batch, after, scale), **FLOAT32)
 
 
 def test_a_value_that_sees_nothing_leaves_every_reward_at_0():

@@ -35,6 +35,7 @@ from agents.bots.ppo import PPOAgent
 from agents.bots.registry import AgentSpecError, make_agent
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
+from tests.helpers import NETWORK
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -206,7 +207,7 @@ def test_relu_weights_play_the_numpy_forward_pass(tmp_path):
     observation = np.random.default_rng(1).random(OBS_SIZE).astype(np.float32)
     hidden = np.maximum(layers[0][0] @ observation + layers[0][1], 0)
     np.testing.assert_allclose(
-        agent.action_logits(observation), layers[1][0] @ hidden + layers[1][1], rtol=1e-5, atol=1e-4
+        agent.action_logits(observation), layers[1][0] @ hidden + layers[1][1], **NETWORK
     )
     assert make_agent(str(tmp_path / "relu.npz")).name == str(tmp_path / "relu.npz")
 

@@ -8,6 +8,7 @@ import pytest
 from agents.bots.ppo import PPOAgent
 from gubs_env.engine import Game
 from gubs_env.envs.selfplay import SelfPlayEnv
+from tests.helpers import NETWORK
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,7 @@ def test_batch_logits_are_the_single_logits(batch: tuple[np.ndarray, np.ndarray]
     together = agent.action_logits(observations)
     assert together.shape == (len(observations), 356)
     one_by_one = np.stack([agent.action_logits(o) for o in observations])
-    np.testing.assert_allclose(together, one_by_one, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(together, one_by_one, **NETWORK)
 
 
 @pytest.mark.parametrize("deterministic", [True, False])

@@ -29,6 +29,7 @@ from agents.training.selfplay.recipe import (
 from agents.training.selfplay.rollout import HEURISTIC, POLICY, Batch, SelfPlayGames
 from gubs_env.encoding.id_table import ReferenceTable
 from gubs_env.engine.cards import MAX_PLAYERS
+from tests.helpers import FLOAT32
 
 
 def lowest_legal(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -125,14 +126,14 @@ def tiny_batch(
 def test_advantages_are_the_outcome_minus_the_value_at_lambda_1_and_gae_below_it():
     # two trajectories interleaved: seat 0 (ids 0) with values .1, .2, .3 and outcome +1; seat 1 with -1
     batch = tiny_batch([0.1, 0.5, 0.2, 0.3, -0.4], [1, -1, 1, 1, -1], [0, 1, 0, 0, 1])
-    assert advantages(batch, batch.values, lam=1.0) == pytest.approx([0.9, -1.5, 0.8, 0.7, -0.6])
+    assert advantages(batch, batch.values, lam=1.0) == pytest.approx([0.9, -1.5, 0.8, 0.7, -0.6], **FLOAT32)
     lam = 0.5
     a3 = 1 - 0.3
     a2 = 0.3 - 0.2 + lam * a3
     a0 = 0.2 - 0.1 + lam * a2
     b4 = -1 + 0.4
     b1 = -0.4 - 0.5 + lam * b4
-    assert advantages(batch, batch.values, lam=lam) == pytest.approx([a0, b1, a2, a3, b4])
+    assert advantages(batch, batch.values, lam=lam) == pytest.approx([a0, b1, a2, a3, b4], **FLOAT32)
 
 
 def random_tensors(rows: int, seed: int) -> dict[str, torch.Tensor]:
@@ -279,7 +280,7 @@ def test_the_action_part_head_shares_across_ids_and_folds_into_the_shipped_forma
     t = random_tensors(50, 5)
     log_p = model.log_probs(t["obs"], t["masks"])
     assert torch.all(log_p[t["masks"] == 0] < -1e8)
-    assert torch.allclose(log_p.exp().sum(dim=1), torch.ones(50), atol=1e-5)
+    assert torch.allclose(log_p.exp().sum(dim=1), torch.ones(50), atol=1e-4)  # 356 float32 terms
     path = save_policy(tmp_path / "p.npz", model.actor_layers(), "tanh")
     folded = policy_logits(load_policy(path), t["obs"].numpy())
     assert np.allclose(folded, model.logits(t["obs"]).detach().numpy(), atol=1e-4)
@@ -369,7 +370,8 @@ def test_paired_advantages_are_outcomes_minus_the_policys_mean_at_legal_ids_only
     old[0, [3, 5, 9]] = [0.5, 0.25, 0.25]
     old[1, [0, 1]] = [0.5, 0.5]
     adv = paired_advantages(paired, old)
-    assert adv[0, [3, 5, 9]] == pytest.approx([0.5, -1.5, 0.5]) and adv[1, [0, 1]] == pytest.approx([0, 0])
+    assert adv[0, [3, 5, 9]] == pytest.approx([0.5, -1.5, 0.5], **FLOAT32)
+    assert adv[1, [0, 1]] == pytest.approx([0, 0], **FLOAT32)
     assert np.count_nonzero(adv) == 3
 
 

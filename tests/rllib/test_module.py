@@ -28,6 +28,7 @@ from agents.training.rllib.selfplay import (
 )
 from agents.training.rllib.train import main_spec
 from gubs_env.encoding.action_table import NUM_ACTIONS
+from tests.helpers import NETWORK
 
 
 def real_batch(count: int = 64, players: int = 3, seed: int = 0) -> dict[str, np.ndarray]:
@@ -78,7 +79,7 @@ def test_exported_actor_computes_the_module_logits(module, tmp_path):
     agent = PPOAgent.load(path)
     expected = module.actor_logits(batch[OBS_KEY])
     exported = np.stack([agent.action_logits(row) for row in batch[OBS_KEY]])
-    np.testing.assert_allclose(exported, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(exported, expected, **NETWORK)
     for (weight, bias), (read_weight, read_bias) in zip(layers, load_policy(path).layers, strict=True):
         np.testing.assert_array_equal(weight, read_weight)
         np.testing.assert_array_equal(bias, read_bias)
@@ -233,4 +234,4 @@ def test_a_rule_facts_module_reads_the_observation_and_its_facts_and_exports_an_
     agent = PPOAgent.load(path)
     assert load_policy(path).rule_facts
     exported = np.stack([agent.action_logits(row) for row in batch[OBS_KEY]])
-    np.testing.assert_allclose(exported, module.actor_logits(batch[OBS_KEY]), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(exported, module.actor_logits(batch[OBS_KEY]), **NETWORK)
