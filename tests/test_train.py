@@ -431,3 +431,52 @@ def test_garbage_run_data_is_a_config_error_or_a_config_never_anything_else(data
         assert "\n" not in str(error)
     else:
         assert TrainingConfig.from_json(config.to_json()) == config
+
+
+def summary_shares(out: str) -> dict[str, float]:
+    """The shares of the summary line ``trained ... the time went to: a 12%, b 30%, ...`` as fractions."""
+    line = next(line for line in out.splitlines() if line.startswith("trained ") and "the time went to:" in line)
+    listed = line.split("the time went to: ", 1)[1].split(";")[0]
+    shares = {}
+    for part in listed.split(", "):
+        name, _, percent = part.rpartition(" ")
+        shares[name] = float(percent.rstrip("%")) / 100
+    return shares
+
+
+def test_a_warm_start_longer_than_a_tiny_budget_is_cut_says_so_and_the_run_still_saves_a_model(tmp_path, capsys):
+    out = tmp_path / "tiny"
+    argv = ["--minutes", "0.05", "--envs", "2", "--imitate-games", "5000", "--out", str(out), *TINY]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    cut = next(line for line in printed.splitlines() if line.startswith("imitated "))
+    assert "cut to the 0.05-minute budget" in cut and "of 5,000 teacher games" in cut and "--minutes" in cut
+    assert (out / "model.zip").is_file() and (out / "run.json").is_file()
+    shares = summary_shares(printed)
+    assert {"warm start: games", "warm start: fit", "evaluations", "the rest"} <= set(shares)
+    assert all(0 <= share <= 1 for share in shares.values())
+    assert sum(shares.values()) == pytest.approx(1, abs=0.005 * len(shares))  # each rounded to a whole percent
+
+
+def test_summary_shares_without_a_warm_start_are_each_possible_and_add_up_to_all_of_the_time(tmp_path, capsys):
+    out = tmp_path / "plain"
+    assert main(["--steps", "300", "--envs", "2", "--imitate-games", "0", "--out", str(out), *TINY]) == 0
+    shares = summary_shares(capsys.readouterr().out)
+    assert {"environments", "learner", "evaluations", "the rest"} <= set(shares)
+    assert not any(name.startswith("warm start") for name in shares)
+    assert all(0 <= share <= 1 for share in shares.values())
+    assert sum(shares.values()) == pytest.approx(1, abs=0.005 * len(shares))
+
+
+def test_a_refused_run_leaves_no_folder_behind(tmp_path, capsys, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    out = tmp_path / "runs" / "gubs"
+    with pytest.raises(ConfigError, match="no CUDA GPU"):
+        train(TrainingConfig(device="cuda", steps=10, imitate_games=0), out=out, progress=False)
+    assert not (tmp_path / "runs").exists()
+    with pytest.raises(SystemExit) as stopped:
+        main(["--device", "cuda", "--steps", "10", "--out", str(out), *TINY])
+    assert stopped.value.code == 2 and "no CUDA GPU" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()

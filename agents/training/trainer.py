@@ -7,6 +7,7 @@ write the same run folder (:mod:`agents.training.core.runs`) and return the same
 
 from __future__ import annotations
 
+import shutil
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -51,13 +52,33 @@ def train(
     started = time.perf_counter()
     run = open_run(config, out, resume, started)
     run.progress, run.verbose = progress, verbose
-    if run.config.backend == "rllib":
-        from agents.training.rllib.train import train_rllib
+    created = first_missing(run.out)
+    try:
+        if run.config.backend == "rllib":
+            from agents.training.rllib.train import train_rllib
 
-        return train_rllib(run)
-    from agents.training.sb3.train import train_sb3
+            return train_rllib(run)
+        from agents.training.sb3.train import train_sb3
 
-    return train_sb3(run)
+        return train_sb3(run)
+    except BaseException:
+        if created is not None and not holds_run(run.out):
+            shutil.rmtree(created, ignore_errors=True)  # a run refused or stopped before its first commit
+        raise
+
+
+def first_missing(folder: Path) -> Path | None:
+    """The outermost of ``folder`` and its parents that does not exist yet (None: ``folder`` exists).
+
+    What a new run creates, and so what it removes when it is refused before its first checkpoint: a refused run
+    leaves nothing behind.
+    """
+    missing = None
+    for path in (folder, *folder.parents):
+        if path.exists():
+            break
+        missing = path
+    return missing
 
 
 def open_run(config: TrainingConfig | None, out: str | Path | None, resume: bool, started: float) -> Run:

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-_announced: set[str] = set()
+_announced: dict[str, None] = {}
 """What this process has already announced: a command that builds two batches still prints one line."""
 
 
@@ -56,6 +56,11 @@ def announce_compiling(dispatchers: Iterable[Any], what: str, seconds: int) -> b
         return False
     if not any(is_cold(d) for d in dispatchers):
         return False
-    _announced.add(what)
+    _announced[what] = None
     print(f"compiling {what} once (about {seconds} s; cached afterwards)…", file=sys.stderr, flush=True)
     return True
+
+
+def compiled_here() -> tuple[str, ...]:
+    """What this process announced compiling (:func:`announce_compiling`), in order: empty when all was cached."""
+    return tuple(_announced)

@@ -300,7 +300,7 @@ def test_labels_warm_start_fits_the_labels_and_lowers_its_loss(labels, tmp_path,
 
     config = parse_train(["--steps", "1", *TINY]).config.resolved()
     model = new_model(config, make_envs(config))
-    losses = pretrain(model, labels, epochs=5, batch_size=64, progress=False)
+    losses = pretrain(model, labels, epochs=5, batch_size=64, progress=False).losses
     assert losses[-1] < losses[0]
 
 

@@ -57,8 +57,8 @@ def test_pretraining_lowers_the_loss_and_copies_the_teacher():
         return float(np.mean(np.array(picks) == data.actions))
 
     before = agreement()
-    losses = pretrain(model, data, epochs=4, progress=False)
-    assert losses[-1] < losses[0]
+    fitted = pretrain(model, data, epochs=4, progress=False)
+    assert fitted.losses[-1] < fitted.losses[0] and fitted.epochs == 4 and not fitted.cut
     assert agreement() > max(before, 0.9)
 
 
@@ -99,23 +99,46 @@ def test_a_deadline_stops_the_teachers_games_after_the_first():
     assert collect(RandomAgent(), [2], 3).games == 3  # no deadline: every game
 
 
-def test_the_warm_start_says_when_the_budget_cut_it_short(monkeypatch):
+def test_the_warm_start_says_when_the_budget_cut_it_short():
     import time
+    from dataclasses import replace
 
     from agents.training.core.config import TrainingConfig
-    from agents.training.imitation.warm_start import warm_start_data, warm_start_deadline
+    from agents.training.imitation.demonstrations import Fitted
+    from agents.training.imitation.warm_start import WarmStartDeadlines, describe_warm_start, warm_start_data
 
     config = TrainingConfig(minutes=2, imitate_games=1000).resolved()
-    assert warm_start_deadline(config, 100.0) == 100.0 + 60  # half of the 2 minutes, counted from the start
-    assert warm_start_deadline(TrainingConfig(minutes=None, steps=10).resolved(), 100.0) is None
+    # the games stop at a quarter of the 2 minutes, the fit at half, both counted from the run's start
+    assert WarmStartDeadlines.of(config, 100.0) == WarmStartDeadlines(100.0 + 30, 100.0 + 60)
+    assert WarmStartDeadlines.of(TrainingConfig(minutes=None, steps=10).resolved(), 100.0) == WarmStartDeadlines(
+        None, None
+    )
     data, what = warm_start_data(config, None, False, 0.99, deadline=time.perf_counter() - 1)
-    assert data.games < 1000 and f"from {data.games:,} games (of 1,000" in what and "--imitate-games" in what
+    assert data.games < 1000 and f"from {data.games:,} games" in what
+    line = describe_warm_start(config, data, what, Fitted([1.5, 1.2], 1.4, 4))
+    assert f"{data.games:,} of 1,000 teacher games" in line and "1.4 of 4 epochs" in line
+    assert "2-minute budget" in line and "--minutes" in line and "--imitate-games" in line
+    whole = describe_warm_start(config, replace(data, games=1000), what, Fitted([1.5, 1.2], 4, 4))
+    assert whole == f"imitated {what} (cross-entropy 1.500 -> 1.200)"  # nothing cut, nothing more said
 
 
-def test_set_up_that_took_most_of_the_budget_is_reported():
-    from agents.training.core.runs import describe_setup
+def test_a_deadline_cuts_the_fit_after_its_first_batch_and_says_how_far_it_got():
+    import time
 
-    assert describe_setup(30, 120, 50_000) == ""
-    assert describe_setup(10, None, 64) == ""
-    line = describe_setup(100, 120, 64)
-    assert "100 s of the 120 s budget" in line and "64 timesteps" in line and "--minutes" in line
+    from sb3_contrib import MaskablePPO
+
+    data = collect(HeuristicAgent(0), [2], games=20, seed=0, progress=False)
+    model = MaskablePPO("MlpPolicy", SelfPlayEnv(2), seed=0)
+    calls = []
+
+    def count() -> None:
+        calls.append(1)
+
+    past = time.perf_counter() - 1
+    fitted = pretrain(model, data, epochs=3, batch_size=32, progress=False, deadline=past, between=count)
+    batches = -(-len(data) // 32)
+    assert fitted.cut and fitted.planned == 3 and fitted.epochs == pytest.approx(1 / batches)
+    assert len(fitted.losses) == 1 and calls == [1]  # one batch, and the thread check before it
+    whole = pretrain(model, data, epochs=2, batch_size=32, progress=False, between=count)
+    assert whole.epochs == 2 and not whole.cut and len(whole.losses) == 2
+    assert len(calls) == 1 + -(-2 * batches // 16)  # every 16 batches

@@ -608,16 +608,6 @@ def read_progress(progress_csv: Path) -> Series:
     return series
 
 
-def describe_setup(setup: float, budget: float | None, trained: int) -> str:
-    """A line on the time set-up took (compiling, the warm start) when it took most of a time budget, else ``""``."""
-    if budget is None or setup < 0.5 * budget:
-        return ""
-    return (
-        f"set-up took {setup:.0f} s of the {budget:.0f} s budget (compiling once, the warm start), so PPO trained "
-        f"{trained:,} timesteps: give more --minutes, or fewer --imitate-games"
-    )
-
-
 def describe_agreement(values: Sequence[float]) -> str:
     """The summary line of a run's gradient agreement: the median over the last half of its updates."""
     last_half = [v for v in values[len(values) // 2 :] if not math.isnan(v)]

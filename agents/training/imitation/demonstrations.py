@@ -192,11 +192,10 @@ def _discounted_outcomes(game: Game, seats: list[int], gamma: float) -> list[flo
     return out
 
 
-def pretrain(model, data: Demonstrations, **options: Any) -> list[float]:
+def pretrain(model, data: Demonstrations, **options: Any) -> Fitted:
     """Fit an sb3 learner's policy to the demonstrations and its value head to their returns.
 
-    ``options`` are :func:`fit`'s (epochs, batch size, seed, progress, learning rate). Returns the mean policy loss
-    of each epoch.
+    ``options`` are :func:`fit`'s (epochs, batch size, seed, progress, learning rate, deadline, between).
     """
     policy = model.policy
 
@@ -208,6 +207,25 @@ def pretrain(model, data: Demonstrations, **options: Any) -> list[float]:
     return fit(policy.parameters(), heads, data, **options)
 
 
+@dataclass(frozen=True)
+class Fitted:
+    """What :func:`fit` did: the mean policy loss of each epoch (the last one partial when cut), and how far it got."""
+
+    losses: list[float]
+    epochs: float
+    """Epochs fitted: ``planned`` unless the deadline cut the fit, then a fraction (at least one batch)."""
+    planned: int
+
+    @property
+    def cut(self) -> bool:
+        """Whether the deadline stopped the fit before its planned epochs."""
+        return self.epochs < self.planned
+
+
+BATCHES_BETWEEN_CALLS = 16
+"""How often :func:`fit` calls ``between`` (a thread-count check), in batches."""
+
+
 def fit(
     parameters: Iterable[Any],
     heads: Callable[[Any], tuple[Any, Any]],
@@ -217,12 +235,16 @@ def fit(
     seed: int = 0,
     progress: bool = True,
     learning_rate: float = WARM_START_LEARNING_RATE,
-) -> list[float]:
+    deadline: float | None = None,
+    between: Callable[[], object] | None = None,
+) -> Fitted:
     """Fit a network's policy to the demonstrations (cross-entropy over the legal ids) and its value to their returns.
 
     ``heads`` maps a batch of observations (a float32 tensor) to the policy's logits and the values, on either
     backend's network; ``parameters`` are what Adam updates, and the batches go to their device (a GPU's too).
-    Returns the mean policy loss of each epoch.
+    With a ``deadline`` (a ``time.perf_counter`` value) the fit stops at the first check past it, after at least one
+    batch: a run's time budget bounds its warm start. ``between`` is called every few batches (the learner's
+    thread count follows the machine's load there).
     """
     import torch
 
@@ -234,11 +256,18 @@ def fit(
 
     optimizer = torch.optim.Adam(parameters, lr=learning_rate)
     rng = np.random.default_rng(seed)
-    losses = []
-    for _ in tqdm(range(epochs), desc="imitation", unit="epoch", disable=not progress, leave=False):
+    per_epoch = max(1, -(-len(data) // batch_size))
+    losses: list[float] = []
+    done = 0  # batches fitted
+    bar = tqdm(total=epochs * per_epoch, desc="imitation", unit="batch", disable=not progress, leave=False)
+    for _ in range(epochs):
         order = rng.permutation(len(data))
-        total = 0.0
+        total, seen = 0.0, 0
         for start in range(0, len(order), batch_size):
+            if done and _past(deadline):
+                break
+            if between is not None and done % BATCHES_BETWEEN_CALLS == 0:
+                between()
             batch = order[start : start + batch_size]
             observations = tensor(data.observations[batch], torch.float32)
             masks = tensor(data.masks[batch])
@@ -249,6 +278,11 @@ def fit(
             optimizer.zero_grad()
             (loss + value_loss).backward()
             optimizer.step()
-            total += loss.item() * len(batch)
-        losses.append(total / len(order))
-    return losses
+            total, seen, done = total + loss.item() * len(batch), seen + len(batch), done + 1
+            bar.update()
+        if seen:
+            losses.append(total / seen)
+        if seen < len(order):
+            break
+    bar.close()
+    return Fitted(losses, done / per_epoch, epochs)

@@ -5,10 +5,11 @@ The sb3 learner and RLlib's ``main`` module are fitted to it by :func:`agents.tr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from agents.training.core.config import TrainingConfig
-from agents.training.imitation.demonstrations import collect
+from agents.training.imitation.demonstrations import Demonstrations, Fitted, collect
 
 
 def read_labels(config: TrainingConfig) -> Any:
@@ -28,17 +29,29 @@ def read_labels(config: TrainingConfig) -> Any:
         raise RunSetupError(f"labels: {error}") from None
 
 
-WARM_START_SHARE = 0.5
+GAMES_SHARE = 0.25
 """The share of a run's time budget after which the warm start plays no new teacher game."""
+WARM_START_SHARE = 0.5
+"""The share of a run's time budget after which the warm start's fit stops: PPO keeps at least the other half."""
 
 
-def warm_start_deadline(config: TrainingConfig, started: float) -> float | None:
-    """When the teacher's games stop for a run whose budget began at ``started`` (None: no time budget).
+@dataclass(frozen=True)
+class WarmStartDeadlines:
+    """When (``time.perf_counter`` values) the warm start stops playing the teacher's games, and stops fitting.
 
-    Set-up counts against the budget: on a slow or busy machine the compile and the teacher's games could spend
-    all of it, and a run would end having trained nothing.
+    Set-up counts against the budget: on a slow or busy machine the compile, the teacher's games and the fit could
+    spend all of it, and a run would end having trained nothing. None: no time budget.
     """
-    return None if config.seconds is None else started + WARM_START_SHARE * config.seconds
+
+    games: float | None
+    fit: float | None
+
+    @classmethod
+    def of(cls, config: TrainingConfig, started: float) -> WarmStartDeadlines:
+        """The deadlines of a run whose budget began at ``started``."""
+        if config.seconds is None:
+            return cls(None, None)
+        return cls(started + GAMES_SHARE * config.seconds, started + WARM_START_SHARE * config.seconds)
 
 
 def warm_start_data(
@@ -46,8 +59,8 @@ def warm_start_data(
 ) -> tuple[Any, str]:
     """What a new run imitates, with a description: the labels when given, else the teacher's games (both backends).
 
-    The teacher's games stop at ``deadline`` (:func:`warm_start_deadline`); the description says when fewer than
-    ``imitate_games`` were played. Returns ``(None, "")`` when the run imitates nothing.
+    The teacher's games stop at ``deadline`` (:attr:`WarmStartDeadlines.games`). Returns ``(None, "")`` when the
+    run imitates nothing.
     """
     if labels is not None:
         from agents.training.expert.labels import summary
@@ -59,8 +72,20 @@ def warm_start_data(
 
     teacher = make_agent(config.teacher)
     data = collect(teacher, config.players.distinct, config.imitate_games, config.seed, progress, gamma, deadline)
-    what = f"{len(data):,} {config.teacher} decisions from {data.games:,} games"
-    if data.games < config.imitate_games:
-        share = f"{WARM_START_SHARE:.0%} of the {config.minutes:g}-minute budget"
-        what += f" (of {config.imitate_games:,}: the teacher's games stop at {share}; --imitate-games sets how many)"
-    return data, what
+    return data, f"{len(data):,} {config.teacher} decisions from {data.games:,} games"
+
+
+def describe_warm_start(config: TrainingConfig, data: Demonstrations, what: str, fitted: Fitted) -> str:
+    """The warm start's line: what was imitated, the loss, and (in one more sentence) what the budget cut."""
+    line = f"imitated {what} (cross-entropy {fitted.losses[0]:.3f} -> {fitted.losses[-1]:.3f})"
+    cut = []
+    if data.games and config.imitate_games and data.games < config.imitate_games:
+        cut.append(f"{data.games:,} of {config.imitate_games:,} teacher games (they stop at {GAMES_SHARE:.0%})")
+    if fitted.cut:
+        cut.append(f"{fitted.epochs:.2g} of {fitted.planned} epochs (the fit stops at {WARM_START_SHARE:.0%})")
+    if cut:
+        line += (
+            f"; cut to the {config.minutes:g}-minute budget: {' and '.join(cut)}. More --minutes, or fewer "
+            "--imitate-games, gives it all"
+        )
+    return line

@@ -17,10 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from agents.bots.spec import FINAL_POLICY
-from agents.bots.threads import set_torch_threads
+from agents.bots.threads import LearnerThreads
 from agents.training.core import runs
 from agents.training.core.config import TrainingConfig, learner_device
 from agents.training.core.league import League
+from agents.training.core.phases import (
+    BUILDING,
+    CHECKPOINTS,
+    EVALUATIONS,
+    SAVING,
+    TRAINING,
+    WARM_START_FIT,
+    WARM_START_GAMES,
+    Phases,
+)
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
 from agents.training.imitation.warm_start import read_labels
 
@@ -165,7 +175,10 @@ def train_rllib(run: Run) -> TrainingResult:
     folder = _verified_resume(run) if run.state is not None else None
     labels = read_labels(config)
     # the learner runs in this process, never beside sampling (PPO's iterations sample, then update): a thread a core
-    set_torch_threads(config.threads or 1)
+    # that other processes leave free, up to config.threads
+    threads = LearnerThreads(config.threads or 1)
+    threads.start()
+    phases = Phases(run.started)
     run.out.mkdir(parents=True, exist_ok=True)
     state = run.state or RunState(backend="rllib")
     state.config = config.to_json()
@@ -178,16 +191,18 @@ def train_rllib(run: Run) -> TrainingResult:
         start_ray(config, run.verbose)
     algorithm = None
     try:
-        algorithm = build_config(config, callback).build_algo()
+        with phases.timed(BUILDING):
+            algorithm = build_config(config, callback).build_algo()
+            if folder is not None:
+                algorithm.restore_from_path(str(folder.resolve()))
         if folder is not None:
-            algorithm.restore_from_path(str(folder.resolve()))
             runs.discard_uncommitted(run.out, state)
             print(f"resuming at iteration {state.iterations} ({state.timesteps:,} learner steps)")
         else:
-            _warm_start(algorithm, run, labels)
+            _warm_start(algorithm, run, labels, phases, threads)
         # none for a new run (this process may have run another)
         push_snapshots(algorithm, state.snapshots, draw_weights=league.weights(state.snapshots))
-        return _train_loop(algorithm, run, state, league)
+        return _train_loop(algorithm, run, state, league, phases, threads)
     finally:
         if algorithm is not None:
             algorithm.stop()
@@ -195,26 +210,39 @@ def train_rllib(run: Run) -> TrainingResult:
             ray.shutdown()
 
 
-def _warm_start(algorithm: Any, run: Run, labels: Any) -> None:
+def _warm_start(algorithm: Any, run: Run, labels: Any, phases: Phases, threads: LearnerThreads) -> None:
     """Before PPO: ``main`` fitted to the labels or to the teacher's games, as the sb3 learner is; then sent out."""
     from agents.training.imitation.demonstrations import fit
-    from agents.training.imitation.warm_start import warm_start_data, warm_start_deadline
+    from agents.training.imitation.warm_start import WarmStartDeadlines, describe_warm_start, warm_start_data
     from agents.training.rllib.module import imitation_heads
     from agents.training.rllib.selfplay import MAIN
 
     config, progress = run.config, run.progress
-    assert config.gamma is not None, "resolve it"
-    data, what = warm_start_data(config, labels, progress, config.gamma, warm_start_deadline(config, run.started))
+    assert config.gamma is not None and config.imitate_lr is not None, "resolve it"
+    if labels is None and not config.imitate_games:
+        return
+    deadlines = WarmStartDeadlines.of(config, run.started)
+    with phases.timed(WARM_START_GAMES):
+        data, what = warm_start_data(config, labels, progress, config.gamma, deadlines.games)
     if data is None:
         return
     module = main_spec(config.hidden, config.rule_facts).build()
     module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
-    assert config.imitate_lr is not None, "a resolved config"
     heads = imitation_heads(module)
-    losses = fit(module.parameters(), heads, data, seed=config.seed, progress=progress, learning_rate=config.imitate_lr)
+    with phases.timed(WARM_START_FIT):
+        fitted = fit(
+            module.parameters(),
+            heads,
+            data,
+            seed=config.seed,
+            progress=progress,
+            learning_rate=config.imitate_lr,
+            deadline=deadlines.fit,
+            between=threads.adapt,
+        )
     algorithm.learner_group.set_weights({MAIN: module.get_state()})
     algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group, inference_only=True)
-    print(f"imitated {what} (cross-entropy {losses[0]:.3f} -> {losses[-1]:.3f})", flush=True)
+    print(describe_warm_start(config, data, what, fitted), flush=True)
 
 
 def _verified_resume(run: Run) -> Path:
@@ -225,16 +253,17 @@ def _verified_resume(run: Run) -> Path:
         raise RunSetupError(str(error)) from None
 
 
-def _train_loop(algorithm: Any, run: Run, state: RunState, league: League) -> TrainingResult:
+def _train_loop(
+    algorithm: Any, run: Run, state: RunState, league: League, phases: Phases, threads: LearnerThreads
+) -> TrainingResult:
     """Train until the budget is spent, checkpointing on the way; then evaluate, checkpoint and export."""
     from agents.training.rllib.callbacks import EVAL_KEY, NEW_SNAPSHOT_KEY, learner_steps, run_evaluation
     from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, update_league
 
     config = run.config
-    setup_seconds = time.perf_counter() - run.started
     bar = runs.BudgetBar(config.seconds, config.steps, state.timesteps, run.started, run.progress)
     last_save = time.perf_counter()
-    training = evaluating = 0.0
+    training = 0.0
     env_steps = main_steps = 0
     checkpoints = runs.Cadence(config.checkpoint_every, state.timesteps)
     while True:
@@ -242,7 +271,10 @@ def _train_loop(algorithm: Any, run: Run, state: RunState, league: League) -> Tr
         result = algorithm.train()
         spent = time.perf_counter() - before
         spent_evaluating = max((row["eval_seconds"] for row in result.get(EVAL_KEY, [])), default=0.0)
-        training, evaluating = training + spent - spent_evaluating, evaluating + spent_evaluating
+        training += spent - spent_evaluating
+        phases.add(TRAINING, spent - spent_evaluating)
+        phases.add(EVALUATIONS, spent_evaluating)
+        threads.adapt()  # the next iteration's update takes the cores that are free now
         sampled = result.get("env_runners", {})
         env_steps += int(sampled.get("num_env_steps_sampled", 0))
         main_steps += int(sampled.get("num_module_steps_sampled", {}).get(MAIN, 0))
@@ -261,27 +293,32 @@ def _train_loop(algorithm: Any, run: Run, state: RunState, league: League) -> Tr
             state.seconds, last_save = state.seconds + now - last_save, now
             state.snapshots = list(ACTIVE_SNAPSHOTS)
             state.league, state.opponent_seat_shares = league.to_json(), league.shares()
-            committed = runs.commit_checkpoint(run.out, state, lambda path: algorithm.save_to_path(str(path.resolve())))
+            with phases.timed(CHECKPOINTS):
+                committed = runs.commit_checkpoint(
+                    run.out, state, lambda path: algorithm.save_to_path(str(path.resolve()))
+                )
             state.checkpoint, state.checkpoint_sha256 = committed.checkpoint, committed.checkpoint_sha256
         if done:
             break
     bar.close()
     training = max(training, 1e-9)
     print(
-        f"trained {main_steps:,} learner steps ({env_steps:,} env steps) in {training:.1f} s of training: "
-        f"{main_steps / training:,.0f} learner steps/s, {env_steps / training:,.0f} env steps/s "
-        f"(evaluations took {evaluating:.1f} s more)",
+        f"{main_steps / training:,.0f} learner steps/s and {env_steps / training:,.0f} env steps/s while training "
+        f"({env_steps:,} env steps)",
         flush=True,
     )
-    if setup := runs.describe_setup(setup_seconds, config.seconds, main_steps):
-        print(setup)
     module = main_spec(config.hidden, config.rule_facts).build()
     rows = result.get(EVAL_KEY)
     if not rows:  # the last iteration's own evaluation, if it had one, is the final one
-        rows = run_evaluation(algorithm, module, config, state.timesteps, state.seconds, run.out)
-    policy = export_policy(algorithm, module, run.out / FINAL_POLICY)
-    diagnostics = runs.read_progress(run.out / runs.PROGRESS_CSV)
-    runs.plot_learning_curve(run.out / "eval.csv", run.out / "learning_curve.png", diagnostics)
+        with phases.timed(EVALUATIONS):
+            rows = run_evaluation(algorithm, module, config, state.timesteps, state.seconds, run.out)
+    with phases.timed(SAVING):
+        policy = export_policy(algorithm, module, run.out / FINAL_POLICY)
+        diagnostics = runs.read_progress(run.out / runs.PROGRESS_CSV)
+        runs.plot_learning_curve(run.out / "eval.csv", run.out / "learning_curve.png", diagnostics)
+    print(phases.describe(main_steps, "learner steps"))
+    if line := threads.describe():
+        print(line)
     print(runs.describe_agreement([value for _, value in diagnostics["grad_cosine"]]))
     print(league.describe())
     print(f"policy: {policy}  curve: {run.out / 'learning_curve.png'}  log: {run.out / 'eval.csv'}")

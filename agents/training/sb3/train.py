@@ -23,10 +23,21 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.bots.spec import FINAL_MODEL
-from agents.bots.threads import one_blas_thread, set_torch_threads
+from agents.bots.threads import LearnerThreads, one_blas_thread
 from agents.training.core import runs
 from agents.training.core.config import TrainingConfig, learner_device
 from agents.training.core.league import League
+from agents.training.core.phases import (
+    BUILDING,
+    CHECKPOINTS,
+    ENVIRONMENTS,
+    EVALUATIONS,
+    LEARNER,
+    SAVING,
+    WARM_START_FIT,
+    WARM_START_GAMES,
+    Phases,
+)
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
 from agents.training.imitation.warm_start import read_labels
 from gubs_env.encoding.action_table import NUM_ACTIONS
@@ -51,11 +62,12 @@ def train_sb3(run: Run) -> TrainingResult:
     torch is imported or anything is written.
     """
     config = run.config
+    learner_device(config.device)  # a device this machine lacks is refused before anything is written
     checkpoint = _verified_resume(run) if run.state is not None else b""
     labels = read_labels(config)
     init_layers = _read_init(config) if config.init is not None else None
-    with learner_threads(config.threads or 1):
-        return _train(run, checkpoint, labels, init_layers)
+    with learner_threads(config.threads or 1) as threads:
+        return _train(run, checkpoint, labels, init_layers, threads)
 
 
 def _verified_resume(run: Run) -> bytes:
@@ -94,9 +106,11 @@ def _read_init(config: TrainingConfig) -> Any:
 
 
 @contextmanager
-def learner_threads(threads: int) -> Iterator[None]:
-    """Let torch use ``threads`` threads and numpy's BLAS one, inside the block.
+def learner_threads(threads: int) -> Iterator[LearnerThreads]:
+    """Let torch use up to ``threads`` threads and numpy's BLAS one, inside the block.
 
+    torch takes as many of the ``threads`` as other processes leave cores free (:class:`LearnerThreads`, measured
+    now and again before each update), so that a busy machine slows a run in proportion to the cores it gets.
     numpy's BLAS only serves the snapshot opponents' small forward passes, and would otherwise start a thread
     per core for each: on a busy machine those threads wait on each other, and a 16-row pass took 5 ms instead
     of 0.5 (docs/training.md).
@@ -107,10 +121,11 @@ def learner_threads(threads: int) -> Iterator[None]:
     import torch
 
     before = torch.get_num_threads()
-    set_torch_threads(threads)
+    learner = LearnerThreads(threads)
+    learner.start()
     try:
         with one_blas_thread():
-            yield
+            yield learner
     finally:
         torch.set_num_threads(before)
 
@@ -191,22 +206,34 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
     )
 
 
-def _warm_start(model: Any, run: Run, labels: Any, init_layers: Any) -> None:
-    """Before PPO: the policy from ``init``, then fitted to the labels or to the teacher's games."""
+def _warm_start(model: Any, run: Run, labels: Any, init_layers: Any, phases: Phases, threads: LearnerThreads) -> None:
+    """Before PPO: the policy from ``init``, then fitted to the labels or to the teacher's games, within the budget."""
     from agents.training.imitation.demonstrations import pretrain
-    from agents.training.imitation.warm_start import warm_start_data, warm_start_deadline
+    from agents.training.imitation.warm_start import WarmStartDeadlines, describe_warm_start, warm_start_data
 
     config, progress = run.config, run.progress
     if init_layers is not None:
         _load_actor(model, init_layers)
         print(f"policy starts from {config.init}")
-    assert config.gamma is not None, "resolve it"
-    data, what = warm_start_data(config, labels, progress, config.gamma, warm_start_deadline(config, run.started))
+    assert config.gamma is not None and config.imitate_lr is not None, "resolve it"
+    if labels is None and not config.imitate_games:
+        return
+    deadlines = WarmStartDeadlines.of(config, run.started)
+    with phases.timed(WARM_START_GAMES):
+        data, what = warm_start_data(config, labels, progress, config.gamma, deadlines.games)
     if data is None:
         return
-    assert config.imitate_lr is not None, "a resolved config"
-    losses = pretrain(model, data, seed=config.seed, progress=progress, learning_rate=config.imitate_lr)
-    print(f"imitated {what} (cross-entropy {losses[0]:.3f} -> {losses[-1]:.3f})")
+    with phases.timed(WARM_START_FIT):
+        fitted = pretrain(
+            model,
+            data,
+            seed=config.seed,
+            progress=progress,
+            learning_rate=config.imitate_lr,
+            deadline=deadlines.fit,
+            between=threads.adapt,
+        )
+    print(describe_warm_start(config, data, what, fitted))
 
 
 def _load_actor(model: Any, layers: list[tuple[Any, Any]]) -> None:
@@ -223,44 +250,44 @@ def _load_actor(model: Any, layers: list[tuple[Any, Any]]) -> None:
             module.bias.copy_(torch.from_numpy(np.array(bias)))
 
 
-def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any) -> TrainingResult:
+def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any, threads: LearnerThreads) -> TrainingResult:
     """:func:`train_sb3` within its thread limits."""
     from stable_baselines3.common.logger import configure
 
     config, out = run.config, run.out
+    phases = Phases(run.started)
     out.mkdir(parents=True, exist_ok=True)
-    envs = make_envs(config)
     last_eval = -1
+    with phases.timed(BUILDING):
+        envs = make_envs(config)
+        model = _load_checkpoint(run, checkpoint, envs) if run.state is not None else new_model(config, envs)
     if run.state is not None:
-        model = _load_checkpoint(run, checkpoint, envs)
         last_eval = runs.discard_uncommitted(out, run.state)  # what a killed invocation wrote after its last commit
         state = replace(run.state, config=config.to_json())
         print(f"resuming at {model.num_timesteps:,} timesteps")
     else:
-        model = new_model(config, envs)
-        _warm_start(model, run, labels, init_layers)
+        _warm_start(model, run, labels, init_layers, phases, threads)
         # committed at once: from here on the folder is a run that resume can continue
         state = runs.commit_checkpoint(out, RunState(config=config.to_json()), runs.model_writer(model))
     # one log folder per invocation: the CSV logger rewrites its file, and a resumed run must keep the earlier log
     model.set_logger(configure(str(_fresh_log_dir(out / "logs", model.num_timesteps)), ["csv", "tensorboard"]))
-    callback = TrainingCallback(run, state, last_eval)
+    callback = TrainingCallback(run, state, last_eval, phases, threads)
     send_league(model, envs, out, state, callback.league)  # before learn() deals the first episodes
-    start, steps_before, env_before = time.perf_counter(), model.num_timesteps, envs.env_seconds
-    model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=run.state is None)
-    wall = time.perf_counter() - start
+    steps_before = model.num_timesteps
+    _learn(model, callback, phases, envs, resumed=run.state is not None)
     callback.checkpoint()
     rows = callback.evaluate() or runs.rows_at(out / "eval.csv", model.num_timesteps)
     final = out / FINAL_MODEL
-    buffer = io.BytesIO()
-    model.save(buffer)
-    write_atomically(final, buffer.getvalue())
-    diagnostics = runs.read_diagnostics(out / "logs")
-    runs.plot_learning_curve(out / "eval.csv", out / "learning_curve.png", diagnostics)
-    envs.close()
-    trained = model.num_timesteps - steps_before
-    _report(trained, wall, callback.eval_seconds, envs.env_seconds - env_before)  # the set-up's env time is not PPO's
-    if setup := runs.describe_setup(start - run.started, config.seconds, trained):
-        print(setup)
+    with phases.timed(SAVING):
+        buffer = io.BytesIO()
+        model.save(buffer)
+        write_atomically(final, buffer.getvalue())
+        diagnostics = runs.read_diagnostics(out / "logs")
+        runs.plot_learning_curve(out / "eval.csv", out / "learning_curve.png", diagnostics)
+        envs.close()
+    print(phases.describe(model.num_timesteps - steps_before))
+    if line := threads.describe():
+        print(line)
     print(runs.describe_agreement([value for _, value in diagnostics["grad_cosine"]]))
     print(callback.league.describe())
     print(f"model: {final}  curve: {out / 'learning_curve.png'}  log: {out / 'eval.csv'}")
@@ -318,14 +345,19 @@ def rollout_grad_cosine(policy: Any, buffer: Any) -> float:
     return cosine(gradients[0], gradients[1])
 
 
-def _report(steps: int, wall: float, eval_seconds: float, env_seconds: float) -> None:
-    training = max(wall - eval_seconds, 1e-9)  # the environments' time plus the learner's
-    env_share = min(env_seconds / training, 1.0)
-    print(
-        f"trained {steps:,} timesteps in {wall / 60:.1f} min ({steps / max(wall, 1e-9):,.0f} steps/s); "
-        f"evaluations took {eval_seconds / max(wall, 1e-9):.1%} of the wall time, the environments "
-        f"{env_share:.1%} of the rest (the learner {1 - env_share:.1%})"
-    )
+def _learn(model: Any, callback: TrainingCallback, phases: Phases, envs: Any, resumed: bool) -> None:
+    """PPO until the callback says the budget is spent; its time split into the environments' and the learner's.
+
+    The environments keep their own clock (``envs.env_seconds``); evaluations, snapshots and checkpoints taken
+    during PPO are timed as phases of their own; what is left of PPO's wall time is the learner's.
+    """
+    others_before, env_before, start = sum(phases.seconds.values()), envs.env_seconds, time.perf_counter()
+    model.learn(total_timesteps=10**12, callback=callback, reset_num_timesteps=not resumed)
+    wall = time.perf_counter() - start
+    env_seconds = envs.env_seconds - env_before  # the set-up's env time (the league's first deal) is not PPO's
+    inside = sum(phases.seconds.values()) - others_before  # evaluations, snapshots, checkpoints during PPO
+    phases.add(ENVIRONMENTS, env_seconds)
+    phases.add(LEARNER, wall - env_seconds - inside)
 
 
 def _fresh_log_dir(logs: Path, timesteps: int) -> Path:
@@ -353,8 +385,17 @@ class TrainingCallback(BaseCallback):
         last_eval: the timesteps of the last evaluation in eval.csv: one timestep is never evaluated twice.
     """
 
-    def __init__(self, run: Run, state: RunState, last_eval: int = -1) -> None:
+    def __init__(
+        self,
+        run: Run,
+        state: RunState,
+        last_eval: int = -1,
+        phases: Phases | None = None,
+        threads: LearnerThreads | None = None,
+    ) -> None:
         super().__init__()
+        self.phases = phases or Phases(run.started)
+        self.threads = threads
         self.config, self.out, self.state = run.config, run.out, state
         self.league = League.from_json(state.league, run.config.pool.prioritize)
         """Who played the opponent seats, and the learner's score against each snapshot (the draws' weights)."""
@@ -363,8 +404,6 @@ class TrainingCallback(BaseCallback):
         self.bar: runs.BudgetBar | None = None
         self._cadences: dict[str, runs.Cadence] = {}
         self._last_eval = last_eval
-        self.eval_seconds = 0.0
-        """Wall time spent in evaluations: neither environment nor learner time."""
 
     def _on_training_start(self) -> None:
         self.start = time.perf_counter()
@@ -380,6 +419,8 @@ class TrainingCallback(BaseCallback):
         # the advantages are computed by now; the update that follows learns from this very rollout
         buffer = self.model.rollout_buffer  # type: ignore[attr-defined]  # an on-policy algorithm has one
         self.logger.record("grad_cosine", rollout_grad_cosine(self.model.policy, buffer))
+        if self.threads is not None:
+            self.threads.adapt()  # the update that follows takes the cores that are free now
 
     def _due(self, name: str) -> bool:
         return self._cadences[name].due(self.num_timesteps)
@@ -404,6 +445,10 @@ class TrainingCallback(BaseCallback):
 
     def take_snapshot(self) -> None:
         """Freeze the current policy into the opponent pool (the oldest leaves when the pool is full)."""
+        with self.phases.timed(CHECKPOINTS):
+            self._take_snapshot()
+
+    def _take_snapshot(self) -> None:
         name = f"{runs.SNAPSHOT_DIR}/step_{self.num_timesteps:09d}.zip"
         buffer = io.BytesIO()
         self.model.save(buffer)
@@ -420,11 +465,15 @@ class TrainingCallback(BaseCallback):
 
         Does nothing (and returns no row) when this timestep was already evaluated.
         """
-        from agents.bots.ppo import PPOAgent
-
         if self.num_timesteps == self._last_eval:
             return []
         self._last_eval = self.num_timesteps
+        with self.phases.timed(EVALUATIONS):
+            return self._evaluate()
+
+    def _evaluate(self) -> list[dict[str, Any]]:
+        from agents.bots.ppo import PPOAgent
+
         started = time.perf_counter()
         learner = PPOAgent(self.model, deterministic=True, name="learner")
         seconds = self.state.seconds + started - self.start
@@ -444,12 +493,15 @@ class TrainingCallback(BaseCallback):
         runs.append_csv(self.out / "eval.csv", rows)
         runs.append_csv(self.out / runs.LEAGUE_CSV, self.league.rows(snapshot_names(self.state), self.num_timesteps))
         runs.crash_point("eval", self.num_timesteps)
-        self.eval_seconds += time.perf_counter() - started
         runs.BudgetBar.write(runs.describe_evaluation(rows, self.num_timesteps))
         return rows
 
     def checkpoint(self) -> None:
         """Commit the model and the run state (see :func:`agents.training.core.runs.commit_checkpoint`)."""
+        with self.phases.timed(CHECKPOINTS):
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
         elapsed = time.perf_counter() - self.start
         self.state.league, self.state.opponent_seat_shares = self.league.to_json(), self.league.shares()
         state = replace(self.state, timesteps=self.num_timesteps, seconds=self.state.seconds + elapsed)
