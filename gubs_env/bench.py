@@ -27,8 +27,6 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from tqdm import tqdm
-
 from gubs_env.engine import Game
 from gubs_env.envs.engines import ENGINES, fast_engine_available
 from gubs_env.support.cli import (
@@ -39,6 +37,7 @@ from gubs_env.support.cli import (
     positive_int,
     run_command,
 )
+from gubs_env.support.progress import progress_bar
 
 
 @dataclass
@@ -67,7 +66,7 @@ def random_games(players: int, games: int, seed: int = 0, progress: bool = True)
     """Play ``games`` uniformly random games without the event log and time them."""
     decisions = turns = truncated = 0
     start = time.perf_counter()
-    for i in tqdm(range(games), desc=f"{players} players", unit="game", disable=not progress, leave=False):
+    for i in progress_bar(range(games), desc=f"{players} players", unit="game", disable=not progress, leave=False):
         game = Game(players, seed=seed + i, record_log=False)
         pick = random.Random(seed + i).random
         while not game.is_over:
@@ -136,7 +135,7 @@ def env_table(players: list[int], seconds: int, engines: list[str], seed: int = 
     for runner in rows.values():  # untimed: the first steps load code and caches, in one row more than another
         runner.run(0.2)
         runner.steps, runner.seconds = 0, 0.0
-    for _ in tqdm(range(seconds), desc="environments", unit="round", disable=not progress, leave=False):
+    for _ in progress_bar(range(seconds), desc="environments", unit="round", disable=not progress, leave=False):
         for runner in rows.values():
             runner.run(1.0)
     reference = rows[("connect_four_v3 env()", 2)].steps_per_s

@@ -36,6 +36,7 @@ from gubs_env.support.cli import (
     non_negative_int,
     run_command,
 )
+from gubs_env.support.progress import progress_bar
 
 PROG = "python -m agents.evaluate.audit"
 SELF = "self"
@@ -209,7 +210,7 @@ def audit_tables(
 ) -> list[Audit]:
     """Audit each bot of ``tables`` (from :func:`build_tables`) in turn, with one progress bar over all the games."""
     audits = []
-    with tqdm(total=games * len(tables), unit="game", disable=not wants_progress(progress)) as bar:
+    with progress_bar(total=games * len(tables), unit="game", disable=not wants_progress(progress)) as bar:
         for bot, opponents in tables:
             bar.set_description(f"auditing {bot.name}")
             audits.append(

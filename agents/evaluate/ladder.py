@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from tqdm import tqdm
 
 from gubs_env.support.cli import (
     EXIT_OK,
@@ -37,6 +36,7 @@ from gubs_env.support.cli import (
     run_command,
     unwritable_folder,
 )
+from gubs_env.support.progress import progress_bar
 
 if TYPE_CHECKING:
     from agents.bots.spec import AgentSpec
@@ -152,7 +152,7 @@ def _time_searches(
     searches = [name for name, spec in agents.items() if spec.kind is SpecKind.SEARCHER]
     jobs = [(a, n, g) for a in searches for n in players for g in range(TIMING_GAMES)]
     times: dict[tuple[str, int], list[float]] = {}
-    for agent, n, game in tqdm(jobs, desc="timing searches", unit="game", disable=not progress):
+    for agent, n, game in progress_bar(jobs, desc="timing searches", unit="game", disable=not progress):
         searcher = make_agent(agents[agent], seed=game, allow_all_seeing=True)
         table = [searcher] + [make_agent(BASELINE, seed=s) for s in range(1, n)]
         play_game(table, seed + 10_000 + game)

@@ -15,13 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tqdm import tqdm
-
 from agents.bots.base import Agent
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.id_table import IdTable, ReferenceTable
 from gubs_env.engine import Game
 from gubs_env.envs.engines import AUTO, check_engine, open_table
+from gubs_env.support.progress import progress_bar
 
 if TYPE_CHECKING:
     from agents.evaluate.luck import LuckSettings
@@ -232,7 +231,7 @@ def match(
         estimator = LuckEstimator(LuckSettings.of(adjust_luck))
     results, luck = [], []
     label = f"{agent.name} vs {others[0].name}"
-    for g in tqdm(range(games), desc=label, unit="game", disable=not wants_progress(progress), leave=False):
+    for g in progress_bar(range(games), desc=label, unit="game", disable=not wants_progress(progress), leave=False):
         seat = g % num_players
         table = [*others[:seat], agent, *others[seat:]]
         ids: list[int] | None = None if estimator is None else []

@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
-from tqdm import tqdm
 
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.search.agent import AllSeeingSearchAgent, HandsSeeingSearchAgent, SearchAgent, SearchSettings
@@ -51,6 +50,7 @@ from gubs_env.support.cli import (
     positive_int,
     run_command,
 )
+from gubs_env.support.progress import progress_bar
 
 PROG = "python -m agents.evaluate.search_gap"
 Z95 = 1.96
@@ -98,7 +98,7 @@ def collect_gaps(
     picker = np.random.default_rng(seed)
     codec = ActionCodec(num_players)
     pairs: list[GapPair] = []
-    for deal in tqdm(range(seed, seed + games), unit="game", disable=not wants_progress(progress)):
+    for deal in progress_bar(range(seed, seed + games), unit="game", disable=not wants_progress(progress)):
         game = Game(num_players, seed=deal, record_log=False)
         players = [HeuristicAgent(seed=deal * 101 + s) for s in range(num_players)]
         sampled, true = SearchAgent(settings=settings), AllSeeingSearchAgent(settings=replace(settings, leaf=0))

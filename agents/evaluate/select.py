@@ -86,7 +86,7 @@ def evaluate_candidates(
     ``progress``: a bar over each match's games, or with workers over the candidates (None: when stderr is a
     terminal).
     """
-    from tqdm import tqdm
+    from gubs_env.support.progress import progress_bar
 
     model_specs = [AgentSpec.for_model_file(c.path) for c in found]
     opponent = AgentSpec.of(opponent)
@@ -101,7 +101,8 @@ def evaluate_candidates(
     with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:
         results = pool.map(_evaluate_in_worker, *zip(*tasks, strict=True))
         hidden = not wants_progress(progress)
-        return list(tqdm(results, total=len(tasks), desc=f"{num_players}p checkpoints", unit="ckpt", disable=hidden))
+        bar = progress_bar(results, total=len(tasks), desc=f"{num_players}p checkpoints", unit="ckpt", disable=hidden)
+        return list(bar)
 
 
 def relative_to_chance(results: dict[int, MatchResult]) -> float:

@@ -39,6 +39,7 @@ from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.players import check_player_count
 from gubs_env.records.record import GameRecord
+from gubs_env.support.progress import progress_bar
 
 if TYPE_CHECKING:
     from agents.evaluate.luck import LuckEstimator, LuckSettings
@@ -602,7 +603,7 @@ def _play_all(
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     if len(chunks) > 1:
         jobs = worker_count(jobs, "run_tournament")
-    with tqdm(total=len(tasks), desc="tournament", unit="game", disable=not wants_progress(progress)) as bar:
+    with progress_bar(total=len(tasks), desc="tournament", unit="game", disable=not wants_progress(progress)) as bar:
         if jobs == 1 or len(chunks) == 1:
             results = []
             for chunk in chunks:

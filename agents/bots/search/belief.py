@@ -304,20 +304,19 @@ def measure(games: int = 150, seed: int = 0, progress: bool | None = None) -> di
 
     ``progress``: a bar over the games on stderr (None: when stderr is a terminal).
     """
-    from tqdm import tqdm
-
     from agents.bots.heuristic import HeuristicAgent
     from gubs_env.encoding.action_table import ActionCodec
     from gubs_env.encoding.observation import encode
     from gubs_env.engine import Game
     from gubs_env.engine.cards import CARDS
     from gubs_env.engine.positions.determinize import knowledge, unknown_counts
+    from gubs_env.support.progress import progress_bar
 
     shown = sys.stderr.isatty() if progress is None else progress
     in_hand = np.zeros(NUM_KINDS)
     unseen = np.zeros(NUM_KINDS)
     codec = ActionCodec(2)
-    for g in tqdm(range(seed, seed + games), desc="games", unit="game", disable=not shown):
+    for g in progress_bar(range(seed, seed + games), desc="games", unit="game", disable=not shown):
         game = Game(2, seed=g, record_log=False)
         agents = [HeuristicAgent(7 * g + s) for s in range(2)]
         while (seat := game.current_player) is not None:

@@ -45,10 +45,10 @@ def seat_games(records: Sequence[GameRecord], estimator: LuckEstimator, progress
     Raises:
         LuckError: a record whose actions this engine does not play to the end.
     """
-    from tqdm import tqdm
+    from gubs_env.support.progress import progress_bar
 
     found = []
-    for record in tqdm(records, desc="luck", unit="game", disable=not progress):
+    for record in progress_bar(records, desc="luck", unit="game", disable=not progress):
         try:
             measured = estimator.record(record)
         except LuckError as err:

@@ -705,15 +705,15 @@ class BudgetBar:
     def __init__(
         self, seconds: float | None, total_steps: int | None, timesteps: int, budget_start: float, enabled: bool
     ) -> None:
-        from tqdm import tqdm
+        from gubs_env.support.progress import progress_bar
 
         self.seconds, self.total_steps, self.budget_start = seconds, total_steps, budget_start
         self.start, self.steps_at_start = time.perf_counter(), timesteps
         common: dict[str, Any] = {"desc": "training", "disable": not enabled, "dynamic_ncols": True}
         if total_steps is not None or seconds is None:
-            self.bar = tqdm(total=total_steps, initial=timesteps, unit="step", **common)
+            self.bar = progress_bar(total=total_steps, initial=timesteps, unit="step", **common)
         else:
-            self.bar = tqdm(
+            self.bar = progress_bar(
                 total=round(seconds),
                 initial=min(round(seconds), int(self.used())),
                 unit="s",

@@ -54,6 +54,7 @@ from agents.training.imitation.demonstrations import Demonstrations
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.players import TableSizes
+from gubs_env.support.progress import progress_bar
 
 PROG = "python -m agents.training.expert"
 GAMMA = 0.995
@@ -203,7 +204,7 @@ def label(
     """
     spec = AgentSpec.of(spec)
     tasks = [list(range(start, min(start + CHUNK_GAMES, games))) for start in range(0, games, CHUNK_GAMES)]
-    bar = tqdm(total=games, desc="expert labels", unit="game", disable=not progress)
+    bar = progress_bar(total=games, desc="expert labels", unit="game", disable=not progress)
     if jobs <= 1 or len(tasks) <= 1:
         _build(spec)
         parts = []

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from agents.bots.base import Agent
 from agents.bots.heuristic import HeuristicAgent
@@ -23,6 +22,7 @@ from agents.training.core.config import WARM_START_LEARNING_RATE
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
+from gubs_env.support.progress import progress_bar
 
 
 @dataclass
@@ -67,7 +67,7 @@ def collect(
     observations, masks, actions, returns = [], [], [], []
     codecs = {n: ActionCodec(n) for n in player_counts}
     played = 0
-    for g in tqdm(range(games), desc="demonstrations", unit="game", disable=not progress, leave=False):
+    for g in progress_bar(range(games), desc="demonstrations", unit="game", disable=not progress, leave=False):
         if played and _past(deadline):
             break
         played += 1
@@ -122,7 +122,7 @@ def _collect_compiled(
 
     observations, masks, actions, game_ids, seats = [], [], [], [], []
     outcomes = np.zeros((games, MAX_PLAYERS), dtype=np.float64)
-    bar = tqdm(total=games, desc="demonstrations", unit="game", disable=not progress, leave=False)
+    bar = progress_bar(total=games, desc="demonstrations", unit="game", disable=not progress, leave=False)
     played = 0
     for start in range(0, games, batch):
         if played and _past(deadline):
@@ -259,7 +259,7 @@ def fit(
     per_epoch = max(1, -(-len(data) // batch_size))
     losses: list[float] = []
     done = 0  # batches fitted
-    bar = tqdm(total=epochs * per_epoch, desc="imitation", unit="batch", disable=not progress, leave=False)
+    bar = progress_bar(total=epochs * per_epoch, desc="imitation", unit="batch", disable=not progress, leave=False)
     for _ in range(epochs):
         order = rng.permutation(len(data))
         total, seen = 0.0, 0

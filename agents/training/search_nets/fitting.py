@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 
 import numba as nb
 import numpy as np
-from tqdm import tqdm
 
 from agents.bots.heuristic.decide import new_scratch
 from agents.bots.heuristic.tables import TABLES
@@ -50,6 +49,7 @@ from gubs_env.fast.core import layout as L
 from gubs_env.fast.core import tables as T
 from gubs_env.fast.core.rng import integers, seed_pcg64
 from gubs_env.fast.kernels import reset_one
+from gubs_env.support.progress import progress_bar
 
 if TYPE_CHECKING:
     import torch
@@ -163,7 +163,7 @@ def play_positions(
     uniform = LETTER_PLACEMENTS.index(options.letter_placement)
     tuned = load_weights(SHIPPED_WEIGHTS)
     chunks: list[Positions] = []
-    bar = tqdm(total=games, desc="positions", unit="game", disable=not progress)
+    bar = progress_bar(total=games, desc="positions", unit="game", disable=not progress)
     for start in range(0, games, CHUNK):
         parts: list[Positions] = []
         for slot, players in enumerate(player_counts):
@@ -241,7 +241,7 @@ def _fit(
     generator = torch.Generator().manual_seed(seed)
     steps = fit.epochs * math.ceil(cut / fit.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=fit.learning_rate, total_steps=steps)
-    bar = tqdm(total=steps, desc=f"{what} fit", unit="batch", disable=not progress)
+    bar = progress_bar(total=steps, desc=f"{what} fit", unit="batch", disable=not progress)
     for _epoch in range(fit.epochs):
         for rows in torch.randperm(cut, generator=generator).split(fit.batch):
             batch_loss = loss(network(x[rows]), y[rows])

@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from agents.bots.model_file import save_policy
 from agents.bots.spec import FINAL_POLICY
@@ -48,6 +47,7 @@ from agents.training.selfplay.rollout import POLICY, SelfPlayGames
 from agents.training.selfplay.vine import play_branches
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.support.files import write_atomically
+from gubs_env.support.progress import progress_bar
 
 PROGRESS_COLUMNS = ("timesteps", "samples", "games", "seconds", *(f.name for f in fields(UpdateStats)), "mean_return")
 MAX_GAMES = 65_536
@@ -374,7 +374,7 @@ def train_selfplay(
         run.evaluate()
     start = time.monotonic()
     budget = math.inf if minutes is None else minutes * 60
-    bar = tqdm(
+    bar = progress_bar(
         total=round(budget) if minutes is not None else timesteps,
         disable=not progress,
         unit="s" if minutes is not None else "step",

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from agents.bots.heuristic.tables import SHARES, TABLES, TUNABLE, HeuristicTables, tables_with
 from agents.bots.heuristic.weights_file import save_weights
@@ -47,6 +46,7 @@ from gubs_env.support.cli import (
     positive_int,
     unwritable_folder,
 )
+from gubs_env.support.progress import progress_bar
 
 DEFAULTS = np.array([TABLES.floats[i] for i in TUNABLE.values()])
 SCALE = 0.3 * np.abs(DEFAULTS) + 0.05
@@ -100,7 +100,7 @@ class Tuning:
         cma = CMAES(np.zeros(len(TUNABLE)), self.sigma, self.population, self.seed)
         history: list[dict[str, float]] = []
         best: dict[str, float] = {}
-        bar = tqdm(range(self.generations), desc="tuning", unit="gen", disable=not progress)
+        bar = progress_bar(range(self.generations), desc="tuning", unit="gen", disable=not progress)
         start = time.monotonic()
         for generation in bar:
             candidates = cma.ask()
