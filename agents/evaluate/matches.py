@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from agents.evaluate.luck import LuckSettings
 
 
-def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+def wilson_interval(wins: float, games: float, z: float = 1.96) -> tuple[float, float]:
     """The Wilson score interval of a win rate (95% for the default ``z``)."""
     if games <= 0:
         raise ValueError("the interval needs at least one game")
@@ -60,6 +60,35 @@ class MeanInterval:
         half = z * spread / math.sqrt(len(values))
         return cls(mean, mean - half, mean + half)
 
+    @classmethod
+    def adjusted_rate(cls, adjusted: Sequence[float], results: Sequence[float], z: float = 1.96) -> MeanInterval:
+        """A win rate measured by per-game ``adjusted`` values (each result less its luck), with a bounded interval.
+
+        The adjusted values are not 0 or 1, so the normal interval of their mean can reach below 0 or above 1, and
+        has no width when every value is alike (every game won, no luck measured). Instead the adjusted values'
+        variance as a share of the plain ``results``' variance (the design effect) turns the ``n`` games into
+        ``n / share`` effective games, and the interval is Wilson's at the mean (clipped to [0, 1]) over that
+        many: always within [0, 1], and as narrow as the luck's share of the variance allows. Where the results do
+        not vary (every game won or lost) the share cannot be measured, and no games are saved: the interval is
+        the plain one's. The share is at least :data:`LEAST_VARIANCE_SHARE`.
+
+        Raises:
+            ValueError: fewer than two games, or not as many adjusted values as results.
+        """
+        if len(adjusted) != len(results):
+            raise ValueError("one adjusted value per result")
+        spread, plain = cls.of(adjusted, z), cls.of(results, z)
+        mean = min(1.0, max(0.0, spread.mean))
+        share = (spread.width / plain.width) ** 2 if plain.width > 0 else 1.0
+        effective = len(results) / max(share, LEAST_VARIANCE_SHARE)
+        low, high = wilson_interval(mean * effective, effective, z)
+        return cls(mean, min(low, mean), max(high, mean))
+
+
+LEAST_VARIANCE_SHARE = 0.01
+"""The adjusted variance is taken to be at least this share of the plain one (a tenth of the plain interval's width):
+a luck estimate that seems to explain nearly all of a match's variance is more likely a small sample's accident."""
+
 
 @dataclass
 class MatchResult:
@@ -92,7 +121,7 @@ class MatchResult:
         """
         from agents.evaluate.luck import adjusted_results
 
-        self.adjusted = MeanInterval.of(adjusted_results(results, luck, folds))
+        self.adjusted = MeanInterval.adjusted_rate(adjusted_results(results, luck, folds), results)
         self.luck = MeanInterval.of(luck)
 
     @property

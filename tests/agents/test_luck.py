@@ -375,3 +375,39 @@ def test_with_uniform_letters_the_redealt_decks_reveal_letters_as_often_as_the_r
 def test_with_thirds_letters_the_redealt_decks_reveal_letters_as_often_as_the_real_ones() -> None:
     interval = letters_revealed_beyond_expected(1200)
     assert interval.low < 0 < interval.high, interval
+
+
+@pytest.mark.parametrize("won", [0.0, 1.0])
+def test_adjusted_intervals_stay_within_0_and_1_when_every_game_is_won_or_lost(won):
+    from agents.evaluate.matches import MeanInterval, wilson_interval
+
+    results = [won] * 200
+    corrections = np.random.default_rng(0).normal(0, 0.05, 200)
+    for adjusted in ([r - x for r, x in zip(results, corrections, strict=True)], results):  # luck measured, and none
+        rate = MeanInterval.adjusted_rate(adjusted, results)
+        assert 0 <= rate.low <= rate.mean <= rate.high <= 1 and rate.mean == pytest.approx(won, abs=0.01)
+        # the results do not vary: no games can be saved, and the interval is about the plain one
+        assert (rate.low, rate.high) == pytest.approx(wilson_interval(won * 200, 200), abs=0.005)
+        assert rate.width > 0.01
+
+
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.5, 1.0]), st.floats(-0.9, 0.9)), min_size=2, max_size=60))
+def test_an_adjusted_interval_is_never_outside_0_and_1_and_never_of_no_width(games):
+    from agents.evaluate.matches import MeanInterval
+
+    results = [r for r, _ in games]
+    rate = MeanInterval.adjusted_rate([r - x for r, x in games], results)
+    assert 0 <= rate.low <= rate.mean <= rate.high <= 1
+    assert rate.width > 0
+
+
+def test_an_adjustment_that_explains_a_third_of_the_variance_narrows_the_interval_by_its_root():
+    from agents.evaluate.matches import MeanInterval, wilson_interval
+
+    rng = np.random.default_rng(3)
+    corrections = rng.normal(0, 0.3, 4000)
+    results = (rng.random(4000) < 0.5 + corrections).astype(float)  # luck that moves the outcome
+    rate = MeanInterval.adjusted_rate(list(results - corrections), list(results))
+    low, high = wilson_interval(results.sum(), 4000)
+    share = np.var(results - corrections, ddof=1) / np.var(results, ddof=1)
+    assert rate.width / (high - low) == pytest.approx(math.sqrt(share), rel=0.02)
