@@ -97,6 +97,46 @@ def _ignoring_game(act: Callable[..., int]) -> Callable[..., int]:
     return act_with_game
 
 
+def plays_like_an_agent(value: Any) -> bool:
+    """Whether ``value`` (an object or a class) has ``act(observation, action_mask, ...)``: an agent but for its base.
+
+    Any such object or class plays wherever an :class:`Agent` does; :class:`PlainAgent` wraps it.
+    """
+    return not isinstance(value, (str, bytes)) and callable(getattr(value, "act", None))
+
+
+class PlainAgent(Agent):
+    """An :class:`Agent` around any object with ``act(observation, action_mask)`` (``game=`` too, if it takes it).
+
+    Its ``reset(seed)`` and ``name`` are used when it has them. It is how a tournament, a match or the
+    environments play a class of your own that does not subclass :class:`Agent`.
+
+    Args:
+        player: the object that chooses.
+        name: the agent's name (default: the object's ``name``, else its class's name).
+    """
+
+    def __init__(self, player: Any, name: str | None = None) -> None:
+        super().__init__()
+        self.player = player
+        own = getattr(player, "name", None)
+        self.name = name or (own if isinstance(own, str) and own else type(player).__qualname__)
+        self._takes_game = _takes_game(player.act)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None) -> int:
+        """The wrapped object's choice."""
+        if self._takes_game:
+            return int(self.player.act(observation, action_mask, game=game))
+        return int(self.player.act(observation, action_mask))
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reset the wrapped object too, when it has ``reset``."""
+        super().reset(seed)
+        reset = getattr(self.player, "reset", None)
+        if callable(reset):
+            reset(seed)
+
+
 class NeedsGameError(TypeError):
     """An agent that searches the position was asked with an observation alone: pass ``game=`` too."""
 

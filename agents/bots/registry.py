@@ -13,9 +13,9 @@ import inspect
 from collections.abc import Callable
 from pathlib import Path
 
-from agents.bots.base import Agent
+from agents.bots.base import Agent, PlainAgent, plays_like_an_agent
 from agents.bots.names import ALL_SEEING, HANDS_SEEING, TUNED
-from agents.bots.spec import AgentSpec, AgentSpecError, SpecKind
+from agents.bots.spec import NOT_AN_AGENT, AgentSpec, AgentSpecError, SpecKind
 
 __all__ = ["AgentSpec", "AgentSpecError", "make_agent", "names_code"]
 
@@ -154,10 +154,10 @@ def _imported(parsed: AgentSpec, seed: int, _allow_all_seeing: bool) -> Agent:
         factory = getattr(module, attr)
     except AttributeError:
         raise AgentSpecError(f"module {module_name!r} has no {attr!r} (agent {spec!r})") from None
-    # only an Agent subclass is called: calling whatever the name finds could do anything (sys:exit ends the
+    # only a class with act() is called: calling whatever the name finds could do anything (sys:exit ends the
     # command with status 0, os:abort kills it)
-    if not (inspect.isclass(factory) and issubclass(factory, Agent)):
-        raise AgentSpecError(f"{spec!r} is not a subclass of agents.bots.base.Agent")
+    if not (inspect.isclass(factory) and plays_like_an_agent(factory)):
+        raise AgentSpecError(f"{spec!r} is not an agent class ({NOT_AN_AGENT})")
     return _construct(factory, spec, attr, seed)
 
 
@@ -167,18 +167,22 @@ def _python_object(parsed: AgentSpec, seed: int, _allow_all_seeing: bool) -> Age
     if isinstance(given, type):
         return _construct(given, parsed.name, given.__qualname__, seed)
     try:
-        agent = copy.deepcopy(given)
+        copied = copy.deepcopy(given)
     except Exception as err:  # the user's own object: report it in one line, whatever it raised
         raise AgentSpecError(
             f"{parsed.name!r} cannot be copied for each seat: {type(err).__name__}: {_first_line(err)}; "
             "give its class instead"
         ) from None
+    agent = copied if isinstance(copied, Agent) else PlainAgent(copied, parsed.name)
     agent.reset(seed)
     return agent
 
 
-def _construct(factory: type[Agent], spec: str, attr: str, seed: int) -> Agent:
-    """An instance of the agent class ``factory``, called with ``seed=`` when it accepts one."""
+def _construct(factory: type, spec: str, attr: str, seed: int) -> Agent:
+    """An instance of the agent class ``factory``, called with ``seed=`` when it accepts one.
+
+    A class that is not an :class:`Agent` but has ``act`` is wrapped in a :class:`PlainAgent`.
+    """
     if inspect.isabstract(factory):
         raise AgentSpecError(f"{spec!r} is an abstract class: it does not define act()")
     try:
@@ -189,8 +193,10 @@ def _construct(factory: type[Agent], spec: str, attr: str, seed: int) -> Agent:
         agent = factory(seed=seed) if accepts_seed else factory()
     except (Exception, SystemExit) as err:  # the user's own code: report it in one line, whatever it raised
         raise AgentSpecError(f"{spec!r} could not be built: {type(err).__name__}: {_first_line(err)}") from None
-    if not isinstance(agent, Agent):  # a __new__ that returns something else
-        raise AgentSpecError(f"{spec!r} made a {type(agent).__name__}, not an agents.bots.base.Agent")
+    if not isinstance(agent, Agent):
+        if not plays_like_an_agent(agent):  # a __new__ that returns something else
+            raise AgentSpecError(f"{spec!r} made a {type(agent).__name__}, not an agent ({NOT_AN_AGENT})")
+        return PlainAgent(agent, getattr(agent, "name", None) or attr)
     if agent.name == Agent.name:
         agent.name = attr
     return agent

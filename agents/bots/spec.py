@@ -181,16 +181,13 @@ class AgentSpec:
             AgentSpecError: ``value`` is neither.
         """
         if not _is_agent(value):
-            raise AgentSpecError(f"not an agent or an agent class: {_quoted(repr(value))}")
+            raise AgentSpecError(f"not an agent: {_quoted(repr(value))} ({NOT_AN_AGENT})")
         if isinstance(value, type):
             module, qualname = value.__module__, value.__qualname__
             if module != "__main__" and getattr(sys.modules.get(module), qualname, None) is value:
                 return cls.parse(f"{module}:{qualname}")
-            return cls(SpecKind.OBJECT, _checked_text(qualname), python=value)
-        from agents.bots.base import Agent
-
-        name = value.name if value.name != Agent.name else type(value).__qualname__
-        return cls(SpecKind.OBJECT, _checked_text(str(name)), python=value)
+            return cls(SpecKind.OBJECT, _own_name(value, qualname), python=value)
+        return cls(SpecKind.OBJECT, _own_name(value, type(value).__qualname__), python=value)
 
     @classmethod
     def for_model_file(cls, path: str | Path, sample: bool = False) -> AgentSpec:
@@ -347,10 +344,17 @@ def _continues_search(previous: str, part: str) -> bool:
     return bool(equals and colon) and head in SEARCHES and name.strip().isidentifier()
 
 
+NOT_AN_AGENT = (
+    "an agent is a spec (text such as 'heuristic' or 'my_module:MyAgent'), or an object or class with "
+    "act(observation, action_mask, game=None) returning a legal action id"
+)
+"""What a value given as an agent must be, as the one-line errors say it."""
+
+
 def _checked_text(text: object) -> str:
     """``text`` stripped, once it is a string a spec can be: non-empty, bounded, printable."""
     if not isinstance(text, str):
-        raise AgentSpecError(f"an agent spec is a non-empty string, not {type(text).__name__}")
+        raise AgentSpecError(f"not an agent: {_quoted(repr(text))} ({NOT_AN_AGENT})")
     text = text.strip()
     if not text:
         raise AgentSpecError("an agent spec is a non-empty string, not ''")
@@ -361,11 +365,23 @@ def _checked_text(text: object) -> str:
     return text
 
 
-def _is_agent(value: Any) -> bool:
-    """Whether ``value`` is an :class:`~agents.bots.base.Agent` instance or subclass."""
+def _own_name(value: Any, fallback: str) -> str:
+    """An agent's (or agent class's) own ``name`` as a spec's text, else ``fallback`` (its class's name)."""
     from agents.bots.base import Agent
 
-    return isinstance(value, Agent) or (isinstance(value, type) and issubclass(value, Agent))
+    name = getattr(value, "name", None)
+    return _checked_text(name if isinstance(name, str) and name.strip() not in ("", Agent.name) else fallback)
+
+
+def _is_agent(value: Any) -> bool:
+    """Whether ``value`` is an agent or an agent class.
+
+    That is an :class:`~agents.bots.base.Agent`, or any object or class with ``act(observation, action_mask,
+    game=None)`` (:func:`~agents.bots.base.plays_like_an_agent`).
+    """
+    from agents.bots.base import plays_like_an_agent
+
+    return plays_like_an_agent(value)
 
 
 def _quoted(text: str) -> str:

@@ -23,7 +23,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -142,11 +142,16 @@ def _points(value: MeanInterval) -> str:
 
 @dataclass(frozen=True)
 class AgentRating:
-    """An agent's OpenSkill rating after every game of the tournament."""
+    """An agent's OpenSkill rating after every game of the tournament, and its rank.
+
+    Agents share a rank where a result between them runs against their ratings' order (:func:`agreeing_ranks`).
+    """
 
     agent: str
     mu: float
     sigma: float
+    rank: int = 0
+    """1 for the best; agents whose order the results do not support share the rank of the highest of them."""
 
     @property
     def ordinal(self) -> float:
@@ -229,11 +234,29 @@ class TournamentResult:
 
     def _rating_table(self) -> str:
         rows = [
-            [str(i), r.agent, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.ordinal:.2f}"]
-            for i, r in enumerate(self.ratings, start=1)
+            [_rank_text(r, self.ratings), r.agent, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.ordinal:.2f}"]
+            for r in self.ratings
         ]
         title = "Ratings (OpenSkill Plackett-Luce over every game; ordinal = mu - 3 sigma):\n"
-        return title + _columns(["rank", "agent", "mu", "sigma", "ordinal"], rows)
+        table = title + _columns(["rank", "agent", "mu", "sigma", "ordinal"], rows)
+        if disputed := self.disputed_order():
+            table += (
+                "\n= shared rank: the ratings order these agents, but results between them run the other way ("
+                + "; ".join(disputed)
+                + "): read their pairings instead"
+            )
+        return table
+
+    def disputed_order(self) -> list[str]:
+        """The results that run against the ratings' order, as text (``"b won 51.2% against a, a 48.8% against b"``)."""
+        rates = {(p.agent, p.opponent): p.win_rate for p in self.pairings}
+        order = [r.agent for r in self.ratings]
+        return [
+            f"{below} won {rates[below, above]:.1%} against {above}, {above} {rates[above, below]:.1%} against {below}"
+            for i, above in enumerate(order)
+            for below in order[i + 1 :]
+            if _beats(rates, below, above)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """Config, agents, pairings, payoff matrix and ratings as JSON-ready data."""
@@ -419,6 +442,7 @@ def run_tournament(
     if records_dir is not None:
         Path(records_dir).mkdir(parents=True, exist_ok=True)
     outcomes = _play_all(runner, played, tasks, seed, _jobs_for(parsed, jobs), progress)
+    pairings = _pairing_results(specs, num_players, played, outcomes)
     return TournamentResult(
         agents=specs,
         num_players=num_players,
@@ -427,8 +451,8 @@ def run_tournament(
         rule_options=dict(rule_options),
         played=played,
         games=outcomes,
-        pairings=_pairing_results(specs, num_players, played, outcomes),
-        ratings=_ratings(specs, num_players, played, outcomes),
+        pairings=pairings,
+        ratings=_ratings(specs, num_players, played, outcomes, pairings),
         luck=luck,
     )
 
@@ -450,7 +474,9 @@ def _check_config(
     if len(agents) < 2:
         raise ValueError(f"a tournament needs at least two agents, got {len(agents)}")
     parsed = parse_distinct(agents)  # two texts naming one agent (search, search:worlds=512) are refused too
-    specs = [agent.strip() if isinstance(agent, str) else str(spec) for agent, spec in zip(agents, parsed, strict=True)]
+    specs = [_label(agent, spec, True) for agent, spec in zip(agents, parsed, strict=True)]
+    if len(set(specs)) < len(specs):  # two objects of one name: their specs tell them apart
+        specs = [_label(agent, spec, False) for agent, spec in zip(agents, parsed, strict=True)]
     check_player_count(num_players)
     checks = [
         (deals, 1, math.inf, "deals"),
@@ -461,8 +487,28 @@ def _check_config(
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
             span = f"at least {low}" if high == math.inf else f"from {low} to {high}"
             raise ValueError(f"{name} must be a whole number {span}, not {value!r}")
+    if "games" in rule_options:  # the command line's --games: a likely slip, answered with the right keyword
+        games = rule_options["games"]
+        same = f"deals={math.ceil(games / num_players)}" if isinstance(games, int) and games > 0 else "deals=N"
+        raise ValueError(
+            f"run_tournament counts deals, not games: {same} plays what --games {games!r} plays on the command line "
+            f"at {num_players} players (each deal once with the agent at every seat)"
+        )
     RuleOptions.from_dict(rule_options)  # rejects bad rule options before any work
     return specs, parsed
+
+
+def _label(agent: Any, spec: AgentSpec, own_name: bool) -> str:
+    """An agent's name in the results: its text as given, else its spec's text.
+
+    With ``own_name``, an object or class given in Python is named by its own ``name`` when it has one.
+    """
+    if isinstance(agent, str):
+        return agent.strip()
+    name = getattr(agent, "name", None)
+    if own_name and not isinstance(agent, AgentSpec) and isinstance(name, str) and name.strip() not in ("", Agent.name):
+        return name.strip()
+    return str(spec)
 
 
 def _jobs_for(parsed: list[AgentSpec], jobs: int | None) -> int | None:
@@ -724,9 +770,13 @@ def _pairing_stats(agent: str, opponent: str, num_players: int, seats: list[tupl
 
 
 def _ratings(
-    specs: list[str], num_players: int, played: list[tuple[int, int]], outcomes: list[GameOutcome]
+    specs: list[str],
+    num_players: int,
+    played: list[tuple[int, int]],
+    outcomes: list[GameOutcome],
+    pairings: list[PairingResult],
 ) -> list[AgentRating]:
-    """OpenSkill Plackett-Luce ratings over every game in order (see :func:`run_tournament`)."""
+    """OpenSkill Plackett-Luce ratings over every game in order (see :func:`run_tournament`), with agreeing ranks."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -739,8 +789,44 @@ def _ratings(
         for spec in set(table):
             copies = [team[0] for team, s in zip(updated, table, strict=True) if s == spec]
             current[spec] = (_mean(c.mu for c in copies), _mean(c.sigma for c in copies))
-    ratings = [AgentRating(spec, mu, sigma) for spec, (mu, sigma) in current.items()]
-    return sorted(ratings, key=lambda r: -r.ordinal)
+    ratings = sorted((AgentRating(spec, mu, sigma) for spec, (mu, sigma) in current.items()), key=lambda r: -r.ordinal)
+    rates = {(p.agent, p.opponent): p.win_rate for p in pairings}
+    ranks = agreeing_ranks([r.agent for r in ratings], rates)
+    return [replace(r, rank=rank) for r, rank in zip(ratings, ranks, strict=True)]
+
+
+def _beats(rates: dict[tuple[str, str], float], a: str, b: str) -> bool:
+    """Whether ``a`` did better against a field of ``b`` than ``b`` against a field of ``a``."""
+    return (a, b) in rates and (b, a) in rates and rates[a, b] > rates[b, a]
+
+
+def agreeing_ranks(order: list[str], rates: dict[tuple[str, str], float]) -> list[int]:
+    """Rank numbers for agents listed best first, such that no rank contradicts a result between two agents.
+
+    Sequential ratings (OpenSkill's updates game by game) can order two agents against their own head-to-head
+    results: an agent that won 49% against random play can be rated above it. Wherever an agent below did better
+    against one above it than the other way round (``rates[(a, b)]``: a's win rate against a field of b), both,
+    and every agent between them, share the rank of the highest of them. The order is kept; the ranks only say
+    where it is settled.
+    """
+    reach = list(range(len(order)))  # the lowest position each agent's results tie it to
+    for i, above in enumerate(order):
+        for j in range(i + 1, len(order)):
+            if _beats(rates, order[j], above):
+                reach[i] = j
+    ranks, rank, end = [], 1, -1
+    for k in range(len(order)):
+        if k > end:  # a new group starts here
+            rank = k + 1
+        end = max(end, reach[k])
+        ranks.append(rank)
+    return ranks
+
+
+def _rank_text(rating: AgentRating, ratings: list[AgentRating]) -> str:
+    """The rank as shown: ``"2"``, or ``"2="`` when other agents share it."""
+    shared = sum(r.rank == rating.rank for r in ratings) > 1
+    return f"{rating.rank}=" if shared else str(rating.rank)
 
 
 def _ranks(game: GameOutcome) -> list[int]:
@@ -814,8 +900,16 @@ def _html_report(result: TournamentResult) -> str:
         )
         matrix.append(f'<tr><th style="{_CELL}">{name}</th>{cells}</tr>')
     ratings = [_html_row(["rank", "agent", "mu", "sigma", "ordinal"], "th")] + [
-        _html_row([str(i), html.escape(labels[r.agent]), f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.ordinal:.2f}"])
-        for i, r in enumerate(result.ratings, start=1)
+        _html_row(
+            [
+                _rank_text(r, result.ratings),
+                html.escape(labels[r.agent]),
+                f"{r.mu:.2f}",
+                f"{r.sigma:.2f}",
+                f"{r.ordinal:.2f}",
+            ]
+        )
+        for r in result.ratings
     ]
     caption = (
         f"{len(result.agents)} agents, {result.num_players} players, {result.games_per_pairing} games per pairing "

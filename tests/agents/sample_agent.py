@@ -17,3 +17,12 @@ class FirstLegalAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None) -> int:
         return int(legal_ids(action_mask)[0])
+
+
+class LastLegalPlayer:
+    """Always takes the highest legal action id: an agent by its ``act`` alone, without the :class:`Agent` base."""
+
+    name = "last-legal"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None) -> int:
+        return int(np.flatnonzero(action_mask)[-1])

@@ -31,16 +31,17 @@ def test_an_importable_class_is_its_module_class_spec_and_plays_in_parallel():
     assert spec.kind is SpecKind.CODE and str(spec) == "examples.my_agents:MyAgent"
     by_class = run_tournament([MyAgent, "random"], num_players=2, deals=4, jobs=2)
     by_text = run_tournament(["examples.my_agents:MyAgent", "random"], num_players=2, deals=4, jobs=1)
-    assert by_class.agents == by_text.agents
+    assert by_class.agents == ["my-agent", "random"]  # named by its own name
+    assert by_text.agents == ["examples.my_agents:MyAgent", "random"]  # named as given
     assert [p.win_rate for p in by_class.pairings] == [p.win_rate for p in by_text.pairings]
 
 
 def test_an_instance_and_a_notebook_class_play_here_with_a_note(capsys):
     cls = notebook_class()
-    assert AgentSpec.of(cls).kind is SpecKind.OBJECT and str(AgentSpec.of(cls)) == "InANotebook"
+    assert AgentSpec.of(cls).kind is SpecKind.OBJECT and str(AgentSpec.of(cls)) == "in-a-notebook"
     result = run_tournament([Highest(), cls, "random"], num_players=2, deals=3, jobs=2)
-    assert "note: highest, InANotebook only exists in this process" in capsys.readouterr().err
-    assert result.agents == ["highest", "InANotebook", "random"]
+    assert "note: highest, in-a-notebook only exists in this process" in capsys.readouterr().err
+    assert result.agents == ["highest", "in-a-notebook", "random"]
     assert all(p.games == 6 for p in result.pairings)
     same = run_tournament([Highest(), "random"], num_players=2, deals=3, jobs=1)
     rates = {(p.agent, p.opponent): p.win_rate for p in result.pairings}
@@ -85,5 +86,5 @@ def test_the_ladder_takes_a_class_beside_specs():
     from agents.evaluate.ladder import run_ladder
 
     rows = run_ladder([Highest, "heuristic"], players=[2], deals=2, jobs=1, progress=False)
-    assert [row.agent for row in rows] == ["tests.agents.test_python_agents:Highest", "heuristic"]  # importable
+    assert [row.agent for row in rows] == ["highest", "heuristic"]  # its own name
     assert rows[0].win_rate_vs_baseline is not None  # against the heuristic, the baseline

@@ -6,19 +6,19 @@ from agents.bots.registry import AgentSpecError, make_agent, names_code
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("os:system", "not a subclass of agents.bots.base.Agent"),
-        ("os:abort", "not a subclass"),  # refused before it is called: calling it would kill the command
-        ("sys:exit", "not a subclass"),  # refused before it is called: it would end the command with status 0
+        ("os:system", "is not an agent class"),
+        ("os:abort", "is not an agent class"),  # refused before it is called: calling it would kill the command
+        ("sys:exit", "is not an agent class"),  # refused before it is called: it would end the command with status 0
         ("agents.bots.base:Agent", "abstract class"),
-        ("builtins:int", "not a subclass"),
-        ("builtins:len", "not a subclass"),
-        ("builtins:ValueError", "not a subclass"),
-        ("agents.bots:base", "not a subclass"),  # a module
+        ("builtins:int", "is not an agent class"),
+        ("builtins:len", "is not an agent class"),
+        ("builtins:ValueError", "is not an agent class"),
+        ("agents.bots:base", "is not an agent class"),  # a module
         ("no_such_module_xyz:Agent", "cannot import"),
         (":Agent", "cannot import ''"),  # an empty module name
         (".relative:Agent", "cannot import '.relative'"),  # a relative one
         ("agents.bots.base:NoSuchName", "has no 'NoSuchName'"),
-        ("agents.bots.base:__doc__", "not a subclass"),
+        ("agents.bots.base:__doc__", "is not an agent class"),
         ("", "non-empty string"),
         ("nonsense", "unknown agent"),
         ("ppo-9p", "unknown shipped model"),

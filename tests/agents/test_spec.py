@@ -170,9 +170,9 @@ def test_short_names_label_long_specs():
     [
         ("", "non-empty string"),
         ("   ", "non-empty string"),
-        (None, "non-empty string, not NoneType"),
-        (3, "non-empty string, not int"),
-        (b"random", "non-empty string, not bytes"),
+        (None, "not an agent: 'None'"),
+        (3, "not an agent: '3'"),
+        (b"random", "not an agent: \"b'random'\""),
         ("nonsense", "unknown agent 'nonsense'"),
         ("Random", "unknown agent"),
         ("ppo-9p", "unknown shipped model 'ppo-9p'"),

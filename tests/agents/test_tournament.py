@@ -232,3 +232,70 @@ def test_command_rejects_bad_input(argv, capsys, tmp_path):
     err = capsys.readouterr().err
     assert err.startswith("python -m agents.evaluate: error: ") and err.count("\n") == 1  # one line, no usage
     assert list(tmp_path.iterdir()) == [blocker]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_duck_typed_agent_class_and_instance_play_under_their_own_names(jobs):
+    from tests.agents.sample_agent import LastLegalPlayer
+
+    for given in (LastLegalPlayer, LastLegalPlayer()):
+        result = run_tournament([given, "random"], deals=2, jobs=jobs, progress=False)
+        assert result.agents == ["last-legal", "random"]
+        assert {p.agent for p in result.pairings} == {"last-legal", "random"} and len(result.games) == 4
+
+
+def test_an_agent_s_name_labels_its_rows():
+    from tests.agents.sample_agent import FirstLegalAgent
+
+    class Named(FirstLegalAgent):
+        name = "first-legal"
+
+    assert run_tournament([Named(), "random"], deals=1, jobs=1, progress=False).agents == ["first-legal", "random"]
+    assert run_tournament([Named, "random"], deals=1, jobs=1, progress=False).agents == ["first-legal", "random"]
+
+
+@pytest.mark.parametrize("given", [3, object(), "not a spec at all"])
+def test_something_that_is_not_an_agent_is_refused_saying_what_an_agent_must_have(given):
+    with pytest.raises(ValueError) as refused:
+        run_tournament([given, "random"], deals=1, progress=False)
+    message = str(refused.value)
+    assert "\n" not in message
+    if not isinstance(given, str):
+        assert "act(observation, action_mask, game=None)" in message
+
+
+def test_the_command_lines_games_keyword_is_refused_with_the_deals_it_means():
+    with pytest.raises(ValueError, match=r"deals=100 plays what --games 200 plays"):
+        run_tournament(["heuristic", "random"], games=200)
+
+
+def test_ranks_never_order_two_agents_against_the_results_between_them():
+    from agents.evaluate.tournament import agreeing_ranks
+
+    order = ["a", "b", "c", "d"]
+    rates = {("a", "b"): 0.6, ("b", "a"): 0.4, ("b", "c"): 0.49, ("c", "b"): 0.51, ("c", "d"): 0.7, ("d", "c"): 0.3}
+    assert agreeing_ranks(order, rates) == [1, 2, 2, 4]  # c beat b although rated below it: they share a rank
+    rates |= {("a", "d"): 0.45, ("d", "a"): 0.55}  # d beat a: nothing between them is settled
+    assert agreeing_ranks(order, rates) == [1, 1, 1, 1]
+    assert agreeing_ranks(order, {}) == [1, 2, 3, 4]  # no results between them: the ratings' order stands
+
+
+def test_a_report_whose_ratings_run_against_a_result_says_so_and_shares_the_rank():
+    from agents.evaluate.tournament import AgentRating, TournamentResult
+
+    def pairing(agent, opponent, wins):
+        return PairingResult(agent=agent, games=100, wins=wins, truncated=0, opponent=opponent, players=2)
+
+    result = TournamentResult(
+        agents=["model", "heuristic"],
+        num_players=2,
+        deals=50,
+        seed=0,
+        rule_options={},
+        played=[(0, 1)],
+        games=[],
+        pairings=[pairing("model", "heuristic", 49), pairing("heuristic", "model", 51)],
+        ratings=[AgentRating("model", 26.0, 1.0, rank=1), AgentRating("heuristic", 25.0, 1.0, rank=1)],
+    )
+    table = str(result)
+    assert "1=" in table and "heuristic won 51.0% against model" in table
