@@ -220,8 +220,8 @@ def test_rule_options_reach_the_game(tmp_path: Path) -> None:
         (["--max-turns", "2147483647"], "must be from 1 to 2147483646, not 2147483647"),  # past the engines' bound
         (["--max-turns", "9" * 1000], "not " + "9" * 20 + "…" + "9" * 20 + " "),  # echoed cut short
         (["--seed", "9" * 5000], "'" + "9" * 20 + "…" + "9" * 20 + "' is not a whole number"),
-        (["--bots", "sys:exit"], "is not a subclass of agents.bots.base.Agent"),
-        (["--bots", "os:abort"], "is not a subclass of agents.bots.base.Agent"),
+        (["--bots", "sys:exit"], "is not an agent class"),
+        (["--bots", "os:abort"], "is not an agent class"),
         (["--bots", ":Agent"], "cannot import ''"),
         (["--letter-placement", "diagonal"], "invalid choice"),
         (["--bots", "no/such/model.zip"], "no model file"),

@@ -42,6 +42,8 @@ from agents.play.table import (
 )
 from agents.play.web.options import check_web_arguments
 from gubs_env.engine import Action, Game, LogEntry, Step
+from gubs_env.engine.cards import KIND_BY_NAME
+from gubs_env.engine.cards.texts import card_help
 from gubs_env.records.record import GameRecord, RecordError
 from gubs_env.records.transcript import seat_name, transcript
 from gubs_env.support.cli import (
@@ -65,10 +67,31 @@ MAX_REPLIES_PER_DECISION = 100
 
 HELP = """\
 Type the number of a choice and press Enter. Other commands:
-  r      redraw the table and the choices
-  l      the whole log so far, as you saw it
-  h, ?   this help
-  q      quit (the game is saved first when --record was given)"""
+  r        redraw the table and the choices
+  l        the whole log so far, as you saw it
+  h, ?     this help
+  h CARD   what a card does (h mushroom, h toad rider; a name's start will do: h sud)
+  h N      what choice N's card does
+  q        quit (the game is saved first when --record was given)"""
+
+
+def topic_help(topic: str, legal: Sequence[Action]) -> str:
+    """The card help ``h TOPIC`` asks for: a card by (the start of) its name, or the card of choice number TOPIC."""
+    if topic.isdigit():
+        number = int(topic)
+        if not 1 <= number <= len(legal):
+            return f"There is no choice {number}: type h and a number from 1 to {len(legal)}."
+        action = legal[number - 1]
+        kind = action.as_kind or action.card  # Cricket Song played as another card does what that card does
+        if kind is None:
+            return f"{number}. {action}: no card is played (it passes, answers or ends a step)."
+        return f"{number}. {action}\n{card_help(kind)}"
+    found = sorted({kind for name, kind in KIND_BY_NAME.items() if name.replace("_", " ").startswith(topic)})
+    if len(found) == 1:
+        return card_help(found[0])
+    if not found:
+        return f"No card is called {topic[:30]!r}: type h and a card's name, such as h mushroom."
+    return f"{topic!r} could be {', '.join(k.label for k in found)}: type more of the name."
 
 
 class QuitGame(Exception):
@@ -128,8 +151,11 @@ class TerminalPlayer:
 
     def _answer(self, reply: str, game: Game, legal: Sequence[Action]) -> Action | None:
         command = reply.strip().lower()
+        word, _, topic = command.partition(" ")
         if command in ("h", "?"):
             self._say(HELP)
+        elif word in ("h", "?"):
+            self._say(topic_help(topic.strip(), legal))
         elif command == "r":
             self._show_decision(game, legal)
         elif command == "l":
