@@ -404,6 +404,8 @@ class TrainingCallback(BaseCallback):
         self.bar: runs.BudgetBar | None = None
         self._cadences: dict[str, runs.Cadence] = {}
         self._last_eval = last_eval
+        self._evaluation_seconds: list[float] = []
+        """How long each evaluation of this invocation took."""
 
     def _on_training_start(self) -> None:
         self.start = time.perf_counter()
@@ -433,11 +435,22 @@ class TrainingCallback(BaseCallback):
                 record_episode(self.league, info)
         if self._due("snapshot"):
             self.take_snapshot()
-        if self._due("eval"):
+        if self._due("eval") and not self._ends_before_an_evaluation():
             self.evaluate()
         if self._due("checkpoint"):
             self.checkpoint()
         return not self.bar.over(self.num_timesteps)
+
+    def _ends_before_an_evaluation(self) -> bool:
+        """Whether the time budget ends before an evaluation as long as the last one would: the final one comes then.
+
+        So a periodic evaluation never pushes a run past its budget by its own length.
+        """
+        assert self.bar is not None
+        if self.bar.seconds is None:
+            return False
+        last = self._evaluation_seconds[-1] if self._evaluation_seconds else 0.0
+        return self.bar.used() + last >= self.bar.seconds
 
     def _on_training_end(self) -> None:
         if self.bar is not None:
@@ -468,8 +481,11 @@ class TrainingCallback(BaseCallback):
         if self.num_timesteps == self._last_eval:
             return []
         self._last_eval = self.num_timesteps
+        started = time.perf_counter()
         with self.phases.timed(EVALUATIONS):
-            return self._evaluate()
+            rows = self._evaluate()
+        self._evaluation_seconds.append(time.perf_counter() - started)
+        return rows
 
     def _evaluate(self) -> list[dict[str, Any]]:
         from agents.bots.ppo import PPOAgent
