@@ -175,7 +175,8 @@ def train_rllib(run: Run) -> TrainingResult:
     folder = _verified_resume(run) if run.state is not None else None
     labels = read_labels(config)
     # the learner runs in this process, never beside sampling (PPO's iterations sample, then update): a thread a core
-    # that other processes leave free, up to config.threads
+    # that other processes leave free, up to config.threads, measured before Ray starts (its env runners, once
+    # running, would count as other processes)
     threads = LearnerThreads(config.threads or 1)
     threads.start()
     phases = Phases(run.started)
@@ -274,7 +275,6 @@ def _train_loop(
         training += spent - spent_evaluating
         phases.add(TRAINING, spent - spent_evaluating)
         phases.add(EVALUATIONS, spent_evaluating)
-        threads.adapt()  # the next iteration's update takes the cores that are free now
         sampled = result.get("env_runners", {})
         env_steps += int(sampled.get("num_env_steps_sampled", 0))
         main_steps += int(sampled.get("num_module_steps_sampled", {}).get(MAIN, 0))
