@@ -37,6 +37,9 @@ from gubs_env.engine import Game
 from gubs_env.engine.cards import EVENTS, LETTERS, NUM_KINDS
 from gubs_env.engine.options import LETTER_PLACEMENTS
 from gubs_env.engine.positions.determinize import (
+    LETTER_DRAWN,
+    PUT_BACK,
+    PUT_BACK_LETTER,
     DeckEvent,
     DeckRedeal,
     Knowledge,
@@ -698,6 +701,27 @@ def redeal_deck_rows(
             int(row[L.NUM_PLAYERS]), int(row[L.DECK_LEN]), hidden, known_letters, int(missing), history
         )
     _redeal_kernel(row, hidden, cells, cumulative, np.uint64(seed), rows, rngs)
+
+
+def row_deck_events(before: np.ndarray, after: np.ndarray, drew: bool) -> list[DeckEvent]:
+    """The deck's public events of one action, from the game rows before and after it (``deck_events`` on rows).
+
+    ``drew``: the action was the turn player's draw. A replay that appends the events of every action from the
+    game's first on has the history :func:`redeal_deck_rows` and :func:`plan_worlds` (through the knowledge) take.
+    """
+    events: list[DeckEvent] = []
+    size = int(before[L.DECK_LEN])
+    if drew:
+        if T.IS_LETTER[before[L.DECK + size - 1]]:
+            events.append((size, LETTER_DRAWN))
+        size -= 1
+    end = int(after[L.DECK_LEN])
+    letters_back = int(
+        T.IS_LETTER[after[L.DECK : L.DECK + end]].sum() - T.IS_LETTER[before[L.DECK : L.DECK + size]].sum()
+    )
+    what = PUT_BACK_LETTER if letters_back else PUT_BACK  # only a flop puts a Letter back, alone
+    events += [(at, what) for at in range(size, end)]
+    return events
 
 
 @nb.njit(cache=True)

@@ -21,6 +21,7 @@ from hypothesis import strategies as hst
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game, Kind, Step
+from gubs_env.engine.actions import Op
 from gubs_env.engine.cards import CARDS, COPIES, EVENTS, LETTERS, NUM_KINDS
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.positions import determinize as det
@@ -534,6 +535,22 @@ def test_after_put_backs_both_samplers_follow_the_history():
         highest(det.sample_world(dataclasses.replace(k, deck_history=None), i).deck) for i in range(count)
     )
     assert not homogeneous(compiled, without)
+
+
+@pytest.mark.parametrize("num_players", [2, 5])
+def test_the_rows_give_the_deck_events_the_reference_gives(num_players):
+    for seed in range(15):
+        game = Game(num_players, seed=seed, record_log=False)
+        rnd = random.Random(seed)
+        before, after, rng = np.zeros(L.ROW, dtype=np.int32), np.zeros(L.ROW, dtype=np.int32), fd.new_rows(1)[1][0]
+        while not game.is_over:
+            action = rnd.choice(game.legal_actions())
+            drew = game.pending.step is Step.DRAW and action.op is Op.DRAW
+            state = game.state.copy()
+            state_to_row(state, before, rng)
+            game.apply(action)
+            state_to_row(game.state, after, rng)
+            assert fd.row_deck_events(before, after, drew) == det.deck_events(state, action, game.state)
 
 
 def tracked_game(num_players: int, seed: int, until: int = 20) -> tuple[Game, tuple[det.DeckEvent, ...]]:

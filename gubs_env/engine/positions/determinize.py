@@ -562,8 +562,11 @@ def letter_posterior(
     followed = _followed(placement, num_players, history)
     if followed is None:
         return None
-    now = follow_history(followed[0], followed[1], (), deck_size)
-    return None if now is None else seen_letters(now, deck_size, deck_size, hidden, known_letters, missing)
+    p, size = followed
+    if deck_size > size:
+        return None
+    now = p[(slice(0, deck_size),) * p.ndim]  # cards other than Letters drawn since: every Letter lies lower
+    return seen_letters(now, deck_size, deck_size, hidden, known_letters, missing)
 
 
 def _after_deal(num_players: int) -> int:
@@ -575,13 +578,17 @@ def _after_deal(num_players: int) -> int:
 def _followed(placement: str, num_players: int, history: tuple[DeckEvent, ...]) -> tuple[np.ndarray, int] | None:
     """The Letters' heights just after ``history``'s last event, and the deck's size then, remembered (read-only).
 
-    A game's history changes only at its few put-backs and Letters: the draws between them reuse the same array.
+    Built on the history less its last event (remembered too): a game asks again after each new event, and the draws
+    between events ask the same question.
     """
-    size = _after_deal(num_players)
-    if history:
-        at, what = history[-1]
-        size = at - 1 if what == LETTER_DRAWN else at + 1
-    p = follow_history(dealt_letters(placement, num_players), _after_deal(num_players), history, size)
+    if not history:
+        return dealt_letters(placement, num_players), _after_deal(num_players)
+    previous = _followed(placement, num_players, history[:-1])
+    if previous is None:
+        return None
+    at, what = history[-1]
+    size = at - 1 if what == LETTER_DRAWN else at + 1
+    p = follow_history(previous[0], previous[1], history[-1:], size)
     if p is None:
         return None
     p.setflags(write=False)
@@ -622,7 +629,7 @@ def seen_letters(
         return None
     for cell in sorted(known_letters, reverse=True):  # the known Letters are the highest: the viewer knows the top
         p = p[..., cell]
-    p = draw_others(p, hidden)
+    p = p[(slice(0, hidden),) * p.ndim]  # the others lie in the hidden cells, below the known ones
     ways = np.flatnonzero(p)
     total = p.flat[ways].sum()
     if not total > 0:
