@@ -51,16 +51,15 @@ PARALLEL_ACTIONS = NUM_ACTIONS + 1
 """The size of the parallel view's action space: the action table's ids and :data:`WAIT`."""
 
 
-def parallel_env(
-    num_players: int = 2,
-    render_mode: str | None = None,
-    engine: str = AUTO,
-    mask_dtype: str = "int8",
-    on_illegal: str = "lose",
-    **rule_options: Any,
-) -> GubsParallelEnv:
-    """The Gubs ``ParallelEnv`` (see :class:`GubsParallelEnv`)."""
-    return GubsParallelEnv(num_players, render_mode, engine, mask_dtype, on_illegal, **rule_options)
+def parallel_env(num_players: int = 2, **options: Any) -> GubsParallelEnv:
+    """The Gubs ``ParallelEnv``: ``GubsParallelEnv(num_players, **options)``, PettingZoo's name for it.
+
+    Args:
+        num_players: 2 to 6.
+        **options: ``render_mode``, ``engine``, ``mask_dtype``, ``mask_in_observation``, ``on_illegal`` and rule
+            options, as :class:`GubsParallelEnv` takes them.
+    """
+    return GubsParallelEnv(num_players, **options)
 
 
 class GubsParallelEnv(ParallelEnv, EzPickle):
@@ -71,11 +70,16 @@ class GubsParallelEnv(ParallelEnv, EzPickle):
         render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``, as ``gubs_env.env()``.
         engine: ``"auto"`` (the compiled engine when numba is installed), ``"fast"`` or ``"reference"``.
         mask_dtype: ``"int8"`` (the default, what PettingZoo's tests and AgileRL read) or ``"bool"``.
+        mask_in_observation: ``True`` (the default, as ``gubs_env.env()``): each observation is a dict of the
+            512-vector and the mask, and the infos hold the mask too. ``False``: each observation is the plain
+            512-vector and the mask is in the infos only, where AgileRL's multi-agent algorithms read it (they
+            refuse an observation that holds one).
         on_illegal: ``"lose"`` (an illegal id ends the game, -1 for its sender) or ``"raise"``.
         **rule_options: engine rule options, e.g. ``max_turns=500``.
 
-    Observations are ``{"observation": float32 (512,), "action_mask": (357,)}`` per agent, each seen from its own
-    seat; ``infos[agent]["action_mask"]`` holds the same mask. Every agent must be given an action at every step
+    Observations are ``{"observation": float32 (512,), "action_mask": (357,)}`` per agent (or the 512-vector alone,
+    with ``mask_in_observation=False``), each seen from its own seat; ``infos[agent]["action_mask"]`` always holds
+    the mask. Every agent must be given an action at every step
     (an agent left out waits).
 
     Raises:
@@ -91,31 +95,35 @@ class GubsParallelEnv(ParallelEnv, EzPickle):
         render_mode: str | None = None,
         engine: str = AUTO,
         mask_dtype: str = "int8",
+        mask_in_observation: bool = True,
         on_illegal: str = "lose",
         **rule_options: Any,
     ) -> None:
-        EzPickle.__init__(self, num_players, render_mode, engine, mask_dtype, on_illegal, **rule_options)
+        EzPickle.__init__(
+            self, num_players, render_mode, engine, mask_dtype, mask_in_observation, on_illegal, **rule_options
+        )
         Game(num_players, seed=0, record_log=False, **rule_options)  # validates, with the engine's errors
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, not {brief(render_mode)}")
+        if type(mask_in_observation) is not bool:
+            raise ValueError(f"mask_in_observation must be True or False, not {brief(mask_in_observation)}")
         if type(on_illegal) is not str or on_illegal not in ("lose", "raise"):
             raise ValueError(f"on_illegal must be 'lose' or 'raise', not {brief(on_illegal)}")
         self.engine = resolve_engine(engine)
         """The engine that plays: ``"fast"`` or ``"reference"``."""
         self.mask_dtype = masks.mask_dtype(mask_dtype)
         """The numpy dtype of every mask handed out."""
+        self.mask_in_observation = mask_in_observation
+        """Whether each observation is a dict that holds the mask (else the plain 512-vector)."""
         self.on_illegal = on_illegal
         self.num_players = int(num_players)
         self.rule_options = rule_options
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agents: list[str] = []
-        space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-                "action_mask": masks.mask_space(PARALLEL_ACTIONS, self.mask_dtype),
-            }
-        )
+        vector = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        mask = masks.mask_space(PARALLEL_ACTIONS, self.mask_dtype)
+        space = spaces.Dict({"observation": vector, "action_mask": mask}) if mask_in_observation else vector
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces: dict[str, spaces.Space] = {
             agent: spaces.Discrete(PARALLEL_ACTIONS) for agent in self.possible_agents
@@ -139,8 +147,8 @@ class GubsParallelEnv(ParallelEnv, EzPickle):
         else:
             self._table.reset(seed)
         self.agents = self.possible_agents[:]
-        observations = self._observations()
-        return observations, {agent: {"action_mask": seen["action_mask"]} for agent, seen in observations.items()}
+        observations, by_agent = self._observations()
+        return observations, {agent: {"action_mask": mask} for agent, mask in by_agent.items()}
 
     def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Apply the deciding seat's id; every other agent's must be :data:`WAIT` (or left out).
@@ -177,10 +185,8 @@ class GubsParallelEnv(ParallelEnv, EzPickle):
         truncated = ended and not offenders and table.truncated
         terminations = dict.fromkeys(agents, ended and not truncated)
         truncations = dict.fromkeys(agents, truncated)
-        observations = self._observations()
-        infos: dict[str, dict[str, Any]] = {
-            agent: {"action_mask": seen["action_mask"]} for agent, seen in observations.items()
-        }
+        observations, by_agent = self._observations()
+        infos: dict[str, dict[str, Any]] = {agent: {"action_mask": mask} for agent, mask in by_agent.items()}
         for seat in offenders:
             infos[agents[seat]]["illegal_action"] = True
         if ended:
@@ -215,7 +221,7 @@ class GubsParallelEnv(ParallelEnv, EzPickle):
             table.step(ids[seat])  # raises the engine's error, with its reason; nothing changes
         return offenders
 
-    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+    def _observations(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """Every seat's observation and mask: its legal ids when it decides, else only :data:`WAIT`.
 
         Every seat is an agent from ``reset()`` to the step that ends the game, so this is every agent's.
@@ -226,10 +232,11 @@ class GubsParallelEnv(ParallelEnv, EzPickle):
         if table.actor >= 0:
             rows[table.actor, :NUM_ACTIONS] = table.action_mask()
             rows[table.actor, WAIT] = 0
-        return {
-            agent: {"observation": table.observation(seat), "action_mask": rows[seat]}
-            for seat, agent in enumerate(self.possible_agents)
-        }
+        by_agent = dict(zip(self.possible_agents, rows, strict=True))
+        vectors = {agent: table.observation(seat) for seat, agent in enumerate(self.possible_agents)}
+        if not self.mask_in_observation:
+            return vectors, by_agent
+        return {agent: {"observation": vectors[agent], "action_mask": by_agent[agent]} for agent in vectors}, by_agent
 
     @property
     def game(self) -> Game:
