@@ -176,3 +176,15 @@ def test_the_heuristic_announces_its_decision(monkeypatch: pytest.MonkeyPatch) -
     agent.act(observation, env.action_masks())
     agent.act(observation, env.action_masks())
     assert asked == ["the heuristic bot"]
+
+
+def test_on_a_terminal_the_progress_rewrites_one_line(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from gubs_env.support import compiling
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    progress = compiling._Progress([len], "the tiny kernel")
+    progress._say("compiling the tiny kernel: 1 of 1 parts compiled, 3 s so far")
+    progress._say("compiled the tiny kernel in 4 s", last=True)
+    err = capsys.readouterr().err
+    assert err.startswith("\rcompiling the tiny kernel: ") and err.count("\r") == 2  # one line, rewritten
+    assert err.endswith("\n") and err.count("\n") == 1 and "\x1b" not in err  # ended once, no cursor codes

@@ -248,3 +248,31 @@ def test_the_aec_env_puts_each_agents_mask_in_its_infos_too(engine: str) -> None
         np.testing.assert_array_equal(info["action_mask"], observation["action_mask"])
         done = terminated or truncated
         env.step(None if done else choose(np.flatnonzero(info["action_mask"]).tolist()))
+
+
+@pytest.mark.parametrize("num_players", [2, 5])
+def test_without_the_mask_in_the_observation_it_is_in_the_infos_only(num_players: int) -> None:
+    """What AgileRL's multi-agent algorithms need: the plain vector as the observation, the mask in the infos."""
+    env = parallel_env(num_players, mask_in_observation=False)
+    with_masks = parallel_env(num_players)
+    observations, infos = env.reset(seed=3)
+    expected, _ = with_masks.reset(seed=3)
+    assert env.observation_space("player_0").shape == (512,)
+    while env.agents:
+        for agent in env.agents:
+            assert observations[agent].shape == (512,) and env.observation_space(agent).contains(observations[agent])
+            np.testing.assert_array_equal(observations[agent], expected[agent]["observation"])
+            np.testing.assert_array_equal(infos[agent]["action_mask"], expected[agent]["action_mask"])
+        decider = next(a for a in env.agents if not infos[a]["action_mask"][WAIT])
+        actions = dict.fromkeys(env.agents, WAIT) | {decider: int(np.flatnonzero(infos[decider]["action_mask"])[-1])}
+        observations, _, _, _, infos = env.step(actions)
+        expected, *_ = with_masks.step(actions)
+    with pytest.raises(ValueError, match="mask_in_observation"):
+        parallel_env(2, mask_in_observation="no")
+
+
+def test_the_parallel_api_test_passes_without_the_mask_in_the_observation() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parallel_api_test(parallel_env(3, mask_in_observation=False, mask_dtype="bool"), num_cycles=500)
+    assert _unexpected(caught) == []
