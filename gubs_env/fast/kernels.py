@@ -25,15 +25,15 @@ OBS_LEN = T.OBS_LEN
 S_OVER = T.S_OVER
 
 WARM_UP_SECONDS = {
-    "one game": 45,
-    "a batch": 110,
-    "the self-play loop": 60,
+    "one game": 60,
+    "a batch": 120,
+    "the self-play loop": 75,
     "whole games": 45,
     "random legal ids": 15,
 }
-"""About how long each part of the engine takes to compile from nothing on a busy 2-core machine, for the
-announcement (docs/fast.md, "Compiling"): the parts a first run uses are compiled together, before its first
-game."""
+"""About how long each part of the engine takes to compile from nothing on a 2-core machine shared with other work
+(one game: 35 s beside one busy process, 112 s at a load average of 11), for the announcement (docs/fast.md,
+"Compiling"): the parts a first run uses are compiled up front, before its first game."""
 
 _warm: set[str] = set()
 """The parts this process has warmed up: :func:`warm_up` costs a set lookup afterwards."""
