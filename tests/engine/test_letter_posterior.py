@@ -158,6 +158,15 @@ def test_the_deal_and_every_put_back_are_followed_exactly(placement, history, de
     assert_same(of_array(model), heights(now))
 
 
+def test_a_posterior_that_forgets_the_put_backs_is_wrong():
+    # The cells counted as dealt (the deal followed, a Flash Flood's two Gubs not): another distribution.
+    history = ((8, PUT_BACK), (9, PUT_BACK))
+    dealt = deal(set_up(8, 0, 3, "thirds"), 1)
+    exact = heights(follow(dealt, history, 7))
+    forgot = heights(follow(dealt, (), 7))
+    assert max(abs(exact.get(c, 0.0) - forgot.get(c, 0.0)) for c in set(exact) | set(forgot)) > 0.05
+
+
 def test_uniform_letters_stay_uniform_through_deals_with_events():
     # Uniform placement: every order of the cards alike, and the deal and put-backs keep it so (other Events too).
     start = set_up(7, 2, 3, "uniform")
