@@ -1,9 +1,9 @@
 """gubs_env: an exact Gubs rules engine and reinforcement-learning environments built on it.
 
 The engine (:mod:`gubs_env.engine`) and the encoding (``ActionCodec``, ``NUM_ACTIONS``, ``OBS_SIZE``) need only
-numpy; ``gubs_env.env()`` and ``gubs_env.raw_env`` (PettingZoo), :mod:`gubs_env.envs.selfplay` and
-:mod:`gubs_env.envs.vector` (Gymnasium), one game by action ids on either engine (``open_table``, ``IdTable``) and
-the compiled engine's ``FastGame`` (numba) are imported on first use.
+numpy; ``gubs_env.env()``, ``gubs_env.raw_env`` and ``gubs_env.parallel_env()`` (PettingZoo),
+:mod:`gubs_env.envs.selfplay` and :mod:`gubs_env.envs.vector` (Gymnasium), one game by action ids on either engine
+(``open_table``, ``IdTable``) and the compiled engine's ``FastGame`` (numba) are imported on first use.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -48,6 +48,7 @@ __all__ = [
     "SelfPlayEnv",
     "env",
     "open_table",
+    "parallel_env",
     "raw_env",
 ]
 
@@ -57,6 +58,7 @@ _LAZY = {
     "OBS_SIZE": "gubs_env.encoding.observation",
     "env": "gubs_env.envs",
     "raw_env": "gubs_env.envs",
+    "parallel_env": "gubs_env.envs",
     "SelfPlayEnv": "gubs_env.envs",
     "GubsVectorEnv": "gubs_env.envs",
     "IdTable": "gubs_env.envs",

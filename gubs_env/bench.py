@@ -4,9 +4,10 @@ Usage: ``python -m gubs_env.bench`` (2, 4 and 6 players, both engines), ``--play
 ``--engine fast|reference|both``, ``--engine-only``.
 
 Engine rows play uniformly random legal games (event log off) and give games/s and decisions/s. Environment
-rows step ``raw_env`` and ``env()`` on each engine with uniformly random masked actions, next to PettingZoo's own
-``connect_four_v3`` ``env()`` and a game that costs nothing under the same three wrappers (what the wrappers and
-the loop cost alone: the ceiling of any ``env()``), all driven by the same loop in the same run, and give the
+rows step ``raw_env``, ``env()`` and ``parallel_env()`` (one decision per step in each) on each engine with
+uniformly random masked actions, next to PettingZoo's own ``connect_four_v3`` ``env()`` and a game that costs
+nothing under the same three wrappers (what the wrappers and the loop cost alone: the ceiling of any ``env()``),
+all driven by the same loop in the same run, and give the
 ratio. Fast-engine rows (gubs_env.fast, needs numba) play whole games with their outcomes in compiled code
 (``play_games``) on one thread and on every thread numba has, and with a batched policy callable at every seat;
 play one game at a time through ``FastGame`` and ``FastGames(1)`` next to the reference ``Game``; and step a
@@ -113,8 +114,29 @@ class EnvRunner:
         return self.steps / self.seconds
 
 
+class ParallelRunner(EnvRunner):
+    """Steps a ParallelEnv with uniformly random masked actions for every agent, like :class:`EnvRunner`.
+
+    The waiting seats' only legal id is wait, so each step is one decision, as an AEC step is.
+    """
+
+    def run(self, seconds: float) -> None:
+        """Step for about ``seconds`` more, carrying on with the game in progress."""
+        env, flatnonzero, choice = self.env, self._np.flatnonzero, self.rng.choice
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            for _ in range(100):
+                if not env.agents:
+                    self.observations, _ = env.reset(seed=self.seed + self.episodes)
+                    self.episodes += 1
+                actions = {a: int(choice(flatnonzero(seen["action_mask"]))) for a, seen in self.observations.items()}
+                self.observations, *_ = env.step(actions)
+                self.steps += 1
+        self.seconds += time.perf_counter() - start
+
+
 def env_table(players: list[int], seconds: int, engines: list[str], seed: int = 0, progress: bool = True) -> str:
-    """Environment steps/s for Gubs ``raw_env`` and ``env()`` on ``engines`` against ``connect_four_v3`` ``env()``.
+    """Steps/s of Gubs ``raw_env``, ``env()`` and ``parallel_env()`` on ``engines``, beside ``connect_four_v3``.
 
     A game that costs nothing under the same wrappers (:func:`no_op_env`) shows what the wrappers and the loop
     cost alone. Every row runs for ``seconds`` in one-second slices taken in turn, so that a change in the
@@ -132,6 +154,9 @@ def env_table(players: list[int], seconds: int, engines: list[str], seed: int = 
         for engine in engines:
             rows[(f"gubs raw_env, {engine}", n)] = EnvRunner(lambda n=n, e=engine: gubs_env.raw_env(n, engine=e), seed)
             rows[(f"gubs env(), {engine}", n)] = EnvRunner(lambda n=n, e=engine: gubs_env.env(n, engine=e), seed)
+            rows[(f"gubs parallel_env(), {engine}", n)] = ParallelRunner(
+                lambda n=n, e=engine: gubs_env.parallel_env(n, engine=e), seed
+            )
     for runner in rows.values():  # untimed: the first steps load code and caches, in one row more than another
         runner.run(0.2)
         runner.steps, runner.seconds = 0, 0.0

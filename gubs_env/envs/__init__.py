@@ -1,4 +1,7 @@
-"""RL environments: PettingZoo AEC (``env``, ``raw_env``), Gymnasium self-play (``SelfPlayEnv``, ``GubsVectorEnv``).
+"""RL environments: PettingZoo (``env``, ``raw_env``, ``parallel_env``), Gymnasium (``SelfPlayEnv``, ``GubsVectorEnv``).
+
+The PettingZoo envs are the AEC env (``env``, ``raw_env``) and its parallel view (``parallel_env``,
+``GubsParallelEnv``); the Gymnasium envs play self-play, one learner against opponents.
 
 Beneath them, one game by action ids on either engine: :func:`open_table` (the engine chosen by name, one of
 :data:`ENGINES` or ``"auto"``) gives an :class:`IdTable`.
@@ -14,6 +17,8 @@ from typing import Any
 _SOURCES = {
     "env": "gubs_aec",
     "raw_env": "gubs_aec",
+    "parallel_env": "parallel",
+    "GubsParallelEnv": "parallel",
     "SelfPlayEnv": "selfplay",
     "GubsVectorEnv": "vector",
     "ENGINES": "engines",
@@ -22,7 +27,18 @@ _SOURCES = {
     "open_table": "engines",
 }
 
-__all__ = ["ENGINES", "Engine", "GubsVectorEnv", "IdTable", "SelfPlayEnv", "env", "open_table", "raw_env"]
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "GubsParallelEnv",
+    "GubsVectorEnv",
+    "IdTable",
+    "SelfPlayEnv",
+    "env",
+    "open_table",
+    "parallel_env",
+    "raw_env",
+]
 
 
 def __getattr__(name: str) -> Any:

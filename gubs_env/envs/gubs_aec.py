@@ -31,6 +31,11 @@ from gubs_env.viz.raster import state_rgb
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
+_NO_IDS = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_NO_IDS.flags.writeable = False
+"""``infos[agent]["action_mask"]`` of every agent that does not decide now: one shared read-only array, so that
+a step writes one new mask, not one per seat."""
+
 
 def env(num_players: int = 2, render_mode: str | None = None, engine: str = AUTO, **rule_options: Any) -> AECEnv:
     """The Gubs AEC environment with the standard wrappers of PettingZoo's classic games.
@@ -110,8 +115,9 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict] = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {"action_mask": _NO_IDS} for a in self.agents}
         self.agent_selection = self.possible_agents[self._table.actor]  # a new game always asks somebody
+        self._show_mask(self.agent_selection)
 
     @property
     def game(self) -> Game:
@@ -135,7 +141,7 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"the env seats {self.num_players} players, not {game.num_players}")
         table.import_game(game)
         if table.actor >= 0:
-            self.agent_selection = self.possible_agents[table.actor]
+            self._show_mask(self.possible_agents[table.actor])
 
     def seat_of(self, agent: str) -> int:
         """The seat of an agent name."""
@@ -157,6 +163,12 @@ class raw_env(AECEnv, EzPickle):
     def _mask(table: IdTable, seat: int) -> np.ndarray:
         """The table's mask for the seat to act, and an empty one for every other seat."""
         return table.action_mask() if seat == table.actor else np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    def _show_mask(self, agent: str) -> None:
+        """Select ``agent`` to decide: its legal ids go to its ``infos``, and the last decider's are emptied."""
+        self.infos[self.agent_selection]["action_mask"] = _NO_IDS
+        self.agent_selection = agent
+        self.infos[agent]["action_mask"] = self._started().action_mask()
 
     def step(self, action: int | None) -> None:
         """Apply the acting agent's action id.
@@ -180,10 +192,11 @@ class raw_env(AECEnv, EzPickle):
             raise
         self._cumulative_rewards[agent] = 0
         if table.actor < 0:
+            self.infos[agent]["action_mask"] = _NO_IDS
             self._finish(table)
             self._accumulate_rewards()  # every reward before the end is 0: nothing to add until then
         else:
-            self.agent_selection = self.possible_agents[table.actor]
+            self._show_mask(self.possible_agents[table.actor])
         if self.render_mode == "human":
             self.render()
 
@@ -204,14 +217,7 @@ class raw_env(AECEnv, EzPickle):
         """
         if self.render_mode is None:
             return None
-        game = self._started().game
-        if self.render_mode == "rgb_array":
-            return state_rgb(game.state, game.current_player)
-        text = game.render(game.current_player)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return render_table(self._started(), self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -220,3 +226,15 @@ class raw_env(AECEnv, EzPickle):
         if self._table is None:
             raise RuntimeError("call reset() before using the environment")
         return self._table
+
+
+def render_table(table: IdTable, render_mode: str) -> str | np.ndarray | None:
+    """The table from the deciding seat's view (all-seeing once over) in ``render_mode`` (one of RENDER_MODES)."""
+    game = table.game
+    if render_mode == "rgb_array":
+        return state_rgb(game.state, game.current_player)
+    text = game.render(game.current_player)
+    if render_mode == "human":
+        print(text + "\n")
+        return None
+    return text

@@ -25,8 +25,9 @@ returns that episode's ``num_players - 1`` opponents, clockwise from the learner
 opponents): opponent pools and snapshots plug in there (``agents/training/sb3/fast_vec_env.py`` does). A decision with
 a single legal id is played for an opponent without asking it, as ``SelfPlayEnv`` does.
 
-**The action mask** comes in ``info["action_mask"]`` (bool ``(num_envs, 356)``) from ``reset`` and every
-``step``, and from :meth:`GubsVectorEnv.action_masks`; the observation is the plain 512-vector.
+**The action mask** comes in ``info["action_mask"]`` (``(num_envs, 356)``, bool by default, int8 with
+``mask_dtype="int8"``, which AgileRL's DQN needs) from ``reset`` and every ``step``, and from
+:meth:`GubsVectorEnv.action_masks`; the observation is the plain 512-vector.
 
 **Autoreset.** ``autoreset_mode`` is ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or ``SAME_STEP``;
 ``DISABLED`` is not supported. NEXT_STEP: the step that ends an episode returns its last observation, and the next
@@ -56,6 +57,7 @@ from gubs_env.engine import IllegalActionError
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes
 from gubs_env.engine.positions.serialize import brief
+from gubs_env.envs import masks
 from gubs_env.fast import FastGames
 from gubs_env.fast.selfplay import CALLER_SEAT, RANDOM_SEAT, WAITS_EPISODE, WAITS_OPPONENT, SelfPlayLoop
 
@@ -91,6 +93,8 @@ class GubsVectorEnv(VectorEnv):
             ``SelfPlayEnv`` and the PettingZoo env) or ``"raise"`` (the engine's ``IllegalActionError``, nothing
             changes).
         threads: threads of the compiled loop (results never depend on it).
+        mask_dtype: the dtype of the learners' masks: ``"bool"`` (the default, as Gymnasium and sb3-contrib
+            use) or ``"int8"`` (AgileRL's DQN computes ``1 - mask``, which a bool tensor refuses).
         **rule_options: engine rule options for every game.
 
     Raises:
@@ -109,6 +113,7 @@ class GubsVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         on_illegal: str = "lose",
         threads: int = 1,
+        mask_dtype: str = "bool",
         **rule_options: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
@@ -125,6 +130,8 @@ class GubsVectorEnv(VectorEnv):
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < min(sizes)
         ):
             raise ValueError(f"learner_seat must be None or a seat of every table, not {brief(learner_seat)}")
+        self.mask_dtype = masks.mask_dtype(mask_dtype)
+        """The numpy dtype of the learners' masks."""
         self.num_envs = num_envs
         self.num_players = sizes.per_slot(num_envs)
         self.games = FastGames(num_envs, sizes[0], threads=threads, **rule_options)
@@ -222,7 +229,7 @@ class GubsVectorEnv(VectorEnv):
         return self._results(illegal)
 
     def action_masks(self) -> np.ndarray:
-        """The learners' legal ids as bool ``(num_envs, 356)`` (the same as the last ``info["action_mask"]``)."""
+        """The learners' legal ids as ``(num_envs, 356)`` of ``mask_dtype`` (the last ``info["action_mask"]``)."""
         return self._mask_copy()
 
     @property
@@ -346,9 +353,9 @@ class GubsVectorEnv(VectorEnv):
         return observations, loop.reward.copy(), loop.terminated.copy(), loop.truncated.copy(), infos
 
     def _mask_copy(self) -> np.ndarray:
-        masks = self._masks.copy()
-        masks[self._awaiting] = True  # NEXT_STEP: the ignored action of a game about to start again
-        return masks
+        learners = self._masks.astype(self.mask_dtype)  # a copy, in the dtype asked for
+        learners[self._awaiting] = True  # NEXT_STEP: the ignored action of a game about to start again
+        return learners
 
     # --- checks -----------------------------------------------------------------------------------
 

@@ -297,9 +297,7 @@ class FastGames:
 
     def _reset_slots(self, slots: np.ndarray, seeds: np.ndarray, players: np.ndarray) -> None:
         self._use_threads()
-        # what a reset compiles (its views are written by the step kernel), not step()'s check: a vector env resets
-        # here but steps through its own loop, so a kernel it never calls would be announced as cold at every run
-        kernels.announce(kernels.reset_kernel, kernels.step_kernel)
+        kernels.warm_up("a batch", BATCH_KERNELS, _exercise_batch)  # the first reset: before any game is played
         uniform = LETTER_PLACEMENTS.index(self._options.letter_placement)
         kernels.reset_kernel(self._states, self._rngs, slots, seeds, players, self._options.max_turns, uniform)
         self._seeds[slots] = seeds
@@ -326,7 +324,6 @@ class FastGames:
             # -2 and NUM_ACTIONS are refused like any other id out of range, so clipping keeps every refusal
             clipped_into(given, ids, -2, NUM_ACTIONS)
         self._use_threads()
-        kernels.announce(kernels.check_kernel)
         bad = kernels.check_kernel(self._legal, ids)
         if bad >= 0:
             raise IllegalActionError(f"game {bad}: {why_illegal(self._states[bad], self._legal[bad], int(given[bad]))}")
@@ -384,7 +381,6 @@ class FastGames:
             out = np.empty((self._num_games, OBS_SIZE), dtype=np.float32)
         target = writable_out(out, (self._num_games, OBS_SIZE), np.float32, "out")
         self._use_threads()
-        kernels.announce(kernels.observe_kernel)
         kernels.observe_kernel(self._states, seats, target)
         return out
 
@@ -466,3 +462,26 @@ def _check_seed(seed: Any) -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= _U64:
         raise ValueError(f"seed must be an int from 0 to 2**64 - 1, not {brief_value(seed)}")
     return int(seed)
+
+
+BATCH_KERNELS = (
+    kernels.reset_kernel,
+    kernels.step_kernel,
+    kernels.check_kernel,
+    kernels.observe_kernel,
+    score,
+    winners_into,
+    hand_size,
+)
+"""Every kernel a batch calls: compiled together at the first reset of the first batch of a process."""
+
+
+def _exercise_batch() -> None:
+    """Each of :data:`BATCH_KERNELS` once: a reset, a checked step with auto-reset, observations, the outcomes."""
+    games = FastGames(2, 2, auto_reset=True)
+    games.reset(np.arange(2, dtype=np.uint64))
+    games.step(np.argmax(games.mask, axis=1))
+    games.observe(np.zeros(2, dtype=np.int64))
+    games.scores()
+    games.winners(0)
+    games.hand_sizes(0)

@@ -7,7 +7,7 @@ engine, pays for W Python samples and W conversions. Here the knowledge is read 
 known deck top, the pending decision), and the lists of cards whose place it does not know, with the
 weights of every choice the reference sampler makes by weight (where the Letters lie, how the open window's
 answer cards split between the asked seat, the other hands and the deck), taken from the reference module's
-own functions (``thirds_ways``, ``answer_splits``). One compiled call then writes W worlds: each copies the
+own functions (``letter_posterior``, ``answer_splits``). One compiled call then writes W worlds: each copies the
 template and redistributes the unknown cards with the same steps as the reference sampler, drawing from its
 own PCG64 stream seeded from ``(seed, w)``.
 
@@ -23,7 +23,6 @@ cannot see reaches a world.
 from __future__ import annotations
 
 import functools
-import math
 import random
 import statistics
 import sys
@@ -38,13 +37,18 @@ from gubs_env.engine import Game
 from gubs_env.engine.cards import EVENTS, LETTERS, NUM_KINDS
 from gubs_env.engine.options import LETTER_PLACEMENTS
 from gubs_env.engine.positions.determinize import (
+    LETTER_DRAWN,
+    PUT_BACK,
+    PUT_BACK_LETTER,
+    DeckEvent,
     DeckRedeal,
     Knowledge,
+    LetterPosterior,
     _answer_kinds,  # one definition of which kinds answer the open window, shared with the reference sampler
     answer_splits,
     knowledge,
+    letter_posterior,
     sample_world,
-    thirds_ways,
     unknown_counts,
     window_demands,
 )
@@ -79,13 +83,9 @@ class WorldPlan:
             cards the viewer does not know), whether another seat's Scout is open and how many cards it holds.
         template: the int32 row of every world before its unknown cards are placed.
         letters: the Letters still in the hidden deck.
-        letter_weights: thirds placement: the weight of each way the three thirds' Letters can be drawn,
-            known or hidden, in their slots or put back by the deal (``determinize.thirds_ways``; empty: the
-            hidden Letters lie uniformly in the hidden deck).
-        letter_ranges: per such way and third, the deck cells ``[lo, hi)`` its Letter lies in uniformly
-            when it is hidden in its slot (``lo == hi``: it is not).
-        letter_loose: per such way, the hidden Letters the deal put back: each at a distinct uniform hidden
-            cell that no slot Letter takes.
+        letter_cells: thirds placement: each set of hidden cells the Letters can lie in, one row each
+            (``determinize.letter_posterior``; no rows: the hidden Letters lie uniformly in the hidden deck).
+        letter_cumulative: the running sum of those ways' weights (int64, as the kernel draws them).
         events: the other Events in the hidden deck.
         answers: the open window's answer cards whose place is unknown (empty when no seat is constrained).
         split_weights: the weight of each split of ``answers`` (as many arrangements as it allows).
@@ -101,9 +101,8 @@ class WorldPlan:
     header: np.ndarray
     template: np.ndarray
     letters: np.ndarray
-    letter_weights: np.ndarray
-    letter_ranges: np.ndarray
-    letter_loose: np.ndarray
+    letter_cells: np.ndarray
+    letter_cumulative: np.ndarray
     events: np.ndarray
     answers: np.ndarray
     split_weights: np.ndarray
@@ -135,48 +134,52 @@ def _scaled(weights: list[int]) -> np.ndarray:
     return np.array(weights, dtype=np.int64)
 
 
-def _scaled_floats(weights: list[float]) -> np.ndarray:
-    """Positive float weights as int64 in the same proportions, to about 2**-53 (the reference draws floats)."""
-    total = math.fsum(weights)
-    return np.array([max(1, round(w / total * (1 << 60))) for w in weights], dtype=np.int64)
+_NO_WAYS = (np.zeros((0, 3), dtype=np.int8), np.zeros(0, dtype=np.int64))
+"""No weighted ways: the hidden Letters at uniform places (uniform placement, or where the model explains nothing)."""
 
 
-_NO_WAYS = (np.zeros(0, dtype=np.int64), np.zeros((0, 3, 2), dtype=np.int32), np.zeros(0, dtype=np.int32))
-"""No weighted ways: the hidden Letters at uniform places (uniform placement, or the thirds model's fallback)."""
+def letter_table(posterior: LetterPosterior | None) -> tuple[np.ndarray, np.ndarray]:
+    """A posterior as the kernels' arrays: each way's cells (int8, one row each) and the running sum of its weights.
 
-
-def letter_ways(
-    n: int, size: int, hidden: int, known_letters: tuple[int, ...], missing: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``thirds_ways`` as the kernels' arrays: the weights, the cells and the Letters put back (none: uniform)."""
-    ways = thirds_ways(n, size, hidden, list(known_letters), missing)
-    if ways is None:
-        return _NO_WAYS
-    cells = [[(0, 0) if span is None else (span.start, span.stop) for span in spans] for _, spans, _ in ways]
-    return (
-        _scaled_floats([weight for weight, _, _ in ways]),
-        np.array(cells, dtype=np.int32).reshape(len(ways), 3, 2),
-        _int32([extra for _, _, extra in ways]),
-    )
-
-
-_remembered_letter_ways = functools.lru_cache(maxsize=4096)(letter_ways)
-""":func:`letter_ways`, remembered: a game's chance steps ask the same few questions again and again (its arrays
-are shared, so never written to)."""
-
-
-def _letter_choices(k: Knowledge, hidden: int, missing: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The thirds posterior as the reference computes it (``determinize.thirds_ways``); no ways: uniform.
-
-    Returns the kernel's arrays (:func:`letter_ways`): each way's weight, per way and third the cells ``[lo, hi)``
-    its Letter lies in uniformly (``(0, 0)``: not hidden in its slot), and per way how many hidden Letters were put
-    back by the deal.
+    The weights are the posterior's probabilities scaled to integers with a total near 2**60 (a relative error of
+    about 2**-53, the reference's own float precision); a possible way keeps a weight of at least 1.
     """
+    if posterior is None:
+        return _NO_WAYS
+    shares = np.diff(posterior.cumulative, prepend=0.0)
+    weights = np.maximum(1, np.rint(shares * float(1 << 60))).astype(np.int64)
+    return posterior.cells.astype(np.int8), np.cumsum(weights)
+
+
+@functools.lru_cache(maxsize=1024)
+def letter_ways(
+    n: int,
+    size: int,
+    hidden: int,
+    known_letters: tuple[int, ...],
+    missing: int,
+    history: tuple[DeckEvent, ...] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The thirds posterior (``determinize.letter_posterior``) as the kernels' arrays (:func:`letter_table`).
+
+    Remembered: a game's chance steps ask the same few questions again and again, game after game (the arrays are
+    shared, so never written to).
+    """
+    cells, cumulative = letter_table(
+        letter_posterior.__wrapped__("thirds", n, size, hidden, known_letters, missing, history)
+    )
+    cells.setflags(write=False)
+    cumulative.setflags(write=False)
+    return cells, cumulative
+
+
+def _letter_choices(k: Knowledge, hidden: int, missing: int) -> tuple[np.ndarray, np.ndarray]:
+    """The Letters' posterior as the reference computes it (``determinize.letter_posterior``); no ways: uniform."""
     if missing == 0 or k.options.letter_placement != "thirds":
         return _NO_WAYS
     top = k.known_top()[::-1]  # bottom first, as deck cells count
     known_letters = tuple(hidden + i for i, kind in enumerate(top) if kind in _LETTER_SET)
-    return letter_ways(k.num_players, k.deck_size, hidden, known_letters, missing)
+    return letter_ways(k.num_players, k.deck_size, hidden, known_letters, missing, k.deck_history)
 
 
 def _template(k: Knowledge, hidden: int, top_bottom_first: list[int]) -> np.ndarray:
@@ -250,9 +253,8 @@ def plan_worlds(k: Knowledge) -> WorldPlan:
         unknown[kind] = 0
     if len(letters) > hidden:
         raise ValueError("more Letters are unknown than the hidden deck holds")
-    letter_weights, letter_ranges, letter_loose = _letter_choices(k, hidden, len(letters))
-    placed = (letter_ranges[:, :, 1] > letter_ranges[:, :, 0]).sum(axis=1) + letter_loose
-    if np.any(placed != len(letters)):
+    letter_cells, letter_cumulative = _letter_choices(k, hidden, len(letters))
+    if letter_cumulative.size and letter_cells.shape[1] != len(letters):
         raise ValueError("a way of the Letter posterior does not place every hidden Letter")
     free_deck = hidden - len(letters)
     room = [0 if seat == viewer else k.hand_sizes[seat] for seat in range(n)]
@@ -288,9 +290,8 @@ def plan_worlds(k: Knowledge) -> WorldPlan:
         header=header,
         template=_template(k, hidden, top[::-1]),
         letters=_int32(letters),
-        letter_weights=letter_weights,
-        letter_ranges=letter_ranges,
-        letter_loose=letter_loose,
+        letter_cells=letter_cells,
+        letter_cumulative=letter_cumulative,
         events=_int32(events),
         answers=_int32(answers),
         split_weights=_scaled(split_weights),
@@ -415,9 +416,8 @@ def _place_letters(
     row: np.ndarray,
     hidden: int,
     letters: np.ndarray,
-    letter_weights: np.ndarray,
-    letter_ranges: np.ndarray,
-    letter_loose: np.ndarray,
+    letter_cells: np.ndarray,
+    letter_cumulative: np.ndarray,
     slots: np.ndarray,
     order: np.ndarray,
 ) -> None:
@@ -425,27 +425,20 @@ def _place_letters(
     n_letters = letters.size
     if n_letters == 0:
         return
-    j = 0
-    loose = n_letters  # uniform: every hidden Letter at a distinct uniform cell
-    if letter_weights.size:
-        # _thirds_slots: a way by its weight, each slot Letter uniform in its cells, then the ones
-        # put back by the deal at distinct uniform cells not taken.
-        way = _weighted(rng, letter_weights)
-        for t in range(3):
-            lo, hi = letter_ranges[way, t, 0], letter_ranges[way, t, 1]
-            if hi > lo:
-                slots[j] = lo + _below(rng, hi - lo)
-                j += 1
-        loose = letter_loose[way]
-    # Distinct cells one after another, each uniform over those not yet taken.
-    for _ in range(loose):
-        taken = True
-        while taken:
-            slots[j] = _below(rng, hidden)
-            taken = False
-            for i in range(j):
-                taken = taken or slots[i] == slots[j]
-        j += 1
+    if letter_cumulative.size:
+        # letter_slots: one way of the posterior by its weight.
+        way = np.searchsorted(letter_cumulative, _below(rng, letter_cumulative[-1]), side="right")
+        for j in range(n_letters):
+            slots[j] = letter_cells[way, j]
+    else:
+        # Uniform: distinct cells one after another, each uniform over those not yet taken.
+        for j in range(n_letters):
+            taken = True
+            while taken:
+                slots[j] = _below(rng, hidden)
+                taken = False
+                for i in range(j):
+                    taken = taken or slots[i] == slots[j]
     for j in range(n_letters):
         order[j] = letters[j]
     _shuffle(rng, order, n_letters)
@@ -469,9 +462,8 @@ def _sample_kernel(
     header: np.ndarray,
     template: np.ndarray,
     letters: np.ndarray,
-    letter_weights: np.ndarray,
-    letter_ranges: np.ndarray,
-    letter_loose: np.ndarray,
+    letter_cells: np.ndarray,
+    letter_cumulative: np.ndarray,
     events: np.ndarray,
     answers: np.ndarray,
     split_weights: np.ndarray,
@@ -507,7 +499,7 @@ def _sample_kernel(
         for s in range(n):
             left[s] = room[s]
 
-        _place_letters(rng, row, hidden, letters, letter_weights, letter_ranges, letter_loose, slots, order)
+        _place_letters(rng, row, hidden, letters, letter_cells, letter_cumulative, slots, order)
 
         # _place_answers: a split by its weight, then the shuffled answers dealt by it.
         n_pile = 0
@@ -626,9 +618,8 @@ def sample_rows(k: Knowledge | WorldPlan, seed: int, rows: np.ndarray, rngs: np.
         p.header,
         p.template,
         p.letters,
-        p.letter_weights,
-        p.letter_ranges,
-        p.letter_loose,
+        p.letter_cells,
+        p.letter_cumulative,
         p.events,
         p.answers,
         p.split_weights,
@@ -644,17 +635,25 @@ def sample_rows(k: Knowledge | WorldPlan, seed: int, rows: np.ndarray, rngs: np.
     )
 
 
-def redeal_rows(st: GameState, viewer: int, seed: int, rows: np.ndarray, rngs: np.ndarray) -> None:
+def redeal_rows(
+    st: GameState,
+    viewer: int,
+    seed: int,
+    rows: np.ndarray,
+    rngs: np.ndarray,
+    history: tuple[DeckEvent, ...] | None = None,
+) -> None:
     """Write ``len(rows)`` copies of ``st``, the deck dealt anew: row ``w`` is ``redeal_deck(st, viewer, seed + w)``.
 
     The hands-seeing worlds (measurement only; see
     :func:`~gubs_env.engine.positions.determinize.redeal_deck`), written straight into the rows: the position is
     converted once, and each world rewrites its deck and the other seats' Scout knowledge of the deck top. The
-    generators are the futures :func:`sample_rows` gives the same seed (:func:`seed_futures`).
+    generators are the futures :func:`sample_rows` gives the same seed (:func:`seed_futures`). ``history``: the
+    deck's events since the deal, as ``redeal_deck`` takes them.
     """
     state_to_row(st, rows[0], rngs[0])
     rows[1:] = rows[0]
-    redeal = DeckRedeal(st, viewer)
+    redeal = DeckRedeal(st, viewer, history)
     scouted = [(seat, len(seen)) for seat, seen in enumerate(st.seen_top) if seat != viewer and seen]
     for w in range(rows.shape[0]):
         deck = redeal.deck(seed + w)
@@ -668,13 +667,21 @@ def redeal_rows(st: GameState, viewer: int, seed: int, rows: np.ndarray, rngs: n
 # --- the deck alone dealt anew: the table's knowledge kept ---------------------------------------------------------
 
 
-def redeal_deck_rows(row: np.ndarray, known: int, seed: int, rows: np.ndarray, rngs: np.ndarray) -> None:
+def redeal_deck_rows(
+    row: np.ndarray,
+    known: int,
+    seed: int,
+    rows: np.ndarray,
+    rngs: np.ndarray,
+    history: tuple[DeckEvent, ...] | None = None,
+) -> None:
     """Write ``len(rows)`` copies of game row ``row`` whose deck is dealt anew below its top ``known`` cards.
 
     :meth:`~gubs_env.engine.positions.determinize.DeckRedeal.deck`'s distribution in one compiled call (the Letters
-    by the placement prior, every other hidden card at a uniform free cell): every hand, side, pile and the deck
-    top some seat knows stay. For measurement, as :func:`redeal_rows`: the luck-adjusted evaluation's worlds
-    (:mod:`agents.evaluate.luck`). World ``w`` depends on ``(row, known, seed, w)`` only; each gets a fresh future.
+    by their posterior given ``history``, every other hidden card at a uniform free cell): every hand, side, pile
+    and the deck top some seat knows stay. For measurement, as :func:`redeal_rows`: the luck-adjusted evaluation's
+    worlds (:mod:`agents.evaluate.luck`). World ``w`` depends on ``(row, known, seed, w, history)`` only; each gets
+    a fresh future.
 
     Args:
         row: the position's int32 game row.
@@ -682,16 +689,39 @@ def redeal_deck_rows(row: np.ndarray, known: int, seed: int, rows: np.ndarray, r
         seed: an int in ``[0, 2**64)``.
         rows: int32 ``(W, layout.ROW)``, C-contiguous: overwritten with the worlds.
         rngs: uint64 ``(W, 6)``, C-contiguous: overwritten with each world's generator.
+        history: the deck's events since the deal (:data:`~gubs_env.engine.positions.determinize.DeckEvent`);
+            ``None`` where they were not recorded (the posterior then takes it that no card was put back since).
     """
     hidden = int(row[L.DECK_LEN]) - known
-    weights, ranges, loose = _NO_WAYS
+    cells, cumulative = _NO_WAYS
     missing, first, second, third = _letter_cells(row, hidden)
     if missing and LETTER_PLACEMENTS[int(row[L.UNIFORM])] == "thirds":
-        known_letters = tuple(cell for cell in (first, second, third) if cell >= 0)
-        weights, ranges, loose = _remembered_letter_ways(
-            int(row[L.NUM_PLAYERS]), int(row[L.DECK_LEN]), hidden, known_letters, missing
+        known_letters = tuple(int(cell) for cell in (first, second, third) if cell >= 0)
+        cells, cumulative = letter_ways(
+            int(row[L.NUM_PLAYERS]), int(row[L.DECK_LEN]), hidden, known_letters, int(missing), history
         )
-    _redeal_kernel(row, hidden, weights, ranges, loose, np.uint64(seed), rows, rngs)
+    _redeal_kernel(row, hidden, cells, cumulative, np.uint64(seed), rows, rngs)
+
+
+def row_deck_events(before: np.ndarray, after: np.ndarray, drew: bool) -> list[DeckEvent]:
+    """The deck's public events of one action, from the game rows before and after it (``deck_events`` on rows).
+
+    ``drew``: the action was the turn player's draw. A replay that appends the events of every action from the
+    game's first on has the history :func:`redeal_deck_rows` and :func:`plan_worlds` (through the knowledge) take.
+    """
+    events: list[DeckEvent] = []
+    size = int(before[L.DECK_LEN])
+    if drew:
+        if T.IS_LETTER[before[L.DECK + size - 1]]:
+            events.append((size, LETTER_DRAWN))
+        size -= 1
+    end = int(after[L.DECK_LEN])
+    letters_back = int(
+        T.IS_LETTER[after[L.DECK : L.DECK + end]].sum() - T.IS_LETTER[before[L.DECK : L.DECK + size]].sum()
+    )
+    what = PUT_BACK_LETTER if letters_back else PUT_BACK  # only a flop puts a Letter back, alone
+    events += [(at, what) for at in range(size, end)]
+    return events
 
 
 @nb.njit(cache=True)
@@ -714,9 +744,8 @@ def _letter_cells(row: np.ndarray, hidden: int) -> tuple[int, int, int, int]:
 def _redeal_kernel(
     template: np.ndarray,
     hidden: int,
-    letter_weights: np.ndarray,
-    letter_ranges: np.ndarray,
-    letter_loose: np.ndarray,
+    letter_cells: np.ndarray,
+    letter_cumulative: np.ndarray,
     seed: np.uint64,
     rows: np.ndarray,
     rngs: np.ndarray,
@@ -744,7 +773,7 @@ def _redeal_kernel(
         seed_pcg64(rng, world_seed(seed, w, _SAMPLER_STREAM))
         for i in range(hidden):
             row[L.DECK + i] = -1
-        _place_letters(rng, row, hidden, letters[:n_letters], letter_weights, letter_ranges, letter_loose, slots, order)
+        _place_letters(rng, row, hidden, letters[:n_letters], letter_cells, letter_cumulative, slots, order)
         pile[:n_others] = others[:n_others]
         _deal_into_free_cells(rng, row, hidden, pile, n_others)
         for s in range(n):  # a Scout's knowledge is the world's deck top (unchanged where ``known`` covers it)

@@ -6,6 +6,7 @@ comes from the game's own generator row, so results do not depend on the number 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numba as nb
@@ -17,26 +18,47 @@ from gubs_env.fast.core.jit import NO_REFCOUNT, pure
 from gubs_env.fast.core.observe import encode
 from gubs_env.fast.core.rng import seed_pcg64
 from gubs_env.fast.core.rules import advance, legal_mask, new_game, score, winners_into
-from gubs_env.support.compiling import announce_compiling
+from gubs_env.support.compiling import compiling
 
 N_ACTIONS = T.N_ACTIONS
 OBS_LEN = T.OBS_LEN
 S_OVER = T.S_OVER
 
-COMPILE_SECONDS = 60
-"""About how long the kernels of one batch (reset, check, step) take to compile from nothing on 2 cores, for the
-announcement (docs/fast.md, "Compiling")."""
+WARM_UP_SECONDS = {
+    "one game": 60,
+    "a batch": 120,
+    "the self-play loop": 75,
+    "whole games": 45,
+    "random legal ids": 15,
+}
+"""About how long each part of the engine takes to compile from nothing on a 2-core machine shared with other work
+(one game: 35 s beside one busy process, 112 s at a load average of 11), for the announcement (docs/fast.md,
+"Compiling"): the parts a first run uses are compiled up front, before its first game."""
 
-_checked: set[Any] = set()
-"""Kernels whose cache this process has already looked at: :func:`announce` costs a set lookup afterwards."""
+_warm: set[str] = set()
+"""The parts this process has warmed up: :func:`warm_up` costs a set lookup afterwards."""
 
 
-def announce(*dispatchers: Any) -> None:
-    """Say on stderr, once per process, that the engine is about to compile when these kernels are not cached."""
-    new = [d for d in dispatchers if d not in _checked]
-    if new:
-        _checked.update(new)
-        announce_compiling(new, "the game engine", COMPILE_SECONDS)
+def warm_up(part: str, dispatchers: Sequence[Any], exercise: Callable[[], object]) -> None:
+    """Once per process, compile (or load from numba's cache) every kernel of a part of the engine, up front.
+
+    ``exercise`` calls each of ``dispatchers`` once, through the code that calls them in play, so that each is
+    compiled for the very types play uses. When any is not cached, the compile is announced on stderr with its
+    progress every few seconds (:func:`~gubs_env.support.compiling.compiling`); when all are, they load in a
+    fraction of a second and nothing is printed. Either way the first games after it run at full speed: no kernel
+    compiles or loads in the middle of them.
+
+    Args:
+        part: a key of :data:`WARM_UP_SECONDS`.
+        dispatchers: the numba dispatchers that ``exercise`` calls.
+        exercise: a tiny run of the part (it may call code that calls :func:`warm_up` for the same part again:
+            that call returns at once).
+    """
+    if part in _warm:
+        return
+    _warm.add(part)
+    with compiling(dispatchers, f"the game engine ({part})", WARM_UP_SECONDS[part]):
+        exercise()
 
 
 @nb.njit(cache=True)

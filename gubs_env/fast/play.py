@@ -131,7 +131,7 @@ class _Table:
         self.scores = np.zeros((games, MAX_PLAYERS), dtype=np.int64)
         self.winners = np.zeros((games, MAX_PLAYERS), dtype=np.int64)
         first = np.arange(min(slots, games), dtype=np.int64)  # slot i starts with game i
-        kernels.announce(kernels.reset_kernel, kernels.play_kernel)
+        kernels.warm_up("whole games", (kernels.reset_kernel, kernels.play_kernel), _exercise_play)
         players_of = np.full(first.shape[0], players, dtype=np.int64)
         kernels.reset_kernel(self.states, self.rngs, first, seeds[first], players_of, self.setup[1], self.setup[2])
         self.choosers[first] = seeds[first]
@@ -241,7 +241,7 @@ def sample_legal(mask: np.ndarray, chooser: np.ndarray, out: np.ndarray, *, thre
     states = writable_out(chooser, (rows,), np.uint64, "chooser")
     ids = writable_out(out, (rows,), np.int64, "out")
     set_threads(threads)
-    kernels.announce(kernels.sample_kernel)
+    kernels.warm_up("random legal ids", (kernels.sample_kernel,), _exercise_sampling)
     # The kernel is compiled for a writable mask (the batch's own); a read-only one is copied rather than
     # compiled for, which would stall this call while numba compiles a second version of the kernel.
     source = mask if type(mask) is np.ndarray else mask.view(np.ndarray)
@@ -254,3 +254,13 @@ def set_threads(threads: Any) -> None:
 
 
 _U64 = 2**64 - 1
+
+
+def _exercise_play() -> None:
+    """The whole-game kernels once: one random game."""
+    play_games(np.zeros(1, dtype=np.uint64), 2)
+
+
+def _exercise_sampling() -> None:
+    """The sampling kernel once."""
+    sample_legal(np.ones((1, NUM_ACTIONS), dtype=np.int8), np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=np.int64))

@@ -233,7 +233,7 @@ class SelfPlayLoop:
         games = self.games
         # the loop is the batch's own kernel in all but name: it writes the engine's arrays as FastGames.step does
         games._use_threads()
-        kernels.announce(selfplay_kernel)
+        kernels.warm_up("the self-play loop", (selfplay_kernel, seed_pcg64), _exercise_loop)
         options = games.options
         selfplay_kernel(
             (games._states, games._rngs, games._actor, games._mask, games._legal, games._obs),
@@ -255,3 +255,13 @@ class SelfPlayLoop:
                 self.final_learner,
             ),
         )
+
+
+def _exercise_loop() -> None:
+    """The loop's kernels once, over a tiny batch: episodes seeded, begun and played up to the learners."""
+    games = FastGames(2, 2)
+    games.reset(np.arange(2, dtype=np.uint64))
+    loop = SelfPlayLoop(games)
+    loop.seed_episodes(np.arange(2), np.arange(2, dtype=np.uint64))
+    loop.seed_opponent(0, 0, 0)
+    loop.run(np.full(2, -1, dtype=np.int64), np.ones(2, dtype=np.int8), seed_randoms=True, autoreset=True)

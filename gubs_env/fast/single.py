@@ -62,7 +62,7 @@ class FastGame:
         self._mask = readonly_view(self._legal)
         self._row_view = readonly_view(self._row)
         self._actor = -1
-        kernels.announce(kernels.start_game, kernels.step_game, kernels.view_game)
+        kernels.warm_up("one game", ONE_GAME_KERNELS, _exercise_one_game)  # before the first game, not during it
         self.reset(seed)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -228,3 +228,17 @@ class FastGame:
     def game(self) -> Game:
         """The position as a reference :class:`Game` without a log: a copy, so changes to it do not reach this game."""
         return self.export_game(record_log=False)
+
+
+ONE_GAME_KERNELS = (kernels.start_game, kernels.step_game, kernels.view_game, encode, score, winners_into)
+"""Every kernel one game calls: compiled together when the first :class:`FastGame` of a process is made."""
+
+
+def _exercise_one_game() -> None:
+    """Each of :data:`ONE_GAME_KERNELS` once: a deal, a step, an observation, an import, the scores and winners."""
+    game = FastGame(2, seed=0)
+    game.step(int(np.flatnonzero(game.mask)[0]))
+    game.observe(0)
+    game.import_game(game.export_game(record_log=False))
+    game.scores()
+    winners_into(game._row, np.zeros(MAX_PLAYERS, dtype=np.int64))  # winners() asks it only once a game is over

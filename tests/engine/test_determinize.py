@@ -7,6 +7,7 @@ shows that a deliberately wrong sampler fails the same test.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import math
@@ -448,6 +449,7 @@ def test_every_fact_of_the_record_is_in_the_key():
         "event": int(Kind.LETTER_G) if k.event is None else None,
         "scout_cards": (0,) if k.scout_cards is None else None,
         "scout_placed": (0,) if k.scout_placed is None else None,
+        "deck_history": ((40, det.PUT_BACK),) if k.deck_history is None else None,
     }
 
     def other(value: Any) -> Any:
@@ -669,41 +671,25 @@ def letter_outcome(deck_bottom_first: list[int]) -> tuple[int, int]:
 
 
 def exact_letter_posterior(placement: str, num_players: int, deck_size: int, known: set[int]) -> dict[Any, float]:
-    """The Letter placement enumerated outcome by outcome, kept where it agrees with the table.
+    """Where Letters G and B lie (binned), exactly: U was drawn, G and B lie among the cells not in ``known``.
 
-    Thirds: each third's Letter at each place of its range, and where the deal reached that place,
-    put back at each place of the dealt deck instead (the model of docs/engine.md). Uniform: the three
-    insertions of the set-up, each at each slot of the growing deck. The table: Letter U was drawn (it
-    lies above ``deck_size``), G and B were not, and the indices in ``known`` hold known non-Letters.
+    Thirds: the posterior's own probabilities (``letter_posterior``, which tests/engine/test_letter_posterior.py
+    checks against brute-force enumeration), each way's two cells given to G and B either way round. Uniform: every
+    pair of distinct hidden cells alike.
     """
-    rest = 70 - 3 - num_players
-    weights: Counter[tuple[int, ...]] = Counter()
-    if placement == "thirds":
-        after_deal = rest + 3 - 3 * num_players
-        bounds = [round(rest * i / 3) for i in range(4)]
-        places = []
-        for t in range(3):
-            span = range(bounds[t] + t, bounds[t + 1] + t + 1)
-            places.append([(x, after_deal) for x in span if x < after_deal])
-            places[-1] += [(y, 1) for x in span if x >= after_deal for y in range(after_deal)]
-        for (a, wa), (b, wb) in itertools.product(places[0], places[1]):
-            for c, wc in places[2]:
-                if c != a and c != b:
-                    weights[(a, b, c)] += wa * wb * wc
-    else:  # three insertions, each at a uniform slot of the growing deck, as the deal makes them
-        for i1 in range(rest + 1):
-            for i2 in range(rest + 2):
-                q1 = i1 + (i2 <= i1)
-                for i3 in range(rest + 3):
-                    weights[(q1 + (i3 <= q1), i2 + (i3 <= i2), i3)] += 1
+    hidden = deck_size - len(known)
+    assert known == set(range(hidden, deck_size))
     counts: Counter[tuple[int, int]] = Counter()
-    for spots, w in weights.items():
-        above = [x for x in spots if x >= deck_size]
-        below = [x for x in spots if x < deck_size]
-        if len(above) == 1 and not set(below) & known:
-            g, b = below
-            counts[(g // BIN, b // BIN)] += w
-            counts[(b // BIN, g // BIN)] += w
+    if placement == "thirds":
+        posterior = det.letter_posterior("thirds", num_players, deck_size, hidden, (), 2)
+        assert posterior is not None
+        shares = np.diff(posterior.cumulative, prepend=0.0)
+        ways = [(tuple(int(x) for x in cells), float(w)) for cells, w in zip(posterior.cells, shares, strict=True)]
+    else:
+        ways = [(pair, 1.0) for pair in itertools.combinations(range(hidden), 2)]
+    for (g, b), w in ways:
+        counts[(g // BIN, b // BIN)] += w
+        counts[(b // BIN, g // BIN)] += w
     total = sum(counts.values())
     return {o: n / total for o, n in counts.items()}
 
@@ -718,32 +704,21 @@ def test_letters_follow_the_placement_prior(placement, monkeypatch):
     # The other option's posterior is the wrong one for this game.
     other = "uniform" if placement == "thirds" else "thirds"
     real = det.letter_slots
-    monkeypatch.setattr(det, "letter_slots", lambda _p, *args: real(other, *args))
+    monkeypatch.setattr(det, "letter_slots", lambda _p, *args, **kwargs: real(other, *args, **kwargs))
     samples = Counter(letter_outcome(game.resample(0, seed=i).state.deck) for i in range(2500))
     assert not chi2_fits(samples, exact)
 
 
-def test_thirds_posterior_by_hand():
-    # 68-card deck (2 players): thirds 0..22, 23..44, 45..67; the deal reaches 62..67. Deck of 40, its
-    # top 3 known, U drawn. Either third 2's Letter (above 40 unless dealt and put back) is U and G, B
-    # sit one in 0..22, one in 23..36: weight 23 * 14 * (17 + 22 * 6/62); or third 1's Letter (40..44)
-    # is U and third 2's was put back into the deck: weight 23 * 5 * 6/62 * 36.
-    ranges = det.thirds_ranges(2)
-    assert [(r.start, r.stop - 1) for r in ranges] == [(0, 22), (23, 44), (45, 67)]
-    kept_slots = 23 * 14 * (17 + 22 * 6 / 62)
-    put_back = 23 * 5 * 6 / 62 * 36
-    rnd = random.Random(0)
-    outside = 0
-    runs = 4000
-    for _ in range(runs):
-        slots = det.letter_slots("thirds", 2, 40, 37, [], 2, rnd)
-        assert len(set(slots)) == 2 and all(0 <= s < 37 for s in slots)
-        assert any(s in ranges[0] for s in slots)
-        outside += not any(23 <= s < 37 for s in slots)
-    expected = put_back / (kept_slots + put_back) * 22 / 36  # the put-back one misses 23..36
-    assert abs(outside / runs - expected) < 4 * math.sqrt(expected / runs)
-    # A deck grown past the dealt size (cards put back) falls back to the uniform posterior.
-    assert len(det.letter_slots("thirds", 2, 69, 69, [], 3, rnd)) == 3
+def test_a_letter_below_which_a_card_is_put_back_moves_up():
+    # One Letter at cell 10 of a deck of 30: a card put back lands at one of 31 places, 11 of them at or below it.
+    p = np.zeros(70)
+    p[10] = 1.0
+    moved = det.put_back(p, 30)
+    assert (
+        moved[11] == pytest.approx(11 / 31) and moved[10] == pytest.approx(20 / 31) and moved.sum() == pytest.approx(1)
+    )
+    # A Letter put back into that deck of 30 with no Letter in it: each of the 31 places alike.
+    assert det.put_back_letter(np.array(1.0), 30)[:31] == pytest.approx(np.full(31, 1 / 31))
 
 
 def _letters_by_sixth(worlds: Iterator[GameState]) -> list[float]:
@@ -757,7 +732,7 @@ def _letters_by_sixth(worlds: Iterator[GameState]) -> list[float]:
     return [c / games for c in counts]
 
 
-def test_letter_model_matches_real_deals(monkeypatch):
+def test_letter_model_matches_real_deals():
     # Right after the deal at 6 players, the real Letters are spread about evenly (the deal put most
     # of the top third's Letter back at random); the sampler's must be too.
     games = [Game(6, seed=s, record_log=False) for s in range(1200)]
@@ -766,8 +741,14 @@ def test_letter_model_matches_real_deals(monkeypatch):
     assert max(abs(a - b) for a, b in zip(real, model, strict=True)) < 0.12, (real, model)
 
     # Forgetting the deal pins the top third's Letter to the 3 places its third keeps.
-    monkeypatch.setattr(det, "CARDS_DEALT", 0)
-    wrong = _letters_by_sixth(g.resample(1, seed=s).state for s, g in enumerate(games))
+    forgot = det.seen_letters(det.placement_prior("thirds", 6), 64, 46, 46, (), 3, drawn_unrecorded=True)
+    assert forgot is not None
+    rnd = random.Random(0)
+    wrong = [0.0] * 6
+    for _ in range(1200):
+        way = bisect.bisect_right(forgot.cumulative, rnd.random())
+        for cell in forgot.cells[way]:
+            wrong[int(cell) * 6 // 46] += 1 / 1200
     assert max(abs(a - b) for a, b in zip(real, wrong, strict=True)) > 0.3, (real, wrong)
 
 

@@ -65,7 +65,7 @@ def test_the_letters_follow_the_same_prior_as_the_sampled_worlds(monkeypatch):
     assert viewer is not None
     asked = []
 
-    def recording(placement, num_players, deck_size, hidden, known_letters, missing, rnd):
+    def recording(placement, num_players, deck_size, hidden, known_letters, missing, rnd, history=None):
         asked.append((placement, num_players, deck_size, hidden, missing))
         return list(range(missing))  # every hidden Letter at the bottom
 

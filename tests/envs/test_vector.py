@@ -225,6 +225,8 @@ def test_stepping_before_reset_is_refused():
         {"autoreset_mode": "next"},
         {"on_illegal": "ignore"},
         {"max_turns": "many"},
+        {"mask_dtype": "float32"},
+        {"mask_dtype": True},
     ],
 )
 def test_bad_construction_raises_value_error(kwargs):
@@ -358,3 +360,23 @@ def test_every_vector_mode_puts_the_mask_in_info_and_never_an_empty_one(mode):
         assert ends > 0  # the loop went through episode ends and the resets after them
     finally:
         envs.close()
+
+
+def test_mask_dtype_int8_gives_the_same_masks_as_int8_in_info_and_action_masks():
+    """``mask_dtype="int8"`` (what AgileRL's DQN computes ``1 - mask`` on) changes the dtype and nothing else,
+    through episode ends: the NEXT_STEP masks between episodes (every id allowed) included."""
+    envs = {dtype: GubsVectorEnv(num_envs=3, num_players=[2, 3], mask_dtype=dtype) for dtype in ("bool", "int8")}
+    infos = {dtype: env.reset(seed=4)[1] for dtype, env in envs.items()}
+    rng = np.random.default_rng(4)
+    ends = 0
+    for _ in range(300):
+        masks = {dtype: info["action_mask"] for dtype, info in infos.items()}
+        assert masks["bool"].dtype == np.bool_ and masks["int8"].dtype == np.int8
+        assert envs["int8"].action_masks().dtype == np.int8
+        np.testing.assert_array_equal(masks["int8"], masks["bool"].astype(np.int8))
+        np.testing.assert_array_equal(envs["int8"].action_masks(), masks["int8"])
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in masks["bool"]])
+        for dtype, env in envs.items():
+            *_, terminated, truncated, infos[dtype] = env.step(actions)
+        ends += int((terminated | truncated).sum())
+    assert ends > 0

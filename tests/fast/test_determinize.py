@@ -21,6 +21,7 @@ from hypothesis import strategies as hst
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game, Kind, Step
+from gubs_env.engine.actions import Op
 from gubs_env.engine.cards import CARDS, COPIES, EVENTS, LETTERS, NUM_KINDS
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.positions import determinize as det
@@ -242,7 +243,9 @@ def test_plain_table_is_sampled_uniformly(monkeypatch):
         plan = real_plan(k)
         rest = np.concatenate([plan.rest, plan.letters, plan.events]).astype(np.int32)
         empty = np.zeros(0, dtype=np.int32)
-        return dataclasses.replace(plan, rest=rest, letters=empty, events=empty, letter_weights=empty.astype(np.int64))
+        return dataclasses.replace(
+            plan, rest=rest, letters=empty, events=empty, letter_cumulative=empty.astype(np.int64)
+        )
 
     real_plan = fd.plan_worlds
     monkeypatch.setattr(fd, "plan_worlds", events_anywhere)
@@ -446,11 +449,7 @@ def test_letters_follow_the_placement_prior(placement, monkeypatch):
 
 
 def test_thirds_with_a_known_letter_and_one_drawn():
-    # The viewer scouted Letter G on top of a 2-player deck of 40 (thirds 0..22, 23..44, 45..67; the deal
-    # reached 62..67); U was drawn. Either G is third 1's Letter in its slot and third 2's was drawn (from its
-    # slot, 17 ways, or put back by the deal with chance 6/62 above the deck, 22 of 62 places), or third 1's
-    # Letter was drawn (5 ways) and G is third 2's, put back (6/62). Either way B is third 0's Letter,
-    # uniform in cells 0..22, never in 23..36.
+    # The viewer scouted Letter G on top of a 2-player deck of 40; U was drawn. B lies below, by the posterior.
     d = position(
         2,
         hands=[{"Lure": 2}, {"Spear": 3}],
@@ -462,24 +461,36 @@ def test_thirds_with_a_known_letter_and_one_drawn():
     d["seen"][0]["top"] = ["Letter G", "Lure", "Gub"]
     game = Game.from_dict(d)
     plan = fd.plan_worlds(knowledge(game.state, 0))
-    expected = sorted([23 * 17, 23 * 6 / 62 * 22, 23 * 5 * 6 / 62])
-    weights = sorted(plan.letter_weights.tolist())
-    assert all(abs(w / sum(weights) - e / sum(expected)) < 1e-12 for w, e in zip(weights, expected, strict=True))
-    assert plan.letter_ranges[:, 0].tolist() == [[0, 23]] * 3 and plan.letter_loose.tolist() == [0] * 3
-    rows, _ = rows_for(plan, 1, 2000)
-    cells = Counter(int(np.flatnonzero(row[L.DECK : L.DECK + 40] == int(Kind.LETTER_B))[0]) for row in rows)
-    assert set(cells) <= set(range(23))
-    assert ref.chi2_fits(cells, {c: 1 / 23 for c in range(23)})
+    posterior = det.letter_posterior("thirds", 2, 40, 37, (39,), 1)
+    assert posterior is not None
+    cells, cumulative = fd.letter_table(posterior)
+    assert np.array_equal(plan.letter_cells, cells) and np.array_equal(plan.letter_cumulative, cumulative)
+    rows, _ = rows_for(plan, 1, 3000)
+    drawn = Counter(int(np.flatnonzero(row[L.DECK : L.DECK + 40] == int(Kind.LETTER_B))[0]) // 4 for row in rows)
+    exact: Counter[int] = Counter()
+    for cell, share in zip(posterior.cells[:, 0], np.diff(posterior.cumulative, prepend=0.0), strict=True):
+        exact[int(cell) // 4] += float(share)
+    assert ref.chi2_fits(drawn, {bin_: p for bin_, p in exact.items() if p > 1e-12})
+
+
+def test_the_kernels_draw_the_reference_posterior():
+    # The compiled ways are the reference's, their integer weights its probabilities to float precision.
+    history = ((50, det.PUT_BACK), (51, det.PUT_BACK), (44, det.LETTER_DRAWN), (30, det.PUT_BACK))
+    for args in (("thirds", 2, 40, 37, (), 3, None), ("thirds", 4, 25, 25, (), 2, history)):
+        posterior = det.letter_posterior(*args)
+        assert posterior is not None
+        cells, cumulative = fd.letter_table(posterior)
+        assert np.array_equal(cells, posterior.cells)
+        assert np.allclose(cumulative / cumulative[-1], posterior.cumulative, rtol=0, atol=1e-12)
+        assert np.all(np.diff(cumulative, prepend=0) >= 1)  # a possible way stays possible
 
 
 def test_letters_put_back_by_the_deal_agree_with_the_reference(monkeypatch):
     # Right after the deal at 6 players the top third's Letter was most likely dealt and put back anywhere
     # (P5): the compiled and reference samplers must agree on where the Letters lie, and a compiled sampler
-    # that forgets the deal (each third's Letter in its slot) must not.
+    # that takes the Letters at uniform places must not.
     game = next(g for g in (Game(6, seed=s, record_log=False) for s in range(100)) if not g.state.letters)
     k = knowledge(game.state, 1)
-    plan = fd.plan_worlds(k)
-    assert plan.letter_loose.max() > 0  # some ways put a Letter back
     count = 3000
 
     def sixths(deck: list[int]) -> tuple[int, ...]:
@@ -491,8 +502,68 @@ def test_letters_put_back_by_the_deal_agree_with_the_reference(monkeypatch):
 
     reference = Counter(sixths(det.sample_world(k, i).deck) for i in range(count))
     assert homogeneous(compiled(), reference)
-    monkeypatch.setattr(det, "CARDS_DEALT", 0)
+    monkeypatch.setattr(fd, "_letter_choices", lambda *_: fd._NO_WAYS)
     assert not homogeneous(compiled(), reference)
+
+
+def test_after_put_backs_both_samplers_follow_the_history():
+    # A game followed through its put-backs: the compiled worlds and redealt decks agree with the reference's.
+    game, history = next(
+        (g, h) for g, h in (tracked_game(3, seed) for seed in range(40)) if sum(w == det.PUT_BACK for _, w in h) >= 3
+    )
+    k = knowledge(game.state, 0, history)
+    count = 2000
+
+    def highest(deck: list[int]) -> int:
+        """How deep the highest Letter lies, by fifths of the deck (5: none in the deck)."""
+        cells = [i for i, kind in enumerate(deck) if kind in LETTERS]
+        return (len(deck) - 1 - max(cells)) * 5 // len(deck) if cells else 5
+
+    rows, _ = rows_for(k, 5, count)
+    compiled = Counter(highest([int(x) for x in row[L.DECK : L.DECK + int(row[L.DECK_LEN])]]) for row in rows)
+    reference = Counter(highest(det.sample_world(k, i).deck) for i in range(count))
+    assert homogeneous(compiled, reference)
+    row, rng = fd.new_rows(1)
+    state_to_row(game.state, row[0], rng[0])
+    redealt, rngs = fd.new_rows(count)
+    fd.redeal_deck_rows(row[0], 0, 9, redealt, rngs, history)
+    compiled = Counter(highest([int(x) for x in r[L.DECK : L.DECK + int(r[L.DECK_LEN])]]) for r in redealt)
+    reference = Counter(highest(det.redeal_deck(game.state, 0, i, history).deck) for i in range(count))
+    assert homogeneous(compiled, reference)
+    # Without the history the Letters are placed as if nothing was put back: another distribution.
+    without = Counter(
+        highest(det.sample_world(dataclasses.replace(k, deck_history=None), i).deck) for i in range(count)
+    )
+    assert not homogeneous(compiled, without)
+
+
+@pytest.mark.parametrize("num_players", [2, 5])
+def test_the_rows_give_the_deck_events_the_reference_gives(num_players):
+    for seed in range(15):
+        game = Game(num_players, seed=seed, record_log=False)
+        rnd = random.Random(seed)
+        before, after, rng = np.zeros(L.ROW, dtype=np.int32), np.zeros(L.ROW, dtype=np.int32), fd.new_rows(1)[1][0]
+        while not game.is_over:
+            action = rnd.choice(game.legal_actions())
+            drew = game.pending.step is Step.DRAW and action.op is Op.DRAW
+            state = game.state.copy()
+            state_to_row(state, before, rng)
+            game.apply(action)
+            state_to_row(game.state, after, rng)
+            assert fd.row_deck_events(before, after, drew) == det.deck_events(state, action, game.state)
+
+
+def tracked_game(num_players: int, seed: int, until: int = 20) -> tuple[Game, tuple[det.DeckEvent, ...]]:
+    """A random game stopped at ``until`` cards in the deck or a second Letter laid, and its deck's events since."""
+    game = Game(num_players, seed=seed, record_log=False)
+    rnd = random.Random(seed)
+    history: list[det.DeckEvent] = []
+    while len(game.state.letters) < 2 and len(game.state.deck) > until:
+        action = rnd.choice(game.legal_actions())
+        before = game.state.copy()
+        game.apply(action)
+        history += det.deck_events(before, action, game.state)
+    return game, tuple(history)
 
 
 # --- property test --------------------------------------------------------------------------------------------

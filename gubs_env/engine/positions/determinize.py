@@ -13,17 +13,19 @@ not conditioned on is set out in docs/engine.md ("Determinization").
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import product
 from math import comb
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-from gubs_env.engine.actions import BLINDFOLDABLE, Action
+from gubs_env.engine.actions import BLINDFOLDABLE, Action, Op
 from gubs_env.engine.cards import COPIES, EVENTS, LETTERS, NUM_KINDS, Kind
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.positions.serialize import SCOUT_DEPTH, action_to_dict
@@ -31,7 +33,7 @@ from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers
 from gubs_env.engine.setup import CARDS_DEALT
 from gubs_env.engine.state import GameState, Pending, Side, Step
 
-KEY_VERSION = 1
+KEY_VERSION = 2
 """Bumped whenever the information-state string changes shape."""
 _WORLD_SALT = 0x6D75_6273
 """Mixed into the seed of a world's own generator, so it never equals the sampler's stream."""
@@ -45,6 +47,15 @@ _WINDOWS = frozenset({Step.CANCEL, Step.FLOP, Step.CURE})
 _LETTER_SET = frozenset(int(k) for k in LETTERS)
 _EVENT_KINDS = tuple(sorted(int(k) for k in EVENTS))
 _OTHER_EVENTS = tuple(sorted(int(k) for k in EVENTS if k not in LETTERS))
+
+PUT_BACK = 0
+"""A deck event: a card other than a Letter put back at a uniformly random place (R15, R20, a dealt Event)."""
+PUT_BACK_LETTER = 1
+"""A deck event: a Letter put back at a uniformly random place (a flopped Letter, R20)."""
+LETTER_DRAWN = 2
+"""A deck event: a Letter drawn from the top (laid out, or about to be flopped)."""
+DeckEvent = tuple[int, int]
+"""One public event of the deck since the deal: ``(cards in the deck just before it, PUT_BACK | ...)``."""
 
 T = TypeVar("T")
 W = TypeVar("W", int, float)
@@ -85,6 +96,9 @@ class Knowledge:
         scout_cards: SCOUT by the viewer: the seen cards not yet placed; else ``None``.
         scout_placed: SCOUT by the viewer: the cards placed so far, top first; else ``None``.
         scout_sizes: SCOUT: how many cards are still to place and how many were placed (public).
+        deck_history: the deck's public events since the deal (:data:`DeckEvent`: each card put back at a random
+            place and each Letter drawn, with the deck's size then), which the Letters' posterior follows; ``None``
+            where they were not recorded (the state does not keep them: see :func:`deck_events`).
     """
 
     viewer: int
@@ -114,6 +128,7 @@ class Knowledge:
     scout_cards: tuple[int, ...] | None
     scout_placed: tuple[int, ...] | None
     scout_sizes: tuple[int, int]
+    deck_history: tuple[DeckEvent, ...] | None = None
 
     def key(self) -> str:
         """The canonical information-state string: equal exactly when the records are equal."""
@@ -145,6 +160,7 @@ class Knowledge:
                 "scout_placed": None if self.scout_placed is None else list(self.scout_placed),
                 "scout_sizes": list(self.scout_sizes),
             },
+            "deck_history": None if self.deck_history is None else [list(e) for e in self.deck_history],
         }
         return json.dumps(out, sort_keys=True, separators=(",", ":"))
 
@@ -163,8 +179,12 @@ class Knowledge:
         return [*self.seen_top, *sorted(rest)]
 
 
-def knowledge(st: GameState, viewer: int) -> Knowledge:
-    """What seat ``viewer`` may know in ``st`` (the only input of :func:`sample_world`)."""
+def knowledge(st: GameState, viewer: int, history: Sequence[DeckEvent] | None = None) -> Knowledge:
+    """What seat ``viewer`` may know in ``st`` (the only input of :func:`sample_world`).
+
+    ``history`` is the deck's public events since the deal (:func:`deck_events` collects them), which the state does
+    not keep; without it the Letters' posterior takes it that no card was put back since the deal.
+    """
     pend = st.pending
     own_scout = pend.step is Step.SCOUT and pend.by == viewer
     if pend.step is Step.KEEP:
@@ -202,6 +222,7 @@ def knowledge(st: GameState, viewer: int) -> Knowledge:
         scout_cards=tuple(pend.cards) if own_scout else None,
         scout_placed=tuple(pend.placed) if own_scout else None,
         scout_sizes=(len(pend.cards), len(pend.placed)),
+        deck_history=None if history is None else tuple((int(at), int(what)) for at, what in history),
     )
 
 
@@ -210,20 +231,46 @@ def information_state(st: GameState, viewer: int) -> str:
     return knowledge(st, viewer).key()
 
 
-def resample(st: GameState, viewer: int, seed: int | None = None) -> GameState:
-    """A full state seat ``viewer`` cannot tell from ``st``, drawn from its knowledge and ``seed`` alone."""
-    return sample_world(knowledge(st, viewer), seed)
+def resample(
+    st: GameState, viewer: int, seed: int | None = None, history: Sequence[DeckEvent] | None = None
+) -> GameState:
+    """A full state seat ``viewer`` cannot tell from ``st``, drawn from its knowledge and ``seed`` alone.
+
+    ``history``: the deck's events since the deal, as :func:`knowledge` takes them.
+    """
+    return sample_world(knowledge(st, viewer, history), seed)
+
+
+def deck_events(before: GameState, action: Action, after: GameState) -> list[DeckEvent]:
+    """The deck's public events of one action, ``before`` and ``after`` it: the history :func:`knowledge` takes.
+
+    Everyone sees them: a card drawn and whether it is a Letter, every card put back into the deck (a flopped Event,
+    R20; the cards of Flash Flood, Rumor of Wasps and Gargok Plague, R15), and the deck's size. A game that appends
+    the events of every action to one list from its first action on has the history since the deal.
+    """
+    events: list[DeckEvent] = []
+    size = len(before.deck)
+    if before.pending.step is Step.DRAW and action.op is Op.DRAW:
+        if before.deck[-1] in _LETTER_SET:
+            events.append((size, LETTER_DRAWN))
+        size -= 1
+    letters_back = sum(kind in _LETTER_SET for kind in after.deck) - sum(
+        kind in _LETTER_SET for kind in before.deck[:size]
+    )
+    what = PUT_BACK_LETTER if letters_back else PUT_BACK  # only a flop puts a Letter back, alone
+    events += [(at, what) for at in range(size, len(after.deck))]
+    return events
 
 
 class DeckRedeal:
     """The deck of one position dealt anew, as often as asked: what stays the same between the deals is read once.
 
     The deck top ``viewer`` knows (its Scout's cards) stays; the cards below it are dealt again, the Letters among
-    them by their placement prior given how far the deck has been drawn (as :func:`sample_world` places them) and
-    the other cards uniformly. :func:`redeal_deck` makes a whole world of one deal.
+    them by their posterior (:func:`letter_posterior`, given ``history``: the deck's events since the deal, as
+    :func:`knowledge` takes them), the other cards uniformly. :func:`redeal_deck` makes a whole world of one deal.
     """
 
-    def __init__(self, st: GameState, viewer: int) -> None:
+    def __init__(self, st: GameState, viewer: int, history: Sequence[DeckEvent] | None = None) -> None:
         self.num_players = st.num_players
         self.placement = st.options.letter_placement
         self.size = len(st.deck)
@@ -232,12 +279,20 @@ class DeckRedeal:
         self.known_letters = [self.hidden + i for i, kind in enumerate(self.top_bottom_first) if kind in _LETTER_SET]
         self.letters = [kind for kind in st.deck[: self.hidden] if kind in _LETTER_SET]
         self.others = [kind for kind in st.deck[: self.hidden] if kind not in _LETTER_SET]
+        self.history = None if history is None else tuple((int(at), int(what)) for at, what in history)
 
     def deck(self, seed: int) -> list[int]:
         """One deal of the deck, bottom first, decided by ``seed`` alone."""
         rnd = random.Random(seed)
         slots = letter_slots(
-            self.placement, self.num_players, self.size, self.hidden, self.known_letters, len(self.letters), rnd
+            self.placement,
+            self.num_players,
+            self.size,
+            self.hidden,
+            self.known_letters,
+            len(self.letters),
+            rnd,
+            history=self.history,
         )
         letters, others = self.letters[:], self.others[:]
         rnd.shuffle(letters)
@@ -249,7 +304,9 @@ class DeckRedeal:
         return [next(rest) if kind is None else kind for kind in deck] + self.top_bottom_first
 
 
-def redeal_deck(st: GameState, viewer: int, seed: int | None = None) -> GameState:
+def redeal_deck(
+    st: GameState, viewer: int, seed: int | None = None, history: Sequence[DeckEvent] | None = None
+) -> GameState:
     """``st`` with only the deck dealt anew: what a seat that saw every hand, but not the deck, cannot tell apart.
 
     Every hand, side and pile stays as it is, and so does the deck top ``viewer`` knows; the rest of the deck is
@@ -264,27 +321,324 @@ def redeal_deck(st: GameState, viewer: int, seed: int | None = None) -> GameStat
         seed = random.SystemRandom().getrandbits(63)
     world = st.copy()
     world.rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, _WORLD_SALT])))
-    world.deck = DeckRedeal(st, viewer).deck(seed)
+    world.deck = DeckRedeal(st, viewer, history).deck(seed)
     for seat, seen in enumerate(st.seen_top):
         if seat != viewer:
             world.seen_top[seat] = world.deck[: -len(seen) - 1 : -1] if seen else []
     return world
 
 
-# --- the Letter placement prior ------------------------------------------------------------------
+# --- the Letter posterior ------------------------------------------------------------------------
+#
+# The Letters still to come are followed as their heights in the deck (cells counted from the bottom, as the deck
+# list is stored), sorted from the lowest: a distribution over them is a k-dimensional array ``p`` whose cell
+# ``p[h_0, ..., h_{k-1}]`` (``h_0 < ... < h_{k-1}``) is the probability of the Letters lying there, up to a common
+# factor. Drawing a card other than a Letter removes the top card and moves no Letter; a card put back at a uniform
+# place moves every Letter at or above that place up one cell (R15, R20). docs/engine.md ("The Letter posterior")
+# gives the model and what it conditions on.
+
+_ROOM = sum(COPIES)
+"""Heights run below this: a deck never holds more cards than the game."""
+_OTHER_EVENTS_COUNT = len(EVENTS) - len(LETTERS)
+_MASS_LEFT = 1e-15
+"""The deal's loop over Events drawn and put back stops once this share of the probability is left in it."""
 
 
 def thirds_ranges(num_players: int) -> list[range]:
-    """Where the deal put each third's Letter, as deck indices counted from the bottom (R2).
+    """Where the set-up put each third's Letter, as deck cells counted from the bottom (R2).
 
     :func:`gubs_env.engine.setup.new_state` shuffles ``L = 67 - n`` other cards, cuts them at
     ``round(L * i / 3)`` and inserts one Letter at a uniform slot of each part. Third ``t``'s Letter
     therefore lies uniformly in ``bound[t] + t .. bound[t + 1] + t``, and the three ranges tile the
-    ``70 - n`` cards of the dealt deck.
+    ``70 - n`` cards of the deck before the deal.
     """
     rest = sum(COPIES) - len(LETTERS) - num_players
     bounds = [round(rest * i / 3) for i in range(4)]
     return [range(bounds[t] + t, bounds[t + 1] + t + 1) for t in range(3)]
+
+
+def placement_prior(placement: str, num_players: int, room: int = _ROOM) -> np.ndarray:
+    """The Letters' heights right after the set-up placed them, before the deal (R2), as a 3-d array summing to 1."""
+    p = np.zeros((room,) * 3)
+    if placement == "thirds":
+        first, second, third = thirds_ranges(num_players)
+        p[first.start : first.stop, second.start : second.stop, third.start : third.stop] = 1.0
+    else:  # three distinct uniform places of the 70 - n cards, each set alike
+        p[_increasing(3, room)] = 1.0
+        p[..., sum(COPIES) - num_players :] = 0.0
+    return p / p.sum()
+
+
+@functools.lru_cache(maxsize=512)
+def _heights(k: int, room: int) -> tuple[np.ndarray, ...]:
+    """Per axis of a k-d array of side ``room``, the height each cell stands for (read-only, broadcastable)."""
+    grids = np.ogrid[tuple(slice(0, room) for _ in range(k))]
+    for grid in grids:
+        grid.setflags(write=False)
+    return tuple(grids)
+
+
+@functools.lru_cache(maxsize=256)
+def _increasing(k: int, room: int) -> np.ndarray:
+    """The cells of a k-d array of side ``room`` whose heights rise strictly (the only places Letters can be)."""
+    mask = np.ones((room,) * k, dtype=bool)
+    h = _heights(k, room)
+    for lower, upper in itertools.pairwise(h):
+        mask &= lower < upper
+    mask.setflags(write=False)
+    return mask
+
+
+def _shifted(p: np.ndarray, first: int) -> np.ndarray:
+    """``p`` with the Letters from the ``first``-lowest up moved one cell up (nothing falls off: the top is empty)."""
+    out = np.zeros_like(p)
+    out[_moved(p.ndim, first)] = p[_moved_from(p.ndim, first)]
+    return out
+
+
+def _moved(k: int, first: int) -> tuple[slice, ...]:
+    """The cells of a k-d array that the Letters from the ``first``-lowest up reach when they move one cell up."""
+    return (slice(None),) * first + (slice(1, None),) * (k - first)
+
+
+def _moved_from(k: int, first: int) -> tuple[slice, ...]:
+    """The cells they come from."""
+    return (slice(None),) * first + (slice(None, -1),) * (k - first)
+
+
+def put_back(p: np.ndarray, size: int) -> np.ndarray:
+    """A card other than a Letter put back at one of the ``size + 1`` places of a deck of ``size``, each alike.
+
+    The card lands below the lowest Letter, between two Letters, or above them all, and moves the Letters above it
+    one cell up. Counted in the heights after it (``h'``), the places that move the Letters from the ``j``-lowest
+    up number ``h'_0`` for ``j = 0`` and ``h'_j - 1 - h'_{j-1}`` for the others; ``size - h'_{k-1}`` move none.
+    Only heights up to ``size`` are worked on (a deck of ``size`` holds nothing higher).
+    """
+    k = p.ndim
+    if k == 0:
+        return p
+    reach = (slice(0, size + 1),) * k
+    h = _heights(k, size + 1)
+    before = p[reach]
+    after = before * np.maximum(size - h[-1], 0)
+    for j in range(k):
+        lower = h[j - 1] if j else -1
+        places = np.broadcast_to(np.maximum(h[j] - 1 - lower, 0), before.shape)
+        to = _moved(k, j)
+        after[to] += places[to] * before[_moved_from(k, j)]
+    out = np.zeros_like(p)
+    out[reach] = after / (size + 1)
+    return out
+
+
+def put_back_letter(p: np.ndarray, size: int, room: int = _ROOM) -> np.ndarray:
+    """A Letter put back at one of the ``size + 1`` places of a deck of ``size``: one Letter more to follow.
+
+    If it becomes the ``j``-lowest, it stands at its own height ``h'_j`` and the Letters above moved up. Only heights
+    up to ``size`` are worked on; ``room`` is the side of the arrays when no Letter was followed before.
+    """
+    k = p.ndim
+    room = p.shape[0] if k else room
+    before = p[(slice(0, size + 1),) * k]
+    after = np.zeros((size + 1,) * (k + 1))
+    for j in range(k + 1):
+        after += np.expand_dims(_shifted(before, j), j)
+    after *= _increasing(k + 1, size + 1)
+    out = np.zeros((room,) * (k + 1))
+    out[(slice(0, size + 1),) * (k + 1)] = after / (size + 1)
+    return out
+
+
+def draw_letter(p: np.ndarray, size: int) -> np.ndarray:
+    """The top card of a deck of ``size`` is a Letter: it is the highest one, and one Letter fewer is followed."""
+    return p[..., size - 1].copy()
+
+
+def draw_others(p: np.ndarray, size: int) -> np.ndarray:
+    """Cards other than Letters drawn until the deck holds ``size``: no Letter stood at or above that height."""
+    out = p.copy()
+    if p.ndim:
+        out[..., size:] = 0.0
+    return out
+
+
+def deal(p: np.ndarray, size: int, cards: int, other_events: int = _OTHER_EVENTS_COUNT) -> np.ndarray:
+    """``cards`` cards dealt from a deck of ``size`` holding every Letter; an Event drawn goes back at a uniform place.
+
+    Every Event dealt is put back and replaced from the top (§2 step 3), so ``cards`` cards other than Events leave
+    the deck. The top card, when no Letter, is one of the ``other_events`` other Events with their share of the
+    cards other than Letters: the model takes them to lie at uniform places among those cards (see docs/engine.md).
+    """
+    for _ in range(cards):
+        share = other_events / (size - p.ndim)
+        dealt = np.zeros_like(p)
+        left, total = p, p.sum()
+        while left.sum() > _MASS_LEFT * total:  # Events drawn and put back, until a card that stays in the hand
+            others = draw_others(left, size - 1)
+            dealt += (1 - share) * others
+            left = put_back_letter(draw_letter(left, size), size - 1) + share * put_back(others, size - 1)
+        p, size = dealt, size - 1
+    return p
+
+
+@functools.lru_cache(maxsize=12)
+def dealt_letters(placement: str, num_players: int) -> np.ndarray:
+    """The Letters' heights right after the deal (a 3-d array summing to 1; read-only)."""
+    size = sum(COPIES) - num_players
+    p = deal(placement_prior(placement, num_players), size, CARDS_DEALT * num_players)
+    p /= p.sum()
+    p.setflags(write=False)
+    return p
+
+
+def follow_history(p: np.ndarray, size: int, history: Sequence[DeckEvent], deck_size: int) -> np.ndarray | None:
+    """The Letters' heights after ``history``, then cards other than Letters drawn down to ``deck_size``.
+
+    Args:
+        p: the Letters' heights in a deck of ``size``.
+        size: the deck's size that ``p`` is for.
+        history: the deck's events since, in order (:data:`DeckEvent`); every Letter drawn is one of them.
+        deck_size: the deck's size now.
+
+    Returns:
+        The heights now, or ``None`` where the history does not fit (a size it could not reach, a Letter drawn or put
+        back that is not there to be).
+    """
+    for at, what in history:
+        if not int(what == LETTER_DRAWN) <= at <= size:
+            return None
+        p, size = draw_others(p, at), at
+        if what == PUT_BACK:
+            p, size = put_back(p, size), size + 1
+        elif what == PUT_BACK_LETTER and p.ndim < len(LETTERS):
+            p, size = put_back_letter(p, size), size + 1
+        elif what == LETTER_DRAWN and p.ndim:
+            p, size = draw_letter(p, size), size - 1
+        else:
+            return None
+    if deck_size > size:
+        return None
+    return draw_others(p, deck_size)
+
+
+class LetterPosterior(NamedTuple):
+    """Where the hidden Letters lie: each possible set of cells (rows of ``cells``, ascending) and its weight."""
+
+    cells: np.ndarray
+    """``(ways, missing)`` deck cells from the bottom, read-only."""
+    cumulative: np.ndarray
+    """The running sum of the ways' probabilities (the last is 1), read-only."""
+
+
+@functools.lru_cache(maxsize=256)
+def letter_posterior(
+    placement: str,
+    num_players: int,
+    deck_size: int,
+    hidden: int,
+    known_letters: tuple[int, ...],
+    missing: int,
+    history: tuple[DeckEvent, ...] | None = None,
+) -> LetterPosterior | None:
+    """The exact posterior of the hidden Letters' cells, given the deal, the history and what the viewer knows.
+
+    Args:
+        placement: the ``letter_placement`` option.
+        num_players: seats at the table (it fixes the deck and the deal).
+        deck_size: cards in the deck now.
+        hidden: the bottom ``hidden`` cells are the ones the viewer does not know; it knows those above.
+        known_letters: the known cells holding a Letter (every other known cell holds no Letter).
+        missing: Letters among the hidden cells.
+        history: the deck's events since the deal (:data:`DeckEvent`); ``None`` where it was not recorded: no card
+            was put back since, and the Letters out of the deck were drawn at any time.
+
+    Returns:
+        The posterior, or ``None`` where the model can't explain the position (the deck is larger than the
+        history allows, or no way fits): the caller then takes the hidden Letters at uniform places.
+    """
+    if history is None:
+        p, after_deal = dealt_letters(placement, num_players), _after_deal(num_players)
+        return seen_letters(p, after_deal, deck_size, hidden, known_letters, missing, drawn_unrecorded=True)
+    followed = _followed(placement, num_players, history)
+    if followed is None:
+        return None
+    p, size = followed
+    if deck_size > size:
+        return None
+    now = p[(slice(0, deck_size),) * p.ndim]  # cards other than Letters drawn since: every Letter lies lower
+    return seen_letters(now, deck_size, deck_size, hidden, known_letters, missing)
+
+
+def _after_deal(num_players: int) -> int:
+    """Cards in the deck right after the deal (every Event dealt was put back and replaced)."""
+    return sum(COPIES) - (CARDS_DEALT + 1) * num_players
+
+
+@functools.lru_cache(maxsize=16)
+def _followed(placement: str, num_players: int, history: tuple[DeckEvent, ...]) -> tuple[np.ndarray, int] | None:
+    """The Letters' heights just after ``history``'s last event, and the deck's size then, remembered (read-only).
+
+    Built on the history less its last event (remembered too): a game asks again after each new event, and the draws
+    between events ask the same question.
+    """
+    if not history:
+        return dealt_letters(placement, num_players), _after_deal(num_players)
+    previous = _followed(placement, num_players, history[:-1])
+    if previous is None:
+        return None
+    at, what = history[-1]
+    size = at - 1 if what == LETTER_DRAWN else at + 1
+    p = follow_history(previous[0], previous[1], history[-1:], size)
+    if p is None:
+        return None
+    p.setflags(write=False)
+    return p, size
+
+
+def seen_letters(
+    p: np.ndarray,
+    size: int,
+    deck_size: int,
+    hidden: int,
+    known_letters: tuple[int, ...],
+    missing: int,
+    drawn_unrecorded: bool = False,
+) -> LetterPosterior | None:
+    """The hidden Letters' cells, from their heights ``p`` in a deck of ``size`` and what the viewer knows of it now.
+
+    Args:
+        p: the Letters' heights (one axis per Letter followed).
+        size: the deck's size that ``p`` is for.
+        deck_size: cards in the deck now.
+        hidden: the bottom ``hidden`` cells are the ones the viewer does not know; it knows those above.
+        known_letters: the known cells holding a Letter (every other known cell holds no Letter).
+        missing: Letters among the hidden cells.
+        drawn_unrecorded: the Letters followed beyond those in the deck were drawn since, at moments not recorded,
+            with no card put back: they are the highest, at or above ``deck_size``. Otherwise every Letter followed
+            is in the deck, and ``size == deck_size``.
+
+    Returns:
+        As :func:`letter_posterior`.
+    """
+    if deck_size > size:
+        return None
+    if drawn_unrecorded:
+        for _ in range(p.ndim - missing - len(known_letters)):
+            p = p[..., deck_size:].sum(axis=-1)
+    if p.ndim != missing + len(known_letters):
+        return None
+    for cell in sorted(known_letters, reverse=True):  # the known Letters are the highest: the viewer knows the top
+        p = p[..., cell]
+    p = p[(slice(0, hidden),) * p.ndim]  # the others lie in the hidden cells, below the known ones
+    ways = np.flatnonzero(p)
+    total = p.flat[ways].sum()
+    if not total > 0:
+        return None
+    cells = np.array(np.unravel_index(ways, p.shape), dtype=np.int32).T.reshape(len(ways), missing)
+    cumulative = np.cumsum(p.flat[ways]) / total
+    cells.setflags(write=False)
+    cumulative.setflags(write=False)
+    return LetterPosterior(cells, cumulative)
 
 
 def letter_slots(
@@ -295,101 +649,35 @@ def letter_slots(
     known_letters: list[int],
     missing: int,
     rnd: random.Random,
+    history: tuple[DeckEvent, ...] | None = None,
 ) -> list[int]:
-    """Deck indices (from the bottom) for the Letters still in the deck whose place the viewer does not know.
+    """Deck cells (from the bottom) for the Letters still in the deck whose place the viewer does not know.
 
     Args:
         placement: the ``letter_placement`` option.
-        num_players: seats at the table (it fixes the dealt deck's size).
+        num_players: seats at the table.
         deck_size: cards in the deck now.
-        hidden: the bottom ``hidden`` cards are the ones the viewer does not know; the rest, above
-            them, it knows.
-        known_letters: indices of the known cards that are Letters.
-        missing: Letters in the deck among the hidden cards.
+        hidden: the bottom ``hidden`` cells are the ones the viewer does not know.
+        known_letters: the known cells that hold a Letter.
+        missing: Letters among the hidden cells.
         rnd: the sampler's generator.
+        history: the deck's events since the deal, or ``None`` (:func:`letter_posterior`).
 
     Returns:
-        ``missing`` distinct indices below ``hidden``, drawn from the exact posterior of the
-        placement prior and the deal under the model of docs/engine.md ("Determinization"); the
-        uniform posterior where that model can't explain the position.
+        ``missing`` distinct cells below ``hidden``, drawn from :func:`letter_posterior`; uniform distinct cells
+        under uniform placement (the posterior is uniform there, whatever happened) and where the model can't
+        explain the position.
     """
     if missing == 0:
         return []
     if placement == "thirds":
-        slots = _thirds_slots(num_players, deck_size, hidden, known_letters, missing, rnd)
-        if slots is not None:
-            return slots
+        posterior = letter_posterior(
+            placement, num_players, deck_size, hidden, tuple(sorted(known_letters)), missing, history
+        )
+        if posterior is not None:
+            way = bisect.bisect_right(posterior.cumulative, rnd.random() * posterior.cumulative[-1])
+            return [int(cell) for cell in posterior.cells[min(way, len(posterior.cells) - 1)]]
     return rnd.sample(range(hidden), missing)
-
-
-def _thirds_slots(
-    num_players: int, deck_size: int, hidden: int, known_letters: list[int], missing: int, rnd: random.Random
-) -> list[int] | None:
-    """The thirds posterior; ``None`` when no choice of the three thirds fits the position.
-
-    One way of :func:`thirds_ways` by its weight, then each slot Letter uniformly in its cells and the
-    Letters put back at distinct uniform hidden places not taken.
-    """
-    ways = thirds_ways(num_players, deck_size, hidden, known_letters, missing)
-    if ways is None:
-        return None
-    cells, loose = _weighted(rnd, [(weight, (cells, loose)) for weight, cells, loose in ways])
-    slots = [rnd.randrange(span.start, span.stop) for span in cells if span is not None]
-    taken = set(slots)
-    return slots + rnd.sample([x for x in range(hidden) if x not in taken], loose)
-
-
-def thirds_ways(
-    num_players: int, deck_size: int, hidden: int, known_letters: list[int], missing: int
-) -> list[tuple[float, tuple[range | None, ...], int]] | None:
-    """The thirds posterior as weighted ways; ``None`` when no choice of the three thirds fits the position.
-
-    Each third's Letter either kept its slot (the deal did not reach it) or was dealt and put back
-    at a uniform place of the deck (P5). A kept Letter is now drawn (its slot is above the deck),
-    known (the viewer knows the card there) or hidden in its slot; one put back is drawn, known, or
-    hidden anywhere, each of the ``after_deal`` places alike. The thirds are independent a priori;
-    the Letters put back must not share a place with each other or with a kept one.
-
-    Returns:
-        Per way (a choice for each third that fits the position): its weight (prior probability times
-        the distinct places it leaves the Letters put back), per third the cells its Letter lies in
-        uniformly when it is hidden in its slot (``None`` otherwise), and how many hidden Letters were
-        put back (each at a distinct uniform hidden place no slot Letter takes).
-    """
-    ranges = thirds_ranges(num_players)
-    after_deal = ranges[-1].stop - CARDS_DEALT * num_players
-    if deck_size > after_deal:  # cards were put back since the deal: no longer a cut of the dealt deck
-        return None
-    per_third: list[list[tuple[float, str, int]]] = []
-    for span in ranges:
-        kept = range(span.start, min(span.stop, after_deal))
-        options = [(1.0, "known", x) for x in known_letters if x in kept]
-        drawn = max(0, kept.stop - max(kept.start, deck_size))
-        below = max(0, min(kept.stop, hidden) - kept.start)
-        options += [(float(w), tag, -1) for w, tag in ((drawn, "drawn"), (below, "slot")) if w]
-        dealt = len(span) - len(kept)
-        if dealt > 0:
-            share = dealt / after_deal
-            options += [(share, "known", x) for x in known_letters]
-            options += [(share * w, tag, -1) for w, tag in ((after_deal - deck_size, "drawn"), (1, "loose")) if w]
-        per_third.append(options)
-    ways: list[tuple[float, tuple[range | None, ...], int]] = []
-    for combo in product(*per_third):
-        tags = [tag for _, tag, _ in combo]
-        if sorted(x for _, tag, x in combo if tag == "known") != sorted(known_letters):
-            continue
-        if tags.count("slot") + tags.count("loose") != missing:
-            continue
-        weight = float(_fall(hidden - tags.count("slot"), tags.count("loose")))
-        for w, _, _ in combo:
-            weight *= w
-        if weight > 0:
-            cells = tuple(
-                range(span.start, min(span.stop, hidden, after_deal)) if tag == "slot" else None
-                for span, tag in zip(ranges, tags, strict=True)
-            )
-            ways.append((weight, cells, tags.count("loose")))
-    return ways or None
 
 
 # --- the sampler ---------------------------------------------------------------------------------
@@ -497,7 +785,9 @@ def sample_world(k: Knowledge, seed: int | None = None) -> GameState:
     letters = _expand(unknown, LETTERS)
     top_bottom_first = top[::-1]
     known_letters = [hidden + i for i, kind in enumerate(top_bottom_first) if kind in _LETTER_SET]
-    slots = letter_slots(k.options.letter_placement, n, k.deck_size, hidden, known_letters, len(letters), rnd)
+    slots = letter_slots(
+        k.options.letter_placement, n, k.deck_size, hidden, known_letters, len(letters), rnd, history=k.deck_history
+    )
     rnd.shuffle(letters)
     deck: list[int | None] = [None] * hidden
     for slot, letter in zip(slots, letters, strict=True):
