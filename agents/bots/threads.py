@@ -81,21 +81,28 @@ class CoreMeter:
     def __init__(self) -> None:
         self.cores = os.cpu_count() or 1
         self._mark = self._reading()
+        self._last = 0.0
 
     def _reading(self) -> tuple[float, float, float] | None:
         ticks = _busy_ticks()
         return None if ticks is None else (*ticks, _own_seconds())
 
     def others(self) -> float:
-        """The cores the other processes used, on average, since the previous call (or since the meter was made)."""
+        """The cores the other processes used, on average, since the previous reading (or since the meter was made).
+
+        Called again before a clock tick has passed, it answers what it answered last.
+        """
         before, now = self._mark, self._reading()
-        self._mark = now
-        if before is None or now is None or now[1] <= before[1]:
+        if before is None or now is None:
             return max(0.0, os.getloadavg()[0] - 1) if hasattr(os, "getloadavg") else 0.0
+        if now[1] <= before[1]:
+            return self._last
+        self._mark = now
         busy, total = now[0] - before[0], now[1] - before[1]
         wall = total / self.cores / os.sysconf("SC_CLK_TCK")  # elapsed seconds: every core ticks once a tick
         own = now[2] - before[2]
-        return min(float(self.cores), max(0.0, busy / total * self.cores - own / max(wall, 1e-9)))
+        self._last = min(float(self.cores), max(0.0, busy / total * self.cores - own / max(wall, 1e-9)))
+        return self._last
 
     def threads(self, wanted: int) -> int:
         """``wanted`` threads, or fewer: as many as the cores the others leave free (rounded), at least one."""

@@ -65,3 +65,56 @@ def test_one_blas_thread_holds_numpys_blas_to_one_thread_inside_the_block_only()
     with one_blas_thread():
         assert set(blas_threads()) == {1}
     assert blas_threads() == before
+
+
+class FakeMachine:
+    """Readings of ``/proc/stat`` and of this process's CPU time, advanced by hand: ``cores`` cores, 100 ticks/s."""
+
+    def __init__(self, monkeypatch, cores: int = 2) -> None:
+        import agents.bots.threads as threads
+
+        self.cores, self.busy, self.total, self.own = cores, 0.0, 0.0, 0.0
+        monkeypatch.setattr(threads, "_busy_ticks", lambda: (self.busy, self.total))
+        monkeypatch.setattr(threads, "_own_seconds", lambda: self.own)
+        monkeypatch.setattr(threads.os, "cpu_count", lambda: cores)
+        monkeypatch.setattr(threads.os, "sysconf", lambda name: 100)
+
+    def run(self, seconds: float, busy_cores: float, own_cores: float) -> None:
+        """``seconds`` pass with ``busy_cores`` cores busy in all, ``own_cores`` of them this process's."""
+        self.total += 100 * seconds * self.cores
+        self.busy += 100 * seconds * busy_cores
+        self.own += seconds * own_cores
+
+
+def test_the_core_meter_counts_the_others_load_and_not_this_processs_own(monkeypatch):
+    from agents.bots.threads import CoreMeter
+
+    machine = FakeMachine(monkeypatch)
+    meter = CoreMeter()
+    machine.run(2.0, busy_cores=2.0, own_cores=2.0)  # this process alone keeps both cores busy
+    assert meter.others() == pytest.approx(0.0) and meter.threads(2) == 2
+    machine.run(2.0, busy_cores=2.0, own_cores=0.5)  # others take 1.5 cores
+    assert meter.others() == pytest.approx(1.5) and meter.threads(2) == 1
+    machine.run(1.0, busy_cores=0.4, own_cores=0.0)
+    assert meter.threads(2) == 2 and meter.threads(1) == 1
+
+
+def test_the_learner_takes_the_free_cores_and_says_when_it_took_fewer(monkeypatch):
+    import torch
+
+    from agents.bots.threads import LearnerThreads
+
+    before = torch.get_num_threads()
+    try:
+        machine = FakeMachine(monkeypatch)
+        threads = LearnerThreads(2)
+        machine.run(1.0, busy_cores=2.0, own_cores=0.0)  # two busy processes beside it
+        assert threads.adapt() == 1 and torch.get_num_threads() == 1
+        machine.run(1.0, busy_cores=2.0, own_cores=1.0)  # the others now take one core: one is left
+        assert threads.adapt() == 1
+        machine.run(1.0, busy_cores=1.0, own_cores=1.0)  # the others stopped
+        assert threads.adapt() == 2 and torch.get_num_threads() == 2
+        assert "1 torch thread(s) of 2" in threads.describe()
+        assert LearnerThreads(1).describe() == "" and LearnerThreads(1).start() == 1
+    finally:
+        torch.set_num_threads(before)

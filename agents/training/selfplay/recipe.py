@@ -36,7 +36,7 @@ import torch
 
 from agents.bots.model_file import save_policy
 from agents.bots.spec import FINAL_POLICY
-from agents.bots.threads import set_torch_threads
+from agents.bots.threads import LearnerThreads
 from agents.evaluate.luck import MAX_WORLDS, LuckSettings
 from agents.training.core.runs import append_csv, evaluation_row, rows_at, truncate_eval_log
 from agents.training.selfplay.charts import plot_run
@@ -368,7 +368,8 @@ def train_selfplay(
     config = config or SelfPlayConfig()
     if minutes is None and timesteps is None:
         raise SelfPlayRunError("give a budget: minutes, timesteps or both")
-    set_torch_threads(config.threads)
+    threads = LearnerThreads(config.threads)  # the cores other processes leave free, up to config.threads
+    threads.start()
     run = SelfPlayRun(out, config, resume)
     if not resume:
         run.evaluate()
@@ -384,6 +385,7 @@ def train_selfplay(
     next_eval = (run.timesteps // config.eval_every + 1) * config.eval_every
     while time.monotonic() - start < budget and (timesteps is None or run.timesteps < timesteps):
         began = time.monotonic()
+        threads.adapt()
         stats = run.step()
         if run.timesteps >= next_eval:
             rows = run.evaluate()
@@ -401,6 +403,8 @@ def train_selfplay(
     median = median_grad_cosine(read_rows(out / "progress.csv"))
     result = SelfPlayResult(out, out / FINAL_POLICY, run.timesteps, run.samples, rows, median)
     print(summary(result))
+    if line := threads.describe():
+        print(line)
     return result
 
 
