@@ -106,7 +106,7 @@ def test_the_rllib_tables_and_the_recipes_rollouts_play_the_same_games_on_the_co
     from agents.training.rllib.fast_tables import FastTables
 
     slots = 6
-    rllib = FastTables(slots, list(SIZES), {})
+    rllib = FastTables(slots, TableSizes.of(SIZES), {})
     rllib.reset(list(range(slots)), list(range(slots)))
     seeds = np.array([next_deal(np.random.default_rng(slot)) for slot in range(slots)], dtype=np.uint64)
     finals: dict[int, dict[str, float]] = {}

@@ -10,6 +10,7 @@ pytest.importorskip("ray.rllib")
 from agents.training.rllib.env import MASK_KEY, GubsMultiAgentEnv
 from agents.training.rllib.fast_tables import FastTables
 from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.engine.players import TableSizes
 
 
 def assert_same(left, right) -> None:
@@ -103,7 +104,7 @@ def test_rllib_environment_check_passes_on_the_fast_engine():
 
 
 def started_tables() -> FastTables:
-    tables = FastTables(3, [2, 4], {})
+    tables = FastTables(3, TableSizes((2, 4)), {})
     tables.reset([0, 1, 2], [10, 11, 12])
     return tables
 
@@ -128,7 +129,7 @@ def test_the_batch_refuses_bad_action_arrays_and_changes_nothing(actions):
 
 
 def test_the_batch_refuses_an_action_for_a_game_that_is_over():
-    tables = FastTables(3, [2, 4], {})
+    tables = FastTables(3, TableSizes((2, 4)), {})
     observations = tables.reset([0, 1, 2], [10, 11, 12])
     ((_, observation),) = observations[1].items()
     illegal = int(np.flatnonzero(observation[MASK_KEY] == 0)[0])

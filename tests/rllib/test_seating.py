@@ -55,7 +55,7 @@ def test_every_backend_gives_each_slot_the_same_table_size():
     assert sb3_sizes("fast") == rule
     assert SelfPlayGames(SLOTS, TableSizes.of(SIZES)).players.tolist() == rule
     for first in (0, 5):
-        tables = FastTables(SLOTS, SIZES, {}, first)
+        tables = FastTables(SLOTS, TableSizes.of(SIZES), {}, first)
         expected = TableSizes.of(SIZES).per_slot(SLOTS, first).tolist()
         assert tables.players.tolist() == expected
         tables.reset(list(range(SLOTS)), list(range(SLOTS)))

@@ -54,7 +54,6 @@ from agents.training.rllib.seats import (
 )
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine import Game
-from gubs_env.engine.players import TableSizes
 from gubs_env.envs.engines import Engine, IdTable, open_table
 
 __all__ = [
@@ -92,10 +91,10 @@ class GubsMultiAgentEnv(MultiAgentEnv):
         self.sizes = table_sizes(config)
         self.rule_options = rule_options_of(config)
         self.engine = engine_of(config)
-        self.players = int(TableSizes.of(self.sizes).per_slot(1, slot_of(config))[0])
+        self.players = int(self.sizes.per_slot(1, slot_of(config))[0])
         """The table size this env's games have."""
         self._play = _Games(self.engine, self.players, self.rule_options)
-        self.possible_agents = list[Any](possible_agents(self.sizes))
+        self.possible_agents = list[Any](possible_agents(self.sizes.as_list()))
         self.agents = []
         one = observation_space()
         self.observation_spaces = dict.fromkeys(self.possible_agents, one)

@@ -44,10 +44,10 @@ class FastTables:
         ValueError: a bad slot count, first slot or rule option.
     """
 
-    def __init__(self, num_slots: int, sizes: Sequence[int], rule_options: Mapping[str, Any], first: int = 0) -> None:
+    def __init__(self, num_slots: int, sizes: TableSizes, rule_options: Mapping[str, Any], first: int = 0) -> None:
         self.num_slots = num_slots
         # the core's one thread: env runners are one process per core already, and the learner may share this one
-        self.core = Tables(num_slots, TableSizes.of(list(sizes)), first=first, rule_options=rule_options)
+        self.core = Tables(num_slots, sizes, first=first, rule_options=rule_options)
         """The self-play core these games are played on."""
         self.players = self.core.players
         """The table size of each slot's games."""

@@ -65,13 +65,21 @@ def observation_space() -> spaces.Dict:
     )
 
 
-def table_sizes(config: Mapping[str, Any]) -> list[int]:
+def env_config_sizes(sizes: TableSizes) -> dict[str, Any]:
+    """The ``players`` entry of an env config, written from the run's table sizes (Ray's configs are plain dicts).
+
+    :func:`table_sizes` reads it back: the one pair of functions through which table sizes cross into Ray.
+    """
+    return {"players": sizes.as_list()}
+
+
+def table_sizes(config: Mapping[str, Any]) -> TableSizes:
     """The ``players`` entry of an env config (one size or a list; default 2), checked as every table size is.
 
     Raises:
         ValueError: a missing, empty or out-of-range list.
     """
-    return TableSizes.of(config.get("players", [2])).as_list()
+    return TableSizes.of(config.get("players", [2]))
 
 
 def rule_options_of(config: Mapping[str, Any]) -> dict[str, Any]:

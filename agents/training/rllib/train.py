@@ -49,6 +49,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
     from agents.training.rllib.env import GubsMultiAgentEnv, observation_space
     from agents.training.rllib.learner import DiagnosedPPOLearner
     from agents.training.rllib.module import FixedAgentModule
+    from agents.training.rllib.seats import env_config_sizes
     from agents.training.rllib.selfplay import HEURISTIC, MAIN, RANDOM, SeatMapping, slots, tally_episode
     from gubs_env.encoding.action_table import NUM_ACTIONS
 
@@ -69,7 +70,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
         runner["env_runner_cls"] = FastEnvRunner
     ppo = (
         PPOConfig()
-        .environment(GubsMultiAgentEnv, env_config={"players": config.players.as_list()})
+        .environment(GubsMultiAgentEnv, env_config=env_config_sizes(config.players))
         .framework("torch")
         .env_runners(
             num_env_runners=config.env_runners,

@@ -43,6 +43,7 @@ from agents.training.core.config import PoolConfig
 from agents.training.sb3.pool import OpponentPool
 from gubs_env.engine import IllegalActionError
 from gubs_env.engine.cards import MAX_PLAYERS
+from gubs_env.engine.players import TableSizes
 from gubs_env.engine.positions.serialize import brief
 from gubs_env.envs.vector import RANDOM as RANDOM_OPPONENT
 from gubs_env.envs.vector import GubsVectorEnv
@@ -153,7 +154,7 @@ class FastSelfPlayVecEnv(VecEnv):
     def __init__(
         self,
         num_envs: int,
-        players: int | Sequence[int] = 2,
+        players: int | Sequence[int] | TableSizes = 2,
         pool: PoolConfig | None = None,
         seed: int = 0,
         shaping: float = 0.0,

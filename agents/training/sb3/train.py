@@ -172,7 +172,7 @@ def _fast_envs(config: TrainingConfig) -> Any:
     opponent = None if config.opponent is None else make_agent(config.opponent, config.seed)
     venv = FastSelfPlayVecEnv(
         config.envs or 1,
-        config.players.as_list(),
+        config.players,
         config.pool,
         seed=config.seed,
         shaping=config.shaping,
