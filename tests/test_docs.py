@@ -1,4 +1,5 @@
-"""Every code block of README.md and docs/*.md runs as written, within the test budget of :mod:`tests.snippets`.
+"""Every code block of README.md, docs/*.md and docs/results/*.md runs as written, within the test budget of
+:mod:`tests.snippets`.
 
 The python blocks of each file run in the default suite (seconds); the bash blocks start a process per command
 (torch, a short training run), so they are behind the ``slow`` marker, which ``.ci/run`` runs after the default
@@ -16,7 +17,10 @@ import pytest
 
 from tests.snippets import BUDGET, ROOT, Block, blocks, check_command, commands, run_bash, run_python, with_budget
 
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = ROOT / "docs"
+DOCUMENTS = [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *sorted((DOCS / "results").glob("*.md"))]
+"""README, the guides and the result pages (docs/results/*.md, the training logs; not the tables written into the
+result folders below it)."""
 WITH_PYTHON = [d for d in DOCUMENTS if any(b.language == "python" and not b.skip_reason for b in blocks(d))]
 BASH_BLOCKS = [b for d in DOCUMENTS for b in blocks(d) if b.language == "bash" and not b.skip_reason]
 

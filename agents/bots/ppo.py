@@ -24,7 +24,7 @@ PRETRAINED = {
     "selfplay-4p": "selfplay_4p.npz",
 }
 """Shipped models by name: trained by train.py, and the self-play baselines by ``python -m agents.training.baselines``
-(docs/training.md has the commands)."""
+(docs/training.md says how each was made, docs/results/shipped-models-log.md gives every command)."""
 SHIPPED_SPECS = {
     "ppo-2p": "2p",
     "ppo-4p": "4p",

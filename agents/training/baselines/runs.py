@@ -6,7 +6,7 @@ random play (seat-rotated games on the same deals at every point). The runs go o
 table size and seed by seed, each into ``OUT/<players>p-seed<seed>``; then their eval.csv files are gathered into
 ``OUT/curves.csv`` and drawn as ``OUT/curves_<players>p.png`` (each seed a thin line, their mean a thick one, and
 each run's gradient agreement beside them). A run that has spent its minutes is kept, and one cut short resumes,
-so the command can be run again to redraw, to finish or to add seeds. docs/training.md gives the figures.
+so the command can be run again to redraw, to finish or to add seeds. docs/results/selfplay-log.md gives the figures.
 """
 
 from __future__ import annotations

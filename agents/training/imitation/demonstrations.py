@@ -60,7 +60,7 @@ def collect(
     discounts the returns as the learner's environment does: once per decision of the same seat. A
     :class:`HeuristicAgent` itself (not a subclass) plays all the games at once on the compiled engine, with the
     compiled heuristic: the same games and the same decisions as one game at a time on the reference engine,
-    about 10 times sooner (docs/training.md).
+    about 10 times sooner (docs/results/training-log.md).
     """
     if type(teacher) is HeuristicAgent:
         return _collect_compiled(player_counts, games, seed, progress, gamma, teacher.tables, deadline=deadline)

@@ -113,7 +113,7 @@ def learner_threads(threads: int) -> Iterator[LearnerThreads]:
     now and again before each update), so that a busy machine slows a run in proportion to the cores it gets.
     numpy's BLAS only serves the snapshot opponents' small forward passes, and would otherwise start a thread
     per core for each: on a busy machine those threads wait on each other, and a 16-row pass took 5 ms instead
-    of 0.5 (docs/training.md).
+    of 0.5 (docs/results/training-log.md).
     """
     # the compiled engine's threads sleep between calls (gubs_env.fast sets this too, but only torch's import,
     # which comes first here, reads it): a waiting thread would otherwise spin on the core the learner needs

@@ -5,7 +5,7 @@ The actor is the shipped policy format (a Tanh MLP from the 512 observation valu
 separate MLP of the same widths: its gradient never mixes with the actor's, so the policy gradient measured by
 :func:`gradient_agreement` is the actor's alone.
 
-What the update does differently from sb3-contrib's MaskablePPO, and why (docs/training.md has the measurements):
+What the update does differently from sb3-contrib's MaskablePPO, and why (measured in docs/results/selfplay-log.md):
 
 * batches of whole games (tens of thousands of samples) with few epochs: a Gubs outcome is mostly luck, and a
   small batch's gradient is mostly that luck;

@@ -5,7 +5,7 @@ table size from the same seed for the same minutes, one variant after another, e
 table printed at the end gives, per variant, the last win rate against the heuristic (seat-rotated games on the
 same deals), the samples learnt from, the updates, and the median ``grad_cosine`` over the last half of the updates.
 A variant whose folder already holds a run is kept, so the command can be run again to print the table or to add
-variants. docs/training.md has the figures.
+variants. docs/results/selfplay-log.md has the figures.
 """
 
 from __future__ import annotations
