@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from agents.evaluate.tournament import AgentRating, PairingResult, TournamentResult
+from agents.evaluate.ratings import AgentRating
+from agents.evaluate.tournament import TournamentResult
+from agents.evaluate.tournament_report import PairingResult
 from gubs_env.demo import main as demo_main
 from gubs_env.engine import Game
 from gubs_env.engine.cards import CARDS, COPIES

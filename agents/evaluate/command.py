@@ -159,7 +159,7 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         if problem:
             parser.error(f"{flag}: {problem}")
     if args.out is not None:
-        from agents.evaluate.tournament import CSV_NAME, JSON_NAME, PNG_NAME
+        from agents.evaluate.tournament_report import CSV_NAME, JSON_NAME, PNG_NAME
 
         for name in (CSV_NAME, JSON_NAME, PNG_NAME):
             problem = unwritable_file(args.out / name)

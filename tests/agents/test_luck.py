@@ -329,7 +329,7 @@ def test_actions_that_play_no_whole_game_are_refused_with_a_luck_error(
 
 def test_a_match_gives_the_adjusted_rate_and_training_evaluations_write_it() -> None:
     from agents.evaluate.matches import match
-    from agents.training.core.runs import ADJUSTED_COLUMNS, describe_evaluation, evaluation_rows
+    from agents.training.core.reports import ADJUSTED_COLUMNS, describe_evaluation, evaluation_rows
 
     plain = match(make_agent("heuristic"), make_agent("random"), 2, 8)
     match_result = match(make_agent("heuristic"), make_agent("random"), 2, 8, adjust_luck=LuckSettings(worlds=2))

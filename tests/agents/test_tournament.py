@@ -9,7 +9,9 @@ import pytest
 import agents.evaluate.tournament as tournament
 from agents.evaluate.command import main
 from agents.evaluate.matches import wilson_interval
-from agents.evaluate.tournament import GameOutcome, PairingResult, run_tournament
+from agents.evaluate.ratings import game_ranks
+from agents.evaluate.tournament import GameOutcome, run_tournament
+from agents.evaluate.tournament_report import PairingResult
 from gubs_env.records.record import GameRecord, replay
 
 SAMPLE = "tests.agents.sample_agent:FirstLegalAgent"
@@ -115,9 +117,9 @@ def test_pairing_statistics(round_robin):
 
 def test_seats_are_ranked_winners_first_then_by_score():
     game = GameOutcome(pairing=0, deal=0, seat=0, scores=(3, 5, 5, 7), winners=(0,), truncated=False)
-    assert tournament._ranks(game) == [0, 2, 2, 1]
+    assert game_ranks(game.scores, game.winners) == [0, 2, 2, 1]
     shared = GameOutcome(pairing=0, deal=0, seat=0, scores=(4, 4, 1), winners=(0, 1), truncated=False)
-    assert tournament._ranks(shared) == [0, 0, 1]
+    assert game_ranks(shared.scores, shared.winners) == [0, 0, 1]
 
 
 def test_ratings_rank_heuristic_above_random():
@@ -270,7 +272,7 @@ def test_the_command_lines_games_keyword_is_refused_with_the_deals_it_means():
 
 
 def test_ranks_never_order_two_agents_against_the_results_between_them():
-    from agents.evaluate.tournament import agreeing_ranks
+    from agents.evaluate.ratings import agreeing_ranks
 
     order = ["a", "b", "c", "d"]
     rates = {("a", "b"): 0.6, ("b", "a"): 0.4, ("b", "c"): 0.49, ("c", "b"): 0.51, ("c", "d"): 0.7, ("d", "c"): 0.3}
@@ -281,7 +283,8 @@ def test_ranks_never_order_two_agents_against_the_results_between_them():
 
 
 def test_a_report_whose_ratings_run_against_a_result_says_so_and_shares_the_rank():
-    from agents.evaluate.tournament import AgentRating, TournamentResult
+    from agents.evaluate.ratings import AgentRating
+    from agents.evaluate.tournament import TournamentResult
 
     def pairing(agent, opponent, wins):
         return PairingResult(agent=agent, games=100, wins=wins, truncated=0, opponent=opponent, players=2)

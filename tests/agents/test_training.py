@@ -316,7 +316,8 @@ def test_snapshot_entries_stay_inside_the_runs_snapshots_folder(tmp_path):
 def test_resuming_discards_what_was_written_after_the_commit(tmp_path):
     import csv
 
-    from agents.training.core.runs import RunState, append_csv, commit_checkpoint, discard_uncommitted
+    from agents.training.core.reports import append_csv
+    from agents.training.core.runs import RunState, commit_checkpoint, discard_uncommitted
 
     state = commit_checkpoint(tmp_path, RunState(timesteps=200), writes(b"at 200"))
     (tmp_path / "checkpoint-000000300.zip").write_bytes(b"written, never committed")
@@ -336,7 +337,7 @@ def test_resuming_discards_what_was_written_after_the_commit(tmp_path):
 
 
 def test_a_cadence_is_due_once_per_multiple_crossed_from_where_a_run_resumes():
-    from agents.training.core.runs import Cadence
+    from agents.training.core.budget import Cadence
 
     cadence = Cadence(100, timesteps=250)  # a run resumed at 250: the next duty is at 300
     assert [cadence.due(t) for t in (260, 299, 300, 350, 420, 999, 1000)] == [

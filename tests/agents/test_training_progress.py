@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from agents.training.core.runs import BudgetBar
+from agents.training.core.budget import BudgetBar
 
 
 def test_a_step_budget_counts_steps_to_its_total() -> None:
@@ -45,7 +45,9 @@ def test_the_time_budget_includes_what_came_before_training() -> None:
 def test_the_diagnostics_of_every_invocations_log_are_read_in_order_and_summed_up(tmp_path) -> None:
     import math
 
-    from agents.training.core.runs import describe_agreement, plot_learning_curve, read_diagnostics
+    from agents.training.core.curves import plot_learning_curve
+    from agents.training.core.reports import describe_agreement
+    from agents.training.sb3.train import read_diagnostics
 
     header = "time/total_timesteps,train/entropy_loss,train/approx_kl,train/clip_fraction,train/explained_variance,"
     for folder, rows in (

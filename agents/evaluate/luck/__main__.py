@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.evaluate.luck import MAX_WORLDS, LuckError, LuckEstimator, LuckSettings, luck_worlds
-from agents.evaluate.tournament import PairingResult
+from agents.evaluate.tournament_report import PairingResult
 from gubs_env.records.record import GameRecord
 
 PROG = "python -m agents.evaluate.luck"

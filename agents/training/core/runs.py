@@ -1,10 +1,11 @@
-"""A training run on disk, the same for both backends.
+"""A training run on disk, the same for both backends: the run folder, run.json and its commit protocol.
 
 One run folder per run: run.json (:class:`RunState`: the run's config, how far it got, its snapshots, and its
 committed checkpoint with a digest), the checkpoint (sb3: ``checkpoint-<timesteps>.zip``; RLlib:
-``checkpoint-<timesteps>/``, a folder), ``snapshots/``, ``eval.csv`` and the learning curve. run.json is the commit
+``checkpoint-<timesteps>/``, a folder), ``snapshots/``, the CSV logs and the learning curve. run.json is the commit
 point: a checkpoint counts once run.json names it with its SHA-256 digest, and whatever a killed run wrote after
-its last commit is discarded on resume (:func:`discard_uncommitted`).
+its last commit is discarded on resume (:func:`discard_uncommitted`). What a run reports in its logs is
+:mod:`agents.training.core.reports`'.
 """
 
 from __future__ import annotations
@@ -12,24 +13,19 @@ from __future__ import annotations
 import csv
 import hashlib
 import hmac
-import io
 import json
 import math
 import os
 import re
 import shutil
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, astuple, dataclass, field, fields, replace
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from agents.bots.base import Agent
-from agents.bots.random_agent import RandomAgent
-from agents.bots.spec import AgentSpec
-from agents.evaluate.matches import MatchResult, match
 from agents.training.core.config import TrainingConfig
 from agents.training.core.league import League
+from agents.training.core.reports import write_csv
 from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomically
 
 RUN_FILE = "run.json"
@@ -37,9 +33,9 @@ RUN_FORMAT = 2
 """run.json's layout: 2 holds the whole config and serves both backends (1, sb3 only, held a few settings)."""
 SNAPSHOT_DIR = "snapshots"
 LEAGUE_CSV = "league.csv"
+"""Per snapshot in the pool at each evaluation: the learner's score against it and its share of the draws."""
 PROGRESS_CSV = "progress.csv"
 """The learning diagnostics of each update (the RLlib backend and the self-play core write it; sb3 its own log)."""
-"""Per snapshot in the pool at each evaluation: the learner's score against it and its share of the draws."""
 SNAPSHOT_NAME = re.compile(r"step_(\d{9})\.zip")
 SNAPSHOT_SLOT = re.compile(r"snapshot_(\d{1,4})")
 """An RLlib run's snapshots live in module slots of its checkpoint: run.json lists the slots in use, oldest first."""
@@ -394,17 +390,6 @@ def commit_checkpoint(run_dir: Path, state: RunState, write: Callable[[Path], No
     return state
 
 
-def model_writer(model: Any) -> Callable[[Path], None]:
-    """A ``write`` for :func:`commit_checkpoint` that saves an sb3 model as one zip file."""
-
-    def write(path: Path) -> None:
-        buffer = io.BytesIO()
-        model.save(buffer)
-        path.write_bytes(buffer.getvalue())
-
-    return write
-
-
 def _file_digest(path: Path) -> str:
     digest = hashlib.sha256()
     _hash_file(digest, path)
@@ -466,302 +451,5 @@ def truncate_eval_log(path: Path, timesteps: int) -> int:
         raise RunFileError(f"cannot read {path}: {err}") from None
     kept = [r for r in rows if str(r.get("timesteps", "")).isdigit() and int(r["timesteps"]) <= timesteps]
     if len(kept) != len(rows):
-        _write_csv(path, header, kept)
+        write_csv(path, header, kept)
     return max((int(r["timesteps"]) for r in kept), default=-1)
-
-
-ADJUSTED_COLUMNS = ("adjusted", "adjusted_low", "adjusted_high")
-"""eval.csv's luck-adjusted win rate and its 95% interval, in runs that measure it (``eval_adjust_luck``)."""
-
-
-def evaluation_rows(
-    agent: Agent,
-    player_counts: Sequence[int],
-    games: int,
-    timesteps: int,
-    seconds: float,
-    progress: bool = False,
-    opponents: Sequence[AgentSpec | str] = (),
-    adjust_luck: bool = False,
-) -> list[dict[str, Any]]:
-    """Win rates of ``agent`` against the random and heuristic agents at each table size, as eval.csv rows.
-
-    ``opponents``, agent specs, add a row per table size against each (a run's ``opponent`` and
-    ``eval_opponents``). ``adjust_luck`` adds each row's luck-adjusted win rate (``adjusted``, with ``adjusted_low``
-    and ``adjusted_high``).
-
-    The same deals for every evaluation of a run (seed ``10_000 * players``), so rows compare across time;
-    ``seconds`` is the run's training time when the evaluated policy was taken. ``progress`` shows a bar over
-    each match's games (an evaluation takes tens of seconds, in which the training bar stands still).
-    """
-    from agents.bots.heuristic import HeuristicAgent
-    from agents.bots.registry import make_agent
-
-    rows = []
-    for n in player_counts:
-        for other in [RandomAgent(), HeuristicAgent(), *(make_agent(spec) for spec in opponents)]:
-            result = match(agent, other, n, games, seed=10_000 * n, progress=progress, adjust_luck=adjust_luck)
-            rows.append(evaluation_row(result, n, other.name, timesteps, seconds))
-    return rows
-
-
-def evaluation_row(result: MatchResult, players: int, opponent: str, timesteps: int, seconds: float) -> dict[str, Any]:
-    """One eval.csv row: a match's win rate and 95% interval at a run's timesteps and training seconds."""
-    low, high = result.interval
-    row = {
-        "timesteps": timesteps,
-        "players": players,
-        "opponent": opponent,
-        "games": result.games,
-        "win_rate": round(result.win_rate, 4),
-        "low": round(low, 4),
-        "high": round(high, 4),
-        "seconds": round(seconds, 1),
-    }
-    if result.adjusted is not None:
-        row |= {name: round(value, 4) for name, value in zip(ADJUSTED_COLUMNS, astuple(result.adjusted), strict=True)}
-    return row
-
-
-def rows_at(eval_csv: Path, timesteps: int) -> list[dict[str, Any]]:
-    """eval.csv's rows at ``timesteps`` (a run's final evaluation, when it was written before the end).
-
-    Typed as :func:`evaluation_row` makes them (counts as ints, rates as floats).
-    """
-    if not eval_csv.exists():
-        return []
-    with eval_csv.open(newline="") as f:
-        rows = [row for row in csv.DictReader(f) if row.get("timesteps") == str(timesteps)]
-    whole, real = ("timesteps", "players", "games"), ("win_rate", "low", "high", "seconds", *ADJUSTED_COLUMNS)
-    return [
-        {name: int(value) if name in whole else float(value) if name in real else value for name, value in row.items()}
-        for row in rows
-    ]
-
-
-def append_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Append rows to a CSV file (with a header when the file is new), replacing it atomically: never half a row."""
-    if not rows:
-        return
-    previous = path.read_text() if path.exists() else ""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
-    if not previous:
-        writer.writeheader()
-    writer.writerows(rows)
-    write_atomically(path, (previous + buffer.getvalue()).encode())
-
-
-def _write_csv(path: Path, header: list[str], rows: list[dict[str, Any]]) -> None:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=header, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    write_atomically(path, buffer.getvalue().encode())
-
-
-SB3_DIAGNOSTICS = {
-    "grad_cosine": "grad_cosine",
-    "entropy": "train/entropy_loss",
-    "approx_kl": "train/approx_kl",
-    "clip_fraction": "train/clip_fraction",
-    "explained_variance": "train/explained_variance",
-}
-"""The learning diagnostics drawn beside a run's curve, and their columns in SB3's progress.csv."""
-
-Series = dict[str, list[tuple[int, float]]]
-"""Per diagnostic, ``(timesteps, value)`` points."""
-
-
-def read_diagnostics(logs: Path) -> Series:
-    """The diagnostics of every invocation's SB3 log under ``logs`` (``from_<timesteps>/progress.csv``), in order.
-
-    SB3 logs the entropy loss (minus the entropy): it is turned back into the entropy. Missing values are skipped.
-    """
-    series: Series = {name: [] for name in SB3_DIAGNOSTICS}
-    for log in sorted(logs.glob("from_*/progress.csv"), key=lambda p: _snapshot_steps(p.parent.name) or 0):
-        with log.open(newline="") as f:
-            for row in csv.DictReader(f):
-                steps = row.get("time/total_timesteps", "")
-                for name, column in SB3_DIAGNOSTICS.items():
-                    text = row.get(column, "")
-                    if steps and text and text != "nan":
-                        value = float(text)
-                        series[name].append((int(float(steps)), -value if name == "entropy" else value))
-    return series
-
-
-def read_progress(progress_csv: Path) -> Series:
-    """The diagnostics of a ``progress.csv`` whose columns are named as :data:`SB3_DIAGNOSTICS`' keys.
-
-    Missing files, columns and values (empty or nan) are skipped.
-    """
-    series: Series = {name: [] for name in SB3_DIAGNOSTICS}
-    if not progress_csv.is_file():
-        return series
-    with progress_csv.open(newline="") as f:
-        for row in csv.DictReader(f):
-            for name in SB3_DIAGNOSTICS:
-                text = row.get(name, "")
-                if row.get("timesteps") and text and text != "nan":
-                    series[name].append((int(float(row["timesteps"])), float(text)))
-    return series
-
-
-def describe_agreement(values: Sequence[float]) -> str:
-    """The summary line of a run's gradient agreement: the median over the last half of its updates."""
-    last_half = [v for v in values[len(values) // 2 :] if not math.isnan(v)]
-    if not last_half:
-        return "grad_cosine: no update measured"
-    median = sorted(last_half)[len(last_half) // 2]
-    verdict = "the updates carry signal" if median >= 0.3 else "the updates are mostly noise (docs/training.md)"
-    return f"median grad_cosine over the last half of the updates: {median:.2f} ({verdict})"
-
-
-def plot_learning_curve(eval_csv: Path, png: Path, diagnostics: Series | None = None) -> None:
-    """Win rate against timesteps, with the 95% intervals: a colour per table size, a line style per opponent.
-
-    With ``diagnostics`` that hold any point, each is drawn in a panel of its own beside the curve.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with eval_csv.open() as f:
-        rows = list(csv.DictReader(f))
-    sizes = sorted({int(r["players"]) for r in rows})
-    opponents = sorted({r["opponent"] for r in rows}, key=lambda o: (o != "heuristic", o))
-    colours = plt.get_cmap("tab10")
-    panels = {name: points for name, points in (diagnostics or {}).items() if points}
-    if panels:
-        fig, grid = plt.subplots(2, 3, figsize=(15, 7.5))
-        ax, others = grid[0][0], [a for row in grid for a in row][1:]
-        for panel, (name, points) in zip(others, panels.items(), strict=False):
-            panel.plot([p[0] for p in points], [p[1] for p in points], lw=0.8)
-            panel.set_title(name)
-            panel.set_xlabel("timesteps")
-            panel.grid(alpha=0.3)
-        for panel in others[len(panels) :]:
-            panel.axis("off")
-    else:
-        fig, ax = plt.subplots(figsize=(9, 4.5))
-    for key in sorted({(r["players"], r["opponent"]) for r in rows}):
-        series = [r for r in rows if (r["players"], r["opponent"]) == key]
-        x = [int(r["timesteps"]) for r in series]
-        colour = colours(sizes.index(int(key[0])) % 10)
-        style = ("-", "--", "-.")[opponents.index(key[1]) % 3]
-        label = f"{key[0]} players vs {key[1]}"
-        ax.plot(x, [float(r["win_rate"]) for r in series], marker="o", color=colour, linestyle=style, label=label)
-        low, high = [float(r["low"]) for r in series], [float(r["high"]) for r in series]
-        ax.fill_between(x, low, high, color=colour, alpha=0.1)
-    for n in sizes:  # chance at each table size, in its colour
-        ax.axhline(1 / n, color=colours(sizes.index(n) % 10), linestyle=":", linewidth=1)
-    ax.set_xlabel("training timesteps (learner decisions)")
-    ax.set_ylabel("win rate (95% Wilson interval)")
-    ax.set_ylim(0, 1)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")  # beside the plot: it hides no point
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-
-
-class Cadence:
-    """Work done every ``every`` learner timesteps (snapshots, evaluations, checkpoints) on either backend.
-
-    It is due once each time the timesteps cross a multiple of ``every``, counted from ``timesteps`` (a resumed run's
-    start), however many timesteps a step or an iteration adds.
-    """
-
-    def __init__(self, every: int | None, timesteps: int) -> None:
-        self.every = every or 1
-        self.mark = timesteps // self.every
-
-    def due(self, timesteps: int) -> bool:
-        """Whether ``timesteps`` crossed the next multiple (then it is not due again until the one after)."""
-        mark = timesteps // self.every
-        if mark > self.mark:
-            self.mark = mark
-            return True
-        return False
-
-
-class BudgetBar:
-    """The training bar of either backend, with a total and an ETA whichever budget ends the run.
-
-    A step budget counts timesteps. A time budget alone (the default 10 minutes) counts seconds of the budget, so
-    the bar's ETA is the time left, and shows the timesteps and their rate beside it: a bar over timesteps would
-    have no total to reach.
-
-    Args:
-        seconds: the time budget (None: none).
-        total_steps: the step budget (None: none).
-        timesteps: the run's timesteps when this invocation starts (a resumed run starts part of the way).
-        budget_start: when the time budget began (``perf_counter``).
-        enabled: show the bar (off: every call does nothing).
-    """
-
-    def __init__(
-        self, seconds: float | None, total_steps: int | None, timesteps: int, budget_start: float, enabled: bool
-    ) -> None:
-        from gubs_env.support.progress import progress_bar
-
-        self.seconds, self.total_steps, self.budget_start = seconds, total_steps, budget_start
-        self.start, self.steps_at_start = time.perf_counter(), timesteps
-        common: dict[str, Any] = {"desc": "training", "disable": not enabled, "dynamic_ncols": True}
-        if total_steps is not None or seconds is None:
-            self.bar = progress_bar(total=total_steps, initial=timesteps, unit="step", **common)
-        else:
-            self.bar = progress_bar(
-                total=round(seconds),
-                initial=min(round(seconds), int(self.used())),
-                unit="s",
-                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}{postfix}",
-                **common,
-            )
-
-    def used(self) -> float:
-        """Seconds of the time budget used so far."""
-        return time.perf_counter() - self.budget_start
-
-    def over(self, timesteps: int) -> bool:
-        """Whether either budget is spent."""
-        over_time = self.seconds is not None and self.used() >= self.seconds
-        return over_time or (self.total_steps is not None and timesteps >= self.total_steps)
-
-    def update(self, timesteps: int) -> None:
-        """Move the bar to ``timesteps`` (step budget) or to the elapsed seconds (time budget)."""
-        bar = self.bar
-        if bar.disable:
-            return
-        if bar.unit == "step":
-            bar.update(timesteps - bar.n)
-            return
-        elapsed = min(bar.total, int(self.used()))
-        if elapsed > bar.n:
-            rate = (timesteps - self.steps_at_start) / max(time.perf_counter() - self.start, 1e-9)
-            bar.set_postfix_str(f"{timesteps:,} steps, {rate:,.0f} steps/s", refresh=False)
-            bar.update(elapsed - bar.n)
-
-    @staticmethod
-    def write(line: str) -> None:
-        """Print a line above any bar (printed with the bar off too: evaluations are always reported)."""
-        from tqdm import tqdm
-
-        tqdm.write(line)
-
-    def close(self) -> None:
-        """Close the bar."""
-        self.bar.close()
-
-
-def describe_evaluation(rows: list[dict[str, Any]], timesteps: int) -> str:
-    """One line, as both backends print it: ``eval at 1,000 steps: 2p vs random 80% [74%, 85%]; ...``."""
-    parts = [f"{r['players']}p vs {r['opponent']} {r['win_rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" for r in rows]
-    parts = [
-        part + (f" (luck-adjusted {r['adjusted']:.0%} [{r['adjusted_low']:.0%}, {r['adjusted_high']:.0%}])"
-                if "adjusted" in r else "")
-        for part, r in zip(parts, rows, strict=True)
-    ]  # fmt: skip
-    return f"eval at {timesteps:,} steps: " + "; ".join(parts)

@@ -17,8 +17,9 @@ from typing import Any
 
 from agents.bots.model_file import PolicyWeights
 from agents.bots.ppo import PPOAgent
+from agents.training.core.budget import BudgetBar, Cadence
 from agents.training.core.config import TrainingConfig
-from agents.training.core.runs import BudgetBar, Cadence, append_csv, describe_evaluation, evaluation_rows
+from agents.training.core.reports import append_csv, describe_evaluation, evaluation_rows
 from agents.training.rllib.module import actor_layers
 from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, SNAPSHOT_WEIGHTS, push_snapshots, take_snapshot
 

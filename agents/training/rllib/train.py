@@ -18,8 +18,9 @@ from typing import Any
 
 from agents.bots.spec import FINAL_POLICY
 from agents.bots.threads import LearnerThreads
-from agents.training.core import runs
+from agents.training.core import budget, reports, runs
 from agents.training.core.config import TrainingConfig, learner_device
+from agents.training.core.curves import plot_learning_curve, read_progress
 from agents.training.core.league import League
 from agents.training.core.phases import (
     BUILDING,
@@ -263,11 +264,11 @@ def _train_loop(
     from agents.training.rllib.selfplay import ACTIVE_SNAPSHOTS, MAIN, update_league
 
     config = run.config
-    bar = runs.BudgetBar(config.seconds, config.steps, state.timesteps, run.started, run.progress)
+    bar = budget.BudgetBar(config.seconds, config.steps, state.timesteps, run.started, run.progress)
     last_save = time.perf_counter()
     training = 0.0
     env_steps = main_steps = 0
-    checkpoints = runs.Cadence(config.checkpoint_every, state.timesteps)
+    checkpoints = budget.Cadence(config.checkpoint_every, state.timesteps)
     while True:
         before = time.perf_counter()
         result = algorithm.train()
@@ -281,10 +282,10 @@ def _train_loop(
         main_steps += int(sampled.get("num_module_steps_sampled", {}).get(MAIN, 0))
         state.iterations += 1
         state.timesteps = max(state.timesteps, learner_steps(result))
-        runs.append_csv(run.out / runs.PROGRESS_CSV, [progress_row(result, state.timesteps)])
+        reports.append_csv(run.out / runs.PROGRESS_CSV, [progress_row(result, state.timesteps)])
         update_league(algorithm, league, [result[NEW_SNAPSHOT_KEY]] if NEW_SNAPSHOT_KEY in result else [])
         if EVAL_KEY in result:
-            runs.append_csv(run.out / runs.LEAGUE_CSV, league.rows(list(ACTIVE_SNAPSHOTS), state.timesteps))
+            reports.append_csv(run.out / runs.LEAGUE_CSV, league.rows(list(ACTIVE_SNAPSHOTS), state.timesteps))
         bar.update(state.timesteps)
         if not run.progress:  # no bar: a line per iteration, so that a log shows the run moving
             print(f"iteration {state.iterations}: {state.timesteps:,} learner steps", flush=True)
@@ -315,12 +316,12 @@ def _train_loop(
             rows = run_evaluation(algorithm, module, config, state.timesteps, state.seconds, run.out)
     with phases.timed(SAVING):
         policy = export_policy(algorithm, module, run.out / FINAL_POLICY)
-        diagnostics = runs.read_progress(run.out / runs.PROGRESS_CSV)
-        runs.plot_learning_curve(run.out / "eval.csv", run.out / "learning_curve.png", diagnostics)
+        diagnostics = read_progress(run.out / runs.PROGRESS_CSV)
+        plot_learning_curve(run.out / "eval.csv", run.out / "learning_curve.png", diagnostics)
     print(phases.describe(main_steps, "learner steps"))
     if line := threads.describe():
         print(line)
-    print(runs.describe_agreement([value for _, value in diagnostics["grad_cosine"]]))
+    print(reports.describe_agreement([value for _, value in diagnostics["grad_cosine"]]))
     print(league.describe())
     print(f"policy: {policy}  curve: {run.out / 'learning_curve.png'}  log: {run.out / 'eval.csv'}")
     return TrainingResult(run.out, policy, state.timesteps, [_plain(row) for row in rows], config, league.shares())

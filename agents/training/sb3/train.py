@@ -10,11 +10,12 @@ environments at once. Output (besides :mod:`agents.training.core.runs`' files): 
 
 from __future__ import annotations
 
+import csv
 import io
 import multiprocessing
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -24,8 +25,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.bots.spec import FINAL_MODEL
 from agents.bots.threads import LearnerThreads, one_blas_thread
-from agents.training.core import runs
+from agents.training.core import budget, reports, runs
 from agents.training.core.config import TrainingConfig, learner_device
+from agents.training.core.curves import DIAGNOSTICS, Series, plot_learning_curve
 from agents.training.core.league import League
 from agents.training.core.phases import (
     BUILDING,
@@ -268,7 +270,7 @@ def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any, threads: 
     else:
         _warm_start(model, run, labels, init_layers, phases, threads)
         # committed at once: from here on the folder is a run that resume can continue
-        state = runs.commit_checkpoint(out, RunState(config=config.to_json()), runs.model_writer(model))
+        state = runs.commit_checkpoint(out, RunState(config=config.to_json()), model_writer(model))
     # one log folder per invocation: the CSV logger rewrites its file, and a resumed run must keep the earlier log
     model.set_logger(configure(str(_fresh_log_dir(out / "logs", model.num_timesteps)), ["csv", "tensorboard"]))
     callback = TrainingCallback(run, state, last_eval, phases, threads)
@@ -276,19 +278,19 @@ def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any, threads: 
     steps_before = model.num_timesteps
     _learn(model, callback, phases, envs, resumed=run.state is not None)
     callback.checkpoint()
-    rows = callback.evaluate() or runs.rows_at(out / "eval.csv", model.num_timesteps)
+    rows = callback.evaluate() or reports.rows_at(out / "eval.csv", model.num_timesteps)
     final = out / FINAL_MODEL
     with phases.timed(SAVING):
         buffer = io.BytesIO()
         model.save(buffer)
         write_atomically(final, buffer.getvalue())
-        diagnostics = runs.read_diagnostics(out / "logs")
-        runs.plot_learning_curve(out / "eval.csv", out / "learning_curve.png", diagnostics)
+        diagnostics = read_diagnostics(out / "logs")
+        plot_learning_curve(out / "eval.csv", out / "learning_curve.png", diagnostics)
         envs.close()
     print(phases.describe(model.num_timesteps - steps_before))
     if line := threads.describe():
         print(line)
-    print(runs.describe_agreement([value for _, value in diagnostics["grad_cosine"]]))
+    print(reports.describe_agreement([value for _, value in diagnostics["grad_cosine"]]))
     print(callback.league.describe())
     print(f"model: {final}  curve: {out / 'learning_curve.png'}  log: {out / 'eval.csv'}")
     return TrainingResult(out, final, model.num_timesteps, rows, config, callback.league.shares())
@@ -370,6 +372,46 @@ def _fresh_log_dir(logs: Path, timesteps: int) -> Path:
     return candidate
 
 
+SB3_COLUMNS = {
+    "grad_cosine": "grad_cosine",
+    "entropy": "train/entropy_loss",
+    "approx_kl": "train/approx_kl",
+    "clip_fraction": "train/clip_fraction",
+    "explained_variance": "train/explained_variance",
+}
+"""Each of :data:`~agents.training.core.curves.DIAGNOSTICS`' columns in SB3's progress.csv."""
+
+
+def read_diagnostics(logs: Path) -> Series:
+    """The diagnostics of every invocation's SB3 log under ``logs`` (``from_<timesteps>/progress.csv``), in order.
+
+    The folders' zero-padded names (:func:`_fresh_log_dir`) sort in the invocations' order. SB3 logs the entropy
+    loss (minus the entropy): it is turned back into the entropy. Missing values are skipped.
+    """
+    series: Series = {name: [] for name in DIAGNOSTICS}
+    for log in sorted(logs.glob("from_*/progress.csv")):
+        with log.open(newline="") as f:
+            for row in csv.DictReader(f):
+                steps = row.get("time/total_timesteps", "")
+                for name, column in SB3_COLUMNS.items():
+                    text = row.get(column, "")
+                    if steps and text and text != "nan":
+                        value = float(text)
+                        series[name].append((int(float(steps)), -value if name == "entropy" else value))
+    return series
+
+
+def model_writer(model: Any) -> Callable[[Path], None]:
+    """A ``write`` for :func:`~agents.training.core.runs.commit_checkpoint` that saves the model as one zip file."""
+
+    def write(path: Path) -> None:
+        buffer = io.BytesIO()
+        model.save(buffer)
+        path.write_bytes(buffer.getvalue())
+
+    return write
+
+
 def _first_line(error: BaseException, limit: int = 200) -> str:
     """An exception's message on one bounded line, for a one-line error."""
     lines = str(error).strip().splitlines()
@@ -401,8 +443,8 @@ class TrainingCallback(BaseCallback):
         """Who played the opponent seats, and the learner's score against each snapshot (the draws' weights)."""
         self.budget_start, self.progress = run.started, run.progress
         self.start = time.perf_counter()
-        self.bar: runs.BudgetBar | None = None
-        self._cadences: dict[str, runs.Cadence] = {}
+        self.bar: budget.BudgetBar | None = None
+        self._cadences: dict[str, budget.Cadence] = {}
         self._last_eval = last_eval
         self._evaluation_seconds: list[float] = []
         """How long each evaluation of this invocation took."""
@@ -410,9 +452,9 @@ class TrainingCallback(BaseCallback):
     def _on_training_start(self) -> None:
         self.start = time.perf_counter()
         config = self.config
-        self.bar = runs.BudgetBar(config.seconds, config.steps, self.num_timesteps, self.budget_start, self.progress)
+        self.bar = budget.BudgetBar(config.seconds, config.steps, self.num_timesteps, self.budget_start, self.progress)
         every = {"snapshot": config.snapshot_every, "eval": config.eval_every, "checkpoint": config.checkpoint_every}
-        self._cadences = {name: runs.Cadence(steps, self.num_timesteps) for name, steps in every.items()}
+        self._cadences = {name: budget.Cadence(steps, self.num_timesteps) for name, steps in every.items()}
 
     def _on_rollout_start(self) -> None:
         send_league(self.model, self.training_env, self.out, self.state, self.league)
@@ -494,7 +536,7 @@ class TrainingCallback(BaseCallback):
         learner = PPOAgent(self.model, deterministic=True, name="learner")
         seconds = self.state.seconds + started - self.start
         config = self.config
-        rows = runs.evaluation_rows(
+        rows = reports.evaluation_rows(
             learner,
             config.players.distinct,
             config.eval_games,
@@ -506,10 +548,10 @@ class TrainingCallback(BaseCallback):
         )
         for row in rows:
             self.logger.record(f"eval/{row['players']}p_vs_{row['opponent']}", row["win_rate"])
-        runs.append_csv(self.out / "eval.csv", rows)
-        runs.append_csv(self.out / runs.LEAGUE_CSV, self.league.rows(snapshot_names(self.state), self.num_timesteps))
+        reports.append_csv(self.out / "eval.csv", rows)
+        reports.append_csv(self.out / runs.LEAGUE_CSV, self.league.rows(snapshot_names(self.state), self.num_timesteps))
         runs.crash_point("eval", self.num_timesteps)
-        runs.BudgetBar.write(runs.describe_evaluation(rows, self.num_timesteps))
+        budget.BudgetBar.write(reports.describe_evaluation(rows, self.num_timesteps))
         return rows
 
     def checkpoint(self) -> None:
@@ -521,7 +563,7 @@ class TrainingCallback(BaseCallback):
         elapsed = time.perf_counter() - self.start
         self.state.league, self.state.opponent_seat_shares = self.league.to_json(), self.league.shares()
         state = replace(self.state, timesteps=self.num_timesteps, seconds=self.state.seconds + elapsed)
-        committed = runs.commit_checkpoint(self.out, state, runs.model_writer(self.model))
+        committed = runs.commit_checkpoint(self.out, state, model_writer(self.model))
         self.state.checkpoint, self.state.checkpoint_sha256 = committed.checkpoint, committed.checkpoint_sha256
 
 

@@ -38,7 +38,8 @@ from agents.bots.model_file import save_policy
 from agents.bots.spec import FINAL_POLICY
 from agents.bots.threads import LearnerThreads
 from agents.evaluate.luck import MAX_WORLDS, LuckSettings
-from agents.training.core.runs import append_csv, evaluation_row, rows_at, truncate_eval_log
+from agents.training.core.reports import append_csv, evaluation_row, rows_at
+from agents.training.core.runs import truncate_eval_log
 from agents.training.selfplay.charts import plot_run
 from agents.training.selfplay.evaluate import OPPONENT_KINDS, seat_rotated_match
 from agents.training.selfplay.learner import Learner, PPOSettings, UpdateStats
