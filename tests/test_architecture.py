@@ -158,6 +158,47 @@ def test_the_library_never_imports_the_bots_or_the_training_script() -> None:
     assert not wrong
 
 
+FAST = "gubs_env.fast"
+"""The compiled engine's public face: its package module. Its other modules (``core``, ``kernels``, ``determinize``,
+...) are internal and may change with any commit (docs/fast.md, "The public face")."""
+
+
+def _private_fast_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of an ``agents`` module that reaches past :data:`FAST` into one of its modules."""
+    return sorted(
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        if module.split(".")[0] == "agents"
+        for target in targets
+        if target.startswith(FAST + ".")
+    )
+
+
+def test_the_agents_use_the_compiled_engine_through_its_public_face_only() -> None:
+    users = [m for m, targets in GRAPH.items() if m.startswith("agents") and FAST in targets]
+    assert len(users) >= 10, "the search bots, the evaluations and the trainers all use the compiled engine"
+    assert _private_fast_imports(GRAPH) == []
+
+
+def test_the_public_face_rule_finds_an_import_of_the_engine_internals(tmp_path: Path) -> None:
+    """The scanner and the rule on a made-up agents module, so that the rule above cannot pass by seeing nothing."""
+    source = tmp_path / "made_up.py"
+    source.write_text(
+        "from gubs_env.fast import FastGames, layout\n"
+        "from gubs_env.fast.core import tables as T\n"
+        "def f():\n"
+        "    from gubs_env.fast import kernels\n"
+        "    import gubs_env.fast.determinize\n"
+    )
+    graph = {"agents.bots.made_up": _imports("agents.bots.made_up", source), "gubs_env.fast.made_up": {FAST + ".core"}}
+    assert graph["agents.bots.made_up"] == {FAST, FAST + ".core.tables", FAST + ".kernels", FAST + ".determinize"}
+    assert _private_fast_imports(graph) == [
+        f"agents.bots.made_up imports {FAST}.core.tables",
+        f"agents.bots.made_up imports {FAST}.determinize",
+        f"agents.bots.made_up imports {FAST}.kernels",
+    ]
+
+
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
     index: dict[str, int] = {}

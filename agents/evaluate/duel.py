@@ -17,15 +17,12 @@ import numpy as np
 from agents.bots.heuristic.decide import choose_among, new_scratch
 from agents.bots.heuristic.tables import TABLES, HeuristicTables
 from agents.bots.search.rollout import legal_ids
+from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
 from gubs_env.engine.players import check_player_count
-from gubs_env.fast.core import layout as L
-from gubs_env.fast.core import tables as T
-from gubs_env.fast.core.observe import encode
-from gubs_env.fast.core.rng import RNG_WORDS, seed_pcg64
-from gubs_env.fast.core.rules import advance, winners_into
-from gubs_env.fast.kernels import reset_one
-from gubs_env.fast.play import set_threads
+from gubs_env.fast import RNG_WORDS, S_OVER, advance, encode, reset_one, seed_pcg64, set_threads, winners_into
+from gubs_env.fast import layout as L
 from gubs_env.support.compiling import announce_compiling
 
 COMPILE_SECONDS = 80
@@ -48,13 +45,13 @@ def _play_kernel(
         g = np.empty(L.ROW, dtype=np.int32)
         r = np.empty(RNG_WORDS, dtype=np.uint64)
         ties = np.empty((players, RNG_WORDS), dtype=np.uint64)
-        obs = np.zeros(T.OBS_LEN, dtype=np.float32)
-        mask = np.zeros(T.N_ACTIONS, dtype=np.int8)
+        obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         raw, c, f, ids, scores = new_scratch()
         reset_one(g, r, seeds[j], players, max_turns, uniform)
         for s in range(players):
             seed_pcg64(ties[s], seeds[j] * np.uint64(101) + np.uint64(s))  # as play_game resets each agent
-        while g[L.STEP] != T.S_OVER:
+        while g[L.STEP] != S_OVER:
             count = legal_ids(g, mask, ids)
             a = ids[0]
             if count > 1:

@@ -1,8 +1,8 @@
 """The heuristic's decision, compiled: one game or a whole batch, ties split by the player's own generator.
 
 A tie (scores within ``TIE_TOLERANCE`` of the best) is split by ``Generator.integers`` on the player's PCG64
-state, which :mod:`gubs_env.fast.core.rng` reproduces bit for bit, so a seeded bot decides the same way alone or in a
-batch.
+state, which the compiled engine's generator (:func:`~gubs_env.fast.integers`) reproduces bit for bit, so a seeded
+bot decides the same way alone or in a batch.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from agents.bots.heuristic.tables import (
     HeuristicTables,
 )
 from agents.bots.heuristic.view import _read_view
-from gubs_env.fast.core.rng import RNG_WORDS, integers, state_from_numpy, state_to_numpy
+from gubs_env.fast import RNG_WORDS, integers, state_from_numpy, state_to_numpy
 from gubs_env.support.compiling import announce_compiling
 
 COMPILE_SECONDS = 60
@@ -125,8 +125,8 @@ def heuristic_actions(
         masks: ``(G, 356)`` int8, that player's legal ids (non-zero).
         rows: int64, the games to decide.
         rng_rows: int64, one per entry of ``rows``: the row of ``rng_states`` its player draws ties from.
-        rng_states: ``(R, 6)`` uint64 PCG64 states (:mod:`gubs_env.fast.core.rng`), advanced in place exactly as
-            the agent's ``Generator`` would be.
+        rng_states: ``(R, 6)`` uint64 PCG64 states (the compiled engine's, :data:`~gubs_env.fast.RNG_WORDS`
+            words), advanced in place exactly as the agent's ``Generator`` would be.
         out: ``(G,)`` int64, receives the chosen ids at ``rows`` (other entries are left alone).
         tables: the heuristic's numbers (:data:`TABLES`).
 

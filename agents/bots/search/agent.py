@@ -42,8 +42,7 @@ from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
 from gubs_env.engine import Game
 from gubs_env.engine.positions.determinize import knowledge
-from gubs_env.fast.convert import state_to_row
-from gubs_env.fast.determinize import new_rows, redeal_rows, sample_rows, seed_futures
+from gubs_env.fast import new_rows, redeal_rows, sample_rows, seed_futures, state_to_row
 
 BASES = ("auto", "heuristic", TUNED, *SHIPPED_SPECS)
 """The policies a search may start from: the heuristic, its tuned weights, a shipped network, or ``auto``
@@ -199,7 +198,7 @@ class SearchAgent(GameSearcher):
         """``(worlds, len(candidates))``: ``seat``'s playout value of each candidate in each of this bot's worlds.
 
         The worlds and the playouts depend on ``seed`` alone, and every world's future generator is the one
-        :func:`~gubs_env.fast.determinize.sample_rows` seeds for ``(seed, w)``, so two bots given the same seed
+        :func:`~gubs_env.fast.sample_rows` seeds for ``(seed, w)``, so two bots given the same seed
         play the same futures: :mod:`agents.evaluate.search_gap` compares the sampled worlds with the true one
         that way.
         """
@@ -257,7 +256,7 @@ class SearchAgent(GameSearcher):
     def world_rows(self, game: Game, seat: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
         """``worlds`` positions ``seat`` cannot tell from the real one, as compiled rows with their generators.
 
-        They are drawn in one compiled call (:func:`~gubs_env.fast.determinize.sample_rows`, the distribution of
+        They are drawn in one compiled call (:func:`~gubs_env.fast.sample_rows`, the distribution of
         :meth:`Game.resample`, world ``w``'s future generator seeded for ``(seed, w)``); with ``prior`` above 0 a
         second compiled call moves their other hands toward the ``belief``
         (:func:`~agents.bots.search.belief.reweight_rows`: what players keep, or what the hand model reads from

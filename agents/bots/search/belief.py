@@ -39,11 +39,20 @@ from gubs_env.engine.cards import MAX_PLAYERS, NUM_KINDS, Kind
 from gubs_env.engine.positions.determinize import Knowledge, answer_queue, unknown_counts
 from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers
 from gubs_env.engine.state import GameState, Step
-from gubs_env.fast.core import layout as L
-from gubs_env.fast.core import tables as T
-from gubs_env.fast.core.rng import integers, next_uint64, seed_pcg64
-from gubs_env.fast.core.rules import hand_size
-from gubs_env.fast.determinize import can_answer, rebuild_queue, world_seed
+from gubs_env.fast import (
+    S_CANCEL,
+    S_CURE,
+    S_FLOP,
+    S_KEEP,
+    can_answer,
+    hand_size,
+    integers,
+    next_uint64,
+    rebuild_queue,
+    seed_pcg64,
+    world_seed,
+)
+from gubs_env.fast import layout as L
 
 HOLD_RATIO: dict[Kind, float] = {
     Kind.FLOP_BOAT: 3.63,
@@ -217,7 +226,7 @@ def reweight_hands(st: GameState, known: Knowledge, weights: np.ndarray, seed: i
 
 
 BELIEF_STREAM = 3
-"""The stream of :func:`~gubs_env.fast.determinize.world_seed` a world's belief swaps draw from (the sampler's and
+"""The stream of :func:`~gubs_env.fast.world_seed` a world's belief swaps draw from (the sampler's and
 the future's are 1 and 2)."""
 
 
@@ -225,7 +234,7 @@ the future's are 1 and 2)."""
 def _reweight_row(row: np.ndarray, viewer: int, weights: np.ndarray, rng: np.ndarray) -> None:
     """:func:`reweight_hands` on one compiled row, with ``rng``'s draws (the same moves, another stream)."""
     step = row[L.STEP]
-    if step == T.S_KEEP:
+    if step == S_KEEP:
         return
     n = row[L.NUM_PLAYERS]
     others = np.empty(L.SEATS, dtype=np.int64)
@@ -245,7 +254,7 @@ def _reweight_row(row: np.ndarray, viewer: int, weights: np.ndarray, rng: np.nda
             slot_count += 1
     if count == 0 or slot_count == 0:
         return
-    asked = row[L.ACTOR] if step == T.S_CANCEL or step == T.S_FLOP or step == T.S_CURE else -1
+    asked = row[L.ACTOR] if step in (S_CANCEL, S_FLOP, S_CURE) else -1
     for _ in range(SWAPS_PER_CARD * held):
         seat = others[integers(rng, count)]
         pick = integers(rng, hand_size(row, seat))
@@ -285,7 +294,7 @@ def _reweight_rows(rows: np.ndarray, viewer: int, weights: np.ndarray, seed: np.
 def reweight_rows(rows: np.ndarray, viewer: int, weights: np.ndarray, seed: int) -> None:
     """Move the other hands of sampled world rows toward ``weights``, in one compiled call (in place).
 
-    The moves of :func:`reweight_hands` on the compiled rows :func:`~gubs_env.fast.determinize.sample_rows` wrote:
+    The moves of :func:`reweight_hands` on the compiled rows :func:`~gubs_env.fast.sample_rows` wrote:
     the same swaps with the hidden deck and the same acceptance, each world drawing from its own generator
     (``(seed, w)`` alone), so the worlds follow the same distribution; the queue of an open window and other seats'
     records of a scouted hand are rebuilt from the new hands.

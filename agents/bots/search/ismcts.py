@@ -34,15 +34,11 @@ from agents.bots.heuristic.tables import TABLES
 from agents.bots.search.agent import GameSearcher
 from agents.bots.search.rollout import legal_ids, load_world, outcome_of, play_to_end, playout_scratch, seat_tables
 from agents.bots.search.settings import Settings
-from gubs_env.encoding.action_table import ActionCodec
+from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.engine import Game
 from gubs_env.engine.positions.determinize import knowledge
-from gubs_env.fast.core import layout as L
-from gubs_env.fast.core import tables as T
-from gubs_env.fast.core.observe import encode
-from gubs_env.fast.core.rng import seed_pcg64
-from gubs_env.fast.core.rules import advance
-from gubs_env.fast.determinize import new_rows, sample_rows
+from gubs_env.fast import S_OVER, advance, encode, new_rows, sample_rows, seed_pcg64
+from gubs_env.fast import layout as L
 
 
 @nb.njit(cache=True)
@@ -71,15 +67,15 @@ def tree_visits(
     """
     iterations = worlds.shape[0]
     capacity = iterations + 1  # the root, and at most one new node per iteration
-    child = np.full((capacity, T.N_ACTIONS), -1, dtype=np.int32)
+    child = np.full((capacity, NUM_ACTIONS), -1, dtype=np.int32)
     visits = np.zeros(capacity, dtype=np.int64)
     available = np.zeros(capacity, dtype=np.int64)
     value = np.zeros((capacity, L.SEATS), dtype=np.float64)
     path = np.empty(capacity, dtype=np.int64)
     reward = np.zeros(L.SEATS, dtype=np.float64)
     obs, mask, g, r, tie = playout_scratch(worlds.shape[1])
-    legal = np.empty(T.N_ACTIONS, dtype=np.int64)
-    untried = np.empty(T.N_ACTIONS, dtype=np.int64)
+    legal = np.empty(NUM_ACTIONS, dtype=np.int64)
+    untried = np.empty(NUM_ACTIONS, dtype=np.int64)
     raw, c, f, ids, scores = new_scratch()
     nodes = 1
     made = 0
@@ -89,7 +85,7 @@ def tree_visits(
         node = 0
         depth = 0
         path[0] = 0
-        while g[L.STEP] != T.S_OVER:
+        while g[L.STEP] != S_OVER:
             count = legal_ids(g, mask, legal)
             made += 1
             if count == 1:
@@ -133,7 +129,7 @@ def tree_visits(
             visits[path[d]] += 1
             for s in range(n):
                 value[path[d], s] += reward[s]
-    for a in range(T.N_ACTIONS):
+    for a in range(NUM_ACTIONS):
         visits_out[a] = visits[child[0, a]] if child[0, a] >= 0 else 0
     return made
 
@@ -179,6 +175,6 @@ class ISMCTSAgent(GameSearcher):
         """``(N_ACTIONS,)``: how often each id at ``game``'s decision was followed; depends on ``seed`` alone."""
         rows, rngs = new_rows(self.settings.iterations)
         sample_rows(knowledge(game.state, seat), seed, rows, rngs)
-        visits = np.zeros(T.N_ACTIONS, dtype=np.int64)
+        visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
         tree_visits(rows, rngs, np.uint64(seed), self.settings.c, TABLES.ints, seat_tables(TABLES.floats), visits)
         return visits

@@ -21,11 +21,10 @@ import numpy as np
 
 from agents.bots.heuristic.decide import choose_among, new_scratch
 from agents.bots.search.value import FEATURES, ValueNet, leaf_features
-from gubs_env.fast.core import layout as L
-from gubs_env.fast.core import tables as T
-from gubs_env.fast.core.observe import encode
-from gubs_env.fast.core.rng import seed_pcg64
-from gubs_env.fast.core.rules import advance, legal_mask, score, winners_into
+from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.encoding.observation import OBS_SIZE
+from gubs_env.fast import S_OVER, advance, encode, legal_mask, score, seed_pcg64, winners_into
+from gubs_env.fast import layout as L
 
 MARGIN_WEIGHT = 0.05
 """Weight of the final score margin (own score minus the best other, in points) added to a playout's win share.
@@ -88,7 +87,7 @@ def play_to_end(
     Seat ``s`` decides with the float tables ``tfs[s]``.
     """
     made = 0
-    while g[L.STEP] != T.S_OVER and made < max_decisions:
+    while g[L.STEP] != S_OVER and made < max_decisions:
         count = legal_ids(g, mask, ids)
         if count == 1:
             a = ids[0]
@@ -105,8 +104,8 @@ def play_to_end(
 def playout_scratch(width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Work arrays of a playout: (observation, mask, game row of ``width`` cells, its generator, tie generator)."""
     return (
-        np.zeros(T.OBS_LEN, dtype=np.float32),
-        np.zeros(T.N_ACTIONS, dtype=np.int8),
+        np.zeros(OBS_SIZE, dtype=np.float32),
+        np.zeros(NUM_ACTIONS, dtype=np.int8),
         np.empty(width, dtype=np.int32),
         np.empty(6, dtype=np.uint64),
         np.empty(6, dtype=np.uint64),
@@ -118,7 +117,7 @@ def outcome_of(g: np.ndarray, seat: int) -> float:
     """``seat``'s value of a finished row: its share of the win (1/k among k winners) plus the weighted margin."""
     n = g[L.NUM_PLAYERS]
     value = 0.0
-    if g[L.STEP] == T.S_OVER and not g[L.TRUNCATED]:
+    if g[L.STEP] == S_OVER and not g[L.TRUNCATED]:
         won = np.zeros(L.SEATS, dtype=np.int64)
         winners_into(g, won)
         k = 0
@@ -136,7 +135,7 @@ def outcome_of(g: np.ndarray, seat: int) -> float:
 @nb.njit(cache=True)
 def win_of(g: np.ndarray, seat: int) -> float:
     """1.0 when ``seat`` is among the winners of a finished row (a shared win counts whole, as tournaments count it)."""
-    if g[L.STEP] != T.S_OVER or g[L.TRUNCATED]:
+    if g[L.STEP] != S_OVER or g[L.TRUNCATED]:
         return 0.0
     won = np.zeros(L.SEATS, dtype=np.int64)
     winners_into(g, won)
@@ -184,7 +183,7 @@ def play_round(
             seed_pcg64(tie, tie_seed + np.uint64(w))
             advance(g, r, candidates[k])
             made += 1 + play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, depth)
-            if g[L.STEP] == T.S_OVER:
+            if g[L.STEP] == S_OVER:
                 values[i, k] = outcome_of(g, seat)
             else:
                 at_leaf[i, k] = True

@@ -27,10 +27,9 @@ import numpy as np
 
 from agents.bots.model_file import NetworkKind, PolicyWeights, load_network
 from agents.bots.ppo import policy_logits
-from gubs_env.encoding.observation import OBS_SIZE
-from gubs_env.fast.core import layout as L
-from gubs_env.fast.core import tables as T
-from gubs_env.fast.core.observe import encode
+from gubs_env.encoding.observation import INV_SCALE, LAYOUT, OBS_SIZE
+from gubs_env.fast import encode
+from gubs_env.fast import layout as L
 
 FEATURES = OBS_SIZE + (L.SEATS - 1) * L.KINDS
 """The seat's observation, then each other seat's hand (relative seats 1 to 5, count of each kind / copies)."""
@@ -49,7 +48,7 @@ VALUE = NetworkKind(
 SHIPPED_VALUE = Path(__file__).resolve().parent.parent / "models" / "value.npz"
 """The value network the search uses (``python -m agents.training.search_nets`` made it; docs/search_bots.md)."""
 
-_HAND_SCALE = T.OBS_INV_SCALE[T.OBS["hand"] : T.OBS["hand"] + L.KINDS].copy()
+_HAND_SCALE = INV_SCALE[LAYOUT["hand"].start : LAYOUT["hand"].start + L.KINDS].astype(np.float32)
 """The observation's scale of a hand (1 / copies of each kind), used for the other hands too."""
 
 

@@ -7,7 +7,7 @@ records, for every seat, how much better that step's chance outcome left the sea
     correction = V(the position after the step) - mean over re-dealt decks of V(the same step played from them)
 
 where the re-dealt decks are the position before the step with every card no player has seen dealt again
-(:func:`~gubs_env.fast.determinize.redeal_deck_rows`: the engine's own distribution, the Letters' placement prior
+(:func:`~gubs_env.fast.redeal_deck_rows`: the engine's own distribution, the Letters' placement prior
 included), and ``V`` is any estimate of a seat's chance of winning. The adjusted outcome is the result (1 for a
 win, shared or not, else 0) minus the sum of the game's corrections.
 
@@ -42,12 +42,19 @@ from agents.bots.threads import one_blas_thread
 from gubs_env.encoding.action_table import NUM_ACTIONS, describe_id, encode
 from gubs_env.engine import Action, Game, action_from_dict
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
-from gubs_env.fast.convert import state_to_row
-from gubs_env.fast.core import layout as L
-from gubs_env.fast.core import tables as T
-from gubs_env.fast.core.rules import score
-from gubs_env.fast.determinize import new_rows, redeal_deck_rows, world_seed
-from gubs_env.fast.kernels import reset_one, step_game, view_game
+from gubs_env.fast import (
+    S_OVER,
+    S_SCOUT,
+    new_rows,
+    redeal_deck_rows,
+    reset_one,
+    score,
+    state_to_row,
+    step_game,
+    view_game,
+    world_seed,
+)
+from gubs_env.fast import layout as L
 from gubs_env.records.record import GameRecord
 
 LUCK_VALUE = Path(__file__).resolve().parents[2] / "bots" / "models" / "luck_value.npz"
@@ -196,7 +203,7 @@ class LuckEstimator:
     def __init__(self, settings: LuckSettings | None = None, value: SeatValues | None = None) -> None:
         self.settings = settings or LuckSettings()
         self.value = value if value is not None else NetworkValue()
-        self._legal = np.zeros(T.N_ACTIONS, dtype=np.int8)
+        self._legal = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def game(self, num_players: int, seed: int, actions: Iterable[Action | int], **rule_options: Any) -> GameLuck:
         """The luck of the game dealt with ``seed`` and played with ``actions`` (engine actions or action ids).
@@ -233,10 +240,10 @@ class LuckEstimator:
         count = _chance_steps(g, r, ids, self._legal, befores, afters, at)
         if count < 0:
             index = -count - 1
-            if g[L.STEP] == T.S_OVER:
+            if g[L.STEP] == S_OVER:
                 raise LuckError(f"action {index} comes after the game's end")
             raise LuckError(f"action {index} ({describe_id(int(ids[index]))}) is not legal where it is played")
-        if g[L.STEP] != T.S_OVER:
+        if g[L.STEP] != S_OVER:
             raise LuckError("the actions end before the game does")
         results = np.array([win_of(g, seat) for seat in range(num_players)])
         scores, truncated = tuple(int(score(g, seat)) for seat in range(num_players)), bool(g[L.TRUNCATED])
@@ -308,7 +315,7 @@ def _known_top(g: np.ndarray) -> int:
     known = 0
     for seat in range(g[L.NUM_PLAYERS]):
         known = max(known, g[L.SEEN_TOP_LEN + seat])
-    if g[L.STEP] == T.S_SCOUT:  # the block the scouting player is placing is still on top
+    if g[L.STEP] == S_SCOUT:  # the block the scouting player is placing is still on top
         known = max(known, g[L.CARDS_LEN] + g[L.PLACED_LEN])
     return known
 
@@ -369,7 +376,7 @@ def _features_and_results(rows: np.ndarray, n: int, features: np.ndarray, result
     """Every seat's value features of every row, and each finished row's results; which rows are unfinished."""
     open_rows = np.zeros(rows.shape[0], dtype=np.bool_)
     for w in range(rows.shape[0]):
-        open_rows[w] = rows[w, L.STEP] != T.S_OVER
+        open_rows[w] = rows[w, L.STEP] != S_OVER
         for seat in range(n):
             leaf_features(rows[w], seat, features[w * n + seat])
             results[w, seat] = win_of(rows[w], seat)

@@ -117,8 +117,7 @@ def _collect_compiled(
     """
     from agents.bots.heuristic.decide import heuristic_actions
     from gubs_env.engine.cards import MAX_PLAYERS
-    from gubs_env.fast import FastGames
-    from gubs_env.fast.core.rng import RNG_WORDS, seed_pcg64
+    from gubs_env.fast import RNG_WORDS, FastGames, seed_pcg64
 
     observations, masks, actions, game_ids, seats = [], [], [], [], []
     outcomes = np.zeros((games, MAX_PLAYERS), dtype=np.float64)

@@ -47,8 +47,7 @@ from gubs_env.engine.players import TableSizes
 from gubs_env.engine.positions.serialize import brief
 from gubs_env.envs.vector import RANDOM as RANDOM_OPPONENT
 from gubs_env.envs.vector import GubsVectorEnv
-from gubs_env.fast import FastGames
-from gubs_env.fast.core.rng import RNG_WORDS, seed_pcg64
+from gubs_env.fast import RNG_WORDS, FastGames, seed_pcg64
 
 LEARNER, RANDOM, HEURISTIC, SNAPSHOT = 0, 1, 2, 3
 """What plays a seat, per game (:attr:`FastSelfPlayVecEnv.seat_kinds`); any other agent plays as HEURISTIC does.

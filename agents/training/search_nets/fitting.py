@@ -45,10 +45,8 @@ from agents.bots.search.value import leaf_features as write_features
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import COPIES
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
-from gubs_env.fast.core import layout as L
-from gubs_env.fast.core import tables as T
-from gubs_env.fast.core.rng import integers, seed_pcg64
-from gubs_env.fast.kernels import reset_one
+from gubs_env.fast import S_OVER, integers, reset_one, seed_pcg64
+from gubs_env.fast import layout as L
 from gubs_env.support.progress import progress_bar
 
 if TYPE_CHECKING:
@@ -121,7 +119,7 @@ def record_games(
         seed_pcg64(tie, seeds[j] ^ np.uint64(0x5EED))
         seed_pcg64(keep, seeds[j] ^ np.uint64(0xF00D))
         first = kept
-        while g[L.STEP] != T.S_OVER:
+        while g[L.STEP] != S_OVER:
             if kept < features.shape[0] and integers(keep, keep_every) == 0:
                 write_features(g, seat, features[kept])
                 games[kept] = j

@@ -31,8 +31,7 @@ from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes
-from gubs_env.fast import SKIP
-from gubs_env.fast.core.rng import RNG_WORDS, seed_pcg64
+from gubs_env.fast import RNG_WORDS, SKIP, seed_pcg64
 
 if TYPE_CHECKING:
     from agents.training.selfplay.vine import Branches

@@ -26,7 +26,7 @@ import numpy as np
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import MAX_PLAYERS
-from gubs_env.fast import kernels
+from gubs_env.fast import step_kernel
 
 LogProbs = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``log_probs(observations, masks) -> (k, 356)``: the policy's log-probabilities (illegal ids far below)."""
@@ -84,7 +84,7 @@ class _Rows:
 
     def step(self, actions: np.ndarray) -> None:
         """Apply one id per row (-1: leave it), then write each row's views as :meth:`FastGames.step` does."""
-        kernels.step_kernel(
+        step_kernel(
             self.states, self.rngs, actions, self.rewards, self.terminated, self.truncated, False, self.seeds,
             np.uint64(0), self.actor, self.mask, self.legal, self.obs, False,
         )  # fmt: skip
