@@ -218,10 +218,17 @@ def test_the_hold_ratio_command_asks_before_it_plays():
     assert printed.count("\n") >= 3  # one line per card kind held
 
 
-@pytest.mark.slow
-def test_the_world_sampler_benchmark_times_both_samplers():
-    printed = script("world_sampler", "--players", "2", "--worlds", "4", "--positions", "2", "--rounds", "1")
-    assert re.search(r"^\s+2\s+4\s+[\d.]+\s+[\d.]+\s+\d+x", printed, re.MULTILINE)
+def test_the_world_sampler_benchmark_runs_and_refuses_bad_arguments(capsys):
+    from benchmarks import world_sampler
+
+    assert world_sampler.main(["--players", "3", "--worlds", "2", "--positions", "1", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "sample_world+state_to_row" in out and len(out.strip().splitlines()) == 4
+    for bad in (["--players", "9"], ["--worlds", "0"], ["--rounds", "x"]):
+        with pytest.raises(SystemExit) as exit_info:
+            world_sampler.main(bad)
+        assert exit_info.value.code == 2
+        assert capsys.readouterr().err.count("\n") == 1
 
 
 # --- the experiments of docs/results/selfplay ------------------------------------------------------------------
