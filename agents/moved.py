@@ -1,5 +1,8 @@
 """``agents``' old module paths and where each went (see :mod:`gubs_env.support.moved`, CHANGELOG.md)."""
 
+SB3_BENCH = "benchmarks.sb3_throughput (a script of the repository: python benchmarks/sb3_throughput.py)"
+RLLIB_BENCH = "benchmarks.rllib_throughput (a script of the repository: python benchmarks/rllib_throughput.py)"
+
 MOVED = {
     "agents.base": "agents.bots.base",
     "agents.model_file": "agents.bots.model_file",
@@ -10,7 +13,7 @@ MOVED = {
     "agents.fast_heuristic": "agents.bots.heuristic.decide",
     "agents.select": "agents.evaluate.select",
     "agents.tournament": "agents.evaluate.tournament",
-    "agents.train_bench": "agents.training.sb3.bench",
+    "agents.train_bench": SB3_BENCH,
     "agents.fast_vec_env": "agents.training.sb3.fast_vec_env",
     "agents.imitation": "agents.training.imitation",
     "agents.masked_policy": "agents.training.sb3.masked_policy",
@@ -18,7 +21,7 @@ MOVED = {
     "agents.training.main": "agents.training.command (python train.py; from Python: agents.training.train)",
     "agents.rllib": "agents.training.rllib",
     "agents.rllib.train": "agents.training.rllib.train",
-    "agents.rllib.bench": "agents.training.rllib.bench",
+    "agents.rllib.bench": RLLIB_BENCH,
     "agents.rllib.callbacks": "agents.training.rllib.callbacks",
     "agents.rllib.env": "agents.training.rllib.env",
     "agents.rllib.fast_tables": "agents.training.rllib.fast_tables",
@@ -26,7 +29,7 @@ MOVED = {
     "agents.rllib.runner": "agents.training.rllib.runner",
     "agents.rllib.seats": "agents.training.rllib.seats",
     "agents.rllib.selfplay": "agents.training.rllib.selfplay",
-    "agents.training.bench": "agents.training.sb3.bench",
+    "agents.training.bench": SB3_BENCH,
     "agents.training.fast_vec_env": "agents.training.sb3.fast_vec_env",
     "agents.training.masked_policy": "agents.training.sb3.masked_policy",
     "agents.training.pool": "agents.training.sb3.pool",
@@ -36,7 +39,12 @@ MOVED = {
     "agents.training.runs": "agents.training.core.runs",
     "agents.training.warm_start": "agents.training.imitation.warm_start",
     "agents.training.cmaes": "agents.training.tune_heuristic.cmaes",
+    "agents.training.sb3.bench": SB3_BENCH,
+    "agents.training.rllib.bench": RLLIB_BENCH,
+    "agents.training.selfplay.levers": "benchmarks.selfplay_levers (a script of the repository: "
+    "python benchmarks/selfplay_levers.py)",
 }
 """Moved in 0.1.0 (the rooms of docs/architecture.md), in 0.2.0 (one trainer: RLlib under training/) and since 0.2.0
 (the training room's rooms: what both backends share in ``core``, the sb3 backend in ``sb3``, each recipe in a
-room of its own)."""
+room of its own), and since 0.2.0 to the repository's benchmarks/ folder (benchmarks and experiments, out of the
+packages)."""

@@ -552,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("ignore")
             import pettingzoo.classic.connect_four_v3  # noqa: F401 - needs pettingzoo and pygame
     except ImportError as err:
-        print(f"\nEnvironment rows skipped: {err}. Install them with: pip install -e '.[env]'")
+        print(f"\nEnvironment rows skipped: {err}. They need the env extra and pygame: pip install -e '.[env]' pygame")
         return 0
     engines = [e for e, wanted in (("fast", fast), ("reference", reference)) if wanted]
     print(f"\nEnvironments, random masked actions, {args.env_seconds} s per row in interleaved slices, one process")

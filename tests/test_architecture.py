@@ -98,20 +98,9 @@ def test_a_room_imports_only_the_rooms_below_it(room: str) -> None:
 TRAINING_FOLDERS = {
     # what both backends share imports neither backend nor any recipe: only its own modules and the rooms below
     "agents.training.core": {"agents.training.core"},
-    # a backend: the shared core, the warm start (RLlib's is sb3's), and the trainer's entry for its benchmark
-    "agents.training.sb3": {
-        "agents.training.core",
-        "agents.training.sb3",
-        "agents.training.imitation",
-        "agents.training",
-        "agents.training.command",
-    },
-    "agents.training.rllib": {
-        "agents.training.core",
-        "agents.training.rllib",
-        "agents.training.imitation",
-        "agents.training",
-    },
+    # a backend: the shared core and the warm start (RLlib's is sb3's)
+    "agents.training.sb3": {"agents.training.core", "agents.training.sb3", "agents.training.imitation"},
+    "agents.training.rllib": {"agents.training.core", "agents.training.rllib", "agents.training.imitation"},
     # the recipes beside the backends
     "agents.training.selfplay": {"agents.training.core", "agents.training.selfplay"},
     "agents.training.baselines": {"agents.training.selfplay", "agents.training.baselines"},
@@ -278,3 +267,27 @@ def test_every_data_file_in_the_packages_is_installed_with_them() -> None:
             if fnmatch.fnmatch(path, package.replace(".", "/") + "/" + pattern)
         ]
         assert matches, f"{path} is not in [tool.setuptools.package-data]"
+
+
+MEASUREMENTS_LEFT = {"gubs_env.bench"}
+"""Measurement modules still in the packages (gubs_env/bench.py moves to benchmarks/ in a change of its own)."""
+
+
+def test_measurements_live_in_benchmarks_and_the_packages_never_import_them() -> None:
+    """Benchmarks and experiment scripts are in benchmarks/, not in the packages or docs/ (Sphinx's conf.py aside)."""
+    measuring = {m for m in MODULES if m.rsplit(".", 1)[-1] in ("bench", "levers", "vine")}
+    assert measuring == MEASUREMENTS_LEFT
+    assert [p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.py")] == ["docs/conf.py"]
+    importing = [name for name, path in MODULES.items() if "benchmarks" in _top_level_imports(path)]
+    assert importing == []
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """The top-level package of every import in a file (relative ones excluded)."""
+    tops = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            tops.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            tops.add(node.module.split(".")[0])
+    return tops

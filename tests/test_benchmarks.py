@@ -1,10 +1,50 @@
-"""Every benchmark under benchmarks/ runs, small, so that none rots."""
+"""Every benchmark and experiment script under benchmarks/ runs, small, so that none rots.
+
+The command-style benchmarks also keep the command-line vocabulary (tests/test_cli_vocabulary.py) and its error
+rules (tests/test_cli_errors.py). The scripts run here as their documentation runs them, ``python
+benchmarks/NAME.py ...``, in a fresh process; the slow ones are marked ``slow``.
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+
+from benchmarks import rllib_throughput, sb3_throughput, selfplay_levers
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def script(name: str, *argv: str, timeout: float = 600) -> str:
+    """``python benchmarks/NAME.py ARGV`` with this checkout first on the path; its output (status 0 asserted)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def small_selfplay_run(out: Path) -> Path:
+    """A self-play run folder with a checkpoint, trained for one batch of eight games."""
+    from agents.training.selfplay import PPOSettings, SelfPlayConfig, train_selfplay
+
+    config = SelfPlayConfig(games=8, eval_every=10**6, eval_games=4, ppo=PPOSettings(hidden=(16,), minibatch=512))
+    train_selfplay(config, out=out, minutes=None, timesteps=1, progress=False)
+    return out
+
+
+# --- busy_machine.py -------------------------------------------------------------------------------------------
 
 
 @pytest.mark.slow
@@ -16,3 +56,200 @@ def test_the_busy_machine_benchmark_measures_the_fit_and_a_run_quiet_and_loaded(
     assert len(re.findall(r"warm start fit \d+\.\d+ s/epoch", printed)) == 4
     runs = re.findall(r"train.py --minutes 0.05: \d+ s, [\d,]+ timesteps, warm start cut: .+; shares: .+", printed)
     assert len(runs) == 2 and "beside 1 busy processes" in printed
+
+
+# --- sb3_throughput.py -----------------------------------------------------------------------------------------
+
+
+def test_each_sb3_path_is_what_train_py_builds_with_snapshots_in_the_pool(tmp_path):
+    from agents.training.sb3.fast_vec_env import FastSelfPlayVecEnv
+    from agents.training.sb3.masked_policy import LeanMaskablePolicy
+
+    for path, lean in (("fast", True), ("reference", False)):
+        envs, model, settings = sb3_throughput._build(path, [2], tmp_path, ["--envs", "2"])
+        try:
+            assert isinstance(envs.unwrapped, FastSelfPlayVecEnv) == (path == "fast")
+            assert isinstance(model.policy, LeanMaskablePolicy) == lean
+            assert settings["envs"] == 2 and settings["lean_policy"] == lean
+            assert len(list((tmp_path / path / "snapshots").glob("step_*.zip"))) == sb3_throughput.SNAPSHOTS
+        finally:
+            envs.close()
+
+
+def test_an_sb3_slice_counts_its_timesteps_and_times(tmp_path):
+    flags = ["--envs", "2", "--n-steps", "16", "--batch-size", "32"]
+    envs, model, _ = sb3_throughput._build("fast", [2], tmp_path, flags)
+    times = sb3_throughput.PathTimes("fast")
+    sb3_throughput._slice(envs, model, 64, times)
+    assert times.timesteps == 64 and times.wall > 0 and 0 < times.env_wall < times.wall
+    assert "fast" in times.row()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--timesteps", "100"], "multiple of 4,096"),
+        (["--rounds", "0"], "must be at least 1"),
+        (["--players", "9"], "player counts go from 2 to 6"),
+        (["--fast-flags=--bogus"], "unrecognized arguments: --bogus"),
+        (["--fast-flags=--envs 0"], "must be at least 1"),
+    ],
+)
+def test_bad_sb3_throughput_command_lines_are_one_line_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        sb3_throughput.main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_sb3_throughput_benchmark_runs_one_small_round():
+    printed = script("sb3_throughput", "--timesteps", "4096", "--rounds", "1", "--fast-flags=--envs 8")
+    assert re.search(r"fast / reference: \d+\.\d\dx per wall-clock second", printed)
+
+
+# --- rllib_throughput.py ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--minutes", "0"],
+        ["--minutes", "x"],
+        ["--env-runners", "-1"],
+        ["--bogus"],
+        ["--part", "x"],
+        ["--sample-seconds", "0"],
+    ],
+)
+def test_garbage_rllib_throughput_arguments_exit_with_status_2(argv):
+    with pytest.raises(SystemExit) as exit_info:
+        rllib_throughput.main(argv)
+    assert exit_info.value.code == 2
+
+
+def test_the_rllib_runs_measured_are_the_sb3_default_the_reference_engine_then_each_runner_count(tmp_path):
+    runs = rllib_throughput.runs(1.0, [0, 2], tmp_path)
+    assert [run.label for run in runs] == [
+        "train.py (sb3, default)",
+        "rllib reference, 1 env runners",
+        "rllib fast, 0 env runners",
+        "rllib fast, 2 env runners",
+    ]
+    assert "--backend" not in runs[0].command and runs[3].command[runs[3].command.index("--env-runners") + 1] == "2"
+    assert [run.command[run.command.index("--engine") + 1] for run in runs[1:]] == ["reference", "fast", "fast"]
+
+
+def test_the_sampling_table_gives_the_fast_engines_ratio_per_layout():
+    measured = [
+        rllib_throughput.Sampling("local", 1, "reference", 4000, 10.0),
+        rllib_throughput.Sampling("local", 1, "fast", 30000, 10.0),
+        rllib_throughput.Sampling("two-node cluster", 2, "reference", 6000, 10.0),
+    ]
+    lines = rllib_throughput.sampling_report(measured).splitlines()
+    assert lines[0] == "| layout | env runners | reference env steps/s | fast env steps/s | fast / reference |"
+    assert lines[2] == "| local | 1 | 400 | 3,000 | 7.5x |"
+    assert lines[3] == "| two-node cluster | 2 | 600 | - | - |"
+
+
+def test_the_rllib_report_is_a_markdown_table_of_every_run():
+    runs = [rllib_throughput.Run("a", [], 100.0, None, {"driver": 300.0, "total": 300.0})]
+    memory = {"driver": 600, "each env runner": 500, "ray services": 400, "total": 1500}
+    runs.append(rllib_throughput.Run("b", [], 50.0, 120.0, memory))
+    lines = rllib_throughput.report(runs).splitlines()
+    assert lines[2] == "| a | 100 | - | 300 | - | - | 300 |"
+    assert lines[3] == "| b | 50 | 120 | 600 | 500 | 400 | 1,500 |"
+
+
+def test_the_rates_are_read_from_each_backends_summary():
+    sb3 = "trained 6,000 timesteps in 1.0 min; the time went to: environments 30%, learner 20%, the rest 50%"
+    assert rllib_throughput.sb3_rate(sb3, "sb3") == pytest.approx(6000 / 30)
+    rllib = "1,234 learner steps/s and 5,678 env steps/s while training (40,000 env steps)"
+    assert rllib_throughput._RLLIB_RATE.findall(rllib) == [("1,234", "5,678")]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+def test_this_process_is_found_and_has_a_resident_size():
+    assert os.getpid() in rllib_throughput._descendants(os.getpid())
+    assert rllib_throughput._rss_mib(os.getpid()) > 1
+    assert rllib_throughput._kind(os.getpid(), os.getpid()) == "driver"
+
+
+@pytest.mark.slow
+def test_the_rllib_throughput_benchmark_measures_each_training_run():
+    pytest.importorskip("ray.rllib")
+    printed = script("rllib_throughput", "--part", "training", "--minutes", "0.05", "--env-runners", "0")
+    assert "| train.py (sb3, default) |" in printed and "| rllib fast, 0 env runners |" in printed
+
+
+# --- selfplay_levers.py ----------------------------------------------------------------------------------------
+
+
+def test_the_levers_command_trains_each_variant_once_and_prints_its_row(tmp_path, capsys, monkeypatch):
+    from agents.training.selfplay import SelfPlayConfig
+
+    configs = selfplay_levers.variants(2, seed=1)
+    assert configs["default"] == SelfPlayConfig(players=(2,), seed=1, eval_every=1_000_000)
+    for name, config in configs.items():  # each variant differs from the default in its own lever only
+        assert name == "default" or config != configs["default"]
+    calls = []
+
+    def small_train(config, out, minutes, progress):
+        calls.append(config)
+        return small_selfplay_run(out)
+
+    monkeypatch.setattr(selfplay_levers, "train_selfplay", small_train)
+    argv = ["default", "one-seat", "--minutes", "0.1", "--out", str(tmp_path), "--no-progress"]
+    assert selfplay_levers.main(argv) == 0
+    assert selfplay_levers.main(argv) == 0
+    assert calls == [configs["default"], configs["one-seat"]]  # the second time both were kept
+    out = capsys.readouterr().out
+    assert "trained before, kept" in out and out.count("grad_cosine") >= 4
+
+
+# --- hold_ratio.py, world_sampler.py ---------------------------------------------------------------------------
+
+
+def test_the_hold_ratio_command_asks_before_it_plays():
+    from benchmarks import hold_ratio
+
+    assert "--games" in hold_ratio.build_parser().format_help()
+    printed = script("hold_ratio", "--games", "2", "--seed", "5")
+    assert printed.count("\n") >= 3  # one line per card kind held
+
+
+def test_the_world_sampler_benchmark_runs_and_refuses_bad_arguments(capsys):
+    from benchmarks import world_sampler
+
+    assert world_sampler.main(["--players", "3", "--worlds", "2", "--positions", "1", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "sample_world+state_to_row" in out and len(out.strip().splitlines()) == 4
+    for bad in (["--players", "9"], ["--worlds", "0"], ["--rounds", "x"]):
+        with pytest.raises(SystemExit) as exit_info:
+            world_sampler.main(bad)
+        assert exit_info.value.code == 2
+        assert capsys.readouterr().err.count("\n") == 1
+
+
+# --- the experiments of docs/results/selfplay ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["luck_returns_compare", "rule_facts_compare"])
+def test_the_comparison_charts_are_drawn_from_the_stored_curves(name, tmp_path):
+    script(name, str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["compare_2p.png", "compare_4p.png"]
+
+
+@pytest.mark.slow
+def test_the_luck_diagnostics_run_on_a_runs_checkpoint(tmp_path):
+    run = small_selfplay_run(tmp_path / "run")
+    paired = script("luck_returns_paired", str(run), "1", "2")
+    assert "luck, 2 worlds" in paired and "grad_cosine" in paired
+    decisions = script("luck_returns_decisions", str(run), "1", "4")
+    assert "both off: advantages" in decisions
+
+
+@pytest.mark.slow
+def test_the_rule_facts_run_trains_with_the_facts(tmp_path):
+    script("rule_facts_25min", str(tmp_path / "run"), "0.01")
+    assert '"rule_facts": true' in (tmp_path / "run" / "config.json").read_text()

@@ -485,8 +485,8 @@ def _shell(*argv: str, cwd: Path | None = None, timeout: float = 120) -> subproc
         (["train.py", "--backend=" + "x" * 1000], "python train.py"),
         (["train.py", "--backend", "rllib", "--minutes", "0"], "python train.py"),
         (["train.py", "--backend", "rllib", "--bogus"], "python train.py"),
-        (["-m", "agents.training.rllib.bench", "--env-runners", "-1"], "python -m agents.training.rllib.bench"),
-        (["-m", "agents.training.rllib.bench", "--minutes"], "python -m agents.training.rllib.bench"),
+        (["benchmarks/rllib_throughput.py", "--env-runners", "-1"], "python benchmarks/rllib_throughput.py"),
+        (["benchmarks/rllib_throughput.py", "--minutes"], "python benchmarks/rllib_throughput.py"),
         (["-m", "agents.bots.heuristic", "--positions", "0"], "python -m agents.bots.heuristic"),
         (["-m", "gubs_env.viz", "--players", "9", "--svg", "x.svg"], "python -m gubs_env.viz"),
         (["-m", "gubs_env.viz", "--svg", "/proc/x/y.svg"], "python -m gubs_env.viz"),
@@ -495,8 +495,8 @@ def _shell(*argv: str, cwd: Path | None = None, timeout: float = 120) -> subproc
     ],
 )
 def test_a_bad_command_line_from_a_real_shell_is_one_line_and_status_2(argv: list[str], prog: str, tmp_path) -> None:
-    if argv[0] == "train.py":
-        argv = [str(ROOT / "train.py"), *argv[1:]]
+    if argv[0].endswith(".py"):  # a script of the repository, run from another folder
+        argv = [str(ROOT / argv[0]), *argv[1:]]
     done = _shell(*argv, cwd=tmp_path)
     assert done.returncode == cli.EXIT_USAGE, done.stderr
     _one_error_line(done.stderr, prog)
@@ -814,9 +814,9 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--no-progress": SWITCH,
         },
     ),
-    "belief": ("agents.bots.search.belief", [], {"--games": NUMBERS, "--seed": NUMBERS}),
+    "belief": ("benchmarks.hold_ratio", [], {"--games": NUMBERS, "--seed": NUMBERS}),
     "levers": (
-        "agents.training.selfplay.levers",
+        "benchmarks.selfplay_levers",
         [],
         {"--players": NUMBERS, "--seed": NUMBERS, "--minutes": NUMBERS, "--out": PATHS, "--no-progress": SWITCH},
     ),
@@ -841,7 +841,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         {"--positions": NUMBERS, "--seed": NUMBERS, "--repeats": NUMBERS},
     ),
     "rllib_bench": (
-        "agents.training.rllib.bench",
+        "benchmarks.rllib_throughput",
         [],
         {
             "--minutes": NUMBERS,
@@ -873,7 +873,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         },
     ),
     "train_bench": (
-        "agents.training.sb3.bench",
+        "benchmarks.sb3_throughput",
         [],
         {
             "--players": NUMBERS,

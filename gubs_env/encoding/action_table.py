@@ -56,28 +56,6 @@ _ID: dict[Action, int] = {t: i for i, t in enumerate(TEMPLATES)}
 assert len(_ID) == NUM_ACTIONS, "two ids share one meaning"
 
 
-ACTION_PARTS = ("op", "card", "as_kind", "use", "seat", "part", "detail")
-"""The fields of an action that ids share: what it does, with which card, as which kind, on whom."""
-
-
-def action_parts() -> tuple[np.ndarray, tuple[str, ...]]:
-    """Which parts each id has: a 0/1 float32 matrix ``(NUM_ACTIONS, parts)`` and each column's name.
-
-    A column is one value of one field of :data:`ACTION_PARTS` (``card=Mushroom``, ``seat=1``...) that at least
-    two ids share, so a network can learn what ids have in common (every play of a card, every target seat)
-    from the decisions of any of them.
-    """
-    columns: dict[str, list[int]] = {}
-    for i, template in enumerate(TEMPLATES):
-        for name in ACTION_PARTS:
-            columns.setdefault(f"{name}={getattr(template, name)}", []).append(i)
-    shared = {key: ids for key, ids in columns.items() if len(ids) > 1}
-    matrix = np.zeros((NUM_ACTIONS, len(shared)), dtype=np.float32)
-    for column, ids in enumerate(shared.values()):
-        matrix[ids, column] = 1.0
-    return matrix, tuple(shared)
-
-
 def encode(action: Action, actor: int, num_players: int) -> int:
     """The id of an engine action taken by ``actor``."""
     if action.seat is None:

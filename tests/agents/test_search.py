@@ -519,13 +519,3 @@ def test_the_budgeted_search_plays_legal_games_with_the_tuned_base():
         table = [make_agent("search:worlds=32,steps=3000,base=heuristic-tuned,rollout=heuristic-tuned", seed=1)]
         table += [make_agent("heuristic", seed=s) for s in range(1, players)]
         assert play_game(table, 3).is_over
-
-
-def test_the_belief_measurement_command_asks_before_it_plays(capsys):
-    from agents.bots.search import belief
-
-    with pytest.raises(SystemExit) as stop:
-        belief.main(["--help"])
-    assert stop.value.code == 0 and "--games" in capsys.readouterr().out  # usage only: no game was played
-    assert belief.main(["--games", "2", "--seed", "5"]) == 0
-    assert capsys.readouterr().out.count("\n") >= 3  # one line per card kind held

@@ -21,6 +21,7 @@ from agents.training.selfplay.learner import (
 )
 from agents.training.selfplay.recipe import (
     PROGRESS_COLUMNS,
+    REMOVED_AT,
     SelfPlayConfig,
     SelfPlayRunError,
     read_rows,
@@ -266,36 +267,6 @@ def test_bad_settings_are_one_line_errors(bad):
         small_config(**bad)
 
 
-def test_the_action_part_head_shares_across_ids_and_folds_into_the_shipped_format(tmp_path):
-    from agents.bots.model_file import load_policy, save_policy
-    from agents.bots.ppo import policy_logits
-    from gubs_env.encoding.action_table import action_parts
-
-    parts, names = action_parts()
-    assert parts.shape == (356, len(names)) and np.all(parts.sum(axis=0) >= 2) and np.all(parts.sum(axis=1) >= 1)
-    torch.manual_seed(0)  # the initial weights (the step's effect shows for 29 of 30 draws; this test needs one)
-    model = ActorCritic((24,), action_parts=True)
-    with torch.no_grad():
-        model.part_head.weight.normal_()  # make the part head matter
-    t = random_tensors(50, 5)
-    log_p = model.log_probs(t["obs"], t["masks"])
-    assert torch.all(log_p[t["masks"] == 0] < -1e8)
-    assert torch.allclose(log_p.exp().sum(dim=1), torch.ones(50), atol=1e-4)  # 356 float32 terms
-    path = save_policy(tmp_path / "p.npz", model.actor_layers(), "tanh")
-    folded = policy_logits(load_policy(path), t["obs"].numpy())
-    assert np.allclose(folded, model.logits(t["obs"]).detach().numpy(), atol=1e-4)
-    # a step on one id's decisions moves the ids that share its card too
-    card = names.index(next(n for n in names if n.startswith("card=") and parts[:, names.index(n)].sum() > 3))
-    ids = np.flatnonzero(parts[:, card])
-    before = model.logits(t["obs"][:1]).detach()
-    loss = -model.log_probs(t["obs"][:1], torch.ones(1, 356))[0, int(ids[0])]
-    loss.backward()
-    with torch.no_grad():
-        model.part_head.weight -= 1.0 * model.part_head.weight.grad
-    moved = (model.logits(t["obs"][:1]).detach() - before)[0]
-    assert float(moved[ids[1:]].mean()) > float(moved[np.setdiff1d(np.arange(356), ids)].mean())
-
-
 def test_the_rule_facts_lever_feeds_both_networks_and_ships_a_policy_that_plays(tmp_path):
     from agents.bots.model_file import ModelFileError, load_policy, save_policy
     from agents.bots.ppo import PPOAgent, policy_logits
@@ -317,7 +288,7 @@ def test_the_rule_facts_lever_feeds_both_networks_and_ships_a_policy_that_plays(
     # the file's logits are the learner's own on the observation and its facts
     trained = Learner(PPOSettings(hidden=(32,), minibatch=512, rule_facts=True), seed=0)
     trained.model.load_state_dict(torch.load(out / "checkpoint.pt", weights_only=True)["model"])
-    expected = trained.model.logits(trained.inputs(obs)).detach().numpy()
+    expected = trained.model.actor(trained.inputs(obs)).detach().numpy()
     assert np.allclose(policy_logits(weights, obs), expected, atol=1e-4)  # the facts appended by the forward pass
     agent = PPOAgent(weights)
     assert agent.input_size == OBS_SIZE
@@ -334,54 +305,15 @@ def test_the_rule_facts_lever_feeds_both_networks_and_ships_a_policy_that_plays(
         save_policy(tmp_path / "wrong.npz", [(w, b) for w, b in weights.layers], "tanh")
 
 
-def lowest_legal_log_probs(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """``lowest_legal`` as log-probabilities no Gumbel draw can overturn."""
-    ids = lowest_legal(obs, masks)[0]
-    out = np.full(masks.shape, -1e9, np.float32)
-    out[np.arange(len(ids)), ids] = 0.0
-    return out
-
-
-@pytest.mark.parametrize("players", [2, 4])
-def test_a_paired_playout_of_the_id_taken_replays_the_game_to_its_very_outcome(players):
-    from agents.training.selfplay.vine import play_branches
-
-    table = SelfPlayGames(3, players)
-    batch = table.play(np.arange(3, dtype=np.uint64) + 50, np.zeros((3, MAX_PLAYERS), np.int8), lowest_legal,
-                       branch_rate=0.3)  # fmt: skip
-    branches = batch.branches
-    assert branches is not None and 0 < len(branches) < len(batch)
-    assert np.all(batch.seat[branches.samples] == branches.seats)
-    masks = batch.masks[branches.samples]
-    paired = play_branches(branches, masks, lowest_legal_log_probs, seed=0)
-    assert np.array_equal(np.sort(paired.point), paired.point) and paired.point.size == int((masks > 0).sum())
-    taken = batch.actions[branches.samples[paired.point]] == paired.action
-    # the copy holds the whole position (deck order and generator included): the same ids give the same game
-    assert np.array_equal(paired.outcome[taken], batch.returns[branches.samples[paired.point[taken]]])
-    assert set(paired.outcome.tolist()) <= {-1.0, 0.0, 1.0}
-
-
-def test_paired_advantages_are_outcomes_minus_the_policys_mean_at_legal_ids_only():
-    from agents.training.selfplay.learner import paired_advantages
-    from agents.training.selfplay.vine import PairedValues
-
-    paired = PairedValues(np.array([0, 0, 0, 1, 1]), np.array([3, 5, 9, 0, 1]), np.array([1, -1, 1, -1, -1.0]), 0)
-    old = np.zeros((2, 356), np.float32)
-    old[0, [3, 5, 9]] = [0.5, 0.25, 0.25]
-    old[1, [0, 1]] = [0.5, 0.5]
-    adv = paired_advantages(paired, old)
-    assert adv[0, [3, 5, 9]] == pytest.approx([0.5, -1.5, 0.5], **FLOAT32)
-    assert adv[1, [0, 1]] == pytest.approx([0, 0], **FLOAT32)
-    assert np.count_nonzero(adv) == 3
-
-
-def test_a_run_with_paired_playouts_learns_from_both_terms_and_counts_the_playouts_decisions(tmp_path):
-    plain = train_selfplay(small_config(), out=tmp_path / "plain", minutes=None, timesteps=1, progress=False)
-    vine = train_selfplay(small_config(branch_rate=0.2), out=tmp_path / "vine", minutes=None, timesteps=1,
-                          progress=False)  # fmt: skip
-    assert vine.samples == plain.samples and vine.timesteps > plain.timesteps  # the same games, plus the playouts
-    row = read_rows(tmp_path / "vine" / "progress.csv")[-1]
-    assert -1 <= float(row["grad_cosine"]) <= 1 and float(row["policy_loss"]) != 0
+def test_a_config_file_from_before_the_removed_levers_reads_with_them_off_and_is_refused_with_one_on():
+    data = json.loads(json.dumps(SelfPlayConfig().to_json()))  # as config.json holds it
+    data |= {"branch_rate": 0.0, "greedy_playouts": False}
+    data["ppo"] |= {"mc_coef": 1.0, "vine_coef": 1.0, "action_parts": False}
+    assert SelfPlayConfig.from_json(data) == SelfPlayConfig()
+    data["ppo"]["action_parts"] = True
+    refused = f"action_parts=True was removed; resume this run at commit {REMOVED_AT}"
+    with pytest.raises(SelfPlayRunError, match=refused):
+        SelfPlayConfig.from_json(data)
 
 
 json_values = st.recursive(
@@ -412,25 +344,3 @@ def test_a_config_file_from_a_stranger_is_a_config_or_a_one_line_error(top, ppo)
     else:
         assert all(1 <= w <= 8192 for w in config.ppo.hidden) and 2 <= config.games <= 65_536
         assert 1 <= config.luck_worlds <= 4096
-
-
-def test_the_levers_command_trains_each_variant_once_and_prints_its_row(tmp_path, capsys, monkeypatch):
-    from agents.training.selfplay import levers
-
-    configs = levers.variants(2, seed=1)
-    assert configs["default"] == SelfPlayConfig(players=(2,), seed=1, eval_every=1_000_000)
-    for name, config in configs.items():  # each variant differs from the default in its own lever only
-        assert name == "default" or config != configs["default"]
-    calls = []
-
-    def fake_train(config, out, minutes, progress):
-        calls.append(config)
-        return train_selfplay(small_config(), out=out, minutes=None, timesteps=1, progress=False)
-
-    monkeypatch.setattr(levers, "train_selfplay", fake_train)
-    argv = ["default", "one-seat", "--minutes", "0.1", "--out", str(tmp_path), "--no-progress"]
-    assert levers.main(argv) == 0
-    assert levers.main(argv) == 0
-    assert calls == [configs["default"], configs["one-seat"]]  # the second time both were kept
-    out = capsys.readouterr().out
-    assert "trained before, kept" in out and out.count("grad_cosine") >= 4

@@ -588,17 +588,3 @@ def test_sample_rows_property(num_players, game_seed, depth, viewer, seed, place
     rows, rngs = rows_for(k, seed, 3)
     first, first_rngs = rows_for(k, seed, 1)
     assert np.array_equal(first[0], rows[0]) and np.array_equal(first_rngs[0], rngs[0])
-
-
-# --- the benchmark command ------------------------------------------------------------------------------------
-
-
-def test_benchmark_command_runs_and_refuses_bad_arguments(capsys):
-    assert fd.main(["--players", "3", "--worlds", "2", "--positions", "1", "--rounds", "1"]) == 0
-    out = capsys.readouterr().out
-    assert "sample_world+state_to_row" in out and len(out.strip().splitlines()) == 4
-    for bad in (["--players", "9"], ["--worlds", "0"], ["--rounds", "x"]):
-        with pytest.raises(SystemExit) as exit_info:
-            fd.main(bad)
-        assert exit_info.value.code == 2
-        assert capsys.readouterr().err.count("\n") == 1

@@ -8,7 +8,7 @@ uniform dealing would put them there, and Gubs a twelfth as often. Playouts in u
 defenceless opponents and overrate attacks.
 
 :data:`HOLD_RATIO` is that measurement: per kind, its share among the cards in another player's hand divided by
-its share among all the cards that player's opponent cannot see (``python -m agents.bots.search.belief``
+its share among all the cards that player's opponent cannot see (``python benchmarks/hold_ratio.py``
 measures it again); :func:`static_weights` turns it into a weight per seat and kind. The :class:`HandModel`
 gives weights that depend on the position: a network reads the searching seat's observation and says, for each
 other seat, the share of each kind among its cards (:meth:`HandModel.weights_for`).
@@ -23,9 +23,7 @@ of many worlds in one call; the search uses it.
 
 from __future__ import annotations
 
-import argparse
 import random
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -81,7 +79,7 @@ HOLD_RATIO: dict[Kind, float] = {
     Kind.SCOUT: 0.03,
 }
 """Per kind: how much more often than uniform dealing an opponent's hand holds it (two-player heuristic games,
-``python -m agents.bots.search.belief``). Kinds not listed (Events) never sit in a hand."""
+``python benchmarks/hold_ratio.py``). Kinds not listed (Events) never sit in a hand."""
 
 SWAPS_PER_CARD = 4
 """Metropolis steps per card in the other hands: enough for the hands to forget the uniform start."""
@@ -306,62 +304,3 @@ def reweight_rows(rows: np.ndarray, viewer: int, weights: np.ndarray, seed: int)
         seed: an int in ``[0, 2**64)``.
     """
     _reweight_rows(rows, viewer, np.ascontiguousarray(weights, dtype=np.float64), np.uint64(seed))
-
-
-def measure(games: int = 150, seed: int = 0, progress: bool | None = None) -> dict[str, float]:
-    """:data:`HOLD_RATIO` measured again over ``games`` two-player heuristic games (at draw and play steps).
-
-    ``progress``: a bar over the games on stderr (None: when stderr is a terminal).
-    """
-    from agents.bots.heuristic import HeuristicAgent
-    from gubs_env.encoding.action_table import ActionCodec
-    from gubs_env.encoding.observation import encode
-    from gubs_env.engine import Game
-    from gubs_env.engine.cards import CARDS
-    from gubs_env.engine.positions.determinize import knowledge, unknown_counts
-    from gubs_env.support.progress import progress_bar
-
-    shown = sys.stderr.isatty() if progress is None else progress
-    in_hand = np.zeros(NUM_KINDS)
-    unseen = np.zeros(NUM_KINDS)
-    codec = ActionCodec(2)
-    for g in progress_bar(range(seed, seed + games), desc="games", unit="game", disable=not shown):
-        game = Game(2, seed=g, record_log=False)
-        agents = [HeuristicAgent(7 * g + s) for s in range(2)]
-        while (seat := game.current_player) is not None:
-            if game.pending.step in (Step.DRAW, Step.PLAY):
-                in_hand += game.state.hands[1 - seat]
-                unseen += unknown_counts(knowledge(game.state, seat))
-            observation, mask = encode(game.state, seat), codec.mask(game.legal_actions(), seat)
-            game.apply(codec.action(agents[seat].act(observation, mask), seat))
-    ratio = (in_hand / in_hand.sum()) / np.maximum(unseen / unseen.sum(), 1e-12)
-    return {CARDS[k].name: round(float(ratio[k]), 2) for k in np.argsort(-ratio) if in_hand[k] > 0}
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The command line."""
-    from gubs_env.support.cli import CommandParser, add_progress_argument, non_negative_int, positive_int
-
-    parser = CommandParser(
-        prog="python -m agents.bots.search.belief",
-        description="Measure again how much more often each card kind sits in the other hand than among the cards "
-        "a seat has not seen (the search's HOLD_RATIO), over two-player heuristic games.",
-    )
-    parser.add_argument("--games", type=positive_int, default=150, help="games to play (default: 150)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first game's seed (default: 0)")
-    add_progress_argument(parser)
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.bots.search.belief``: print :data:`HOLD_RATIO` measured again, card by card."""
-    args = build_parser().parse_args(argv)
-    for name, value in measure(args.games, args.seed, False if args.no_progress else None).items():
-        print(f"{name:20s} {value:5.2f}")
-    return 0
-
-
-if __name__ == "__main__":
-    from gubs_env.support.cli import run_command
-
-    raise SystemExit(run_command(main))

@@ -30,8 +30,6 @@ from torch import nn
 
 from agents.training.core.diagnostics import cosine
 from agents.training.selfplay.rollout import Batch
-from agents.training.selfplay.vine import PairedValues
-from gubs_env.encoding import action_table
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE, policy_input
@@ -56,11 +54,7 @@ class PPOSettings:
         value_coef: the value loss's weight.
         max_grad_norm: gradients are clipped to this norm.
         normalize_values: learn the critic on normalized targets (:class:`ValueNorm`).
-        mc_coef: the weight of the sampled decisions' clipped surrogate (their advantages from the game's outcome).
-        vine_coef: the weight of the branch points' surrogate (every legal id's paired advantage), when a run plays
-            paired playouts (:mod:`agents.training.selfplay.vine`).
         hidden: the widths of the actor's and the critic's hidden layers.
-        action_parts: the actor's second head over the parts ids share (:class:`ActorCritic`).
         rule_facts: both networks read the observation followed by its rule facts
             (:mod:`gubs_env.encoding.rule_facts`: the unseen copies of each kind, the chance of each kind on the
             deck's top, the score margin and standing), computed from each observation before the first layer.
@@ -78,10 +72,7 @@ class PPOSettings:
     value_coef: float = 0.5
     max_grad_norm: float = 0.5
     normalize_values: bool = True
-    mc_coef: float = 1.0
-    vine_coef: float = 1.0
     hidden: tuple[int, ...] = (256, 256)
-    action_parts: bool = False
     rule_facts: bool = False
 
     def __post_init__(self) -> None:
@@ -108,8 +99,6 @@ def check_settings(settings: PPOSettings) -> None:
         "value_coef": 0 <= s.value_coef <= 100,
         "max_grad_norm": s.max_grad_norm > 0,
         "hidden": 1 <= len(s.hidden) <= 8 and all(1 <= w <= MAX_WIDTH for w in s.hidden),
-        "mc_coef": 0 <= s.mc_coef <= 100,
-        "vine_coef": 0 <= s.vine_coef <= 100,
     }
     wrong = [name for name, ok in checks.items() if not ok]
     if wrong:
@@ -139,61 +128,33 @@ def _mlp(inputs: int, widths: tuple[int, ...], out: int, out_gain: float) -> nn.
 
 
 class ActorCritic(nn.Module):
-    """The actor (observation to 356 logits) and the critic (observation to a normalized value), apart.
+    """The actor (observation to 356 logits) and the critic (observation to a normalized value), apart."""
 
-    With ``action_parts`` the actor's logits add a second head over the parts ids share
-    (:func:`~gubs_env.encoding.action_table.action_parts`: the operation, the card, the kind, the target seat...):
-    an id's logit is its own score plus the scores of its parts, so what is learnt from one play of a card reaches
-    every id that plays it. Both heads are linear in the last hidden layer, so they fold into one
-    (:meth:`actor_layers`) and the shipped policy format holds the result.
-    """
-
-    parts: torch.Tensor
-    """``(356, parts)``: which parts each id has (with ``action_parts`` only)."""
-
-    def __init__(
-        self, hidden: tuple[int, ...] = (256, 256), action_parts: bool = False, inputs: int = OBS_SIZE
-    ) -> None:
+    def __init__(self, hidden: tuple[int, ...] = (256, 256), inputs: int = OBS_SIZE) -> None:
         super().__init__()
         self.actor = _mlp(inputs, hidden, NUM_ACTIONS, 0.01)
         self.critic = _mlp(inputs, hidden, 1, 1.0)
-        self.part_head: nn.Linear | None = None
-        if action_parts:
-            parts, _ = action_table.action_parts()
-            self.register_buffer("parts", torch.from_numpy(parts))
-            self.part_head = nn.Linear(hidden[-1], parts.shape[1])
-            nn.init.orthogonal_(self.part_head.weight, 0.01)
-            nn.init.zeros_(self.part_head.bias)
-
-    def logits(self, obs: torch.Tensor) -> torch.Tensor:
-        """The actor's logits over every id."""
-        if self.part_head is None:
-            return self.actor(obs)
-        hidden = self.actor[:-1](obs)
-        return self.actor[-1](hidden) + self.part_head(hidden) @ self.parts.T
 
     def log_probs(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         """Log-probabilities over the ids, illegal ones at about -1e9."""
-        logits = self.logits(obs).masked_fill(masks == 0, MASKED)
+        logits = self.actor(obs).masked_fill(masks == 0, MASKED)
         return torch.log_softmax(logits, dim=-1)
 
     def actor_parameters(self) -> list[nn.Parameter]:
         """The parameters of the policy (the critic's apart)."""
-        own = list(self.actor.parameters())
-        return own if self.part_head is None else own + list(self.part_head.parameters())
+        return list(self.actor.parameters())
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         """The critic's normalized value of each observation."""
         return self.critic(obs).squeeze(-1)
 
     def actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The actor's linear layers as ``(weight, bias)`` float32 arrays, the model file's order (heads folded)."""
-        layers = [(m.weight.detach().clone(), m.bias.detach().clone()) for m in self.actor if isinstance(m, nn.Linear)]
-        if self.part_head is not None:
-            weight, bias = layers[-1]
-            parts = self.parts
-            layers[-1] = (weight + parts @ self.part_head.weight.detach(), bias + parts @ self.part_head.bias.detach())
-        return [(w.numpy().astype(np.float32), b.numpy().astype(np.float32)) for w, b in layers]
+        """The actor's linear layers as ``(weight, bias)`` float32 arrays, the model file's order."""
+        return [
+            (m.weight.detach().numpy().astype(np.float32), m.bias.detach().numpy().astype(np.float32))
+            for m in self.actor
+            if isinstance(m, nn.Linear)
+        ]
 
 
 class ValueNorm:
@@ -287,37 +248,16 @@ def explained_variance(predicted: np.ndarray, target: np.ndarray) -> float:
     return float("nan") if variance == 0 else 1.0 - float(np.var(target - predicted)) / variance
 
 
-def paired_advantages(paired: PairedValues, old_probs: np.ndarray) -> np.ndarray:
-    """``(P, 356)``: each legal id's paired outcome minus the policy's mean over them (0 at illegal ids).
+def _surrogate_gradient(model: ActorCritic, part: dict[str, torch.Tensor]) -> torch.Tensor:
+    """The actor's gradient of the policy-gradient loss on these samples, flattened.
 
-    ``old_probs`` ``(P, 356)`` are the policy's probabilities at the branch points when they were played.
-    """
-    q = np.zeros(old_probs.shape, dtype=np.float32)
-    q[paired.point, paired.action] = paired.outcome
-    played = np.zeros(old_probs.shape, dtype=np.bool_)
-    played[paired.point, paired.action] = True
-    baseline = (old_probs * q).sum(axis=1, keepdims=True)
-    return np.where(played, q - baseline, 0.0).astype(np.float32)
-
-
-def _surrogate_gradient(model: ActorCritic, part: dict[str, torch.Tensor], coefs: tuple[float, float]) -> torch.Tensor:
-    """The actor's gradient of the policy-gradient loss on these samples and branch points, flattened.
-
-    The loss is the update's surrogate at ratio 1: ``-mean(A log π(a))`` over the samples, and
-    ``-mean(Σ_a π_old(a) A(a) log π(a))`` over the branch points.
+    The loss is the update's surrogate at ratio 1: ``-mean(A log π(a))``.
     """
     model.zero_grad(set_to_none=True)
-    mc_coef, vine_coef = coefs
-    loss = torch.zeros(())
-    if mc_coef and part["obs"].shape[0]:
-        log_pi = model.log_probs(part["obs"], part["masks"]).gather(1, part["actions"][:, None]).squeeze(1)
-        loss = loss - mc_coef * (part["adv"] * log_pi).mean()
-    if vine_coef and "p_obs" in part and part["p_obs"].shape[0]:
-        log_pi = model.log_probs(part["p_obs"], part["p_masks"])
-        loss = loss - vine_coef * (part["p_old"] * part["p_adv"] * log_pi).sum(dim=1).mean()
-    if not loss.requires_grad:
+    if not part["obs"].shape[0]:
         return torch.zeros(sum(p.numel() for p in model.actor_parameters()))
-    loss.backward()
+    log_pi = model.log_probs(part["obs"], part["masks"]).gather(1, part["actions"][:, None]).squeeze(1)
+    (-(part["adv"] * log_pi).mean()).backward()
     grads = [p.grad.reshape(-1) if p.grad is not None else torch.zeros(p.numel()) for p in model.actor_parameters()]
     gradient = torch.cat(grads).clone()
     model.zero_grad(set_to_none=True)
@@ -325,27 +265,18 @@ def _surrogate_gradient(model: ActorCritic, part: dict[str, torch.Tensor], coefs
 
 
 def gradient_agreement(
-    model: ActorCritic,
-    tensors: dict[str, torch.Tensor],
-    game: np.ndarray,
-    adv: torch.Tensor,
-    coefs: tuple[float, float] = (1.0, 0.0),
-    paired_game: np.ndarray | None = None,
+    model: ActorCritic, tensors: dict[str, torch.Tensor], game: np.ndarray, adv: torch.Tensor
 ) -> float:
     """The cosine between the policy gradients of two disjoint halves of a batch, split by game (even, odd slots).
 
     Near 1, both halves point the same way and a step follows the batch's signal; near 0, the gradient is noise:
-    a step moves the policy in a direction the next batch would not confirm. ``tensors`` may hold branch points
-    (keys ``p_*``, their games in ``paired_game``), which count in the gradient as they do in the update.
+    a step moves the policy in a direction the next batch would not confirm.
     """
     gradients = []
     for parity in (0, 1):
         half = torch.from_numpy(np.flatnonzero(game % 2 == parity))
         part = {k: tensors[k][half] for k in ("obs", "masks", "actions")} | {"adv": adv[half]}
-        if paired_game is not None:
-            points = torch.from_numpy(np.flatnonzero(paired_game % 2 == parity))
-            part |= {k: tensors[k][points] for k in ("p_obs", "p_masks", "p_old", "p_adv")}
-        gradients.append(_surrogate_gradient(model, part, coefs))
+        gradients.append(_surrogate_gradient(model, part))
     return cosine(gradients[0], gradients[1])
 
 
@@ -363,7 +294,7 @@ class Learner:
         torch.manual_seed(seed)
         self.settings = settings
         inputs = POLICY_INPUT_SIZE if settings.rule_facts else OBS_SIZE
-        self.model = ActorCritic(settings.hidden, settings.action_parts, inputs)
+        self.model = ActorCritic(settings.hidden, inputs)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=settings.learning_rate, eps=1e-5)
         self.value_norm = ValueNorm()
         self.rng = np.random.default_rng(seed)
@@ -389,21 +320,12 @@ class Learner:
         zeros = np.zeros(ids.shape[0], dtype=np.float32)
         return ids, zeros, zeros
 
-    @torch.no_grad()
-    def log_probs_np(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The policy's log-probabilities ``(k, 356)`` as numpy (the paired playouts' policy)."""
-        return self.model.log_probs(self.inputs(obs), torch.from_numpy(masks)).numpy()
-
     def inputs(self, obs: np.ndarray) -> torch.Tensor:
         """What the networks read for observations ``obs``: the observations, or with ``rule_facts`` their facts too."""
         return torch.from_numpy(policy_input(obs) if self.settings.rule_facts else obs)
 
-    def update(self, batch: Batch, samples_before: int, paired: PairedValues | None = None) -> UpdateStats:
-        """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO.
-
-        With ``paired`` (the playouts of the batch's branch points) the surrogate also holds, for each branch point,
-        every legal id's paired advantage weighted by its probability, clipped as PPO clips a sample.
-        """
+    def update(self, batch: Batch, samples_before: int) -> UpdateStats:
+        """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO."""
         s = self.settings
         adv = advantages(batch, batch.values, s.lam, s.gamma)
         targets = adv + batch.values
@@ -420,23 +342,13 @@ class Learner:
             "adv": torch.from_numpy(norm_adv.astype(np.float32)),
             "targets": torch.from_numpy(((targets - mean) / std).astype(np.float32)),
         }
-        coefs = (s.mc_coef, s.vine_coef if paired is not None else 0.0)
-        paired_game = None
-        if paired is not None and batch.branches is not None:
-            tensors |= self._paired_tensors(batch, paired)
-            paired_game = batch.game[batch.branches.samples]
-        agreement = gradient_agreement(self.model, tensors, batch.game, tensors["adv"], coefs, paired_game)
+        agreement = gradient_agreement(self.model, tensors, batch.game, tensors["adv"])
         ent_coef = entropy_coefficient(s, samples_before)
         totals = np.zeros(5)
         steps = 0
-        points = int(tensors["p_obs"].shape[0]) if "p_obs" in tensors else 0
         for _ in range(s.epochs):
-            chunks = list(_minibatches(len(batch), s.minibatch, self.rng))
-            point_chunks = np.array_split(self.rng.permutation(points), len(chunks))
-            for idx, point_idx in zip(chunks, point_chunks, strict=True):
-                part = {k: v[idx] for k, v in tensors.items() if not k.startswith("p_")}
-                part |= {k: v[torch.from_numpy(point_idx)] for k, v in tensors.items() if k.startswith("p_")}
-                totals += self._step(part, ent_coef, coefs)
+            for idx in _minibatches(len(batch), s.minibatch, self.rng):
+                totals += self._step({k: v[idx] for k, v in tensors.items()}, ent_coef)
                 steps += 1
         entropy, kl, clipped, v_loss, p_loss = totals / max(1, steps)
         return UpdateStats(
@@ -450,38 +362,14 @@ class Learner:
             entropy_coef=ent_coef,
         )
 
-    @torch.no_grad()
-    def _paired_tensors(self, batch: Batch, paired: PairedValues) -> dict[str, torch.Tensor]:
-        """The branch points' observations, masks, probabilities when played, and normalized paired advantages."""
-        assert batch.branches is not None
-        samples = batch.branches.samples
-        obs, masks = self.inputs(batch.obs[samples]), torch.from_numpy(batch.masks[samples])
-        old = self.model.log_probs(obs, masks).exp().numpy()
-        adv = paired_advantages(paired, old)
-        # the probability-weighted spread of the advantages, so that both terms of the surrogate are on one scale
-        scale = math.sqrt(float((old * adv * adv).sum(axis=1).mean()) + 1e-8)
-        return {
-            "p_obs": obs,
-            "p_masks": masks,
-            "p_old": torch.from_numpy(old),
-            "p_adv": torch.from_numpy(adv / scale),
-        }
-
-    def _step(self, mb: dict[str, torch.Tensor], ent_coef: float, coefs: tuple[float, float]) -> np.ndarray:
+    def _step(self, mb: dict[str, torch.Tensor], ent_coef: float) -> np.ndarray:
         s = self.settings
-        mc_coef, vine_coef = coefs
         log_p = self.model.log_probs(mb["obs"], mb["masks"])
         new = log_p.gather(1, mb["actions"][:, None]).squeeze(1)
         log_ratio = new - mb["old_log_probs"]
         ratio = log_ratio.exp()
         adv = mb["adv"]
-        policy_loss = -torch.min(ratio * adv, ratio.clamp(1 - s.clip, 1 + s.clip) * adv).mean() * mc_coef
-        if vine_coef and "p_obs" in mb and mb["p_obs"].shape[0]:
-            old = mb["p_old"]
-            p_ratio = (self.model.log_probs(mb["p_obs"], mb["p_masks"]).exp() / old.clamp_min(1e-8)).clamp_max(1e3)
-            p_adv = mb["p_adv"]
-            clipped_gain = torch.min(p_ratio * p_adv, p_ratio.clamp(1 - s.clip, 1 + s.clip) * p_adv)
-            policy_loss = policy_loss - vine_coef * (old * clipped_gain).sum(dim=1).mean()
+        policy_loss = -torch.min(ratio * adv, ratio.clamp(1 - s.clip, 1 + s.clip) * adv).mean()
         probs = log_p.exp()
         entropy = -(probs * log_p).sum(dim=1).mean()  # illegal ids: probability 0 times a finite log
         value_loss = (self.model.value(mb["obs"]) - mb["targets"]).pow(2).mean()

@@ -45,7 +45,6 @@ from agents.training.selfplay.evaluate import OPPONENT_KINDS, seat_rotated_match
 from agents.training.selfplay.learner import Learner, PPOSettings, UpdateStats
 from agents.training.selfplay.luck_returns import LuckReturns
 from agents.training.selfplay.rollout import POLICY, SelfPlayGames
-from agents.training.selfplay.vine import play_branches
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.support.files import write_atomically
 from gubs_env.support.progress import progress_bar
@@ -76,9 +75,6 @@ class SelfPlayConfig:
         every_seat: learn from every seat's decisions; False keeps one seat a game (``slot % players``), as a
             trainer with one learner seat does (for comparison).
         skip_forced: decisions with a single legal id are played without becoming samples.
-        branch_rate: the chance that a sample is also a branch point, whose every legal id is played to the end on
-            the same deck (:mod:`~agents.training.selfplay.vine`); 0 for none.
-        greedy_playouts: the paired playouts take each seat's most likely id instead of sampling.
         luck_returns: each decision's return is its seat's outcome less the luck of the draws after it
             (:mod:`~agents.training.selfplay.luck_returns`; the same expectation, less of the draw's noise).
         luck_worlds: re-dealt decks per chance step for ``luck_returns``.
@@ -97,8 +93,6 @@ class SelfPlayConfig:
     checkpoint_every: int = 10
     every_seat: bool = True
     skip_forced: bool = True
-    branch_rate: float = 0.0
-    greedy_playouts: bool = False
     luck_returns: bool = False
     luck_worlds: int = 16
     eval_adjust_luck: bool = False
@@ -110,8 +104,8 @@ class SelfPlayConfig:
             raise SelfPlayRunError(f"players must be table sizes from 2 to {MAX_PLAYERS}, not {self.players}")
         if not 2 <= self.games <= MAX_GAMES or not 1 <= self.eval_games <= MAX_GAMES:
             raise SelfPlayRunError(f"games and eval_games must be from 2 and 1 to {MAX_GAMES:,}")
-        if self.eval_every < 1 or self.checkpoint_every < 1 or not 0 <= self.branch_rate <= 1 or self.threads < 1:
-            raise SelfPlayRunError("eval_every, checkpoint_every and threads must be at least 1, branch_rate in [0, 1]")
+        if self.eval_every < 1 or self.checkpoint_every < 1 or self.threads < 1:
+            raise SelfPlayRunError("eval_every, checkpoint_every and threads must be at least 1")
         if not 1 <= self.luck_worlds <= MAX_WORLDS:
             raise SelfPlayRunError(f"luck_worlds must be from 1 to {MAX_WORLDS}, not {self.luck_worlds}")
         unknown = set(self.eval_opponents) - set(OPPONENT_KINDS)
@@ -127,11 +121,29 @@ class SelfPlayConfig:
     def from_json(cls, data: dict[str, Any]) -> SelfPlayConfig:
         """The config a run folder holds; anything but its own keys and types is a :class:`SelfPlayRunError`."""
         try:
-            ppo = _typed(PPOSettings(), data["ppo"])
-            rest = _typed(cls(), {k: v for k, v in data.items() if k != "ppo"})
+            ppo = _typed(PPOSettings(), _without_removed(data["ppo"], REMOVED_PPO))
+            rest = _typed(cls(), _without_removed({k: v for k, v in data.items() if k != "ppo"}, REMOVED))
             return cls(**rest, ppo=PPOSettings(**ppo))
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise SelfPlayRunError(f"config.json is not a self-play config: {str(error)[:200]}") from None
+
+
+REMOVED = {"branch_rate": 0.0, "greedy_playouts": False}
+"""Settings a config.json may hold from before they were removed, each at the value that left it off (the paired
+playouts'; ``REMOVED_PPO``: theirs and the action-part head's among the learner's)."""
+REMOVED_PPO = {"mc_coef": 1.0, "vine_coef": 1.0, "action_parts": False}
+REMOVED_AT = "baf7785ee39dbfb26ef9067600293d25b8ccdbe3"
+"""The last commit that has the removed settings' code (docs/training.md, "The levers, measured")."""
+
+
+def _without_removed(data: Any, removed: dict[str, Any]) -> Any:
+    """``data`` less the removed settings left off; a run that turned one on is refused (a ValueError, one line)."""
+    if not isinstance(data, dict):
+        return data
+    for name, off in removed.items():
+        if name in data and data[name] != off:
+            raise ValueError(f"{name}={data[name]!r} was removed; resume this run at commit {REMOVED_AT}")
+    return {k: v for k, v in data.items() if k not in removed}
 
 
 def _typed(defaults: Any, data: Any) -> dict[str, Any]:
@@ -211,25 +223,13 @@ class SelfPlayRun:
         config = self.config
         seeds = self.deal_seeds()
         history: list[list[int]] | None = [[] for _ in seeds] if self.luck is not None else None
-        batch = self.table.play(
-            seeds, self.all_policy, self.learner.decide, not config.skip_forced, config.branch_rate, history
-        )
+        batch = self.table.play(seeds, self.all_policy, self.learner.decide, not config.skip_forced, history)
         luck_scale = None
         if self.luck is not None and history is not None:
             luck_scale = self.luck.apply(batch, self.table.players, seeds, history)
-        paired = None
-        if batch.branches is not None:
-            paired = play_branches(
-                batch.branches,
-                batch.masks[batch.branches.samples],
-                self.learner.log_probs_np,
-                seed=int(seeds[0]),
-                greedy=config.greedy_playouts,
-            )
-            self.timesteps += paired.decisions
         if not config.every_seat:
             batch = batch.only(batch.seat == batch.game % self.table.players[batch.game])
-        stats = self.learner.update(batch, self.samples, paired)
+        stats = self.learner.update(batch, self.samples)
         self.timesteps += batch.decisions
         self.samples += len(batch)
         self.updates += 1

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,9 +31,6 @@ from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes
 from gubs_env.fast import RNG_WORDS, SKIP, seed_pcg64
-
-if TYPE_CHECKING:
-    from agents.training.selfplay.vine import Branches
 
 POLICY, HEURISTIC, RANDOM = 0, 1, 2
 """Who plays a seat (``seat_kinds``): the policy being trained or evaluated, the compiled heuristic bot, or a
@@ -61,7 +57,6 @@ class Batch:
         rewards: float32 ``(S,)``, a reward the sample's seat gets after this decision and before its next one, on
             top of the final reward (the luck adjustment's, :mod:`agents.training.selfplay.luck_returns`); zeros
             unless a run sets them.
-        branches: the decisions copied for paired playouts (:mod:`agents.training.selfplay.vine`), or None.
     """
 
     obs: np.ndarray
@@ -77,7 +72,6 @@ class Batch:
     decisions: int
     seat_rewards: np.ndarray
     rewards: np.ndarray
-    branches: Branches | None = None
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -177,7 +171,6 @@ class SelfPlayGames:
         seat_kinds: np.ndarray,
         decide: Decide,
         forced_samples: bool = False,
-        branch_rate: float = 0.0,
         history: list[list[int]] | None = None,
     ) -> Batch:
         """Deal ``seeds`` (one per slot) and play every game to its end; returns the policy seats' decisions.
@@ -188,7 +181,6 @@ class SelfPlayGames:
             decide: the policy, asked once per round for all the games waiting on a policy seat.
             forced_samples: ask the policy at its forced decisions too, and keep them as samples (for comparison:
                 they carry no policy gradient, only noise in the batch's statistics).
-            branch_rate: the chance that a sample is also copied as a branch point for paired playouts.
             history: when given, ``num_games`` empty lists: each gets its game's action ids in order (what the luck
                 adjustment replays, :mod:`agents.evaluate.luck`).
         """
@@ -199,8 +191,6 @@ class SelfPlayGames:
                 seed_pcg64(self.heuristic_rngs[row], np.uint64((int(seeds[row // MAX_PLAYERS]) * 7 + row) % 2**63))
         self._random = np.random.default_rng(int(seeds[0]))
         self._samples.size = 0
-        self._branch_rate = branch_rate
-        self._branch_rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         seat_rewards = np.zeros((n, MAX_PLAYERS), dtype=np.float32)
         slots = np.arange(n, dtype=np.int64)
         actions = np.full(n, SKIP, dtype=np.int64)
@@ -262,13 +252,6 @@ class SelfPlayGames:
         samples.trajectory[start:stop] = rows * MAX_PLAYERS + seats
         samples.moves[start:stop] = self._round
         samples.size = stop
-        if self._branch_rate > 0:
-            chosen = np.flatnonzero(self._random.random(k) < self._branch_rate)
-            if chosen.size:
-                picked = rows[chosen]
-                self._branch_rows.append(
-                    (games.states[picked].copy(), games.rngs[picked].copy(), start + chosen, seats[chosen])
-                )
 
     def _batch(self, seat_rewards: np.ndarray, decisions: int) -> Batch:
         s = self._samples
@@ -279,14 +262,7 @@ class SelfPlayGames:
         # a trajectory's last sample is the last occurrence of its id
         _, first_of_reversed = np.unique(trajectory[::-1], return_index=True)
         last[size - 1 - first_of_reversed] = True
-        branches = None
-        if self._branch_rows:
-            from agents.training.selfplay.vine import Branches
-
-            parts = list(zip(*self._branch_rows, strict=True))
-            branches = Branches(*(np.concatenate(part) for part in parts))
         return Batch(
-            branches=branches,
             obs=s.obs[:size],
             masks=s.masks[:size],
             actions=s.actions[:size].copy(),

@@ -1,6 +1,6 @@
 """Env-runner sampling rates on both engines, and throughput and memory of RLlib training, beside train.py's default.
 
-``python -m agents.training.rllib.bench --part sampling`` measures what the env runners alone sustain, with no
+``python benchmarks/rllib_throughput.py --part sampling`` measures what the env runners alone sustain, with no
 learning in between: for each layout (1 env runner and 2 on a local Ray, then 2 on a local two-node cluster, one
 runner on each node, with the code shipped to the workers as on a real cluster) and each engine (``--engine reference``:
 RLlib's own runner over the readable engine, 8 envs per runner; ``--engine fast``: the compiled engine's batch
@@ -8,7 +8,7 @@ runner, 64 games per runner), the env steps all runners sample together per seco
 sampling in parallel (``foreach_env_runner``), after one warm-up round. It prints a table with the fast engine's
 ratio to the reference in each layout.
 
-``python -m agents.training.rllib.bench --minutes 1.5`` runs, one after the other, ``train.py`` (the sb3 backend) and
+``python benchmarks/rllib_throughput.py --minutes 1.5`` runs, one after the other, ``train.py`` (the sb3 backend) and
 ``train.py --backend rllib`` with each ``--env-runners`` count for the same wall-clock budget, each in a fresh
 process with its output in a temporary folder. It prints each run's learner steps/s and env steps/s (training
 time only: start-up and evaluations excluded) and the peak resident memory of the run's processes by kind
@@ -36,8 +36,10 @@ LAYOUTS = (("local", 1), ("local", 2), ("two-node cluster", 2))
 SAMPLED: tuple[Engine, ...] = tuple(sorted(ENGINES, key=lambda engine: engine != "reference"))
 """The engines whose sampling is timed, the reference first: the baseline leads the table."""
 
-_RLLIB_RATE = re.compile(r"([\d,]+) learner steps/s, ([\d,]+) env steps/s")
-_SB3_RATE = re.compile(r"trained [\d,]+ timesteps in [\d.]+ min \(([\d,]+) steps/s\)")
+_RLLIB_RATE = re.compile(r"([\d,]+) learner steps/s and ([\d,]+) env steps/s")
+_SB3_SUMMARY = re.compile(r"trained ([\d,]+) timesteps in ([\d.]+) min; the time went to: (.+)")
+_SB3_TRAINING = re.compile(r"\b(?:environments|learner) (\d+)%")
+"""The phases of train.py's summary that are sb3's training: its time is their shares of the run's wall time."""
 
 
 @dataclass
@@ -118,11 +120,18 @@ def measure(run: Run) -> Run:
         learner, env = rates[-1]
         run.learner_rate, run.env_rate = float(learner.replace(",", "")), float(env.replace(",", ""))
     else:
-        found = _SB3_RATE.search(output)
-        if found is None:
-            raise RuntimeError(f"{run.label}: no throughput in its output:\n{output[-2000:]}")
-        run.learner_rate = float(found[1].replace(",", ""))
+        run.learner_rate = sb3_rate(output, run.label)
     return run
+
+
+def sb3_rate(output: str, label: str) -> float:
+    """Timesteps per second of training (the environments and the learner) from train.py's summary line."""
+    found = _SB3_SUMMARY.search(output)
+    if found is None:
+        raise RuntimeError(f"{label}: no throughput in its output:\n{output[-2000:]}")
+    shares = sum(int(share) for share in _SB3_TRAINING.findall(found[3])) / 100
+    seconds = float(found[2]) * 60 * shares
+    return int(found[1].replace(",", "")) / seconds if seconds > 0 else 0.0
 
 
 def runs(minutes: float, runner_counts: list[int], folder: Path) -> list[Run]:
@@ -241,7 +250,7 @@ def sampling_report(measured: list[Sampling]) -> str:
 
 def build_parser() -> CommandParser:
     """The command line."""
-    parser = CommandParser(prog="python -m agents.training.rllib.bench", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="python benchmarks/rllib_throughput.py", description=__doc__.split("\n")[0])
     parser.add_argument(
         "--part", choices=("all", "sampling", "training"), default="all", help="what to measure (default: all)"
     )

@@ -1,6 +1,6 @@
 """Benchmark: train.py's learner throughput on each engine path, measured in one process, interleaved.
 
-Usage: ``python -m agents.training.sb3.bench`` (2 players, 3 rounds of 81,920 timesteps per path), ``--timesteps N``,
+Usage: ``python benchmarks/sb3_throughput.py`` (2 players, 3 rounds of 81,920 timesteps per path), ``--timesteps N``,
 ``--rounds K``, ``--players 2 4``.
 
 Each path is what ``python train.py --engine <path>`` builds (its environments, its learner settings, its
@@ -111,7 +111,7 @@ def _check_fast_flags(flags: list[str]) -> None:
 
 def build_parser() -> CommandParser:
     """The command line."""
-    parser = CommandParser(prog="python -m agents.training.sb3.bench", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="python benchmarks/sb3_throughput.py", description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=player_count, nargs="+", default=[2], help="table sizes, 2 to 6 (default: 2)")
     parser.add_argument(
         "--timesteps",

@@ -1,12 +1,14 @@
 """Draw compare_<players>p.png: runs with luck-adjusted returns against the default recipe's, seed by seed.
 
-Run from the repository root: ``python docs/results/selfplay/luck-returns/compare.py``. It reads each run folder's
-eval.csv here (``<players>p-seed<seed>``), the default recipe's baselines (``../curves.csv``) and, for 2 players and
-seed 0, the default's 30-minute run (``../run-30min``), and draws the win rate against the heuristic over
-timesteps up to a little past the luck-adjusted run's end. It also prints the points side by side.
+``python benchmarks/luck_returns_compare.py [OUT_DIR]`` reads each run folder's eval.csv in
+docs/results/selfplay/luck-returns (``<players>p-seed<seed>``), the default recipe's baselines
+(``docs/results/selfplay/curves.csv``) and, for 2 players and seed 0, the default's 30-minute run (``run-30min``),
+and draws the win rate against the heuristic over timesteps up to a little past the luck-adjusted run's end, into
+OUT_DIR (default: that folder). It also prints the points side by side.
 """
 
 import csv
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -14,7 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "docs" / "results" / "selfplay" / "luck-returns"
 BASELINES = HERE.parent / "curves.csv"
 THIRTY_MINUTES = HERE.parent / "run-30min" / "eval.csv"
 
@@ -43,7 +45,7 @@ def curves(players: int, seed: int) -> dict[str, tuple[list[float], list[float]]
     return drawn
 
 
-def draw(players: int, seeds: list[int]) -> None:
+def draw(players: int, seeds: list[int], out: Path) -> None:
     """One chart per table size, a panel per seed."""
     fig, axes = plt.subplots(1, len(seeds), figsize=(6 * len(seeds), 4), sharey=True, squeeze=False)
     colours = {
@@ -65,9 +67,16 @@ def draw(players: int, seeds: list[int]) -> None:
     axes[0][0].set_ylabel("win rate")
     axes[0][0].legend()
     fig.tight_layout()
-    fig.savefig(HERE / f"compare_{players}p.png", dpi=110)
+    fig.savefig(out / f"compare_{players}p.png", dpi=110)
 
 
-runs = sorted(p.name for p in HERE.glob("*p-seed*") if (p / "eval.csv").is_file())
-for size in sorted({int(name.split("p-")[0]) for name in runs}):
-    draw(size, sorted(int(name.rsplit("seed", 1)[1]) for name in runs if name.startswith(f"{size}p-")))
+def main() -> None:
+    """One chart per table size that has luck-adjusted runs."""
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
+    runs = sorted(p.name for p in HERE.glob("*p-seed*") if (p / "eval.csv").is_file())
+    for size in sorted({int(name.split("p-")[0]) for name in runs}):
+        draw(size, sorted(int(name.rsplit("seed", 1)[1]) for name in runs if name.startswith(f"{size}p-")), out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,8 +1,8 @@
 """Would taking out the luck of the decisions too narrow the advantages further? A diagnostic on a run's checkpoint.
 
-Run from the repository root on a self-play run folder that holds a checkpoint::
+Run on a self-play run folder that holds a checkpoint::
 
-    python docs/results/selfplay/luck-returns/decisions.py RUN_DIR [BATCHES] [GAMES]
+    python benchmarks/luck_returns_decisions.py RUN_DIR [BATCHES] [GAMES]
 
 At a decision, the luck value network's value of the position after the id taken, less its mean over the legal ids
 weighted by the policy's probabilities, has mean 0 for every seat, as a chance step's correction has. The script
@@ -18,7 +18,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 import torch
-from paired import checkpoint_learner  # the script beside this one
+from luck_returns_paired import checkpoint_learner  # the script beside this one
 
 from agents.evaluate.luck import LuckEstimator, LuckSettings, NetworkValue
 from agents.training.selfplay.learner import Learner, advantages
@@ -56,7 +56,8 @@ def decision_corrections(
     batch: Batch, seeds: np.ndarray, history: list[list[int]], players: np.ndarray, learner: Learner
 ) -> np.ndarray:
     """float64 ``(S, MAX_PLAYERS)``: every seat's correction at each sample's decision."""
-    probs = np.exp(learner.log_probs_np(batch.obs, batch.masks))
+    with torch.no_grad():
+        probs = learner.model.log_probs(learner.inputs(batch.obs), torch.from_numpy(batch.masks)).exp().numpy()
     value = NetworkValue()
     options = RuleOptions()
     uniform = LETTER_PLACEMENTS.index(options.letter_placement)

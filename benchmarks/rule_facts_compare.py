@@ -1,11 +1,13 @@
 """Draw compare_<players>p.png: the baselines with the rule facts against those without, seed by seed.
 
-Run from the repository root: ``python docs/results/selfplay/rule-facts-baselines/compare.py``. It reads the
-curves.csv of both sets (gathered by ``python -m agents.training.baselines``) and, for every table size that has
-runs with the facts, draws the win rate against the heuristic over timesteps.
+``python benchmarks/rule_facts_compare.py [OUT_DIR]`` reads the curves.csv of both sets (gathered by
+``python -m agents.training.baselines``: docs/results/selfplay/ and its rule-facts-baselines/) and, for every table
+size that has runs with the facts, draws the win rate against the heuristic over timesteps, into OUT_DIR (default:
+docs/results/selfplay/rule-facts-baselines).
 """
 
 import csv
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -13,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "docs" / "results" / "selfplay" / "rule-facts-baselines"
 SETS = {"default": HERE.parent / "curves.csv", "rule facts": HERE / "curves.csv"}
 
 
@@ -28,7 +30,7 @@ def points(path: Path, players: int, seed: int) -> tuple[list[float], list[float
     return [int(r["timesteps"]) / 1e6 for r in mine], [float(r["win_rate"]) for r in mine]
 
 
-def draw(players: int, seeds: list[int]) -> None:
+def draw(players: int, seeds: list[int], out: Path) -> None:
     """One chart per table size, a panel per seed."""
     fig, axes = plt.subplots(1, len(seeds), figsize=(6 * len(seeds), 4), sharey=True, squeeze=False)
     for ax, seed in zip(axes[0], seeds, strict=True):
@@ -42,9 +44,16 @@ def draw(players: int, seeds: list[int]) -> None:
     axes[0][0].set_ylabel("win rate")
     axes[0][0].legend()
     fig.tight_layout()
-    fig.savefig(HERE / f"compare_{players}p.png", dpi=110)
+    fig.savefig(out / f"compare_{players}p.png", dpi=110)
 
 
-with_facts = rows(SETS["rule facts"])
-for players in sorted({int(r["players"]) for r in with_facts}):
-    draw(players, sorted({int(r["seed"]) for r in with_facts if int(r["players"]) == players}))
+def main() -> None:
+    """One chart per table size that has runs with the facts."""
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
+    with_facts = rows(SETS["rule facts"])
+    for players in sorted({int(r["players"]) for r in with_facts}):
+        draw(players, sorted({int(r["seed"]) for r in with_facts if int(r["players"]) == players}), out)
+
+
+if __name__ == "__main__":
+    main()

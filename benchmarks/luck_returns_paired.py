@@ -1,13 +1,14 @@
 """The paired diagnostic: on the same batches of a run's games, the advantages with plain and luck-adjusted returns.
 
-Run from the repository root on a self-play run folder that holds a checkpoint::
+Run on a self-play run folder that holds a checkpoint::
 
-    python docs/results/selfplay/luck-returns/paired.py RUN_DIR [BATCHES] [WORLDS ...]
+    python benchmarks/luck_returns_paired.py RUN_DIR [BATCHES] [WORLDS ...]
 
 It plays BATCHES batches (default 12) of the run's own batch size with the checkpoint's policy, on deals no run
 uses, and for each batch prints the gradient agreement (``grad_cosine``) and the spread of the advantages with the
 plain returns and with luck-adjusted ones at each number of re-dealt decks (default 16). The share of the luck taken
-off is the slope fitted on the batches before (the first batch uses its own), as a run does.
+off is the slope fitted on the batches before (the first batch uses its own), as a run does. Its output for the
+figures of docs/training.md is in docs/results/selfplay/luck-returns/paired-*.txt.
 """
 
 import io

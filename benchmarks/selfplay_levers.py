@@ -1,11 +1,12 @@
-"""``python -m agents.training.selfplay.levers``: each lever of the self-play recipe against the default, measured.
+"""``python benchmarks/selfplay_levers.py``: each lever of the self-play recipe against the default, measured.
 
 Every variant changes one setting of :class:`~agents.training.selfplay.recipe.SelfPlayConfig` and trains the same
 table size from the same seed for the same minutes, one variant after another, each into ``OUT/<variant>``. The
 table printed at the end gives, per variant, the last win rate against the heuristic (seat-rotated games on the
 same deals), the samples learnt from, the updates, and the median ``grad_cosine`` over the last half of the updates.
 A variant whose folder already holds a run is kept, so the command can be run again to print the table or to add
-variants. docs/results/selfplay-log.md has the figures.
+variants. docs/results/selfplay-log.md has the figures. The levers measured as losses (paired playouts, the
+action-part head) were removed after commit baf7785; that commit has their variants.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from agents.training.selfplay.recipe import SelfPlayConfig, holds_selfplay_run, read_rows, train_selfplay
 from gubs_env.support.cli import CommandParser, add_progress_argument, non_negative_int, player_count, positive_float
 
-PROG = "python -m agents.training.selfplay.levers"
+PROG = "python benchmarks/selfplay_levers.py"
 
 
 def variants(players: int, seed: int) -> dict[str, SelfPlayConfig]:
@@ -34,12 +35,8 @@ def variants(players: int, seed: int) -> dict[str, SelfPlayConfig]:
         "forced-samples": replace(base, skip_forced=False),
         "no-entropy": replace(base, ppo=replace(ppo, entropy_start=0.0, entropy_end=0.0)),
         "old-discount": replace(base, ppo=replace(ppo, gamma=0.995, lam=0.95)),
-        "action-parts": replace(base, ppo=replace(ppo, action_parts=True)),
         "rule-facts": replace(base, ppo=replace(ppo, rule_facts=True)),
         "luck-returns": replace(base, luck_returns=True),
-        "vine": replace(base, branch_rate=0.05),
-        "vine-only": replace(base, branch_rate=0.05, ppo=replace(ppo, mc_coef=0.0)),
-        "vine-greedy": replace(base, branch_rate=0.05, greedy_playouts=True),
     }
 
 
