@@ -22,7 +22,6 @@ cannot see reaches a world.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,7 +37,6 @@ from gubs_env.engine.positions.determinize import (
     DeckEvent,
     DeckRedeal,
     Knowledge,
-    LetterPosterior,
     _answer_kinds,  # one definition of which kinds answer the open window, shared with the reference sampler
     answer_splits,
     letter_posterior,
@@ -77,7 +75,7 @@ class WorldPlan:
         letters: the Letters still in the hidden deck.
         letter_cells: thirds placement: each set of hidden cells the Letters can lie in, one row each
             (``determinize.letter_posterior``; no rows: the hidden Letters lie uniformly in the hidden deck).
-        letter_cumulative: the running sum of those ways' weights (int64, as the kernel draws them).
+        letter_cumulative: the running sum of those ways' probabilities (float64).
         events: the other Events in the hidden deck.
         answers: the open window's answer cards whose place is unknown (empty when no seat is constrained).
         split_weights: the weight of each split of ``answers`` (as many arrangements as it allows).
@@ -126,24 +124,10 @@ def _scaled(weights: list[int]) -> np.ndarray:
     return np.array(weights, dtype=np.int64)
 
 
-_NO_WAYS = (np.zeros((0, 3), dtype=np.int8), np.zeros(0, dtype=np.int64))
+_NO_WAYS = (np.zeros((0, 3), dtype=np.int32), np.zeros(0, dtype=np.float64))
 """No weighted ways: the hidden Letters at uniform places (uniform placement, or where the model explains nothing)."""
 
 
-def letter_table(posterior: LetterPosterior | None) -> tuple[np.ndarray, np.ndarray]:
-    """A posterior as the kernels' arrays: each way's cells (int8, one row each) and the running sum of its weights.
-
-    The weights are the posterior's probabilities scaled to integers with a total near 2**60 (a relative error of
-    about 2**-53, the reference's own float precision); a possible way keeps a weight of at least 1.
-    """
-    if posterior is None:
-        return _NO_WAYS
-    shares = np.diff(posterior.cumulative, prepend=0.0)
-    weights = np.maximum(1, np.rint(shares * float(1 << 60))).astype(np.int64)
-    return posterior.cells.astype(np.int8), np.cumsum(weights)
-
-
-@functools.lru_cache(maxsize=1024)
 def letter_ways(
     n: int,
     size: int,
@@ -152,17 +136,13 @@ def letter_ways(
     missing: int,
     history: tuple[DeckEvent, ...] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The thirds posterior (``determinize.letter_posterior``) as the kernels' arrays (:func:`letter_table`).
+    """The thirds posterior (``determinize.letter_posterior``, remembered there) as the kernels' arrays.
 
-    Remembered: a game's chance steps ask the same few questions again and again, game after game (the arrays are
-    shared, so never written to).
+    Each way's cells (int32, one row each) and the running sum of the ways' probabilities (float64): the kernel
+    draws a way as the reference does, by a uniform float in ``[0, total)`` (the arrays are shared: never written).
     """
-    cells, cumulative = letter_table(
-        letter_posterior.__wrapped__("thirds", n, size, hidden, known_letters, missing, history)
-    )
-    cells.setflags(write=False)
-    cumulative.setflags(write=False)
-    return cells, cumulative
+    posterior = letter_posterior("thirds", n, size, hidden, known_letters, missing, history)
+    return _NO_WAYS if posterior is None else (posterior.cells, posterior.cumulative)
 
 
 def _letter_choices(k: Knowledge, hidden: int, missing: int) -> tuple[np.ndarray, np.ndarray]:
@@ -300,6 +280,8 @@ def plan_worlds(k: Knowledge) -> WorldPlan:
 
 _U64 = np.uint64
 _GOLDEN = _U64(0x9E3779B97F4A7C15)
+_UNIT = 2.0**-53
+"""A 53-bit draw times this is a uniform float in [0, 1), as :meth:`random.Random.random` gives."""
 
 
 @nb.njit(cache=True, inline="always")
@@ -418,8 +400,9 @@ def _place_letters(
     if n_letters == 0:
         return
     if letter_cumulative.size:
-        # letter_slots: one way of the posterior by its weight.
-        way = np.searchsorted(letter_cumulative, _below(rng, letter_cumulative[-1]), side="right")
+        # letter_slots: one way of the posterior by its probability, from a uniform float as the reference draws.
+        pick = np.float64(next_uint64(rng) >> _U64(11)) * _UNIT * letter_cumulative[-1]
+        way = min(np.searchsorted(letter_cumulative, pick, side="right"), letter_cumulative.size - 1)
         for j in range(n_letters):
             slots[j] = letter_cells[way, j]
     else:

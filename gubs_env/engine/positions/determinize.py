@@ -412,54 +412,47 @@ def put_back(p: np.ndarray, size: int) -> np.ndarray:
     The card lands below the lowest Letter, between two Letters, or above them all, and moves the Letters above it
     one cell up. Counted in the heights after it (``h'``), the places that move the Letters from the ``j``-lowest
     up number ``h'_0`` for ``j = 0`` and ``h'_j - 1 - h'_{j-1}`` for the others; ``size - h'_{k-1}`` move none.
-    Only heights up to ``size`` are worked on (a deck of ``size`` holds nothing higher).
+
+    Like every step here, it reads the heights below the deck's size and returns an array of side the new size.
     """
     k = p.ndim
     if k == 0:
         return p
-    reach = (slice(0, size + 1),) * k
     h = _heights(k, size + 1)
-    before = p[reach]
+    before = np.zeros((size + 1,) * k)
+    before[(slice(0, size),) * k] = p[(slice(0, size),) * k]
     after = before * np.maximum(size - h[-1], 0)
     for j in range(k):
         lower = h[j - 1] if j else -1
         places = np.broadcast_to(np.maximum(h[j] - 1 - lower, 0), before.shape)
         to = _moved(k, j)
         after[to] += places[to] * before[_moved_from(k, j)]
-    out = np.zeros_like(p)
-    out[reach] = after / (size + 1)
-    return out
+    return after / (size + 1)
 
 
-def put_back_letter(p: np.ndarray, size: int, room: int = _ROOM) -> np.ndarray:
+def put_back_letter(p: np.ndarray, size: int) -> np.ndarray:
     """A Letter put back at one of the ``size + 1`` places of a deck of ``size``: one Letter more to follow.
 
-    If it becomes the ``j``-lowest, it stands at its own height ``h'_j`` and the Letters above moved up. Only heights
-    up to ``size`` are worked on; ``room`` is the side of the arrays when no Letter was followed before.
+    If it becomes the ``j``-lowest, it stands at its own height ``h'_j`` and the Letters above moved up.
     """
     k = p.ndim
-    room = p.shape[0] if k else room
-    before = p[(slice(0, size + 1),) * k]
+    before = np.zeros((size + 1,) * k)
+    before[(slice(0, size),) * k] = p[(slice(0, size),) * k]
     after = np.zeros((size + 1,) * (k + 1))
     for j in range(k + 1):
         after += np.expand_dims(_shifted(before, j), j)
     after *= _increasing(k + 1, size + 1)
-    out = np.zeros((room,) * (k + 1))
-    out[(slice(0, size + 1),) * (k + 1)] = after / (size + 1)
-    return out
+    return after / (size + 1)
 
 
 def draw_letter(p: np.ndarray, size: int) -> np.ndarray:
     """The top card of a deck of ``size`` is a Letter: it is the highest one, and one Letter fewer is followed."""
-    return p[..., size - 1].copy()
+    return p[(slice(0, size),) * (p.ndim - 1) + (size - 1,)]
 
 
 def draw_others(p: np.ndarray, size: int) -> np.ndarray:
     """Cards other than Letters drawn until the deck holds ``size``: no Letter stood at or above that height."""
-    out = p.copy()
-    if p.ndim:
-        out[..., size:] = 0.0
-    return out
+    return p[(slice(0, size),) * p.ndim]
 
 
 def deal(p: np.ndarray, size: int, cards: int, other_events: int = _OTHER_EVENTS_COUNT) -> np.ndarray:
@@ -469,9 +462,10 @@ def deal(p: np.ndarray, size: int, cards: int, other_events: int = _OTHER_EVENTS
     the deck. The top card, when no Letter, is one of the ``other_events`` other Events with their share of the
     cards other than Letters: the model takes them to lie at uniform places among those cards (see docs/engine.md).
     """
+    p = draw_others(p, size)
     for _ in range(cards):
         share = other_events / (size - p.ndim)
-        dealt = np.zeros_like(p)
+        dealt = np.zeros((size - 1,) * p.ndim)
         left, total = p, p.sum()
         while left.sum() > _MASS_LEFT * total:  # Events drawn and put back, until a card that stays in the hand
             others = draw_others(left, size - 1)
@@ -525,12 +519,12 @@ class LetterPosterior(NamedTuple):
     """Where the hidden Letters lie: each possible set of cells (rows of ``cells``, ascending) and its weight."""
 
     cells: np.ndarray
-    """``(ways, missing)`` deck cells from the bottom, read-only."""
+    """``(ways, missing)`` int32 deck cells from the bottom, read-only (a way may have probability 0)."""
     cumulative: np.ndarray
-    """The running sum of the ways' probabilities (the last is 1), read-only."""
+    """The running sum of the ways' probabilities (the last is 1 up to rounding), read-only."""
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=512)
 def letter_posterior(
     placement: str,
     num_players: int,
@@ -629,16 +623,30 @@ def seen_letters(
         return None
     for cell in sorted(known_letters, reverse=True):  # the known Letters are the highest: the viewer knows the top
         p = p[..., cell]
-    p = p[(slice(0, hidden),) * p.ndim]  # the others lie in the hidden cells, below the known ones
-    ways = np.flatnonzero(p)
-    total = p.flat[ways].sum()
+    # The others lie in the hidden cells, below the known ones, at rising heights.
+    below = np.ascontiguousarray(p[(slice(0, hidden),) * p.ndim])
+    cells, flat = _rising(p.ndim, hidden)
+    weights = below.reshape(-1)[flat]
+    total = weights.sum()
     if not total > 0:
         return None
-    cells = np.array(np.unravel_index(ways, p.shape), dtype=np.int32).T.reshape(len(ways), missing)
-    cumulative = np.cumsum(p.flat[ways]) / total
-    cells.setflags(write=False)
+    cumulative = np.cumsum(weights) / total
     cumulative.setflags(write=False)
     return LetterPosterior(cells, cumulative)
+
+
+@functools.lru_cache(maxsize=256)
+def _rising(k: int, room: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every set of k rising cells below ``room``, and their flat indices in a k-d array of side ``room``.
+
+    The ways k Letters can lie, one row each, shared (read-only) by every posterior of that shape.
+    """
+    mask = _increasing(k, room)
+    flat = np.flatnonzero(mask)
+    cells = np.array(np.unravel_index(flat, mask.shape) if k else (), dtype=np.int32).T.reshape(len(flat), k)
+    cells.setflags(write=False)
+    flat.setflags(write=False)
+    return cells, flat
 
 
 def letter_slots(
