@@ -41,13 +41,17 @@ from agents.bots.search.value import FEATURES, ValueNet, leaf_features
 from agents.bots.threads import one_blas_thread
 from gubs_env.encoding.action_table import NUM_ACTIONS, describe_id, encode
 from gubs_env.engine import Action, Game, action_from_dict
+from gubs_env.engine.actions import Op, make
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
+from gubs_env.engine.positions.determinize import DeckEvent
 from gubs_env.fast import (
+    S_DRAW,
     S_OVER,
     S_SCOUT,
     new_rows,
     redeal_deck_rows,
     reset_one,
+    row_deck_events,
     score,
     state_to_row,
     step_game,
@@ -252,6 +256,7 @@ class LuckEstimator:
             return GameLuck((), np.zeros((0, num_players)), results, scores, truncated)
         rows, rngs = new_rows(blocks * (worlds + 1))
         base = np.random.SeedSequence([self.settings.seed, seed & (2**63 - 1)]).generate_state(1, np.uint64)[0]
+        histories = self._histories(start, ids, at[:count]) if with_deal else [None] * count
         if with_deal:
             state_to_row(start.state, rows[0], rngs[0])
             self._deal_rows(rows[: worlds + 1], rngs[: worlds + 1], start.state.options, base)
@@ -260,12 +265,34 @@ class LuckEstimator:
             rows[block.start] = afters[c]
             world_rows, world_rngs = rows[block.start + 1 : block.stop], rngs[block.start + 1 : block.stop]
             redeal_deck_rows(befores[c], _known_top(befores[c]), int(world_seed(base, int(at[c]), 0)), world_rows,
-                             world_rngs)  # fmt: skip
+                             world_rngs, history=histories[c])  # fmt: skip
             if not _step_all(world_rows, world_rngs, int(ids[at[c]]), self._legal):
                 raise LuckError(f"action {at[c]} is not legal in a re-dealt world (the game is not one of this engine)")
         values = self.value(rows, num_players).reshape(blocks, worlds + 1, num_players)
         steps = ((DEAL_STEP,) if with_deal else ()) + tuple(int(i) for i in at[:count])
         return GameLuck(steps, values[:, 0] - values[:, 1:].mean(axis=1), results, scores, truncated)
+
+    def _histories(self, start: Game, ids: np.ndarray, at: np.ndarray) -> list[tuple[DeckEvent, ...]]:
+        """The deck's history since the deal (cards put back, Letters drawn) before each chance step ``at[c]``.
+
+        The Letters' re-deal follows every card put back at a random place (R15, R20), so it needs the history the
+        table saw: replayed here from the deal, since the game state does not keep it.
+        """
+        row, rng = new_rows(1)
+        state_to_row(start.state, row[0], rng[0])
+        g, r, legal = row[0], rng[0], self._legal
+        draw = encode(make(Op.DRAW), 0, start.num_players)  # the draw names no seat
+        wanted = set(at.tolist())
+        history: list[DeckEvent] = []
+        found: list[tuple[DeckEvent, ...]] = []
+        view_game(g, legal)
+        for index, action in enumerate(ids.tolist()):
+            if index in wanted:
+                found.append(tuple(history))
+            before = g.copy()
+            step_game(g, r, int(action), legal)
+            history += row_deck_events(before, g, bool(before[L.STEP] == S_DRAW and action == draw))
+        return found
 
     def _ids(self, g: np.ndarray, r: np.ndarray, actions: list[Action | int]) -> np.ndarray:
         """The actions as ids (engine actions are encoded for their actor, found by playing them on a copy)."""
