@@ -196,14 +196,19 @@ def pretrain(model, data: Demonstrations, **options: Any) -> Fitted:
 
     ``options`` are :func:`fit`'s (epochs, batch size, seed, progress, learning rate, deadline, between).
     """
+    return fit(model.policy.parameters(), sb3_heads(model), data, **options)
+
+
+def sb3_heads(model: Any) -> Callable[[Any], tuple[Any, Any]]:
+    """An sb3 learner's policy logits and values for a batch of observations: what :func:`fit` fits."""
     policy = model.policy
 
-    def heads(observations):
+    def heads(observations: Any) -> tuple[Any, Any]:
         logits = policy.action_net(policy.mlp_extractor.forward_actor(policy.pi_features_extractor(observations)))
         values = policy.value_net(policy.mlp_extractor.forward_critic(policy.vf_features_extractor(observations)))
         return logits, values[:, 0]
 
-    return fit(policy.parameters(), heads, data, **options)
+    return heads
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,17 @@ The sb3 learner and RLlib's ``main`` module are fitted to it by :func:`agents.tr
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.training.core.config import TrainingConfig
-from agents.training.imitation.demonstrations import Demonstrations, Fitted, collect
+from agents.training.core.phases import WARM_START_FIT, WARM_START_GAMES, Phases
+from agents.training.imitation.demonstrations import Demonstrations, Fitted, collect, fit
+
+if TYPE_CHECKING:
+    from agents.bots.threads import LearnerThreads
+    from agents.training.core.runs import Run
 
 
 def read_labels(config: TrainingConfig) -> Any:
@@ -89,3 +95,42 @@ def describe_warm_start(config: TrainingConfig, data: Demonstrations, what: str,
             "--imitate-games, gives it all"
         )
     return line
+
+
+def imitate(
+    run: Run,
+    labels: Any,
+    phases: Phases,
+    threads: LearnerThreads,
+    parameters: Iterable[Any],
+    heads: Callable[[Any], tuple[Any, Any]],
+) -> bool:
+    """The warm start of every backend: the labels or the teacher's games, then the network fitted to them.
+
+    Both stay within the run's budget (:class:`WarmStartDeadlines`), each timed as a phase of the run; the fit
+    follows the machine's load (``threads``). ``parameters`` and ``heads`` are the backend's network, as
+    :func:`~agents.training.imitation.demonstrations.fit` takes it. Prints what was imitated and what the budget cut.
+    Returns whether anything was fitted.
+    """
+    config = run.config
+    assert config.gamma is not None and config.imitate_lr is not None, "resolve it"
+    if labels is None and not config.imitate_games:
+        return False
+    deadlines = WarmStartDeadlines.of(config, run.started)
+    with phases.timed(WARM_START_GAMES):
+        data, what = warm_start_data(config, labels, run.progress, config.gamma, deadlines.games)
+    if data is None:
+        return False
+    with phases.timed(WARM_START_FIT):
+        fitted = fit(
+            parameters,
+            heads,
+            data,
+            seed=config.seed,
+            progress=run.progress,
+            learning_rate=config.imitate_lr,
+            deadline=deadlines.fit,
+            between=threads.adapt,
+        )
+    print(describe_warm_start(config, data, what, fitted), flush=True)
+    return True

@@ -28,8 +28,6 @@ from agents.training.core.phases import (
     EVALUATIONS,
     SAVING,
     TRAINING,
-    WARM_START_FIT,
-    WARM_START_GAMES,
     Phases,
 )
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
@@ -215,37 +213,18 @@ def train_rllib(run: Run) -> TrainingResult:
 
 def _warm_start(algorithm: Any, run: Run, labels: Any, phases: Phases, threads: LearnerThreads) -> None:
     """Before PPO: ``main`` fitted to the labels or to the teacher's games, as the sb3 learner is; then sent out."""
-    from agents.training.imitation.demonstrations import fit
-    from agents.training.imitation.warm_start import WarmStartDeadlines, describe_warm_start, warm_start_data
+    from agents.training.imitation.warm_start import imitate
     from agents.training.rllib.module import imitation_heads
     from agents.training.rllib.selfplay import MAIN
 
-    config, progress = run.config, run.progress
-    assert config.gamma is not None and config.imitate_lr is not None, "resolve it"
-    if labels is None and not config.imitate_games:
-        return
-    deadlines = WarmStartDeadlines.of(config, run.started)
-    with phases.timed(WARM_START_GAMES):
-        data, what = warm_start_data(config, labels, progress, config.gamma, deadlines.games)
-    if data is None:
-        return
+    config = run.config
     module = main_spec(config.hidden, config.rule_facts).build()
     module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
-    heads = imitation_heads(module)
-    with phases.timed(WARM_START_FIT):
-        fitted = fit(
-            module.parameters(),
-            heads,
-            data,
-            seed=config.seed,
-            progress=progress,
-            learning_rate=config.imitate_lr,
-            deadline=deadlines.fit,
-            between=threads.adapt,
+    if imitate(run, labels, phases, threads, module.parameters(), imitation_heads(module)):
+        algorithm.learner_group.set_weights({MAIN: module.get_state()})
+        algorithm.env_runner_group.sync_weights(
+            from_worker_or_learner_group=algorithm.learner_group, inference_only=True
         )
-    algorithm.learner_group.set_weights({MAIN: module.get_state()})
-    algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group, inference_only=True)
-    print(describe_warm_start(config, data, what, fitted), flush=True)
 
 
 def _verified_resume(run: Run) -> Path:

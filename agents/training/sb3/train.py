@@ -36,8 +36,6 @@ from agents.training.core.phases import (
     EVALUATIONS,
     LEARNER,
     SAVING,
-    WARM_START_FIT,
-    WARM_START_GAMES,
     Phases,
 )
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
@@ -210,32 +208,13 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
 
 def _warm_start(model: Any, run: Run, labels: Any, init_layers: Any, phases: Phases, threads: LearnerThreads) -> None:
     """Before PPO: the policy from ``init``, then fitted to the labels or to the teacher's games, within the budget."""
-    from agents.training.imitation.demonstrations import pretrain
-    from agents.training.imitation.warm_start import WarmStartDeadlines, describe_warm_start, warm_start_data
+    from agents.training.imitation.demonstrations import sb3_heads
+    from agents.training.imitation.warm_start import imitate
 
-    config, progress = run.config, run.progress
     if init_layers is not None:
         _load_actor(model, init_layers)
-        print(f"policy starts from {config.init}")
-    assert config.gamma is not None and config.imitate_lr is not None, "resolve it"
-    if labels is None and not config.imitate_games:
-        return
-    deadlines = WarmStartDeadlines.of(config, run.started)
-    with phases.timed(WARM_START_GAMES):
-        data, what = warm_start_data(config, labels, progress, config.gamma, deadlines.games)
-    if data is None:
-        return
-    with phases.timed(WARM_START_FIT):
-        fitted = pretrain(
-            model,
-            data,
-            seed=config.seed,
-            progress=progress,
-            learning_rate=config.imitate_lr,
-            deadline=deadlines.fit,
-            between=threads.adapt,
-        )
-    print(describe_warm_start(config, data, what, fitted))
+        print(f"policy starts from {run.config.init}")
+    imitate(run, labels, phases, threads, model.policy.parameters(), sb3_heads(model))
 
 
 def _load_actor(model: Any, layers: list[tuple[Any, Any]]) -> None:
