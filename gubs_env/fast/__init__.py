@@ -18,8 +18,7 @@ holds the ``agents`` package to it). It offers, in two layers:
 
   - a game: :func:`reset_one` deals one, :func:`advance` applies an id, :func:`step_game` applies one and writes
     the next legal ids, :func:`view_game` writes them only, :func:`legal_mask` lists them; :func:`encode` writes a
-    seat's observation; :func:`score`, :func:`winners_into` and :func:`hand_size` read it; :func:`step_kernel`
-    steps a whole batch of rows as :meth:`FastGames.step` does;
+    seat's observation; :func:`score`, :func:`winners_into` and :func:`hand_size` read it;
   - the generator: :func:`seed_pcg64`, :func:`next_uint64`, :func:`integers` (numpy's ``default_rng``, bit for
     bit), :func:`state_to_numpy` and :func:`state_from_numpy`;
   - worlds (Python): :func:`new_rows`, :func:`sample_rows` (a seat's knowledge), :func:`redeal_rows` and
@@ -67,7 +66,7 @@ from gubs_env.fast.determinize import (
     seed_futures,
     world_seed,
 )
-from gubs_env.fast.kernels import reset_one, step_game, step_kernel, view_game
+from gubs_env.fast.kernels import reset_one, step_game, view_game
 from gubs_env.fast.play import RANDOM, Outcomes, play_games, sample_legal, set_threads
 from gubs_env.fast.single import FastGame
 
@@ -116,7 +115,6 @@ __all__ = [
     "state_to_numpy",
     "state_to_row",
     "step_game",
-    "step_kernel",
     "view_game",
     "winners_into",
     "world_seed",

@@ -136,6 +136,7 @@ def test_candidates_start_with_the_base_choice_and_mix_in_the_heuristic(num_play
 
 
 def test_with_the_heuristic_as_base_and_no_worlds_to_convince_it_it_plays_the_heuristic():
+    # two worlds are fewer than MIN_WORLDS: however alike their playouts end, they never outweigh the base's choice
     codec = ActionCodec(3)
     for seed in range(4):
         game = _midgame(3, seed)
@@ -151,6 +152,8 @@ def test_it_keeps_the_heuristic_choice_unless_a_gain_is_clear():
     assert _pick(clear, 1.0) == 1
     slight = np.array([[0.0, 0.1], [0.0, -0.1], [0.0, 0.2], [0.0, -0.1]])  # a mean gain within its noise
     assert _pick(slight, 1.0) == 0 and _pick(slight, 0.0) == 1
+    alike = np.array([[0.0, 1.0], [0.0, 1.0]])  # two worlds that agree: no spread, but too few to judge by
+    assert _pick(alike, 10.0) == 0 and _pick(np.vstack([alike, alike[:1]]), 10.0) == 1
 
 
 # --- compiled playouts ---------------------------------------------------------------------------------

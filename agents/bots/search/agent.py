@@ -311,8 +311,16 @@ class HandsSeeingSearchAgent(SearchAgent):
         return rows, rngs
 
 
+MIN_WORLDS = 3
+"""The fewest worlds a candidate's gain is judged on. Two playouts of a candidate often end alike, and their gains'
+spread of 0 would make any mean gain "exceed" ``z`` standard errors; a search with fewer worlds keeps the base's
+choice (the shipped searches judge whole rounds of :data:`ROUND` worlds)."""
+
+
 def _pick_gain(gains: np.ndarray, z: float) -> int:
     """The candidate to play: 0 (the base's choice) unless another's paired mean gain exceeds ``z`` standard errors.
+
+    Over at least :data:`MIN_WORLDS` worlds.
 
     ``gains[k]`` holds candidate ``k``'s worlds, and the sum and the sum of squares of its gain over candidate 0
     (:func:`~agents.bots.search.rollout.paired_gains`); of the clear gains the largest is played.
@@ -320,7 +328,7 @@ def _pick_gain(gains: np.ndarray, z: float) -> int:
     best, pick = 0.0, 0
     for k in range(1, gains.shape[0]):
         n, total, squares = gains[k]
-        if n < 1:
+        if n < MIN_WORLDS:
             continue
         mean = total / n
         spread = np.sqrt(max(squares / n - mean * mean, 0.0) * n / (n - 1)) if n > 1 else 0.0
