@@ -18,6 +18,7 @@ time only: start-up and evaluations excluded) and the peak resident memory of th
 from __future__ import annotations
 
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -97,7 +98,10 @@ def _rss_mib(pid: int) -> float:
 def measure(run: Run) -> Run:
     """Run the command to its end, sampling its processes' memory every second; parse its throughput."""
     with tempfile.TemporaryFile("w+") as log:
-        process = subprocess.Popen(run.command, stdout=log, stderr=subprocess.STDOUT)
+        # each run starts its own Ray, as train.py on a fresh machine does: a cluster this process may have joined
+        # (its RAY_ADDRESS) would make the run connect to it instead
+        env = {name: value for name, value in os.environ.items() if name != "RAY_ADDRESS"}
+        process = subprocess.Popen(run.command, stdout=log, stderr=subprocess.STDOUT, env=env)
         while process.poll() is None:
             by_kind: dict[str, float] = defaultdict(float)
             count: dict[str, int] = defaultdict(int)

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def script(name: str, *argv: str, timeout: float = 600) -> str:
     """``python benchmarks/NAME.py ARGV`` with this checkout first on the path; its output (status 0 asserted)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # a Ray cluster an earlier test of this process started (RAY_ADDRESS) is not the benchmarks' to join
+    env = {**{k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), *argv],
         capture_output=True,

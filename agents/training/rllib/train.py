@@ -129,6 +129,8 @@ def main_spec(hidden: Sequence[int], rule_facts: bool = False) -> Any:
 def start_ray(config: TrainingConfig, verbose: bool = False) -> None:
     """Join the cluster at ``--address`` (shipping this checkout's packages unless installed), or start a local Ray.
 
+    A local Ray is always a new one, even where another Ray runs on the machine.
+
     The local Ray gets one logical CPU per env runner plus one for the driver's learner, whatever the machine
     has, so ``--env-runners 2`` runs on two cores too.
     """
@@ -142,7 +144,15 @@ def start_ray(config: TrainingConfig, verbose: bool = False) -> None:
         runtime_env = {} if config.code_installed else {"py_modules": _project_packages()}
         ray.init(address=config.address, runtime_env=runtime_env, log_to_driver=False, logging_level=level)
     else:
-        ray.init(num_cpus=config.env_runners + 1, include_dashboard=False, log_to_driver=False, logging_level=level)
+        # "local": a Ray of its own even where another runs on this machine (ray.init() alone would join that one,
+        # and refuse the CPU count); a cluster is joined only when --address names it
+        ray.init(
+            address="local",
+            num_cpus=config.env_runners + 1,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=level,
+        )
 
 
 def _project_packages() -> list[str]:
