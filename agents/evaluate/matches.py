@@ -20,7 +20,7 @@ from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.id_table import IdTable, ReferenceTable
 from gubs_env.engine import Game
 from gubs_env.envs.engines import AUTO, check_engine, open_table
-from gubs_env.support.progress import progress_bar
+from gubs_env.support.progress import is_terminal, progress_bar
 
 if TYPE_CHECKING:
     from agents.evaluate.luck import LuckSettings
@@ -197,10 +197,7 @@ def _asking_the_game(table: Sequence[Agent], ids: IdTable, codec: ActionCodec) -
 
 def wants_progress(progress: bool | None) -> bool:
     """``progress``, or for None whether stderr is a terminal: a bar helps a person and only clutters a log file."""
-    if progress is not None:
-        return progress
-    isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty and isatty())
+    return progress if progress is not None else is_terminal(sys.stderr)
 
 
 AgentLike = Any

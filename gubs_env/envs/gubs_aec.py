@@ -53,7 +53,35 @@ def env(num_players: int = 2, render_mode: str | None = None, engine: str = AUTO
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-class raw_env(AECEnv, EzPickle):
+class TableEnv:
+    """What the AEC env and the parallel view share: the table they play, drawn on request.
+
+    A subclass sets ``self._table`` (None until ``reset()``) and ``self.render_mode``.
+    """
+
+    _table: IdTable | None
+    render_mode: str | None
+
+    def render(self) -> str | np.ndarray | None:
+        """The table from the acting player's view (all-seeing once the game is over).
+
+        ``"ansi"`` returns it as text and ``"human"`` prints it; ``"rgb_array"`` returns the picture of
+        :meth:`Game.view <gubs_env.engine.Game.view>` as a frame of :func:`gubs_env.viz.raster.frame_size`.
+        """
+        if self.render_mode is None:
+            return None
+        return render_table(self._started(), self.render_mode)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def _started(self) -> IdTable:
+        if self._table is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self._table
+
+
+class raw_env(TableEnv, AECEnv, EzPickle):
     """The bare environment: ``step`` raises the engine's ``IllegalActionError`` for an illegal id.
 
     Args:
@@ -208,25 +236,6 @@ class raw_env(AECEnv, EzPickle):
             winners = set(table.winners())
             self.rewards = {a: 1 if i in winners else -1 for i, a in enumerate(self.possible_agents)}
             self.terminations = dict.fromkeys(self.agents, True)
-
-    def render(self) -> str | np.ndarray | None:
-        """The table from the acting player's view (all-seeing once the game is over).
-
-        ``"ansi"`` returns it as text and ``"human"`` prints it; ``"rgb_array"`` returns the picture of
-        :meth:`Game.view <gubs_env.engine.Game.view>` as a frame of :func:`gubs_env.viz.raster.frame_size`.
-        """
-        if self.render_mode is None:
-            return None
-        return render_table(self._started(), self.render_mode)
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-    def _started(self) -> IdTable:
-        if self._table is None:
-            raise RuntimeError("call reset() before using the environment")
-        return self._table
-
 
 def render_table(table: IdTable, render_mode: str) -> str | np.ndarray | None:
     """The table from the deciding seat's view (all-seeing once over) in ``render_mode`` (one of RENDER_MODES)."""

@@ -43,7 +43,7 @@ from gubs_env.engine import Game, IllegalActionError
 from gubs_env.engine.positions.serialize import brief
 from gubs_env.envs import masks
 from gubs_env.envs.engines import AUTO, open_table, resolve_engine
-from gubs_env.envs.gubs_aec import RENDER_MODES, render_table
+from gubs_env.envs.gubs_aec import RENDER_MODES, TableEnv
 
 WAIT = NUM_ACTIONS
 """The id of waiting: the one legal id of every seat that has nothing to decide (356, after the table's ids)."""
@@ -62,7 +62,7 @@ def parallel_env(num_players: int = 2, **options: Any) -> GubsParallelEnv:
     return GubsParallelEnv(num_players, **options)
 
 
-class GubsParallelEnv(ParallelEnv, EzPickle):
+class GubsParallelEnv(TableEnv, ParallelEnv, EzPickle):
     """Every seat an agent at every step; the seat that must decide picks an action id, the others :data:`WAIT`.
 
     Args:
@@ -242,20 +242,6 @@ class GubsParallelEnv(ParallelEnv, EzPickle):
     def game(self) -> Game:
         """The position as a reference :class:`Game` (on the compiled engine, a copy)."""
         return self._started().game
-
-    def render(self) -> str | np.ndarray | None:
-        """The table from the deciding seat's view, as ``gubs_env.env()`` renders it."""
-        if self.render_mode is None:
-            return None
-        return render_table(self._started(), self.render_mode)
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-    def _started(self) -> IdTable:
-        if self._table is None:
-            raise RuntimeError("call reset() before using the environment")
-        return self._table
 
 
 def _checked(action: Any) -> int:
