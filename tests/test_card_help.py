@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gubs_env.engine.cards import CARDS, Kind
 from gubs_env.engine.cards.texts import CARD_TEXT, card_help
@@ -88,3 +90,13 @@ def test_the_terminal_game_explains_a_card_and_a_choice_on_request():
     finally:
         code = session.close()
     assert code == 0
+
+
+@given(st.text(max_size=200))
+def test_any_typed_topic_gets_a_short_answer_and_nothing_else(topic):
+    from agents.play.terminal import topic_help
+    from gubs_env.engine import Game
+
+    legal = Game(2, seed=0).legal_actions()
+    answer = topic_help(topic.strip().lower(), legal)
+    assert isinstance(answer, str) and 0 < len(answer) < 600 and answer.count("\n") <= 1
