@@ -43,8 +43,17 @@ MOVED = {
     "agents.training.rllib.bench": RLLIB_BENCH,
     "agents.training.selfplay.levers": "benchmarks.selfplay_levers (a script of the repository: "
     "python benchmarks/selfplay_levers.py)",
+    "agents.training.selfplay": "agents.training.native (the native backend: train(TrainingConfig.from_scratch(...)))",
+    "agents.training.selfplay.recipe": "agents.training.native.train (train(TrainingConfig.from_scratch(...)))",
+    "agents.training.selfplay.learner": "agents.training.native.learner",
+    "agents.training.selfplay.rollout": "agents.training.native.rollout",
+    "agents.training.selfplay.evaluate": "agents.training.native.evaluate",
+    "agents.training.selfplay.luck_returns": "agents.training.native.luck_returns",
+    "agents.training.selfplay.charts": "agents.training.core.curves",
+    "agents.training.baselines": "agents.training.seeds (python train.py --from-scratch --seeds 0 1)",
+    "agents.training.baselines.runs": "agents.training.seeds (python train.py --from-scratch --seeds 0 1)",
 }
 """Moved in 0.1.0 (the rooms of docs/architecture.md), in 0.2.0 (one trainer: RLlib under training/) and since 0.2.0
 (the training room's rooms: what both backends share in ``core``, the sb3 backend in ``sb3``, each recipe in a
 room of its own), and since 0.2.0 to the repository's benchmarks/ folder (benchmarks and experiments, out of the
-packages)."""
+packages); the self-play recipe became the native backend of the one trainer."""

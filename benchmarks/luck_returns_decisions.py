@@ -21,9 +21,9 @@ import torch
 from luck_returns_paired import checkpoint_learner  # the script beside this one
 
 from agents.evaluate.luck import LuckEstimator, LuckSettings, NetworkValue
-from agents.training.selfplay.learner import Learner, advantages
-from agents.training.selfplay.luck_returns import luck_after, luck_rewards
-from agents.training.selfplay.rollout import POLICY, Batch, SelfPlayGames
+from agents.training.native.learner import Learner, advantages
+from agents.training.native.luck_returns import luck_after, luck_rewards
+from agents.training.native.rollout import POLICY, Batch, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
 from gubs_env.fast.core import tables as T
@@ -127,7 +127,7 @@ def main() -> None:
         parts = []
         for name, luck in fits.items():
             batch.rewards = luck_rewards(batch, luck, 1.0)
-            spread = float(advantages(batch, batch.values, config.ppo.lam, config.ppo.gamma).std())
+            spread = float(advantages(batch, batch.values, config.gae_lambda or 0.98, config.gamma or 1.0).std())
             parts.append(f"{name}: advantages {spread:.3f}, outcomes left {np.std(outcome - luck[first]):.3f}")
         print(f"batch {b}: " + "; ".join(parts))
         seconds = f"chance luck {middle - began:.2f}, decision luck {ended - middle:.2f}"

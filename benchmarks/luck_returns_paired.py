@@ -12,7 +12,6 @@ figures of docs/training.md is in docs/results/selfplay/luck-returns/paired-*.tx
 """
 
 import io
-import json
 import sys
 from pathlib import Path
 
@@ -20,10 +19,12 @@ import numpy as np
 import torch
 
 from agents.evaluate.luck import LuckEstimator, LuckSettings
-from agents.training.selfplay.learner import Learner, ValueNorm, advantages, gradient_agreement
-from agents.training.selfplay.luck_returns import luck_after, luck_rewards, luck_slope
-from agents.training.selfplay.recipe import CHECKPOINT, STATE, SelfPlayConfig, stored_config
-from agents.training.selfplay.rollout import POLICY, Batch, SelfPlayGames
+from agents.training.core.config import TrainingConfig
+from agents.training.core.runs import read_checkpoint
+from agents.training.native.learner import Learner, ValueNorm, advantages, gradient_agreement
+from agents.training.native.luck_returns import luck_after, luck_rewards, luck_slope
+from agents.training.native.rollout import POLICY, Batch, SelfPlayGames
+from agents.training.trainer import load_state, stored_config
 from gubs_env.engine.cards import MAX_PLAYERS
 
 
@@ -39,14 +40,14 @@ def agreement_and_spread(learner: Learner, batch: Batch, lam: float, gamma: floa
     return gradient_agreement(learner.model, tensors, batch.game, normalized), float(adv.std())
 
 
-def checkpoint_learner(run: Path) -> tuple[SelfPlayConfig, Learner]:
-    """The run's config, and a learner holding its checkpoint's networks and value statistics (read as data)."""
-    config = stored_config(run)
-    learner = Learner(config.ppo, 0)
-    state = json.loads((run / STATE).read_text())
-    saved = torch.load(io.BytesIO((run / CHECKPOINT).read_bytes()), weights_only=True)
+def checkpoint_learner(run: Path) -> tuple[TrainingConfig, Learner]:
+    """A native run's config, and a learner holding its checkpoint's networks and value statistics (read as data)."""
+    state = load_state(run)
+    config = stored_config(state, run).resolved()
+    learner = Learner(config)
+    saved = torch.load(io.BytesIO(read_checkpoint(run, state)), weights_only=True)
     learner.model.load_state_dict(saved["model"])
-    learner.value_norm = ValueNorm.from_state([float(v) for v in state["value_norm"]])
+    learner.value_norm = ValueNorm.from_state([float(v) for v in saved["value_norm"]])
     return config, learner
 
 
@@ -57,16 +58,17 @@ def main() -> None:
     worlds = [int(w) for w in sys.argv[3:]] or [16]
     torch.set_num_threads(1)
     config, learner = checkpoint_learner(run)
-    table = SelfPlayGames(config.games, config.players)
-    kinds = np.full((config.games, MAX_PLAYERS), POLICY, dtype=np.int8)
+    games, lam, gamma = config.envs or 1, config.gae_lambda or 0.98, config.gamma or 1.0
+    table = SelfPlayGames(games, config.players)
+    kinds = np.full((games, MAX_PLAYERS), POLICY, dtype=np.int8)
     estimators = {w: LuckEstimator(LuckSettings(worlds=w)) for w in worlds}
     scales: dict[int, float | None] = dict.fromkeys(worlds)
     figures: dict[str, list[tuple[float, float]]] = {"plain": []} | {f"luck, {w} worlds": [] for w in worlds}
     for b in range(batches):
-        seeds = np.arange(5_000_000_000 + b * config.games, 5_000_000_000 + (b + 1) * config.games, dtype=np.uint64)
+        seeds = np.arange(5_000_000_000 + b * games, 5_000_000_000 + (b + 1) * games, dtype=np.uint64)
         history: list[list[int]] = [[] for _ in seeds]
         batch = table.play(seeds, kinds, learner.decide, history=history)
-        figures["plain"].append(agreement_and_spread(learner, batch, config.ppo.lam, config.ppo.gamma))
+        figures["plain"].append(agreement_and_spread(learner, batch, lam, gamma))
         for w, estimator in estimators.items():
             games = zip(table.players, seeds, history, strict=True)
             after = luck_after(batch, [estimator.game(int(n), int(s), ids) for n, s, ids in games])
@@ -74,7 +76,7 @@ def main() -> None:
             previous = scales[w]
             scale = slope if previous is None else previous
             batch.rewards = luck_rewards(batch, after, scale)
-            figures[f"luck, {w} worlds"].append(agreement_and_spread(learner, batch, config.ppo.lam, config.ppo.gamma))
+            figures[f"luck, {w} worlds"].append(agreement_and_spread(learner, batch, lam, gamma))
             scales[w] = slope if previous is None else 0.9 * previous + 0.1 * slope
             batch.rewards = np.zeros(len(batch), dtype=np.float32)
         print(f"batch {b}: " + "; ".join(f"{k} {v[-1][0]:+.3f} (spread {v[-1][1]:.3f})" for k, v in figures.items()))

@@ -1,6 +1,6 @@
-"""``python benchmarks/selfplay_levers.py``: each lever of the self-play recipe against the default, measured.
+"""``python benchmarks/selfplay_levers.py``: each lever of self-play from scratch against the default, measured.
 
-Every variant changes one setting of :class:`~agents.training.selfplay.recipe.SelfPlayConfig` and trains the same
+Every variant changes one setting of the from-scratch preset (:meth:`TrainingConfig.from_scratch`) and trains the same
 table size from the same seed for the same minutes, one variant after another, each into ``OUT/<variant>``. The
 table printed at the end gives, per variant, the last win rate against the heuristic (seat-rotated games on the
 same deals), the samples learnt from, the updates, and the median ``grad_cosine`` over the last half of the updates.
@@ -12,32 +12,42 @@ action-part head) were removed after commit baf7785; that commit has their varia
 from __future__ import annotations
 
 import argparse
+import csv
 import statistics
 from dataclasses import replace
 from pathlib import Path
 
-from agents.training.selfplay.recipe import SelfPlayConfig, holds_selfplay_run, read_rows, train_selfplay
+from agents.training import TrainingConfig, train
+from agents.training.core.config import NativeSettings
+from agents.training.core.runs import RUN_FILE
 from gubs_env.support.cli import CommandParser, add_progress_argument, non_negative_int, player_count, positive_float
 
 PROG = "python benchmarks/selfplay_levers.py"
 
 
-def variants(players: int, seed: int) -> dict[str, SelfPlayConfig]:
-    """The default recipe and each variant of one lever, by name."""
-    base = SelfPlayConfig(players=(players,), seed=seed, eval_every=1_000_000)
-    ppo = base.ppo
+def variants(players: int, seed: int) -> dict[str, TrainingConfig]:
+    """The default recipe and each variant of one lever, by name (each run's budget is the command's)."""
+    base = TrainingConfig.from_scratch(players=(players,), seed=seed, eval_every=1_000_000)
     return {
         "default": base,
-        "small-batch": replace(base, games=32, ppo=replace(ppo, minibatch=1024, epochs=5)),
-        "big-batch": replace(base, games=1024, ppo=replace(ppo, minibatch=16384)),
-        "big-batch-lr": replace(base, games=1024, ppo=replace(ppo, minibatch=8192, learning_rate=1e-3)),
+        "small-batch": replace(base, envs=32, batch_size=1024, epochs=5),
+        "big-batch": replace(base, envs=1024, batch_size=16384),
+        "big-batch-lr": replace(base, envs=1024, batch_size=8192, learning_rate=1e-3),
         "one-seat": replace(base, every_seat=False),
         "forced-samples": replace(base, skip_forced=False),
-        "no-entropy": replace(base, ppo=replace(ppo, entropy_start=0.0, entropy_end=0.0)),
-        "old-discount": replace(base, ppo=replace(ppo, gamma=0.995, lam=0.95)),
-        "rule-facts": replace(base, ppo=replace(ppo, rule_facts=True)),
+        "no-entropy": replace(base, native=NativeSettings(entropy_start=0.0, entropy_end=0.0)),
+        "old-discount": replace(base, gamma=0.995, gae_lambda=0.95),
+        "rule-facts": replace(base, rule_facts=True),
         "luck-returns": replace(base, luck_returns=True),
     }
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """A CSV file's rows (none when it does not exist)."""
+    if not path.exists():
+        return []
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
 def describe(name: str, folder: Path) -> str:
@@ -83,11 +93,11 @@ def main(argv: list[str] | None = None) -> int:
     chosen = args.variants or list(configs)
     for name in chosen:
         folder = args.out / name
-        if holds_selfplay_run(folder):
+        if (folder / RUN_FILE).exists():
             print(f"{folder}: trained before, kept")
             continue
         print(f"{name}: {args.minutes:g} minutes -> {folder}", flush=True)
-        train_selfplay(configs[name], out=folder, minutes=args.minutes, progress=not args.no_progress)
+        train(replace(configs[name], minutes=args.minutes), out=folder, progress=not args.no_progress)
     print(f"last point against the heuristic, {args.players} players, seed {args.seed}, {args.minutes:g} minutes each:")
     for name in chosen:
         print(describe(name, args.out / name))

@@ -98,12 +98,11 @@ def test_a_room_imports_only_the_rooms_below_it(room: str) -> None:
 TRAINING_FOLDERS = {
     # what both backends share imports neither backend nor any recipe: only its own modules and the rooms below
     "agents.training.core": {"agents.training.core"},
-    # a backend: the shared core and the warm start (RLlib's is sb3's)
+    # a backend: the shared core and the warm start (every backend's is one)
     "agents.training.sb3": {"agents.training.core", "agents.training.sb3", "agents.training.imitation"},
     "agents.training.rllib": {"agents.training.core", "agents.training.rllib", "agents.training.imitation"},
+    "agents.training.native": {"agents.training.core", "agents.training.native", "agents.training.imitation"},
     # the recipes beside the backends
-    "agents.training.selfplay": {"agents.training.core", "agents.training.selfplay"},
-    "agents.training.baselines": {"agents.training.selfplay", "agents.training.baselines"},
     "agents.training.imitation": {"agents.training.core", "agents.training.imitation", "agents.training.expert"},
     "agents.training.expert": {"agents.training.imitation", "agents.training.expert"},
     "agents.training.search_nets": {"agents.training.search_nets"},

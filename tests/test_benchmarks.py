@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -37,11 +38,11 @@ def script(name: str, *argv: str, timeout: float = 600) -> str:
 
 
 def small_selfplay_run(out: Path) -> Path:
-    """A self-play run folder with a checkpoint, trained for one batch of eight games."""
-    from agents.training.selfplay import PPOSettings, SelfPlayConfig, train_selfplay
+    """A native run folder with a checkpoint, trained for one batch of eight games."""
+    from agents.training import TrainingConfig, train
 
-    config = SelfPlayConfig(games=8, eval_every=10**6, eval_games=4, ppo=PPOSettings(hidden=(16,), minibatch=512))
-    train_selfplay(config, out=out, minutes=None, timesteps=1, progress=False)
+    config = TrainingConfig.from_scratch(envs=8, eval_games=4, hidden=(16,), batch_size=512, steps=1)
+    train(config, out=out, progress=False)
     return out
 
 
@@ -187,23 +188,24 @@ def test_the_rllib_throughput_benchmark_measures_each_training_run():
 
 
 def test_the_levers_command_trains_each_variant_once_and_prints_its_row(tmp_path, capsys, monkeypatch):
-    from agents.training.selfplay import SelfPlayConfig
+    from agents.training import TrainingConfig
 
     configs = selfplay_levers.variants(2, seed=1)
-    assert configs["default"] == SelfPlayConfig(players=(2,), seed=1, eval_every=1_000_000)
+    assert configs["default"] == TrainingConfig.from_scratch(players=(2,), seed=1, eval_every=1_000_000)
     for name, config in configs.items():  # each variant differs from the default in its own lever only
         assert name == "default" or config != configs["default"]
     calls = []
 
-    def small_train(config, out, minutes, progress):
+    def small_train(config, out, progress):
         calls.append(config)
         return small_selfplay_run(out)
 
-    monkeypatch.setattr(selfplay_levers, "train_selfplay", small_train)
+    monkeypatch.setattr(selfplay_levers, "train", small_train)
     argv = ["default", "one-seat", "--minutes", "0.1", "--out", str(tmp_path), "--no-progress"]
     assert selfplay_levers.main(argv) == 0
     assert selfplay_levers.main(argv) == 0
-    assert calls == [configs["default"], configs["one-seat"]]  # the second time both were kept
+    # the second time both were kept
+    assert calls == [replace(configs[name], minutes=0.1) for name in ("default", "one-seat")]
     out = capsys.readouterr().out
     assert "trained before, kept" in out and out.count("grad_cosine") >= 4
 
@@ -249,8 +251,3 @@ def test_the_luck_diagnostics_run_on_a_runs_checkpoint(tmp_path):
     decisions = script("luck_returns_decisions", str(run), "1", "4")
     assert "both off: advantages" in decisions
 
-
-@pytest.mark.slow
-def test_the_rule_facts_run_trains_with_the_facts(tmp_path):
-    script("rule_facts_25min", str(tmp_path / "run"), "0.01")
-    assert '"rule_facts": true' in (tmp_path / "run" / "config.json").read_text()

@@ -760,7 +760,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         "agents.training.command",
         [],
         {
-            "--backend": ["sb3", "rllib", "ray", ""],
+            "--backend": ["sb3", "rllib", "native", "ray", ""],
             "--minutes": NUMBERS,
             "--steps": NUMBERS,
             "--iterations": NUMBERS,
@@ -795,23 +795,12 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--self-share": NUMBERS,
             "--prioritize": NUMBERS,
             "--rule-facts": SWITCH,
-        },
-    ),
-    "baselines": (
-        "agents.training.baselines.runs",
-        [],
-        {
-            "--players": NUMBERS,
+            "--from-scratch": SWITCH,
             "--seeds": NUMBERS,
-            "--minutes": NUMBERS,
-            "--threads": NUMBERS,
-            "--eval-every": NUMBERS,
-            "--eval-games": NUMBERS,
-            "--eval-adjust-luck": SWITCH,
-            "--rule-facts": SWITCH,
+            "--every-seat": SWITCH,
+            "--no-skip-forced": SWITCH,
             "--luck-returns": SWITCH,
-            "--out": PATHS,
-            "--no-progress": SWITCH,
+            "--luck-worlds": NUMBERS,
         },
     ),
     "belief": ("benchmarks.hold_ratio", [], {"--games": NUMBERS, "--seed": NUMBERS}),
@@ -908,12 +897,14 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "evaluate_candidates", lambda *args, **kwargs: _raise(_Started()))
     if name == "luck":
         monkeypatch.setattr(module, "seat_games", lambda *args, **kwargs: _raise(_Started()))
-    if name == "train":  # both backends are reached through one command; their training is replaced
+    if name == "train":  # every backend is reached through one command; their training is replaced
+        import agents.training.native.train
         import agents.training.rllib.train
         import agents.training.sb3.train
 
         monkeypatch.setattr(agents.training.sb3.train, "train_sb3", lambda run: _raise(_Started()))
         monkeypatch.setattr(agents.training.rllib.train, "train_rllib", lambda run: _raise(_Started()))
+        monkeypatch.setattr(agents.training.native.train, "train_native", lambda run: _raise(_Started()))
     if name == "heuristic":
         monkeypatch.setattr(module, "benchmark", lambda *args: _raise(_Started()))
     if name == "rllib_bench":  # both parts start Ray: the first one reached stops the command
@@ -925,10 +916,8 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "collect_gaps", lambda *args: _raise(_Started()))
     if name == "expert":
         monkeypatch.setattr(module, "label", lambda *args: _raise(_Started()))
-    if name == "baselines":
-        monkeypatch.setattr(module, "run_baselines", lambda *args: _raise(_Started()))
     if name == "levers":
-        monkeypatch.setattr(module, "train_selfplay", lambda *args, **kwargs: _raise(_Started()))
+        monkeypatch.setattr(module, "train", lambda *args, **kwargs: _raise(_Started()))
     if name == "belief":
         monkeypatch.setattr(module, "measure", lambda *args: _raise(_Started()))
     if name == "train_bench":

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from agents.training import PoolConfig, TrainingConfig, train
 from agents.training.command import main, parse
 from agents.training.core.config import DEFAULTS, ConfigError
+from gubs_env.engine.players import TableSizes
 
 TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-progress"]
 
@@ -80,8 +81,13 @@ def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_t
     rllib = TrainingConfig(backend="rllib").resolved()
     assert (rllib.learning_rate, rllib.ent_coef, rllib.imitate_games) == (1e-4, 0.0, 1500)  # the one recipe
     assert (rllib.batch_size, rllib.iteration_steps, rllib.pool) == (1024, 4096, fast.pool)
-    assert set(DEFAULTS) == {(b, e) for b in ("sb3", "rllib") for e in ("fast", "reference")}
-    assert all(set(row) == set(DEFAULTS["sb3", "fast"]) for row in DEFAULTS.values())
+    assert set(DEFAULTS) == {(b, e) for b in ("sb3", "rllib") for e in ("fast", "reference")} | {("native", "fast")}
+    assert all(set(row) == set(DEFAULTS["sb3", "fast"]) for key, row in DEFAULTS.items() if key[0] != "native")
+    native = TrainingConfig(backend="native").resolved()
+    assert (native.envs, native.batch_size, native.epochs, native.gamma, native.gae_lambda) == (256, 4096, 2, 1.0, 0.98)
+    assert (native.imitate_games, native.every_seat, native.skip_forced, native.eval_games) == (0, True, True, 2000)
+    assert native.pool == PoolConfig(p_heuristic=0.0, self_share=1.0) and native.n_steps is None
+    assert TrainingConfig.from_scratch(players=(4,)).resolved() == replace(native, players=TableSizes((4,)))
 
 
 @pytest.mark.parametrize(
@@ -94,7 +100,7 @@ def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_t
         ({"minutes": float("nan")}, "minutes must be a finite number"),
         ({"steps": True}, "steps must be a whole number"),
         ({"seed": -1}, "seed must be from 0"),
-        ({"backend": "jax"}, "backend must be one of sb3, rllib"),
+        ({"backend": "jax"}, "backend must be one of sb3, rllib, native"),
         ({"engine": "gpu"}, "engine must be one of fast, reference"),
         ({"pool": {"p_random": 0.5, "p_heuristic": 0.6}}, "add up to more than 1"),
         ({"pool": [0.1]}, "pool must be a PoolConfig"),
@@ -109,6 +115,18 @@ def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_t
         ({"gae_lambda": 1.5}, "gae_lambda must be a number above 0 and at most 1"),
         ({"eval_adjust_luck": "yes"}, "eval_adjust_luck must be True or False"),
         ({"rule_facts": 1}, "rule_facts must be True or False"),
+        ({"luck_returns": True}, "the sb3 backend cannot honour luck_returns"),
+        ({"every_seat": True, "backend": "rllib"}, "the rllib backend cannot honour every_seat"),
+        ({"skip_forced": True, "backend": "rllib"}, "the rllib backend cannot honour skip_forced"),
+        ({"skip_forced": False}, "the sb3 backend cannot honour skip_forced"),
+        ({"native": {"clip": 0.3}}, "the sb3 backend cannot honour native"),
+        ({"backend": "native", "n_steps": 64}, "the native backend cannot honour n_steps"),
+        ({"backend": "native", "snapshot_every": 64}, "the native backend cannot honour snapshot_every"),
+        ({"backend": "native", "engine": "reference"}, "the native backend cannot honour engine reference"),
+        ({"backend": "native", "shaping": 0.1}, "the native backend cannot honour shaping"),
+        ({"backend": "native", "ent_coef": 0.01}, "the native backend cannot honour ent_coef"),
+        ({"backend": "native", "pool": {"self_share": 0.5}}, "the native backend cannot honour a pool with snapshots"),
+        ({"luck_worlds": 8, "backend": "native"}, "luck_worlds goes with luck_returns"),
     ],
 )
 def test_a_config_refuses_what_no_backend_or_this_backend_can_do(settings, message):
@@ -185,7 +203,7 @@ def test_a_run_file_of_the_earlier_format_resumes_with_its_settings(tmp_path):
         ("{not json", "is not JSON"),
         ({"timesteps": 10, "extra": 1}, "unknown key 'extra'"),
         ({"timesteps": "ten"}, "timesteps must be"),
-        ({"backend": "keras"}, "backend must be sb3 or rllib"),
+        ({"backend": "keras"}, "backend must be sb3, rllib, native"),
         ({"config": {"players": [9]}}, "a table size must be from 2 to 6"),
         ({"config": {"players": "2"}}, "table sizes must be"),
         ({"config": {"pool": {"p_random": 2}}}, "p_random must be a number from 0 to 1"),
@@ -407,7 +425,7 @@ def test_a_rule_facts_run_imitates_trains_and_writes_actors_every_player_reads_w
     assert parse(["--resume", "--out", str(out), "--rule-facts"]).config.rule_facts  # the same setting again
     plain = tmp_path / "plain"
     assert main(["--out", str(plain), "--steps", "64", "--envs", "2", "--imitate-games", "0", *TINY]) == 0
-    with pytest.raises(RunSetupError, match="rule_facts shapes the networks"):
+    with pytest.raises(RunSetupError, match="keeps its own rule_facts"):
         train(replace(parse(["--resume", "--out", str(plain)]).config, rule_facts=True), out=plain, resume=True)
     with pytest.raises(RunSetupError, match="rule_facts: its first layer reads the observation and the facts"):
         train(TrainingConfig(rule_facts=True, init=AgentSpec.parse("ppo-2p"), steps=64), out=tmp_path / "init")

@@ -1,8 +1,9 @@
-"""``python train.py``: the flags of both backends, turned into one :class:`TrainingConfig` and trained.
+"""``python train.py``: the flags of every backend, turned into one :class:`TrainingConfig` and trained.
 
 A flag left out takes the backend's default (``TrainingConfig``, docs/training.md); with ``--resume`` it takes the
-run's own setting, and the flags given replace those. Every problem is one line and exit status 2, before
-anything slow starts.
+run's own setting, and the flags given replace those. ``--from-scratch`` is the preset of pure self-play
+(:meth:`TrainingConfig.from_scratch`), and ``--seeds`` trains one run per seed and draws their curves together
+(:mod:`agents.training.seeds`). Every problem is one line and exit status 2, before anything slow starts.
 """
 
 from __future__ import annotations
@@ -42,21 +43,25 @@ from gubs_env.support.cli import (
 PROG = "python train.py"
 POOL_FLAGS = ("p_random", "p_heuristic", "pool_size", "self_share", "prioritize")
 """The flags that set the opponent pool (:class:`PoolConfig`)."""
-INVOCATION_FLAGS = ("out", "resume", "no_progress", "verbose")
+INVOCATION_FLAGS = ("out", "resume", "no_progress", "verbose", "seeds", "from_scratch")
 """The flags of one invocation, not of the run's config."""
 DESCRIPTION = """Self-play training of a Gubs bot with PPO: on stable-baselines3 in this process (--backend sb3,
-the default) or on Ray RLlib (--backend rllib, a local Ray or a cluster). By default a new run imitates the tuned
-heuristic, then plays a league for 10 minutes on 2-player tables: the learner sits at a random seat and the other
-seats are its own (65%: its current policy or one of its last 5 snapshots, those it does not yet beat drawn more
-often) or the heuristic's (35%, an anchor). --p-heuristic 1 trains against the heuristic alone."""
+the default), on Ray RLlib (--backend rllib, a local Ray or a cluster) or on the project's own learner over batches
+of whole games (--backend native). By default a new run imitates the tuned heuristic, then plays a league for 10
+minutes on 2-player tables: the learner sits at a random seat and the other seats are its own (65%: its current
+policy or one of its last 5 snapshots, those it does not yet beat drawn more often) or the heuristic's (35%, an
+anchor). --p-heuristic 1 trains against the heuristic alone; --from-scratch is pure self-play, with no hand-written
+bot at any seat and nothing imitated."""
+SEEDS_OUT = "runs/seeds-{backend}"
+"""Where ``--seeds`` puts its runs without ``--out``: one folder, so that running the command again finishes them."""
 
 
 def backend_default(name: str) -> str:
     """``default: ...`` for a :data:`DEFAULTS` field, as ``--help`` shows it: one value, or each where it applies.
 
-    The most common value comes last, as ``else``: ``default: 256 on sb3 reference, else 1,024``.
+    The most common value comes last, as ``else``: ``default: 256 on sb3 reference, 4,096 on native, else 1,024``.
     """
-    values = {key: value[name] for key, value in DEFAULTS.items()}
+    values = {key: value[name] for key, value in DEFAULTS.items() if name in value}
     counts: dict[object, int] = {}
     for value in values.values():
         counts[value] = counts.get(value, 0) + 1
@@ -72,14 +77,15 @@ def backend_default(name: str) -> str:
 
 
 def _where(keys: Sequence[tuple[str, str]]) -> str:
-    """Where some (backend, engine) pairs of :data:`DEFAULTS` hold: ``rllib``, ``fast engine``, ``sb3 reference``."""
-    backends = {backend for backend, _ in keys}
-    engines = {engine for _, engine in keys}
-    if len(backends) == 1 and len(keys) == len(ENGINES):
-        return f"on {next(iter(backends))}"
-    if len(engines) == 1 and len(keys) == len(BACKENDS):
-        return f"on the {next(iter(engines))} engine"
-    return "on " + " and ".join(f"{backend} {engine}" for backend, engine in keys)
+    """Where some (backend, engine) pairs of :data:`DEFAULTS` hold: ``on rllib``, ``on sb3 reference and native``."""
+    named: list[str] = []
+    for backend in BACKENDS:
+        mine = [key for key in keys if key[0] == backend]
+        if mine and len(mine) == sum(1 for key in DEFAULTS if key[0] == backend):
+            named.append(backend)
+        else:
+            named += [f"{backend} {engine}" for _, engine in mine]
+    return "on " + " and ".join(named)
 
 
 def _shown(value: object) -> str:
@@ -99,7 +105,14 @@ def build_parser() -> argparse.ArgumentParser:
     A flag the chosen backend cannot honour is refused when the config is built, with one line.
     """
     parser = CommandParser(prog=PROG, description=DESCRIPTION, argument_default=argparse.SUPPRESS)
-    parser.add_argument("--backend", choices=BACKENDS, help="the trainer: sb3 or rllib, docs/rllib.md (default: sb3)")
+    parser.add_argument(
+        "--backend", choices=BACKENDS, help="the trainer: sb3, rllib (docs/rllib.md) or native (default: sb3)"
+    )
+    parser.add_argument(
+        "--from-scratch",
+        action="store_true",
+        help="pure self-play: the native backend, every seat the learner's current policy, nothing imitated",
+    )
     budget = parser.add_argument_group(
         f"budget (training stops at whichever comes first; default: {DEFAULT_MINUTES:g} minutes)"
     )
@@ -122,11 +135,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--seed", type=training_seed, help="the run's seed (default: 0)")
     run.add_argument(
+        "--seeds",
+        type=training_seed,
+        nargs="+",
+        help="train one run per seed, each in OUT/seed-<seed> with the budget in all (run again to finish), and "
+        f"draw their curves together (default --out: {SEEDS_OUT.format(backend='<backend>')})",
+    )
+    run.add_argument(
         "--out",
         type=Path,
         metavar="DIR",
-        help="the run folder; one that holds a run is refused without --resume (default: runs/gubs or runs/rllib, "
-        "or the first free of -2, -3, ...; with --resume: the run there saved last)",
+        help="the run folder; one that holds a run is refused without --resume (default: runs/gubs, runs/rllib or "
+        "runs/native, or the first free of -2, -3, ...; with --resume: the run there saved last)",
     )
     run.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     run.add_argument(
@@ -144,12 +164,15 @@ def build_parser() -> argparse.ArgumentParser:
     pool = parser.add_argument_group("opponents")
     pool.add_argument("--p-random", type=probability, help="share of opponent seats of the random agent (default: 0)")
     pool.add_argument(
-        "--p-heuristic", type=probability, help="share of the heuristic (default: 0.35); the rest are the learner's"
+        "--p-heuristic",
+        type=probability,
+        help="share of the heuristic (default: 0.35, 0 on native); the rest are the learner's",
     )
     pool.add_argument(
         "--self-share",
         type=probability,
-        help="of the learner's seats, the share its current policy plays; the rest its snapshots (default: 0.4)",
+        help="of the learner's seats, the share its current policy plays; the rest its snapshots (default: 0.4, "
+        "1 on native, which keeps no snapshots)",
     )
     pool.add_argument("--pool-size", type=positive_int, help="snapshots of the learner kept in the pool (default: 5)")
     pool.add_argument(
@@ -172,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     ppo.add_argument(
         "--batch-size", "--minibatch-size", type=positive_int, help=f"PPO minibatch ({backend_default('batch_size')})"
     )
-    ppo.add_argument("--epochs", type=positive_int, help="PPO epochs per update (default: 5)")
+    ppo.add_argument("--epochs", type=positive_int, help=f"PPO epochs per update ({backend_default('epochs')})")
     ppo.add_argument(
         "--learning-rate", type=positive_float, help=f"Adam step size ({backend_default('learning_rate')})"
     )
@@ -190,16 +213,37 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the learner computes: auto (a CUDA GPU when torch sees one), cpu, cuda or cuda:N (default: auto)",
     )
     ppo.add_argument("--shaping", type=non_negative_float, help="score-margin reward shaping weight (sb3; default: 0)")
-    ppo.add_argument(
+    levers = parser.add_argument_group("levers (a backend that cannot apply one refuses it)")
+    levers.add_argument(
         "--rule-facts",
         action="store_true",
         help="both networks also read the rule facts worked out from the observation (docs/observation.md)",
     )
-    cadence = parser.add_argument_group("cadence (in learner timesteps, on both backends)")
+    levers.add_argument(
+        "--every-seat",
+        action=argparse.BooleanOptionalAction,
+        help="learn from every seat the learner's policy plays, not only its own (native; default there: on)",
+    )
+    levers.add_argument(
+        "--skip-forced",
+        action=argparse.BooleanOptionalAction,
+        help="play decisions with one legal id without learning from them (native, default on; sb3 fast: always)",
+    )
+    levers.add_argument(
+        "--luck-returns",
+        action="store_true",
+        help="each decision learns from its outcome less the luck of the draws after it (native; docs/training.md)",
+    )
+    levers.add_argument(
+        "--luck-worlds", type=positive_int, help="re-dealt decks per chance step of --luck-returns (default: 16)"
+    )
+    cadence = parser.add_argument_group("cadence (in learner timesteps, on every backend)")
     cadence.add_argument(
         "--eval-every", type=positive_int, help=f"timesteps between evaluations ({backend_default('eval_every')})"
     )
-    cadence.add_argument("--eval-games", type=positive_int, help="games per evaluation and opponent (default: 200)")
+    cadence.add_argument(
+        "--eval-games", type=positive_int, help=f"games per evaluation and opponent ({backend_default('eval_games')})"
+    )
     cadence.add_argument(
         "--eval-opponents",
         nargs="+",
@@ -221,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         help=f"timesteps between checkpoints ({backend_default('checkpoint_every')})",
     )
-    warm = parser.add_argument_group("warm start of a new run (both backends; --init: sb3)")
+    warm = parser.add_argument_group("warm start of a new run (every backend; --init: sb3)")
     warm.add_argument(
         "--imitate-games",
         type=non_negative_int,
@@ -271,18 +315,30 @@ def build_parser() -> argparse.ArgumentParser:
 def config_from_args(args: argparse.Namespace, stored: TrainingConfig | None = None) -> TrainingConfig:
     """The config the flags give: on top of ``stored`` (a resumed run's own config), or of the defaults.
 
+    The pool's flags change the chosen backend's default pool (or the resumed run's own).
+
     Raises:
         ConfigError: a combination of settings the config refuses.
     """
     given = {name: value for name, value in vars(args).items() if name not in INVOCATION_FLAGS}
     pool = {name: given.pop(name) for name in POOL_FLAGS if name in given}
     if stored is None:
-        return TrainingConfig(**given, pool=PoolConfig(**pool))
+        if getattr(args, "from_scratch", False):
+            return TrainingConfig.from_scratch(**given, **({"pool": PoolConfig(**pool)} if pool else {}))
+        if pool:
+            backend, engine = given.get("backend", "sb3"), given.get("engine", "fast")
+            base = DEFAULTS.get((backend, engine), DEFAULTS[("sb3", "fast")])["pool"]
+            given["pool"] = replace(base, **pool)
+        return TrainingConfig(**given)
     from agents.training.trainer import resumed_config
 
+    if getattr(args, "from_scratch", False):
+        raise ConfigError("--from-scratch starts a new run; a resumed run goes on with its own settings")
     if given.get("backend", stored.backend) != stored.backend:
         raise ConfigError(f"the run is a {stored.backend} run: it resumes on the {stored.backend} backend only")
-    return resumed_config(stored, {**given, "pool": replace(stored.pool, **pool)})
+    if pool:
+        given["pool"] = replace(stored.resolved().pool or PoolConfig(), **pool)
+    return resumed_config(stored, given)
 
 
 @dataclass(frozen=True)
@@ -294,6 +350,8 @@ class Invocation:
     resume: bool
     progress: bool
     verbose: bool
+    seeds: tuple[int, ...] = ()
+    """With several seeds: one run each (:mod:`agents.training.seeds`)."""
 
 
 def parse(argv: list[str] | None = None, backend: str | None = None) -> Invocation:
@@ -310,6 +368,9 @@ def parse(argv: list[str] | None = None, backend: str | None = None) -> Invocati
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     resume = getattr(args, "resume", False)
     out = getattr(args, "out", None)
+    seeds = tuple(getattr(args, "seeds", ()))
+    if seeds and (resume or hasattr(args, "seed")):
+        parser.error("--seeds names the runs' seeds and resumes them itself: leave out --seed and --resume")
     try:
         stored = None
         if resume:
@@ -318,7 +379,10 @@ def parse(argv: list[str] | None = None, backend: str | None = None) -> Invocati
         config = config_from_args(args, stored)
     except (ConfigError, RunSetupError) as error:
         parser.error(str(error))
-    return Invocation(config, out, resume, not getattr(args, "no_progress", False), getattr(args, "verbose", False))
+    if seeds and out is None:
+        out = Path(SEEDS_OUT.format(backend=config.backend))
+    progress, verbose = not getattr(args, "no_progress", False), getattr(args, "verbose", False)
+    return Invocation(config, out, resume, progress, verbose, seeds)
 
 
 def main(argv: list[str] | None = None, backend: str | None = None) -> int:
@@ -331,6 +395,15 @@ def main(argv: list[str] | None = None, backend: str | None = None) -> int:
 
     invocation = parse(argv, backend)
     try:
+        if invocation.seeds:
+            from agents.training.seeds import report, train_seeds
+
+            assert invocation.out is not None
+            folders = train_seeds(
+                invocation.config, invocation.seeds, invocation.out, invocation.progress, invocation.verbose
+            )
+            print("\n".join(report(folders, invocation.out)))
+            return 0
         train(
             invocation.config,
             out=invocation.out,

@@ -1,8 +1,9 @@
 """``train(config)``: the one entry point of training, for the command line and for notebooks alike.
 
 It opens the run folder (a new one, or the run to resume, verified before anything is loaded), then hands the run
-to the backend the config names: :mod:`agents.training.sb3.train` here, :mod:`agents.training.rllib` on Ray. Both
-write the same run folder (:mod:`agents.training.core.runs`) and return the same :class:`TrainingResult`.
+to the backend the config names: :mod:`agents.training.sb3.train` here, :mod:`agents.training.rllib` on Ray, or
+:mod:`agents.training.native.train`. All three write the same run folder (:mod:`agents.training.core.runs`) and
+return the same :class:`TrainingResult`.
 """
 
 from __future__ import annotations
@@ -13,15 +14,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agents.training.core.config import BUDGET_FIELDS, NEW_RUN_FIELDS, ConfigError, TrainingConfig
+from agents.training.core.config import BUDGET_FIELDS, NETWORK_FIELDS, NEW_RUN_FIELDS, ConfigError, TrainingConfig
 from agents.training.core.runs import RUN_FILE, Run, RunFileError, RunSetupError, RunState, TrainingResult
 from gubs_env.support.cli import unwritable_folder
 from gubs_env.support.files import first_free_folder, latest_folder
 
-DEFAULT_OUT = {"sb3": Path("runs/gubs"), "rllib": Path("runs/rllib")}
+DEFAULT_OUT = {"sb3": Path("runs/gubs"), "rllib": Path("runs/rllib"), "native": Path("runs/native")}
 """Each backend's default run folder; new runs take the next free one (runs/gubs-2, ...)."""
 OLD_RLLIB_CHECKPOINT = "checkpoint"
 """The checkpoint folder of RLlib runs from before the shared run format: recognised, never loaded."""
+OLD_SELFPLAY_STATE = "state.json"
+"""The commit file of the self-play recipe's runs from before the native backend: recognised, never loaded."""
+LAST_SELFPLAY_RECIPE = "5a46385"
+"""The last commit whose ``python -m agents.training.baselines`` resumes those runs."""
 
 
 def train(
@@ -58,6 +63,10 @@ def train(
             from agents.training.rllib.train import train_rllib
 
             return train_rllib(run)
+        if run.config.backend == "native":
+            from agents.training.native.train import train_native
+
+            return train_native(run)
         from agents.training.sb3.train import train_sb3
 
         return train_sb3(run)
@@ -102,8 +111,12 @@ def open_run(config: TrainingConfig | None, out: str | Path | None, resume: bool
         raise RunSetupError(f"{folder} is a {state.backend} run: it resumes on the {state.backend} backend only")
     if any(getattr(chosen, name) for name in NEW_RUN_FIELDS):
         raise RunSetupError("labels and init start a new run; a resumed run goes on from its checkpoint")
-    if chosen.rule_facts != stored.rule_facts:
-        raise RunSetupError(f"rule_facts shapes the networks: the run in {folder} keeps its own ({stored.rule_facts})")
+    for name in NETWORK_FIELDS:
+        if getattr(chosen, name) != getattr(stored, name):
+            kept = getattr(stored, name)
+            raise RunSetupError(
+                f"the run in {folder} keeps its own {name} ({kept}) for its life: give it as it was, or start a new run"
+            )
     resolved = chosen.resolved()
     print(f"resuming the run in {folder} ({how})", flush=True)
     return Run(folder, resolved, state, started)
@@ -135,8 +148,8 @@ def choose_out(out: Path | None, resume: bool, backend: str | None) -> tuple[Pat
 
 
 def holds_run(folder: Path) -> bool:
-    """Whether ``folder`` holds a run: a run.json, or the checkpoint folder of an older RLlib run."""
-    return (folder / RUN_FILE).exists() or (folder / OLD_RLLIB_CHECKPOINT).exists()
+    """Whether ``folder`` holds a run: a run.json, or the commit of an older RLlib or self-play run."""
+    return any((folder / name).exists() for name in (RUN_FILE, OLD_RLLIB_CHECKPOINT, OLD_SELFPLAY_STATE))
 
 
 def load_state(folder: Path) -> RunState:
@@ -150,6 +163,11 @@ def load_state(folder: Path) -> RunState:
             raise RunSetupError(
                 f"{folder} is an RLlib run from an older version (its run.json is inside {OLD_RLLIB_CHECKPOINT}/): "
                 "it cannot be resumed; start a new run"
+            )
+        if (folder / OLD_SELFPLAY_STATE).exists():
+            raise RunSetupError(
+                f"{folder} is a run of the self-play recipe from before the native backend: resume it with "
+                f"python -m agents.training.baselines at commit {LAST_SELFPLAY_RECIPE}, or start a new run"
             )
         raise RunSetupError(f"no checkpoint in {folder} (expected {folder / RUN_FILE})")
     try:

@@ -1,13 +1,16 @@
 """Luck-adjusted returns: each sample's reward is its seat's luck between its decision and its next, scaled."""
 
+import csv
+import json
+
 import numpy as np
 import pytest
 
 from agents.evaluate.luck import DEAL_STEP, ConstantValue, GameLuck, LuckEstimator, LuckSettings
-from agents.training.selfplay.learner import Learner, PPOSettings, advantages
-from agents.training.selfplay.luck_returns import LuckReturns, luck_after, luck_rewards, luck_slope
-from agents.training.selfplay.recipe import SelfPlayConfig, SelfPlayRunError, read_rows, train_selfplay
-from agents.training.selfplay.rollout import POLICY, Batch, SelfPlayGames
+from agents.training import ConfigError, RunSetupError, TrainingConfig, train
+from agents.training.native.learner import Learner, advantages
+from agents.training.native.luck_returns import LuckReturns, luck_after, luck_rewards, luck_slope
+from agents.training.native.rollout import POLICY, Batch, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
 from tests.agents.test_selfplay_core import tiny_batch
 from tests.helpers import FLOAT32
@@ -61,7 +64,7 @@ def test_the_scale_is_the_slope_of_the_outcome_on_the_luck_clipped():
 
 
 def play_batch(games: int, players: int, seed: int) -> tuple[Batch, np.ndarray, list[list[int]], SelfPlayGames]:
-    learner = Learner(PPOSettings(hidden=(16,)), seed=seed)
+    learner = Learner(TrainingConfig(backend="native", hidden=(16,), seed=seed).resolved())
     table = SelfPlayGames(games, players)
     seeds = np.arange(games, dtype=np.uint64) + 100 * seed
     history: list[list[int]] = [[] for _ in range(games)]
@@ -99,36 +102,49 @@ def test_a_value_that_sees_nothing_leaves_every_reward_at_0():
     assert not batch.rewards.any()
 
 
-def test_a_luck_adjusted_run_logs_its_scale_and_resumes_with_it(tmp_path):
-    from agents.training.selfplay.learner import PPOSettings as Settings
+def luck_config(**changes) -> TrainingConfig:
+    base = dict(envs=8, eval_every=10**6, eval_games=4, checkpoint_every=1, luck_returns=True, luck_worlds=2)
+    return TrainingConfig.from_scratch(**{**base, "hidden": (32,), "batch_size": 512, **changes})
 
-    config = SelfPlayConfig(
-        games=8, eval_every=10**6, eval_games=4, checkpoint_every=1, luck_returns=True, luck_worlds=2,
-        ppo=Settings(hidden=(32,), minibatch=512),
-    )  # fmt: skip
+
+def read_rows(path):
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_luck_adjusted_run_logs_its_scale_and_resumes_with_it(tmp_path):
     out = tmp_path / "run"
-    first = train_selfplay(config, out=out, minutes=None, timesteps=3000, progress=False)
+    first = train(luck_config(steps=3000), out=out, progress=False)
     rows = read_rows(out / "progress.csv")
     assert float(rows[0]["luck_scale"]) == 0.0 and float(rows[-1]["luck_scale"]) > 0
-    train_selfplay(out=out, minutes=None, timesteps=first.timesteps + 1500, resume=True, progress=False)
+    train(luck_config(steps=first.timesteps + 1500), out=out, resume=True, progress=False)
     again = read_rows(out / "progress.csv")
     assert len(again) > len(rows) and all(float(r["luck_scale"]) > 0 for r in again[1:])
-    with pytest.raises(SelfPlayRunError, match="luck_worlds"):
-        SelfPlayConfig(luck_worlds=0)
+    with pytest.raises(ConfigError, match="luck_worlds"):
+        luck_config(luck_worlds=0)
+    with pytest.raises(ConfigError, match="the sb3 backend cannot honour luck_returns"):
+        TrainingConfig(luck_returns=True)
+    with pytest.raises(RunSetupError, match="keeps its own luck_returns"):
+        train(luck_config(luck_returns=False, luck_worlds=16, steps=10**6), out=out, resume=True, progress=False)
 
 
 @pytest.mark.parametrize("saved", [[1.0], [1.0, 2.0], ["a", 1.0], [float("nan"), 0.5], 3, {"a": 1}, [True, 0.5]])
-def test_a_state_file_with_a_garbage_luck_scale_is_a_one_line_refusal(tmp_path, saved):
-    import json
+def test_a_checkpoint_with_a_garbage_luck_scale_is_a_one_line_refusal(tmp_path, saved):
+    import hashlib
+    import io
 
-    config = SelfPlayConfig(
-        games=4, eval_every=10**6, eval_games=2, checkpoint_every=1, luck_returns=True, luck_worlds=1,
-        ppo=PPOSettings(hidden=(8,), minibatch=512),
-    )  # fmt: skip
+    import torch
+
     out = tmp_path / "run"
-    first = train_selfplay(config, out=out, minutes=None, timesteps=1, progress=False)
-    state = json.loads((out / "state.json").read_text())
-    (out / "state.json").write_text(json.dumps({**state, "luck_returns": saved}))
-    with pytest.raises(SelfPlayRunError, match="cannot be resumed") as refused:
-        train_selfplay(out=out, minutes=None, timesteps=first.timesteps + 1, resume=True, progress=False)
+    first = train(luck_config(envs=4, luck_worlds=1, hidden=(8,), steps=1), out=out, progress=False)
+    run_file = json.loads((out / "run.json").read_text())
+    checkpoint = out / run_file["checkpoint"]
+    data = torch.load(checkpoint, weights_only=True)
+    buffer = io.BytesIO()
+    torch.save({**data, "luck_returns": saved}, buffer)
+    checkpoint.write_bytes(buffer.getvalue())  # as a run of our own would commit it: its digest in run.json
+    run_file["checkpoint_sha256"] = hashlib.sha256(buffer.getvalue()).hexdigest()
+    (out / "run.json").write_text(json.dumps(run_file))
+    with pytest.raises(RunSetupError, match="cannot be resumed") as refused:
+        train(luck_config(envs=4, luck_worlds=1, hidden=(8,), steps=first.timesteps + 1), out=out, resume=True)
     assert "\n" not in str(refused.value)

@@ -1,7 +1,9 @@
-"""The self-play core: whole games with every seat's decisions, forced ones skipped, the advantages, the gradient
-agreement, the fast evaluation and the recipe's run folder."""
+"""The native backend: whole games with every seat's decisions, forced ones skipped, the advantages, the gradient
+agreement, the fast evaluation, and its runs through the one trainer."""
 
+import csv
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -9,25 +11,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.training import ConfigError, RunSetupError, TrainingConfig, train
+from agents.training.core.config import NativeSettings
 from agents.training.core.diagnostics import cosine
-from agents.training.selfplay.evaluate import seat_rotated_match
-from agents.training.selfplay.learner import (
-    ActorCritic,
-    Learner,
-    PPOSettings,
-    advantages,
-    entropy_coefficient,
-    gradient_agreement,
-)
-from agents.training.selfplay.recipe import (
-    PROGRESS_COLUMNS,
-    REMOVED_AT,
-    SelfPlayConfig,
-    SelfPlayRunError,
-    read_rows,
-    train_selfplay,
-)
-from agents.training.selfplay.rollout import HEURISTIC, POLICY, Batch, SelfPlayGames
+from agents.training.native.evaluate import seat_rotated_match
+from agents.training.native.learner import ActorCritic, Learner, advantages, gradient_agreement
+from agents.training.native.rollout import HEURISTIC, POLICY, Batch, SelfPlayGames
 from gubs_env.encoding.id_table import ReferenceTable
 from gubs_env.engine.cards import MAX_PLAYERS
 from tests.helpers import FLOAT32
@@ -119,6 +108,7 @@ def tiny_batch(
         last=last,
         games=games,
         decisions=n,
+        policy_decisions=n,
         seat_rewards=np.zeros((games, MAX_PLAYERS), np.float32),
         rewards=np.zeros(n, np.float32),
     )
@@ -163,12 +153,17 @@ def test_gradient_agreement_is_1_for_identical_halves_and_about_0_for_noise():
 
 
 def test_the_entropy_bonus_decays_linearly_then_stays():
-    settings = PPOSettings(entropy_start=0.03, entropy_end=0.01, entropy_decay=100)
-    assert [entropy_coefficient(settings, s) for s in (0, 50, 100, 1000)] == pytest.approx([0.03, 0.02, 0.01, 0.01])
+    settings = NativeSettings(entropy_start=0.03, entropy_end=0.01, entropy_decay=100)
+    assert [settings.entropy_coefficient(s) for s in (0, 50, 100, 1000)] == pytest.approx([0.03, 0.02, 0.01, 0.01])
+
+
+def native_learner(**changes) -> Learner:
+    """A learner of a small native network."""
+    return Learner(TrainingConfig(backend="native", **{"hidden": (16,), **changes}).resolved())
 
 
 def test_the_learner_samples_legal_ids_and_plays_greedily():
-    learner = Learner(PPOSettings(hidden=(16,)), seed=0)
+    learner = native_learner()
     t = random_tensors(200, 4)
     obs, masks = t["obs"].numpy(), t["masks"].numpy()
     ids, log_probs, _ = learner.decide(obs, masks)
@@ -178,7 +173,7 @@ def test_the_learner_samples_legal_ids_and_plays_greedily():
 
 
 def test_seat_rotated_matches_play_the_same_deals_every_time():
-    learner = Learner(PPOSettings(hidden=(16,)), seed=0)
+    learner = native_learner()
     first = seat_rotated_match(learner.greedy, "heuristic", 2, 40, seed=7)
     assert first == seat_rotated_match(learner.greedy, "heuristic", 2, 40, seed=7)
     assert first.games == 40 and 0 <= first.wins <= 40
@@ -188,7 +183,7 @@ def test_seat_rotated_matches_play_the_same_deals_every_time():
 def test_the_curves_luck_adjustment_replays_the_games_the_batch_played():
     from agents.evaluate.luck import LuckEstimator, LuckSettings
 
-    learner = Learner(PPOSettings(hidden=(16,)), seed=0)
+    learner = native_learner()
     table = SelfPlayGames(6, 3, record=False)
     kinds = np.full((6, MAX_PLAYERS), HEURISTIC, dtype=np.int8)
     kinds[:, 0] = POLICY
@@ -204,67 +199,118 @@ def test_the_curves_luck_adjustment_replays_the_games_the_batch_played():
     assert adjusted.adjusted is not None and adjusted.luck is not None
 
 
-def small_config(**changes) -> SelfPlayConfig:
-    settings = PPOSettings(hidden=(32,), minibatch=512)
-    base = dict(games=8, eval_every=3000, eval_games=20, checkpoint_every=1, ppo=settings)
-    return SelfPlayConfig(**{**base, **changes})
+def small_config(**changes) -> TrainingConfig:
+    base = dict(envs=8, eval_every=3000, eval_games=20, checkpoint_every=1, hidden=(32,), batch_size=512)
+    return TrainingConfig.from_scratch(**{**base, **changes})
+
+
+def read_rows(path):
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+PROGRESS_START = ["timesteps", "samples", "games", "seconds", "entropy", "approx_kl", "clip_fraction"]
 
 
 def test_a_run_writes_its_diagnostics_and_curve_and_resumes_where_its_checkpoint_left_off(tmp_path, capsys):
     out = tmp_path / "run"
-    first = train_selfplay(small_config(), out=out, minutes=None, timesteps=4000, progress=False)
+    first = train(small_config(steps=4000), out=out, progress=False)
     assert "median grad_cosine over the last half of the updates" in capsys.readouterr().out
     progress = read_rows(out / "progress.csv")
-    assert list(progress[0]) == list(PROGRESS_COLUMNS) and len(progress) >= 2
+    assert list(progress[0])[: len(PROGRESS_START)] == PROGRESS_START and len(progress) >= 2
     assert all(-1 <= float(r["grad_cosine"]) <= 1 for r in progress)
-    assert (out / "curves.png").read_bytes().startswith(b"\x89PNG") and (out / "policy.npz").is_file()
+    assert (out / "learning_curve.png").read_bytes().startswith(b"\x89PNG") and first.model == out / "policy.npz"
     evaluation = read_rows(out / "eval.csv")
     assert {r["opponent"] for r in evaluation} == {"heuristic", "random"} and evaluation[0]["timesteps"] == "0"
+    assert json.loads((out / "run.json").read_text())["backend"] == "native"
+    assert first.opponent_seat_shares == {"self": 1.0}
     # rows written after the last checkpoint are dropped on resume, then done again
     with (out / "progress.csv").open("a") as f:
-        f.write(f"{first.timesteps + 10**9}," + ",".join(["0"] * (len(PROGRESS_COLUMNS) - 1)) + "\n")
-    second = train_selfplay(out=out, minutes=None, timesteps=first.timesteps + 2000, resume=True, progress=False)
+        f.write(f"{first.timesteps + 10**9}," + ",".join(["0"] * (len(progress[0]) - 1)) + "\n")
+    second = train(small_config(steps=first.timesteps + 2000), out=out, resume=True, progress=False)
     assert second.timesteps > first.timesteps
     steps = [int(r["timesteps"]) for r in read_rows(out / "progress.csv")]
     assert steps == sorted(steps) and max(steps) == second.timesteps
 
 
+def test_a_resumed_run_goes_on_as_if_it_had_never_stopped(tmp_path):
+    whole = train(small_config(steps=3000), out=tmp_path / "whole", progress=False)
+    train(small_config(steps=1500), out=tmp_path / "cut", progress=False)
+    resumed = train(small_config(steps=3000), out=tmp_path / "cut", resume=True, progress=False)
+    assert resumed.timesteps == whole.timesteps
+    assert (tmp_path / "cut" / "policy.npz").read_bytes() == (tmp_path / "whole" / "policy.npz").read_bytes()
+
+
 def test_a_run_can_draw_its_curve_with_the_luck_adjusted_rates(tmp_path):
     out = tmp_path / "run"
-    train_selfplay(small_config(eval_adjust_luck=True), out=out, minutes=None, timesteps=1, progress=False)
+    train(small_config(eval_adjust_luck=True, steps=1), out=out, progress=False)
     evaluation = read_rows(out / "eval.csv")
     assert all(float(r["adjusted_low"]) <= float(r["adjusted"]) <= float(r["adjusted_high"]) for r in evaluation)
-    assert (out / "curves.png").read_bytes().startswith(b"\x89PNG")
-    assert SelfPlayConfig.from_json(json.loads((out / "config.json").read_text())).eval_adjust_luck
+    assert (out / "learning_curve.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_runs_are_deterministic_by_seed(tmp_path):
-    a = train_selfplay(small_config(), out=tmp_path / "a", minutes=None, timesteps=2000, progress=False)
-    b = train_selfplay(small_config(), out=tmp_path / "b", minutes=None, timesteps=2000, progress=False)
+    a = train(small_config(steps=2000), out=tmp_path / "a", progress=False)
+    b = train(small_config(steps=2000), out=tmp_path / "b", progress=False)
     assert (tmp_path / "a" / "policy.npz").read_bytes() == (tmp_path / "b" / "policy.npz").read_bytes()
     assert a.timesteps == b.timesteps
 
 
 def test_a_run_folder_is_refused_when_it_does_not_match_or_already_holds_a_run(tmp_path):
     out = tmp_path / "run"
-    with pytest.raises(SelfPlayRunError, match="holds no self-play run"):
-        train_selfplay(out=out, resume=True, progress=False)
-    train_selfplay(small_config(), out=out, minutes=None, timesteps=500, progress=False)
-    with pytest.raises(SelfPlayRunError, match="already holds"):
-        train_selfplay(small_config(), out=out, minutes=None, timesteps=500, progress=False)
-    (out / "checkpoint.pt").write_bytes(b"not a checkpoint")
-    with pytest.raises(SelfPlayRunError, match="does not match"):
-        train_selfplay(out=out, resume=True, progress=False)
-    config = json.loads((out / "config.json").read_text())
-    (out / "config.json").write_text(json.dumps({**config, "run_code": "import os"}))
-    with pytest.raises(SelfPlayRunError, match="not a self-play config"):
-        train_selfplay(out=out, resume=True, progress=False)
+    with pytest.raises(RunSetupError, match="no checkpoint in"):
+        train(out=out, resume=True, progress=False)
+    train(small_config(steps=500), out=out, progress=False)
+    with pytest.raises(RunSetupError, match="already holds a run"):
+        train(small_config(steps=500), out=out, progress=False)
+    with pytest.raises(RunSetupError, match="keeps its own rule_facts"):
+        train(small_config(steps=900, rule_facts=True), out=out, resume=True, progress=False)
+    checkpoint = next(out.glob("checkpoint-*.pt"))
+    checkpoint.write_bytes(b"not a checkpoint")
+    with pytest.raises(RunSetupError, match="does not match the SHA-256 digest"):
+        train(out=out, resume=True, progress=False)
 
 
-@pytest.mark.parametrize("bad", [dict(players=(1,)), dict(games=1), dict(eval_opponents=("gubs-net",))])
-def test_bad_settings_are_one_line_errors(bad):
-    with pytest.raises(SelfPlayRunError):
-        small_config(**bad)
+def test_a_folder_of_the_old_self_play_recipe_is_named_and_never_loaded(tmp_path):
+    (tmp_path / "state.json").write_text("{}")
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(RunSetupError, match="self-play recipe from before the native backend: resume it with"):
+        train(out=tmp_path, resume=True, progress=False)
+    with pytest.raises(RunSetupError, match="already holds a run"):
+        train(small_config(steps=1), out=tmp_path, progress=False)
+
+
+def test_the_pools_fixed_bots_take_their_seats_and_the_learner_keeps_one_seat_a_game(tmp_path):
+    pool = {"p_heuristic": 0.5, "p_random": 0.25, "self_share": 1.0}
+    config = TrainingConfig(backend="native", envs=40, hidden=(16,), batch_size=512, eval_games=4, pool=pool)
+    result = train(replace(config, players=(3,), steps=1, every_seat=False), out=tmp_path / "r", progress=False)
+    shares = result.opponent_seat_shares
+    assert set(shares) == {"heuristic", "random", "self"} and sum(shares.values()) == pytest.approx(1)
+    assert abs(shares["heuristic"] - 0.5) < 0.2 and abs(shares["random"] - 0.25) < 0.2
+
+
+def test_a_native_warm_start_fits_the_policy_to_the_teachers_games(tmp_path, capsys):
+    train(replace(small_config(steps=1), imitate_games=0), out=tmp_path / "none", progress=False)
+    config = TrainingConfig(backend="native", envs=8, hidden=(32,), batch_size=512, eval_games=4, imitate_games=6)
+    train(replace(config, steps=1), out=tmp_path / "warm", progress=False)
+    printed = capsys.readouterr().out
+    assert "imitated" in printed and "heuristic-tuned decisions from 6 games" in printed
+
+
+@pytest.mark.parametrize(
+    ("bad", "refused"),
+    [
+        (dict(players=(1,)), "players"),
+        (dict(envs=0), "envs"),
+        (dict(eval_opponents=("gubs-net",)), "eval_opponents"),
+        (dict(pool={"self_share": 0.5}), "pool"),
+        (dict(native={"clip": 1.5}), "clip"),
+    ],
+)
+def test_bad_settings_are_one_line_errors(bad, refused):
+    with pytest.raises(ConfigError, match=refused) as error:
+        TrainingConfig(backend="native", **bad)
+    assert "\n" not in str(error.value)
 
 
 def test_the_rule_facts_lever_feeds_both_networks_and_ships_a_policy_that_plays(tmp_path):
@@ -274,20 +320,20 @@ def test_the_rule_facts_lever_feeds_both_networks_and_ships_a_policy_that_plays(
     from gubs_env.encoding.observation import OBS_SIZE
     from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
 
-    learner = Learner(PPOSettings(hidden=(24,), rule_facts=True), seed=3)
+    learner = native_learner(hidden=(24,), rule_facts=True, seed=3)
     assert learner.model.actor[0].in_features == learner.model.critic[0].in_features == POLICY_INPUT_SIZE
     t = random_tensors(40, 4)
     obs, masks = t["obs"].numpy(), t["masks"].numpy()
     ids, log_probs, _ = learner.decide(obs, masks)
     assert all(masks[i, a] for i, a in enumerate(ids)) and np.all(log_probs <= 0)
     out = tmp_path / "facts"
-    config = small_config(ppo=PPOSettings(hidden=(32,), minibatch=512, rule_facts=True))
-    result = train_selfplay(config, out=out, minutes=None, timesteps=3000, progress=False)
-    weights = load_policy(result.policy)
+    result = train(small_config(rule_facts=True, steps=3000), out=out, progress=False)
+    weights = load_policy(result.model)
     assert weights.rule_facts and weights.observation_size == POLICY_INPUT_SIZE
     # the file's logits are the learner's own on the observation and its facts
-    trained = Learner(PPOSettings(hidden=(32,), minibatch=512, rule_facts=True), seed=0)
-    trained.model.load_state_dict(torch.load(out / "checkpoint.pt", weights_only=True)["model"])
+    trained = native_learner(hidden=(32,), rule_facts=True)
+    checkpoint = next(out.glob("checkpoint-*.pt"))
+    trained.model.load_state_dict(torch.load(checkpoint, weights_only=True)["model"])
     expected = trained.model.actor(trained.inputs(obs)).detach().numpy()
     assert np.allclose(policy_logits(weights, obs), expected, atol=1e-4)  # the facts appended by the forward pass
     agent = PPOAgent(weights)
@@ -298,22 +344,11 @@ def test_the_rule_facts_lever_feeds_both_networks_and_ships_a_policy_that_plays(
 
     chosen = SnapshotOpponent(weights, np.random.default_rng(0))(obs, masks)
     assert all(masks[i, a] for i, a in enumerate(chosen))
-    assert match(str(result.policy), "random", num_players=2, games=4).games == 4
+    assert match(str(result.model), "random", num_players=2, games=4).games == 4
     plain = save_policy(tmp_path / "plain.npz", [(w, b) for w, b in weights.layers], "tanh", rule_facts=True)
     assert load_policy(plain).rule_facts
     with pytest.raises(ModelFileError, match=f"takes {OBS_SIZE} inputs"):
         save_policy(tmp_path / "wrong.npz", [(w, b) for w, b in weights.layers], "tanh")
-
-
-def test_a_config_file_from_before_the_removed_levers_reads_with_them_off_and_is_refused_with_one_on():
-    data = json.loads(json.dumps(SelfPlayConfig().to_json()))  # as config.json holds it
-    data |= {"branch_rate": 0.0, "greedy_playouts": False}
-    data["ppo"] |= {"mc_coef": 1.0, "vine_coef": 1.0, "action_parts": False}
-    assert SelfPlayConfig.from_json(data) == SelfPlayConfig()
-    data["ppo"]["action_parts"] = True
-    refused = f"action_parts=True was removed; resume this run at commit {REMOVED_AT}"
-    with pytest.raises(SelfPlayRunError, match=refused):
-        SelfPlayConfig.from_json(data)
 
 
 json_values = st.recursive(
@@ -327,20 +362,19 @@ json_values = st.recursive(
 @given(
     st.dictionaries(
         st.sampled_from(
-            ["players", "games", "seed", "ppo", "threads", "branch_rate", "luck_returns", "luck_worlds", "x"]
+            ["players", "envs", "seed", "native", "every_seat", "skip_forced", "luck_returns", "luck_worlds", "x"]
         ),
         json_values,
     ),
-    st.dictionaries(st.sampled_from(["hidden", "epochs", "learning_rate", "lam", "action_parts", "y"]), json_values),
+    st.dictionaries(st.sampled_from(["clip", "entropy_decay", "value_coef", "normalize_values", "y"]), json_values),
 )
-def test_a_config_file_from_a_stranger_is_a_config_or_a_one_line_error(top, ppo):
-    data = SelfPlayConfig().to_json()
-    data["ppo"].update(ppo)
+def test_a_native_run_file_from_a_stranger_is_a_config_or_a_one_line_error(top, native):
+    data = TrainingConfig(backend="native").to_json()
+    data["native"].update(native)
     data.update(top)
     try:
-        config = SelfPlayConfig.from_json(json.loads(json.dumps(data)))
-    except SelfPlayRunError as error:
+        config = TrainingConfig.from_json(json.loads(json.dumps(data)))
+    except ConfigError as error:
         assert "\n" not in str(error)
     else:
-        assert all(1 <= w <= 8192 for w in config.ppo.hidden) and 2 <= config.games <= 65_536
-        assert 1 <= config.luck_worlds <= 4096
+        assert config.backend == "native" and isinstance(config.native, NativeSettings)

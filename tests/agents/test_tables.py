@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.training.core.tables import Tables, next_deal
-from agents.training.selfplay.rollout import SelfPlayGames
+from agents.training.native.rollout import SelfPlayGames
 from gubs_env.encoding.id_table import ReferenceTable
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes

@@ -266,7 +266,7 @@ def test_a_swapped_or_unverifiable_checkpoint_is_never_read_as_trusted(tmp_path)
         ('{"seconds": NaN}', "seconds must be"),
         ('{"settings": []}', "settings must be"),
         ('{"config": []}', "config must be"),
-        ('{"backend": "tf"}', "backend must be sb3 or rllib"),
+        ('{"backend": "tf"}', "backend must be sb3, rllib, native"),
         ('{"format": 3}', "format must be 2"),
         ('{"backend": "rllib", "snapshots": ["snapshots/step_000000001.zip"]}', "is not a snapshot_<n> module slot"),
         ('{"backend": "rllib", "checkpoint": "checkpoint-000000001.zip"}', "checkpoint-<timesteps> folder"),

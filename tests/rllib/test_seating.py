@@ -15,13 +15,13 @@ pytest.importorskip("ray.rllib")
 from agents.training.core.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS, PoolConfig, TrainingConfig
 from agents.training.core.league import snapshot_label
 from agents.training.core.seating import learner_seat, seat_player
+from agents.training.native.rollout import SelfPlayGames
 from agents.training.rllib.env import GubsMultiAgentEnv
 from agents.training.rllib.fast_tables import FastTables
 from agents.training.rllib.selfplay import MAIN, SeatMapping
 from agents.training.rllib.selfplay import learner_seat as rllib_learner_seat
 from agents.training.sb3.pool import OpponentPool
 from agents.training.sb3.train import make_envs
-from agents.training.selfplay.rollout import SelfPlayGames
 from gubs_env.engine.players import TableSizes
 from gubs_env.envs.selfplay import SelfPlayEnv
 

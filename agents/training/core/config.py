@@ -25,13 +25,15 @@ import numpy as np
 
 from agents.bots.names import TUNED
 from agents.bots.spec import AgentSpec, AgentSpecError
+from agents.evaluate.luck import MAX_WORLDS
 from gubs_env.engine.players import TableSizes
 from gubs_env.envs.engines import ENGINES, Engine
 from gubs_env.support.cli import MAX_TRAINING_SEED
 
-Backend = Literal["sb3", "rllib"]
-BACKENDS: tuple[Backend, ...] = ("sb3", "rllib")
-"""The trainers: stable-baselines3's MaskablePPO in this process, or Ray RLlib on a local Ray or a cluster."""
+Backend = Literal["sb3", "rllib", "native"]
+BACKENDS: tuple[Backend, ...] = ("sb3", "rllib", "native")
+"""The trainers: stable-baselines3's MaskablePPO in this process, Ray RLlib on a local Ray or a cluster, or the
+project's own PPO learner over batches of whole games on the compiled engine (:mod:`agents.training.native`)."""
 TEACHERS = ("heuristic", TUNED)
 """Whose games a new run may imitate before PPO."""
 VEC_ENVS = ("dummy", "subproc")
@@ -47,6 +49,43 @@ SNAPSHOTS = "snapshots"
 
 class ConfigError(ValueError):
     """A training setting that is out of range, of the wrong kind, or that the chosen backend cannot honour."""
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_number(
+    name: str, value: Any, *, above: float | None = None, at_least: float | None = None, optional: bool = False
+) -> None:
+    if value is None and optional:
+        return
+    if not _is_number(value):
+        raise ConfigError(f"{name} must be a finite number, not {_brief(value)}")
+    if above is not None and not value > above:
+        raise ConfigError(f"{name} must be above {above:g}, not {value}")
+    if at_least is not None and not value >= at_least:
+        raise ConfigError(f"{name} must be at least {at_least:g}, not {value}")
+
+
+def _check_int(name: str, value: Any, low: int, high: int = 2**63 - 1, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be a whole number, not {_brief(value)}")
+    if not low <= value <= high:
+        bound = f"at least {low}" if high == 2**63 - 1 else f"from {low} to {high}"
+        raise ConfigError(f"{name} must be {bound}, not {value}")
+
+
+def _check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, not {_brief(value)}")
+
+
+def _brief(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -117,6 +156,54 @@ class PoolConfig:
         return min(max((u - start) / max(shares[SNAPSHOTS], 1e-12), 0.0), 1.0 - 1e-12)
 
 
+PURE_SELF_PLAY = PoolConfig(p_random=0.0, p_heuristic=0.0, self_share=1.0)
+"""Every seat the learner's current policy: the native backend's default, and the from-scratch preset's."""
+
+
+@dataclass(frozen=True)
+class NativeSettings:
+    """The settings only the native backend reads (``TrainingConfig.native``); the others refuse a change to them.
+
+    Attributes:
+        clip: PPO's ratio clip.
+        entropy_start, entropy_end, entropy_decay: the entropy bonus falls linearly from start to end over the
+            first ``entropy_decay`` samples (without it the policy collapsed before it had learnt anything).
+        value_coef: the value loss's weight.
+        max_grad_norm: gradients are clipped to this norm.
+        normalize_values: the critic learns normalized targets (so its scale does not depend on the table size).
+
+    Raises:
+        ConfigError: a value out of range.
+    """
+
+    clip: float = 0.2
+    entropy_start: float = 0.03
+    entropy_end: float = 0.003
+    entropy_decay: int = 20_000_000
+    value_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    normalize_values: bool = True
+
+    def __post_init__(self) -> None:
+        _check_number("clip", self.clip, above=0)
+        if self.clip >= 1:
+            raise ConfigError(f"clip must be below 1, not {self.clip}")
+        for name in ("entropy_start", "entropy_end"):
+            value = getattr(self, name)
+            if not _is_number(value) or not 0 <= value <= 1:
+                raise ConfigError(f"{name} must be a number from 0 to 1, not {_brief(value)}")
+        _check_int("entropy_decay", self.entropy_decay, 1)
+        _check_number("value_coef", self.value_coef, at_least=0)
+        _check_number("max_grad_norm", self.max_grad_norm, above=0)
+        if not isinstance(self.normalize_values, bool):
+            raise ConfigError(f"normalize_values must be True or False, not {_brief(self.normalize_values)}")
+
+    def entropy_coefficient(self, samples: int) -> float:
+        """The entropy bonus after ``samples`` samples: linear from start to end over ``entropy_decay``, then flat."""
+        progress = min(1.0, samples / self.entropy_decay)
+        return self.entropy_start + (self.entropy_end - self.entropy_start) * progress
+
+
 DEVICE = re.compile(r"auto|cpu|cuda(:\d{1,2})?")
 """What :attr:`TrainingConfig.device` may be."""
 
@@ -147,7 +234,20 @@ def weighted_index(v: float, weights: Sequence[float]) -> int:
     return min(int(np.searchsorted(cdf / cdf[-1], v, side="right")), len(cdf) - 1)
 
 
+_PPO_DEFAULTS: dict[str, Any] = {
+    "epochs": 5,
+    "eval_games": 200,
+    "learning_rate": 1e-4,
+    "ent_coef": 0.0,
+    "gamma": 0.995,
+    "gae_lambda": 0.95,
+    "imitate_games": 1500,
+    "pool": PoolConfig(),
+    "every_seat": False,
+}
+"""What sb3 and RLlib share: the warm start, then small steps in a league."""
 _RLLIB_DEFAULTS: dict[str, Any] = {
+    **_PPO_DEFAULTS,
     "envs": 64,
     "n_steps": 64,
     "batch_size": 1024,
@@ -155,14 +255,11 @@ _RLLIB_DEFAULTS: dict[str, Any] = {
     "eval_every": 100_000,
     "snapshot_every": 50_000,
     "checkpoint_every": 50_000,
-    "learning_rate": 1e-4,
-    "ent_coef": 0.0,
-    "gamma": 0.995,
-    "gae_lambda": 0.95,
-    "imitate_games": 1500,
+    "skip_forced": False,
 }
 DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
     ("sb3", "fast"): {
+        **_PPO_DEFAULTS,
         "envs": 64,
         "n_steps": 64,
         "batch_size": 1024,
@@ -170,13 +267,10 @@ DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
         "eval_every": 250_000,
         "snapshot_every": 150_000,
         "checkpoint_every": 100_000,
-        "learning_rate": 1e-4,
-        "ent_coef": 0.0,
-        "gamma": 0.995,
-        "gae_lambda": 0.95,
-        "imitate_games": 1500,
+        "skip_forced": True,
     },
     ("sb3", "reference"): {
+        **_PPO_DEFAULTS,
         "envs": 8,
         "n_steps": 256,
         "batch_size": 256,
@@ -184,26 +278,42 @@ DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
         "eval_every": 50_000,
         "snapshot_every": 50_000,
         "checkpoint_every": 25_000,
-        "learning_rate": 1e-4,
-        "ent_coef": 0.0,
-        "gamma": 0.995,
-        "gae_lambda": 0.95,
-        "imitate_games": 1500,
+        "skip_forced": False,
     },
     ("rllib", "fast"): _RLLIB_DEFAULTS,
     ("rllib", "reference"): {**_RLLIB_DEFAULTS, "envs": 8, "n_steps": 500},  # the same 4,000 steps an iteration
+    ("native", "fast"): {
+        "envs": 256,
+        "batch_size": 4096,
+        "epochs": 2,
+        "threads": 1,
+        "eval_every": 2_000_000,
+        "eval_games": 2000,
+        "checkpoint_every": 500_000,
+        "learning_rate": 3e-4,
+        "gamma": 1.0,
+        "gae_lambda": 0.98,
+        "imitate_games": 0,
+        "pool": PURE_SELF_PLAY,
+        "every_seat": True,
+        "skip_forced": True,
+    },
 }
 """What a ``None`` field means, per backend and engine (docs/training.md).
 
-Both backends run one recipe: a warm start imitating the tuned heuristic (1,500 games), then PPO with a small step
+sb3 and RLlib run one recipe: a warm start imitating the tuned heuristic (1,500 games), then PPO with a small step
 size and no entropy bonus, so that it improves on the imitated teacher instead of drifting from it, in a league
 (:class:`PoolConfig`'s defaults). sb3 on the compiled engine: many games per batch, so the policy's forward passes
 and the opponents' batches are wide; large minibatches; evaluations, snapshots and checkpoints spaced out as the
 timesteps come fast. sb3 on the reference engine: the earlier path, as it was. RLlib: the same 1,024-step
 minibatches from iterations of about 4,000 environment steps (``envs * n_steps`` per env runner), two torch threads
 for the driver's learner, which updates while the env runners wait (1.3x the timesteps of one thread on 2 cores),
-cadences suited to its slower stepping. The
-``*_every`` cadences count the learner's own decisions (timesteps) on both backends."""
+cadences suited to its slower stepping.
+
+The native backend is self-play from scratch: every seat its current policy and every seat's decisions samples,
+batches of 256 whole games with two epochs, undiscounted returns with λ 0.98, and the entropy schedule of
+:class:`NativeSettings` (docs/training.md, "What learns and why"). The ``*_every`` cadences count the learner's own
+decisions (timesteps) on every backend."""
 
 DEFAULT_MINUTES = 10.0
 """The time budget of an invocation that sets neither ``minutes``, ``steps`` nor ``iterations``."""
@@ -216,6 +326,8 @@ BUDGET_FIELDS = ("minutes", "steps", "iterations")
 """The fields that bound one invocation: a resumed run takes them from its own command, not from run.json."""
 COUNT_FIELDS = (
     "steps",
+    "epochs",
+    "eval_games",
     "iterations",
     "envs",
     "n_steps",
@@ -225,10 +337,16 @@ COUNT_FIELDS = (
     "checkpoint_every",
     "threads",
     "workers",
+    "luck_worlds",
 )
 """The fields that are counts of at least 1 when set."""
 NEW_RUN_FIELDS = ("labels", "init", "eval_adjust_luck")
 """The fields that only shape a new run's start: resuming with them is refused."""
+SCRATCH_REFUSES = ("imitate_games", "labels", "init", "opponent", "eval_opponents")
+"""The fields :meth:`TrainingConfig.from_scratch` refuses: each would bring a hand-written bot or a teacher in."""
+NETWORK_FIELDS = ("rule_facts", "hidden", "luck_returns")
+"""The fields a run keeps for its life (they shape its networks, or what its checkpoint holds): a resumed run
+refuses another value."""
 
 
 @dataclass(frozen=True)
@@ -256,7 +374,9 @@ class TrainingConfig:
     engine: Engine = "fast"
     envs: int | None = None
     """Parallel games: sb3's environments, or the games each RLlib env runner steps together."""
-    pool: PoolConfig = field(default_factory=PoolConfig)
+    pool: PoolConfig | None = None
+    """Who plays the opponent seats (None: the backend's default: the league on sb3 and RLlib, every seat the
+    learner's current policy on the native backend, which keeps no snapshots)."""
     shaping: float = 0.0
     """Weight of the potential-based score-margin reward term (sb3 only; 0: none)."""
     opponent: AgentSpec | None = None
@@ -267,13 +387,14 @@ class TrainingConfig:
     """The discount of PPO's returns (1: undiscounted; a game's one reward comes at its end)."""
     gae_lambda: float | None = None
     """GAE's λ: how far each advantage looks ahead (1: the whole rest of the game)."""
-    epochs: int = 5
+    epochs: int | None = None
     n_steps: int | None = None
     """Rollout length per environment before each update (RLlib: its iteration is ``envs * n_steps`` per runner)."""
     batch_size: int | None = None
     """PPO minibatch, on both backends."""
     eval_every: int | None = None
-    eval_games: int = 200
+    eval_games: int | None = None
+    """Games per evaluation, opponent and table size (the native backend's are seat-rotated, on the same deals)."""
     eval_opponents: tuple[AgentSpec, ...] = ()
     """Agents every evaluation also plays against, besides random and the heuristic (e.g. ``("gubs-net",)``)."""
     eval_adjust_luck: bool = False
@@ -296,6 +417,19 @@ class TrainingConfig:
     """RLlib env runner actors (rllib only)."""
     hidden: tuple[int, ...] = (256, 256)
     """Widths of the actor's and the critic's hidden layers (RLlib; the sb3 learner's are 256x256)."""
+    every_seat: bool | None = None
+    """Learn from the decisions of every seat the learner's current policy plays, not only its own seat's (the
+    native backend; sb3 and RLlib learn from one seat a game)."""
+    skip_forced: bool | None = None
+    """Decisions with a single legal id are played without becoming samples (the native backend either way, sb3 on
+    the compiled engine always; RLlib and sb3 on the reference engine never)."""
+    luck_returns: bool = False
+    """Each decision learns from its outcome less the luck of the draws after it (the native backend:
+    :mod:`agents.training.native.luck_returns`; the same expectation, less of the draw's noise)."""
+    luck_worlds: int = 16
+    """Re-dealt decks per chance step for ``luck_returns``."""
+    native: NativeSettings = field(default_factory=NativeSettings)
+    """The settings only the native backend reads."""
     rule_facts: bool = False
     """Both networks read the observation followed by its rule facts (:mod:`gubs_env.encoding.rule_facts`), worked
     out in their feature layer (:mod:`agents.training.core.features`); fixed for the life of a run."""
@@ -320,13 +454,8 @@ class TrainingConfig:
             set_(self, "players", TableSizes.of(self.players))
         except ValueError as error:
             raise ConfigError(f"players: {error}") from None
-        if isinstance(self.pool, Mapping):
-            unknown = sorted(repr(key) for key in self.pool if key not in {item.name for item in fields(PoolConfig)})
-            if unknown:  # named by repr: a key of a run file may hold any character, a line break too
-                raise ConfigError(f"unknown pool setting {', '.join(unknown)[:120]}")
-            set_(self, "pool", PoolConfig(**self.pool))
-        if not isinstance(self.pool, PoolConfig):
-            raise ConfigError(f"pool must be a PoolConfig, not {_brief(self.pool)}")
+        set_(self, "pool", _section("pool", self.pool, PoolConfig, optional=True))
+        set_(self, "native", _section("native", self.native, NativeSettings))
         for name in ("opponent", "init"):
             value = getattr(self, name)
             if value is not None:
@@ -354,8 +483,6 @@ class TrainingConfig:
         for name in COUNT_FIELDS:
             _check_int(name, getattr(self, name), 1, optional=True)
         _check_int("seed", self.seed, 0, MAX_TRAINING_SEED)
-        _check_int("epochs", self.epochs, 1)
-        _check_int("eval_games", self.eval_games, 1)
         _check_int("imitate_games", self.imitate_games, 0, optional=True)
         _check_int("env_runners", self.env_runners, 0)
         _check_number("shaping", self.shaping, at_least=0)
@@ -372,9 +499,12 @@ class TrainingConfig:
             _check_int("a hidden layer's width", width, 1, 65_536)
         if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
             raise ConfigError("address is 'auto' or HOST:PORT, not empty")
-        for name in ("eval_adjust_luck", "rule_facts"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name} must be True or False, not {_brief(getattr(self, name))}")
+        for name in ("eval_adjust_luck", "rule_facts", "luck_returns", "every_seat", "skip_forced"):
+            value = getattr(self, name)
+            if not isinstance(value, bool) and not (value is None and name in ("every_seat", "skip_forced")):
+                raise ConfigError(f"{name} must be True or False, not {_brief(value)}")
+        if self.luck_worlds > MAX_WORLDS:
+            raise ConfigError(f"luck_worlds must be at most {MAX_WORLDS}, not {self.luck_worlds}")
         if not isinstance(self.device, str) or not DEVICE.fullmatch(self.device):
             raise ConfigError(f"device must be auto, cpu, cuda or cuda:N, not {_brief(self.device)}")
         if not isinstance(self.code_installed, bool):
@@ -383,33 +513,82 @@ class TrainingConfig:
             raise ConfigError(f"workers ({self.workers}) cannot exceed envs ({self.envs})")
 
     def _check_backend(self) -> None:
-        """Refuse what the chosen backend cannot do, naming the setting (one line)."""
-        if self.backend == "sb3":
-            unsupported = {
-                "iterations": self.iterations is not None,
-                "env_runners": self.env_runners != 1,
-                "hidden": self.hidden != (256, 256),
-                "address": self.address is not None,
-                "code_installed": self.code_installed,
-            }
-            if self.engine == "fast" and self.vec_env == "subproc":
-                raise ConfigError("vec_env 'subproc' needs engine 'reference': the fast engine steps every env here")
-            if self.opponent is not None and self.engine != "fast":
-                raise ConfigError("opponent needs engine 'fast' (the reference path draws its opponents from the pool)")
-        else:
-            unsupported = {
-                "shaping": self.shaping != 0,
-                "opponent": self.opponent is not None,
-                "init": self.init is not None,
-                "vec_env": self.vec_env != "dummy",
-                "workers": self.workers is not None,
-                "device cuda:N": self.device.startswith("cuda:"),
-            }
-        refused = [name for name, set_ in unsupported.items() if set_]
+        """Refuse what the chosen backend cannot do, naming the setting and the backend (one line)."""
+        refused = [name for name, set_ in self._unsupported().items() if set_]
         if refused:
             raise ConfigError(f"the {self.backend} backend cannot honour {', '.join(refused)}: leave it unset")
+        if self.backend == "sb3" and self.engine == "fast" and self.vec_env == "subproc":
+            raise ConfigError("vec_env 'subproc' needs engine 'reference': the fast engine steps every env here")
+        if self.backend == "sb3" and self.opponent is not None and self.engine != "fast":
+            raise ConfigError("opponent needs engine 'fast' (the reference path draws its opponents from the pool)")
         if self.code_installed and self.address is None:
             raise ConfigError("code_installed goes with address (a cluster to join)")
+        if self.luck_worlds != 16 and not self.luck_returns:
+            raise ConfigError("luck_worlds goes with luck_returns")
+
+    def _unsupported(self) -> dict[str, bool]:
+        """Each setting the chosen backend cannot honour, and whether it is set."""
+        rllib_only = {
+            "iterations": self.iterations is not None,
+            "env_runners": self.env_runners != 1,
+            "address": self.address is not None,
+            "code_installed": self.code_installed,
+        }
+        sb3_only = {
+            "shaping": self.shaping != 0,
+            "opponent": self.opponent is not None,
+            "init": self.init is not None,
+            "vec_env": self.vec_env != "dummy",
+            "workers": self.workers is not None,
+        }
+        native_only = {
+            "every_seat": bool(self.every_seat),
+            "luck_returns": self.luck_returns,
+            "native": self.native != NativeSettings(),
+        }
+        if self.backend == "sb3":
+            # sb3 on the compiled engine skips forced decisions in compiled code; its reference path never does
+            forced = self.skip_forced is not None and self.skip_forced != (self.engine == "fast")
+            return {**rllib_only, **native_only, "hidden": self.hidden != (256, 256), "skip_forced": forced}
+        if self.backend == "rllib":
+            return {
+                **sb3_only,
+                **native_only,
+                "skip_forced": bool(self.skip_forced),
+                "device cuda:N": self.device.startswith("cuda:"),
+            }
+        return {
+            **rllib_only,
+            **sb3_only,
+            "engine reference": self.engine != "fast",
+            "n_steps (a batch is whole games)": self.n_steps is not None,
+            "ent_coef (its entropy bonus is native's schedule)": self.ent_coef is not None,
+            "snapshot_every (it keeps no snapshots)": self.snapshot_every is not None,
+            "a pool with snapshots (self_share below 1)": self.pool is not None and self.pool.self_share < 1,
+            "eval_opponents": bool(self.eval_opponents),
+            "device cuda": self.device.startswith("cuda"),
+        }
+
+    @classmethod
+    def from_scratch(cls, **changes: Any) -> TrainingConfig:
+        """The from-scratch preset: the native backend, every seat its current policy, nothing imitated.
+
+        No hand-written bot plays a seat and none is imitated, so what the run learns is self-play's alone
+        (``python train.py --from-scratch``). ``changes`` set any other field.
+
+        Raises:
+            ConfigError: a change that brings a hand-written bot or a teacher in (a pool with the heuristic or
+                random play, imitated games, labels), or any the config refuses.
+        """
+        brought = [name for name in SCRATCH_REFUSES if changes.get(name)]
+        pool = changes.get("pool")
+        if pool is not None and _section("pool", pool, PoolConfig) != PURE_SELF_PLAY:
+            brought.append("pool (p_random, p_heuristic, self_share)")
+        if brought:
+            left_out = ", ".join(brought)
+            refusal = "the from-scratch preset plays no hand-written bot and imitates nothing"
+            raise ConfigError(f"{refusal}: leave out {left_out}")
+        return cls(**{"backend": "native", "imitate_games": 0, "pool": PURE_SELF_PLAY, **changes})
 
     def resolved(self) -> TrainingConfig:
         """A copy with every ``None`` field filled in from :data:`DEFAULTS` (and the budget's default).
@@ -436,6 +615,11 @@ class TrainingConfig:
         return resolved
 
     @property
+    def seats(self) -> PoolConfig:
+        """Who plays the opponent seats: ``pool``, or the backend's default pool when it is unset."""
+        return self.pool if self.pool is not None else DEFAULTS[(self.backend, self.engine)]["pool"]
+
+    @property
     def iteration_steps(self) -> int:
         """RLlib's environment steps per training iteration: ``n_steps`` for each game of each env runner."""
         return (self.envs or 1) * (self.n_steps or 1) * max(self.env_runners, 1)
@@ -458,7 +642,7 @@ class TrainingConfig:
             value = getattr(self, item.name)
             if isinstance(value, TableSizes):
                 value = value.as_list()
-            elif isinstance(value, PoolConfig):
+            elif isinstance(value, (PoolConfig, NativeSettings)):
                 value = {f.name: getattr(value, f.name) for f in fields(value)}
             elif isinstance(value, AgentSpec):
                 value = str(value)
@@ -504,46 +688,23 @@ class TrainingConfig:
             raise ConfigError(str(error)) from None
 
 
+def _section(name: str, value: Any, kind: type, optional: bool = False) -> Any:
+    """``value`` (a ``kind`` or the mapping of its fields, as a run file holds it) as a ``kind``; or a ConfigError."""
+    if value is None and optional:
+        return None
+    if isinstance(value, Mapping):
+        unknown = sorted(repr(key) for key in value if key not in {item.name for item in fields(kind)})
+        if unknown:  # named by repr: a key of a run file may hold any character, a line break too
+            raise ConfigError(f"unknown {name} setting {', '.join(unknown)[:120]}")
+        value = kind(**value)
+    if not isinstance(value, kind):
+        raise ConfigError(f"{name} must be a {kind.__name__}, not {_brief(value)}")
+    return value
+
+
 def _spec(name: str, value: Any) -> AgentSpec:
     """``value`` (spec text or an AgentSpec) as an AgentSpec, or a ConfigError naming the setting."""
     try:
         return AgentSpec.of(value)
     except AgentSpecError as error:
         raise ConfigError(f"{name}: {error}") from None
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _check_number(
-    name: str, value: Any, *, above: float | None = None, at_least: float | None = None, optional: bool = False
-) -> None:
-    if value is None and optional:
-        return
-    if not _is_number(value):
-        raise ConfigError(f"{name} must be a finite number, not {_brief(value)}")
-    if above is not None and not value > above:
-        raise ConfigError(f"{name} must be above {above:g}, not {value}")
-    if at_least is not None and not value >= at_least:
-        raise ConfigError(f"{name} must be at least {at_least:g}, not {value}")
-
-
-def _check_int(name: str, value: Any, low: int, high: int = 2**63 - 1, *, optional: bool = False) -> None:
-    if value is None and optional:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{name} must be a whole number, not {_brief(value)}")
-    if not low <= value <= high:
-        bound = f"at least {low}" if high == 2**63 - 1 else f"from {low} to {high}"
-        raise ConfigError(f"{name} must be {bound}, not {value}")
-
-
-def _check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
-    if value not in choices:
-        raise ConfigError(f"{name} must be one of {', '.join(choices)}, not {_brief(value)}")
-
-
-def _brief(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

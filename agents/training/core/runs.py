@@ -1,11 +1,11 @@
-"""A training run on disk, the same for both backends: the run folder, run.json and its commit protocol.
+"""A training run on disk, the same for every backend: the run folder, run.json and its commit protocol.
 
 One run folder per run: run.json (:class:`RunState`: the run's config, how far it got, its snapshots, and its
 committed checkpoint with a digest), the checkpoint (sb3: ``checkpoint-<timesteps>.zip``; RLlib:
-``checkpoint-<timesteps>/``, a folder), ``snapshots/``, the CSV logs and the learning curve. run.json is the commit
-point: a checkpoint counts once run.json names it with its SHA-256 digest, and whatever a killed run wrote after
-its last commit is discarded on resume (:func:`discard_uncommitted`). What a run reports in its logs is
-:mod:`agents.training.core.reports`'.
+``checkpoint-<timesteps>/``, a folder; native: ``checkpoint-<timesteps>.pt``), ``snapshots/``, the CSV logs and the
+learning curve. run.json is the commit point: a checkpoint counts once run.json names it with its SHA-256 digest,
+and whatever a killed run wrote after its last commit is discarded on resume (:func:`discard_uncommitted`). What a
+run reports in its logs is :mod:`agents.training.core.reports`'.
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomic
 
 RUN_FILE = "run.json"
 RUN_FORMAT = 2
-"""run.json's layout: 2 holds the whole config and serves both backends (1, sb3 only, held a few settings)."""
+"""run.json's layout: 2 holds the whole config and serves every backend (1, sb3 only, held a few settings)."""
+CHECKPOINT_SUFFIX = {"sb3": ".zip", "rllib": "", "native": ".pt"}
+"""How each backend's checkpoint name ends: a zip file, a folder, a torch file of tensors and plain values."""
 SNAPSHOT_DIR = "snapshots"
 LEAGUE_CSV = "league.csv"
 """Per snapshot in the pool at each evaluation: the learner's score against it and its share of the draws."""
@@ -39,7 +41,7 @@ PROGRESS_CSV = "progress.csv"
 SNAPSHOT_NAME = re.compile(r"step_(\d{9})\.zip")
 SNAPSHOT_SLOT = re.compile(r"snapshot_(\d{1,4})")
 """An RLlib run's snapshots live in module slots of its checkpoint: run.json lists the slots in use, oldest first."""
-CHECKPOINT_NAME = re.compile(r"checkpoint-(\d{9})(\.zip)?")
+CHECKPOINT_NAME = re.compile(r"checkpoint-(\d{9})(\.zip|\.pt)?")
 MAX_CHECKPOINT_BYTES = 2**31
 MAX_RUN_FILE_BYTES = 2**20
 OLD_SETTINGS = ("players", "p_random", "p_heuristic", "shaping", "opponent")
@@ -135,7 +137,7 @@ class RunState:
     timesteps: int = 0
     """The learner's decisions so far."""
     iterations: int = 0
-    """RLlib's training iterations so far (0 for sb3)."""
+    """RLlib's training iterations so far, or the native learner's updates (0 for sb3)."""
     seconds: float = 0.0
     """Wall time of the training committed so far."""
     snapshots: list[str] = field(default_factory=list)
@@ -206,8 +208,8 @@ def _checked_state(state: RunState, path: Path) -> RunState:
     def wrong(name: str, what: str) -> RunFileError:
         return RunFileError(f"{path}: {name} must be {what}, not {getattr(state, name)!r:.80}")
 
-    if state.backend not in ("sb3", "rllib"):
-        raise wrong("backend", "sb3 or rllib")
+    if state.backend not in CHECKPOINT_SUFFIX:
+        raise wrong("backend", ", ".join(CHECKPOINT_SUFFIX))
     if state.format != RUN_FORMAT:
         raise wrong("format", str(RUN_FORMAT))
     for name in ("timesteps", "iterations"):
@@ -224,7 +226,9 @@ def _checked_state(state: RunState, path: Path) -> RunState:
     for entry in state.snapshots:
         _check_snapshot_entry(state, entry, path)
     if not isinstance(state.checkpoint, str) or not (state.checkpoint == "" or _checkpoint_of(state, state.checkpoint)):
-        kind = "checkpoint-<timesteps>.zip file" if state.backend == "sb3" else "checkpoint-<timesteps> folder"
+        kind = {"rllib": "checkpoint-<timesteps> folder"}.get(
+            state.backend, f"checkpoint-<timesteps>{CHECKPOINT_SUFFIX[state.backend]} file"
+        )
         raise wrong("checkpoint", f"a {kind} name")
     digest = state.checkpoint_sha256
     if not isinstance(digest, str) or not (digest == "" or re.fullmatch(r"[0-9a-f]{64}", digest)):
@@ -244,6 +248,8 @@ def _is_share(value: Any) -> bool:
 
 
 def _check_snapshot_entry(state: RunState, entry: str, path: Path) -> None:
+    if state.backend == "native":
+        raise RunFileError(f"{path}: snapshot {entry!r:.80}: a native run keeps no snapshots")
     if state.backend == "rllib":
         if not SNAPSHOT_SLOT.fullmatch(entry):
             raise RunFileError(f"{path}: snapshot {entry!r:.80} is not a snapshot_<n> module slot")
@@ -257,14 +263,14 @@ def _check_snapshot_entry(state: RunState, entry: str, path: Path) -> None:
 
 
 def checkpoint_name(backend: str, timesteps: int) -> str:
-    """The checkpoint's name at ``timesteps``: a zip file (sb3) or a folder (RLlib)."""
-    return f"checkpoint-{timesteps:09d}" + (".zip" if backend == "sb3" else "")
+    """The checkpoint's name at ``timesteps``: a zip file (sb3), a folder (RLlib) or a torch file (native)."""
+    return f"checkpoint-{timesteps:09d}{CHECKPOINT_SUFFIX[backend]}"
 
 
 def _checkpoint_of(state: RunState, name: str) -> bool:
     """Whether ``name`` is a checkpoint name of ``state``'s backend."""
     matched = CHECKPOINT_NAME.fullmatch(name)
-    return matched is not None and (matched[2] is not None) == (state.backend == "sb3")
+    return matched is not None and (matched[2] or "") == CHECKPOINT_SUFFIX[state.backend]
 
 
 def _snapshot_steps(entry: str) -> int | None:
@@ -322,7 +328,7 @@ def _committed(run_dir: Path, state: RunState) -> Path:
 
 
 def read_checkpoint(run_dir: Path, state: RunState) -> bytes:
-    """The committed sb3 checkpoint's bytes, once they match run.json's digest: the only checkpoint ever loaded.
+    """A committed checkpoint file's bytes (sb3, native), once they match run.json's digest: the only one ever loaded.
 
     Raises:
         RunFileError: run.json names no checkpoint, or the file is missing, unreadable, too large or does not

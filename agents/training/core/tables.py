@@ -14,7 +14,7 @@ project shares written once:
   ask for every decision, so its runner does not skip them.
 
 Who plays a seat is the caller's: RLlib maps each seat to a module (:mod:`agents.training.core.seating`), the recipe
-asks its policy, the compiled heuristic or a uniform draw (:mod:`agents.training.selfplay.rollout`). sb3 steps its
+asks its policy, the compiled heuristic or a uniform draw (:mod:`agents.training.native.rollout`). sb3 steps its
 games through :class:`gubs_env.envs.vector.GubsVectorEnv`, whose compiled loop reproduces ``SelfPlayEnv`` draw for
 draw; it takes its table sizes from the same :meth:`~gubs_env.engine.players.TableSizes.per_slot`.
 """

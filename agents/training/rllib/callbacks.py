@@ -77,7 +77,7 @@ class SelfPlayCallback:
         """After each training iteration (RLlib's ``on_train_result``)."""
         steps = learner_steps(result)
         if self._snapshots.due(steps):
-            result[NEW_SNAPSHOT_KEY] = take_snapshot(algorithm, self.config.pool)
+            result[NEW_SNAPSHOT_KEY] = take_snapshot(algorithm, self.config.seats)
         result["gubs_snapshots"] = list(ACTIVE_SNAPSHOTS)
         if self._evaluations.due(steps):
             result[EVAL_KEY] = self.evaluate(algorithm, steps)
@@ -104,7 +104,7 @@ def run_evaluation(
     """
     started = time.perf_counter()
     learner = main_agent(algorithm, module)
-    games, sizes, others = config.eval_games, config.players.distinct, config.evaluated_against
+    games, sizes, others = config.eval_games or 1, config.players.distinct, config.evaluated_against
     rows = evaluation_rows(learner, sizes, games, steps, seconds, opponents=others, adjust_luck=config.eval_adjust_luck)
     if out is not None:
         append_csv(out / "eval.csv", rows)

@@ -54,7 +54,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
 
     obs_space = observation_space()
     act_space: spaces.Discrete = spaces.Discrete(NUM_ACTIONS)
-    specs = {name: main_spec(config.hidden, config.rule_facts) for name in [MAIN, *slots(config.pool)]}
+    specs = {name: main_spec(config.hidden, config.rule_facts) for name in [MAIN, *slots(config.seats)]}
     for name in (RANDOM, HEURISTIC):
         specs[name] = RLModuleSpec(
             module_class=FixedAgentModule,
@@ -93,7 +93,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
         )
         .multi_agent(
             policies=set(specs),
-            policy_mapping_fn=SeatMapping(config.pool),  # type: ignore[arg-type]  # a callable object, not a function
+            policy_mapping_fn=SeatMapping(config.seats),  # type: ignore[arg-type]  # a callable object, not a function
             policies_to_train=[MAIN],
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
@@ -193,7 +193,7 @@ def train_rllib(run: Run) -> TrainingResult:
     run.out.mkdir(parents=True, exist_ok=True)
     state = run.state or RunState(backend="rllib")
     state.config = config.to_json()
-    league = League.from_json(state.league, config.pool.prioritize)
+    league = League.from_json(state.league, config.seats.prioritize)
     callback = SelfPlayCallback(
         config, main_spec(config.hidden, config.rule_facts), run.out, state.seconds, state.timesteps
     )

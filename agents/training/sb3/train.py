@@ -148,7 +148,7 @@ def make_envs(config: TrainingConfig) -> Any:
     def factory(i: int) -> Any:
         def make() -> Any:
             players = int(sizes[i])
-            return Monitor(PoolSelfPlayEnv(players, config.pool, seed=config.seed * 1000 + i, shaping=config.shaping))
+            return Monitor(PoolSelfPlayEnv(players, config.seats, seed=config.seed * 1000 + i, shaping=config.shaping))
 
         return make
 
@@ -173,7 +173,7 @@ def _fast_envs(config: TrainingConfig) -> Any:
     venv = FastSelfPlayVecEnv(
         config.envs or 1,
         config.players,
-        config.pool,
+        config.seats,
         seed=config.seed,
         shaping=config.shaping,
         opponent=opponent,
@@ -196,7 +196,7 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
         n_steps=config.n_steps,
         batch_size=config.batch_size,
         learning_rate=config.learning_rate,
-        n_epochs=config.epochs,
+        n_epochs=config.epochs or 1,
         gamma=config.gamma,
         gae_lambda=config.gae_lambda,
         ent_coef=config.ent_coef,
@@ -418,7 +418,7 @@ class TrainingCallback(BaseCallback):
         self.phases = phases or Phases(run.started)
         self.threads = threads
         self.config, self.out, self.state = run.config, run.out, state
-        self.league = League.from_json(state.league, run.config.pool.prioritize)
+        self.league = League.from_json(state.league, run.config.seats.prioritize)
         """Who played the opponent seats, and the learner's score against each snapshot (the draws' weights)."""
         self.budget_start, self.progress = run.started, run.progress
         self.start = time.perf_counter()
@@ -488,7 +488,7 @@ class TrainingCallback(BaseCallback):
         self.model.save(buffer)
         write_atomically(self.out / name, buffer.getvalue())  # the pool never reads half a file
         runs.crash_point("snapshot", self.num_timesteps)
-        self.state.snapshots = [*self.state.snapshots, name][-self.config.pool.pool_size :]
+        self.state.snapshots = [*self.state.snapshots, name][-self.config.seats.pool_size :]
         kept = set(snapshot_names(self.state))
         for left in set(self.league.records) - kept:
             self.league.forget(left)
@@ -518,7 +518,7 @@ class TrainingCallback(BaseCallback):
         rows = reports.evaluation_rows(
             learner,
             config.players.distinct,
-            config.eval_games,
+            config.eval_games or 1,
             self.num_timesteps,
             seconds,
             progress=self.progress,

@@ -28,87 +28,15 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.training.core.config import TrainingConfig
 from agents.training.core.diagnostics import cosine
-from agents.training.selfplay.rollout import Batch
+from agents.training.native.rollout import Batch
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE, policy_input
 
 MASKED = -1e9
 """The logit an illegal id gets: far below any real one, and finite so that 0 × it stays 0."""
-
-
-@dataclass(frozen=True)
-class PPOSettings:
-    """How each batch is learnt from.
-
-    Attributes:
-        learning_rate: Adam's step size.
-        epochs: passes over each batch.
-        minibatch: samples per gradient step.
-        clip: PPO's ratio clip.
-        gamma: the discount per decision of the seat (1: none).
-        lam: GAE's λ.
-        entropy_start, entropy_end, entropy_decay: the entropy bonus falls linearly from start to end over the
-            first ``entropy_decay`` samples.
-        value_coef: the value loss's weight.
-        max_grad_norm: gradients are clipped to this norm.
-        normalize_values: learn the critic on normalized targets (:class:`ValueNorm`).
-        hidden: the widths of the actor's and the critic's hidden layers.
-        rule_facts: both networks read the observation followed by its rule facts
-            (:mod:`gubs_env.encoding.rule_facts`: the unseen copies of each kind, the chance of each kind on the
-            deck's top, the score margin and standing), computed from each observation before the first layer.
-    """
-
-    learning_rate: float = 3e-4
-    epochs: int = 2
-    minibatch: int = 4096
-    clip: float = 0.2
-    gamma: float = 1.0
-    lam: float = 0.98
-    entropy_start: float = 0.03
-    entropy_end: float = 0.003
-    entropy_decay: int = 20_000_000
-    value_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    normalize_values: bool = True
-    hidden: tuple[int, ...] = (256, 256)
-    rule_facts: bool = False
-
-    def __post_init__(self) -> None:
-        check_settings(self)
-
-
-MAX_WIDTH = 8192
-"""The widest hidden layer a config may ask for (the model files' own limit)."""
-
-
-def check_settings(settings: PPOSettings) -> None:
-    """``ValueError`` (one line) for a setting out of range: a run folder's config is read as data."""
-    s = settings
-    checks = {
-        "learning_rate": 0 < s.learning_rate <= 1,
-        "epochs": 1 <= s.epochs <= 100,
-        "minibatch": 1 <= s.minibatch <= 10**7,
-        "clip": 0 < s.clip < 1,
-        "gamma": 0 < s.gamma <= 1,
-        "lam": 0 <= s.lam <= 1,
-        "entropy_start": 0 <= s.entropy_start <= 1,
-        "entropy_end": 0 <= s.entropy_end <= 1,
-        "entropy_decay": s.entropy_decay >= 1,
-        "value_coef": 0 <= s.value_coef <= 100,
-        "max_grad_norm": s.max_grad_norm > 0,
-        "hidden": 1 <= len(s.hidden) <= 8 and all(1 <= w <= MAX_WIDTH for w in s.hidden),
-    }
-    wrong = [name for name, ok in checks.items() if not ok]
-    if wrong:
-        raise ValueError(f"PPO setting {wrong[0]} out of range: {getattr(s, wrong[0])!r}")
-
-
-def entropy_coefficient(settings: PPOSettings, samples: int) -> float:
-    """The entropy bonus after ``samples`` samples: linear from start to end over ``entropy_decay``, then flat."""
-    progress = min(1.0, samples / max(1, settings.entropy_decay))
-    return settings.entropy_start + (settings.entropy_end - settings.entropy_start) * progress
 
 
 def _mlp(inputs: int, widths: tuple[int, ...], out: int, out_gain: float) -> nn.Sequential:
@@ -288,17 +216,23 @@ def _minibatches(size: int, minibatch: int, rng: np.random.Generator) -> Iterato
 
 
 class Learner:
-    """The network, its optimizer and value statistics, and the PPO update over whole-game batches."""
+    """The network, its optimizer and value statistics, and the PPO update over whole-game batches.
 
-    def __init__(self, settings: PPOSettings, seed: int) -> None:
-        torch.manual_seed(seed)
-        self.settings = settings
-        inputs = POLICY_INPUT_SIZE if settings.rule_facts else OBS_SIZE
-        self.model = ActorCritic(settings.hidden, inputs)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=settings.learning_rate, eps=1e-5)
+    Args:
+        config: a native run's config, resolved (:meth:`TrainingConfig.resolved`): its seed, network widths, rule
+            facts, PPO settings and :class:`~agents.training.core.config.NativeSettings`.
+    """
+
+    def __init__(self, config: TrainingConfig) -> None:
+        assert config.learning_rate is not None and config.epochs is not None, "resolve the config"
+        torch.manual_seed(config.seed)
+        self.config = config
+        inputs = POLICY_INPUT_SIZE if config.rule_facts else OBS_SIZE
+        self.model = ActorCritic(config.hidden, inputs)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate, eps=1e-5)
         self.value_norm = ValueNorm()
-        self.rng = np.random.default_rng(seed)
-        self.generator = torch.Generator().manual_seed(seed)
+        self.rng = np.random.default_rng(config.seed)
+        self.generator = torch.Generator().manual_seed(config.seed)
 
     @torch.no_grad()
     def decide(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -320,19 +254,28 @@ class Learner:
         zeros = np.zeros(ids.shape[0], dtype=np.float32)
         return ids, zeros, zeros
 
+    def imitation_heads(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The actor's logits and the critic's values for a batch of observations.
+
+        What a warm start fits (:func:`agents.training.imitation.demonstrations.fit`).
+        """
+        inputs = self.inputs(obs.numpy())
+        return self.model.actor(inputs), self.model.value(inputs)
+
     def inputs(self, obs: np.ndarray) -> torch.Tensor:
         """What the networks read for observations ``obs``: the observations, or with ``rule_facts`` their facts too."""
-        return torch.from_numpy(policy_input(obs) if self.settings.rule_facts else obs)
+        return torch.from_numpy(policy_input(obs) if self.config.rule_facts else obs)
 
     def update(self, batch: Batch, samples_before: int) -> UpdateStats:
         """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO."""
-        s = self.settings
-        adv = advantages(batch, batch.values, s.lam, s.gamma)
+        config, native = self.config, self.config.native
+        assert config.gae_lambda is not None and config.gamma is not None and config.batch_size is not None
+        adv = advantages(batch, batch.values, config.gae_lambda, config.gamma)
         targets = adv + batch.values
         ev = explained_variance(batch.values, targets)
-        if s.normalize_values:
+        if native.normalize_values:
             self.value_norm.update(targets)
-        mean, std = self.value_norm.stats if s.normalize_values else (0.0, 1.0)
+        mean, std = self.value_norm.stats if native.normalize_values else (0.0, 1.0)
         norm_adv = (adv - adv.mean()) / (adv.std() + 1e-8)
         tensors = {
             "obs": self.inputs(batch.obs),
@@ -343,11 +286,11 @@ class Learner:
             "targets": torch.from_numpy(((targets - mean) / std).astype(np.float32)),
         }
         agreement = gradient_agreement(self.model, tensors, batch.game, tensors["adv"])
-        ent_coef = entropy_coefficient(s, samples_before)
+        ent_coef = native.entropy_coefficient(samples_before)
         totals = np.zeros(5)
         steps = 0
-        for _ in range(s.epochs):
-            for idx in _minibatches(len(batch), s.minibatch, self.rng):
+        for _ in range(config.epochs or 1):
+            for idx in _minibatches(len(batch), config.batch_size, self.rng):
                 totals += self._step({k: v[idx] for k, v in tensors.items()}, ent_coef)
                 steps += 1
         entropy, kl, clipped, v_loss, p_loss = totals / max(1, steps)
@@ -363,7 +306,7 @@ class Learner:
         )
 
     def _step(self, mb: dict[str, torch.Tensor], ent_coef: float) -> np.ndarray:
-        s = self.settings
+        s = self.config.native
         log_p = self.model.log_probs(mb["obs"], mb["masks"])
         new = log_p.gather(1, mb["actions"][:, None]).squeeze(1)
         log_ratio = new - mb["old_log_probs"]

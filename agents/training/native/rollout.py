@@ -14,7 +14,7 @@ those two for evaluation). Per round, every unfinished game advances by one deci
 Samples carry their trajectory, ``slot * MAX_PLAYERS + seat``: one trajectory per seat and game, in time order.
 When a game ends, each seat's reward (+1 for every winner, -1 for every other seat, 0 for all at the turn limit)
 is that trajectory's return. Whole games only: the batch's advantages never bootstrap across an unfinished game,
-and the batch splits into halves by game for :func:`~agents.training.selfplay.learner.gradient_agreement`.
+and the batch splits into halves by game for :func:`~agents.training.native.learner.gradient_agreement`.
 """
 
 from __future__ import annotations
@@ -52,10 +52,11 @@ class Batch:
             included): where it comes in the game's action ids (``play``'s ``history``).
         returns: float32 ``(S,)``, the final reward of the sample's seat in its game.
         last: bool ``(S,)``, the trajectory's last sample.
-        games: how many games were played; decisions: how many decisions they took in all (forced ones included).
+        games: how many games were played; decisions: how many decisions they took in all (forced ones included);
+            policy_decisions: how many of them the policy's seats took (forced ones included): a run's timesteps.
         seat_rewards: float32 ``(games, MAX_PLAYERS)``, every seat's final reward (0 past the table size).
         rewards: float32 ``(S,)``, a reward the sample's seat gets after this decision and before its next one, on
-            top of the final reward (the luck adjustment's, :mod:`agents.training.selfplay.luck_returns`); zeros
+            top of the final reward (the luck adjustment's, :mod:`agents.training.native.luck_returns`); zeros
             unless a run sets them.
     """
 
@@ -70,6 +71,7 @@ class Batch:
     last: np.ndarray
     games: int
     decisions: int
+    policy_decisions: int
     seat_rewards: np.ndarray
     rewards: np.ndarray
 
@@ -90,6 +92,7 @@ class Batch:
             last=self.last[keep],
             games=self.games,
             decisions=self.decisions,
+            policy_decisions=self.policy_decisions,
             seat_rewards=self.seat_rewards,
             rewards=self.rewards[keep],
         )
@@ -194,7 +197,7 @@ class SelfPlayGames:
         seat_rewards = np.zeros((n, MAX_PLAYERS), dtype=np.float32)
         slots = np.arange(n, dtype=np.int64)
         actions = np.full(n, SKIP, dtype=np.int64)
-        decisions = 0
+        decisions = policy_decisions = 0
         self._round = 0  # every running game takes one decision a round: the round is the decision's index in it
         while True:
             actor = tables.actor
@@ -215,13 +218,14 @@ class SelfPlayGames:
             if policy_rows.size:
                 self._ask_policy(policy_rows, actor[policy_rows], decide, actions)
             decisions += int(live.sum())
+            policy_decisions += int((live & (kind == POLICY)).sum())
             if history is not None:
                 for slot in np.flatnonzero(live):
                     history[slot].append(int(actions[slot]))
             ended = tables.step(actions)
             seat_rewards[ended] = tables.games.rewards[ended]
             self._round += 1
-        return self._batch(seat_rewards, decisions)
+        return self._batch(seat_rewards, decisions, policy_decisions)
 
     def _ask(self, random_rows: np.ndarray, heuristic_rows: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
         """The ids of the seats played by a uniform draw and by the compiled heuristic."""
@@ -253,7 +257,7 @@ class SelfPlayGames:
         samples.moves[start:stop] = self._round
         samples.size = stop
 
-    def _batch(self, seat_rewards: np.ndarray, decisions: int) -> Batch:
+    def _batch(self, seat_rewards: np.ndarray, decisions: int, policy_decisions: int) -> Batch:
         s = self._samples
         size = s.size
         trajectory = s.trajectory[:size].copy()
@@ -274,6 +278,7 @@ class SelfPlayGames:
             last=last,
             games=self.num_games,
             decisions=decisions,
+            policy_decisions=policy_decisions,
             seat_rewards=seat_rewards,
             rewards=np.zeros(size, dtype=np.float32),
         )

@@ -12,7 +12,7 @@ import numpy as np
 
 from agents.evaluate.luck import LuckEstimator, LuckSettings
 from agents.evaluate.matches import MatchResult
-from agents.training.selfplay.rollout import HEURISTIC, POLICY, RANDOM, Decide, SelfPlayGames
+from agents.training.native.rollout import HEURISTIC, POLICY, RANDOM, Decide, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
 
 OPPONENT_KINDS = {"heuristic": HEURISTIC, "random": RANDOM}
