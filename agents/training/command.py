@@ -100,7 +100,7 @@ def _shown(value: object) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of both backends: a flag means the same on either.
+    """The command line of every backend: a flag means the same on each.
 
     A flag the chosen backend cannot honour is refused when the config is built, with one line.
     """

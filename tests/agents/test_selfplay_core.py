@@ -378,3 +378,33 @@ def test_a_native_run_file_from_a_stranger_is_a_config_or_a_one_line_error(top, 
         assert "\n" not in str(error)
     else:
         assert config.backend == "native" and isinstance(config.native, NativeSettings)
+
+
+class Killed(BaseException):
+    """A simulated kill: not an Exception, so nothing on the way catches it."""
+
+
+@pytest.mark.parametrize("point", ["checkpoint-file", "run-json"])
+def test_a_native_run_killed_at_a_commit_resumes_to_the_run_it_would_have_been(tmp_path, monkeypatch, point):
+    import agents.training.core.runs as runs
+
+    whole = train(small_config(steps=4000, checkpoint_every=1500), out=tmp_path / "whole", progress=False)
+
+    def crash(name: str, timesteps: int) -> None:
+        if name == point and timesteps >= 3000:  # the second commit: the first one is there to resume from
+            raise Killed
+
+    monkeypatch.setattr(runs, "crash_point", crash)
+    with pytest.raises(Killed):
+        train(small_config(steps=4000, checkpoint_every=1500), out=tmp_path / "cut", progress=False)
+    monkeypatch.undo()
+    resumed = train(small_config(steps=4000, checkpoint_every=1500), out=tmp_path / "cut", resume=True, progress=False)
+    assert resumed.timesteps == whole.timesteps
+    assert (tmp_path / "cut" / "policy.npz").read_bytes() == (tmp_path / "whole" / "policy.npz").read_bytes()
+    state = json.loads((tmp_path / "cut" / "run.json").read_text())
+    assert [p.name for p in (tmp_path / "cut").glob("checkpoint*")] == [state["checkpoint"]]
+    rows = read_rows(tmp_path / "cut" / "eval.csv")
+    keys = [(r["timesteps"], r["opponent"]) for r in rows]
+    assert len(keys) == len(set(keys)) and keys == [
+        (r["timesteps"], r["opponent"]) for r in read_rows(tmp_path / "whole" / "eval.csv")
+    ]

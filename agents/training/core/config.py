@@ -1,4 +1,4 @@
-"""The settings of a training run: one typed value, checked once, shared by both backends and the command.
+"""The settings of a training run: one typed value, checked once, shared by every backend and the command.
 
 ``python train.py`` builds a :class:`TrainingConfig` from its flags, a notebook builds one by hand, and
 :func:`agents.training.train` runs it on the backend it names. A run's run.json stores the config it was started
@@ -391,7 +391,7 @@ class TrainingConfig:
     n_steps: int | None = None
     """Rollout length per environment before each update (RLlib: its iteration is ``envs * n_steps`` per runner)."""
     batch_size: int | None = None
-    """PPO minibatch, on both backends."""
+    """PPO minibatch, on every backend."""
     eval_every: int | None = None
     eval_games: int | None = None
     """Games per evaluation, opponent and table size (the native backend's are seat-rotated, on the same deals)."""

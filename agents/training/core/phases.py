@@ -1,4 +1,4 @@
-"""Where a run's wall time went, phase by phase, measured: the run summary of both backends.
+"""Where a run's wall time went, phase by phase, measured: the run summary of every backend.
 
 Each phase is timed where it runs (:meth:`Phases.timed`, or :meth:`Phases.add` for time measured elsewhere, such
 as the environments' own clock). The phases never overlap, so their shares of the run's wall time are each within

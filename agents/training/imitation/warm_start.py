@@ -1,4 +1,4 @@
-"""What a new run imitates before PPO, the same on both backends: search-labelled decisions, or a teacher's games.
+"""What a new run imitates before PPO, the same on every backend: search-labelled decisions, or a teacher's games.
 
 The sb3 learner and RLlib's ``main`` module are fitted to it by :func:`agents.training.imitation.demonstrations.fit`.
 """
@@ -63,7 +63,7 @@ class WarmStartDeadlines:
 def warm_start_data(
     config: TrainingConfig, labels: Any, progress: bool, gamma: float, deadline: float | None = None
 ) -> tuple[Any, str]:
-    """What a new run imitates, with a description: the labels when given, else the teacher's games (both backends).
+    """What a new run imitates, with a description: the labels when given, else the teacher's games (every backend).
 
     The teacher's games stop at ``deadline`` (:attr:`WarmStartDeadlines.games`). Returns ``(None, "")`` when the
     run imitates nothing.
