@@ -744,8 +744,8 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--no-progress": SWITCH,
         },
     ),
-    "bench": (
-        "gubs_env.bench",
+    "engine_speed": (
+        "benchmarks.engine_speed",
         [],
         {
             "--players": NUMBERS,
@@ -935,7 +935,7 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "measure", lambda *args: _raise(_Started()))
     if name == "train_bench":
         monkeypatch.setattr(module, "run", lambda *args: _raise(_Started()))
-    if name == "bench":
+    if name == "engine_speed":
         return module.parse_args  # argument checking only: its main runs for minutes
     return module.main
 
