@@ -242,7 +242,7 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 def test_the_room_rules_catch_an_upward_import() -> None:
     assert "agents.bots" not in ALLOWED["gubs_env.engine"] | ALLOWED["gubs_env"]
     assert _room("gubs_env.engine.cards.effects") == "gubs_env.engine"
-    assert _room("gubs_env.bench") == "gubs_env"
+    assert _room("gubs_env.demo") == "gubs_env"
 
 
 def test_every_data_file_in_the_packages_is_installed_with_them() -> None:
@@ -268,14 +268,10 @@ def test_every_data_file_in_the_packages_is_installed_with_them() -> None:
         assert matches, f"{path} is not in [tool.setuptools.package-data]"
 
 
-MEASUREMENTS_LEFT = {"gubs_env.bench"}
-"""Measurement modules still in the packages (gubs_env/bench.py moves to benchmarks/ in a change of its own)."""
-
-
 def test_measurements_live_in_benchmarks_and_the_packages_never_import_them() -> None:
     """Benchmarks and experiment scripts are in benchmarks/, not in the packages or docs/ (Sphinx's conf.py aside)."""
     measuring = {m for m in MODULES if m.rsplit(".", 1)[-1] in ("bench", "levers", "vine")}
-    assert measuring == MEASUREMENTS_LEFT
+    assert measuring == set()
     assert [p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.py")] == ["docs/conf.py"]
     importing = [name for name, path in MODULES.items() if "benchmarks" in _top_level_imports(path)]
     assert importing == []

@@ -210,6 +210,17 @@ def test_the_levers_command_trains_each_variant_once_and_prints_its_row(tmp_path
     assert "trained before, kept" in out and out.count("grad_cosine") >= 4
 
 
+# --- engine_speed.py -------------------------------------------------------------------------------------------
+
+
+def test_the_engine_speed_benchmark_times_the_reference_engine_and_the_environments():
+    argv = ["--players", "2", "--games", "5", "--engine", "reference", "--env-seconds", "1", "--no-progress"]
+    printed = script("engine_speed", *argv)
+    assert re.search(r"^\| 2 \| 5 \| [\d,]+ \| [\d,]+ \|", printed, re.MULTILINE)  # the engine row: 5 games
+    # the environment rows need pettingzoo's connect_four_v3 (and pygame) beside them, else the script says why not
+    assert "| gubs env(), reference | 2 |" in printed or "Environment rows skipped" in printed
+
+
 # --- hold_ratio.py, world_sampler.py ---------------------------------------------------------------------------
 
 

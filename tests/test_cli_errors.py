@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agents.bots.spec import AgentSpec
 from agents.evaluate import command as evaluate
 from agents.evaluate import select
 from agents.play import terminal as play
@@ -643,15 +644,16 @@ class _Started(Exception):
     """Raised by a stand-in for the long work of a command: its command line was accepted."""
 
 
-def _build_then_start(agents: list[str], **settings: object) -> None:
+def _build_then_start(agents: dict[str, AgentSpec], **settings: object) -> None:
     from agents.bots.registry import make_agent
-    from agents.bots.spec import parse_distinct
     from agents.evaluate.tournament import _field_indices
 
+    specs = list(agents.values())
     fields = settings.get("fields")
     assert fields is None or isinstance(fields, list)
-    _field_indices(parse_distinct(agents), fields)  # a field the command let through is valid to run_tournament
-    for spec in agents:
+    assert all(isinstance(spec, AgentSpec) for spec in [*specs, *(fields or [])])  # the command parsed them once
+    _field_indices(specs, fields)  # a field the command let through is valid to run_tournament
+    for spec in specs:
         make_agent(spec)  # the real run_tournament builds every agent before any game
     raise _Started
 
@@ -742,8 +744,8 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--no-progress": SWITCH,
         },
     ),
-    "bench": (
-        "gubs_env.bench",
+    "engine_speed": (
+        "benchmarks.engine_speed",
         [],
         {
             "--players": NUMBERS,
@@ -922,7 +924,7 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "measure", lambda *args: _raise(_Started()))
     if name == "train_bench":
         monkeypatch.setattr(module, "run", lambda *args: _raise(_Started()))
-    if name == "bench":
+    if name == "engine_speed":
         return module.parse_args  # argument checking only: its main runs for minutes
     return module.main
 

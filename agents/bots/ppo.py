@@ -1,4 +1,4 @@
-"""A trained MaskablePPO policy as an agent, and the shipped models."""
+"""A trained MaskablePPO policy as an agent (the shipped networks are in :data:`agents.bots.names.CATALOGUE`)."""
 
 from __future__ import annotations
 
@@ -10,30 +10,11 @@ import numpy as np
 
 from agents.bots.base import Agent, legal_ids
 from agents.bots.model_file import PolicyWeights, actor_modules, load_policy, reads_rule_facts, save_policy
+from agents.bots.names import CATALOGUE, NETWORKS
 from gubs_env.encoding.rule_facts import policy_input
 
 if TYPE_CHECKING:
     from gubs_env.engine import Game
-
-MODELS_DIR = Path(__file__).resolve().parent / "models"
-PRETRAINED = {
-    "2p": "gubs_2p.zip",
-    "4p": "gubs_4p.zip",
-    "net": "gubs_net.npz",
-    "selfplay-2p": "selfplay_2p.npz",
-    "selfplay-4p": "selfplay_4p.npz",
-}
-"""Shipped models by name: trained by train.py, and the self-play baselines by ``python -m agents.training.baselines``
-(docs/training.md says how each was made, docs/results/shipped-models-log.md gives every command)."""
-SHIPPED_SPECS = {
-    "ppo-2p": "2p",
-    "ppo-4p": "4p",
-    "gubs-net": "net",
-    "selfplay-2p": "selfplay-2p",
-    "selfplay-4p": "selfplay-4p",
-}
-"""The agent spec of each shipped model: the two size-specific models, the one network for 2 to 6 players, and the
-networks of pure self-play from scratch (no imitation, no hand-written bot at any seat) at 2 and at 4 players."""
 
 ACTIVATION_FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
@@ -103,16 +84,17 @@ class PPOAgent(Agent):
 
     @classmethod
     def pretrained(cls, name: str = "2p", deterministic: bool = True) -> PPOAgent:
-        """A shipped model by its spec (``"gubs-net"``, ``"ppo-2p"``, ``"ppo-4p"``) or short name (``"net"``, ...).
+        """A shipped network by its spec (``"gubs-net"``, ``"ppo-2p"``, ...) or short name (``"net"``, ``"2p"``, ...).
+
+        The networks are :data:`agents.bots.names.NETWORKS`, their files in :data:`agents.bots.names.CATALOGUE`.
 
         Raises:
-            ValueError: a name no shipped model has.
+            ValueError: a name no shipped network has.
         """
-        name = SHIPPED_SPECS.get(name, name)
-        if name not in PRETRAINED:
-            raise ValueError(f"unknown pretrained model {name!r}; shipped: {', '.join(SHIPPED_SPECS)}")
-        spec = next(spec for spec, short in SHIPPED_SPECS.items() if short == name)
-        return cls.load(MODELS_DIR / PRETRAINED[name], deterministic=deterministic, name=spec)
+        found = [CATALOGUE[spec] for spec in NETWORKS if name in (spec, CATALOGUE[spec].short)]
+        if not found:
+            raise ValueError(f"unknown pretrained model {name!r}; shipped: {', '.join(NETWORKS)}")
+        return cls.load(found[0].path, deterministic=deterministic, name=found[0].name)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, game: Game | None = None) -> int:
         """The policy's choice among the legal ids: the most likely one, or a sample.

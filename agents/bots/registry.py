@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agents.bots.base import Agent, PlainAgent, plays_like_an_agent
-from agents.bots.names import ALL_SEEING, HANDS_SEEING, TUNED
+from agents.bots.names import ALL_SEEING, CATALOGUE, HANDS_SEEING, TUNED
 from agents.bots.spec import NOT_AN_AGENT, AgentSpec, AgentSpecError, SpecKind
 
 __all__ = ["AgentSpec", "AgentSpecError", "make_agent", "names_code"]
@@ -62,9 +62,7 @@ def _heuristic(seed: int) -> Agent:
 
 
 def _tuned(seed: int) -> Agent:
-    from agents.bots.heuristic.weights_file import SHIPPED
-
-    return _weighted_heuristic(TUNED, SHIPPED, seed)
+    return _weighted_heuristic(TUNED, CATALOGUE[TUNED].path, seed)
 
 
 _BUILTINS: dict[str, Callable[[int], Agent]] = {"random": _random, "heuristic": _heuristic, TUNED: _tuned}

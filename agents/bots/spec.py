@@ -62,7 +62,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.bots.names import ALL_SEEING, BUILTIN, CEILINGS, ISMCTS, SEARCH, SEARCHES, TUNED
+from agents.bots.names import ALL_SEEING, BUILTIN, CATALOGUE, CEILINGS, ISMCTS, NETWORKS, SEARCH, SEARCHES, TUNED
 
 if TYPE_CHECKING:
     from agents.bots.search.settings import Settings
@@ -249,9 +249,7 @@ class AgentSpec:
         None for the kinds that play no network of their own (a search's base network is a setting).
         """
         if self.kind is SpecKind.NETWORK:
-            from agents.bots.ppo import MODELS_DIR, PRETRAINED, SHIPPED_SPECS
-
-            return MODELS_DIR / PRETRAINED[SHIPPED_SPECS[self.name]]
+            return CATALOGUE[self.name].path
         return self.path if self.kind is SpecKind.MODEL_FILE else None
 
     @property
@@ -426,12 +424,10 @@ def _network(base: str) -> SpecKind | None:
     """
     if base.endswith(MODEL_FILE_SUFFIXES):
         return SpecKind.MODEL_FILE
-    from agents.bots.ppo import SHIPPED_SPECS  # numpy only: parsing never imports torch
-
-    if base in SHIPPED_SPECS:
+    if base in NETWORKS:
         return SpecKind.NETWORK
     if base.startswith("ppo-"):
-        raise AgentSpecError(f"unknown shipped model {_quoted(base)}; shipped: {', '.join(SHIPPED_SPECS)}")
+        raise AgentSpecError(f"unknown shipped model {_quoted(base)}; shipped: {', '.join(NETWORKS)}")
     return None
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from gubs_env.support.cli import EXIT_OK, failure, run_command, unwritable_file, unwritable_folder
 
 if TYPE_CHECKING:
+    from agents.bots.spec import AgentSpec
     from agents.evaluate.luck import LuckSettings
 
 PROG = "python -m agents.evaluate"
@@ -34,18 +35,19 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    _check_args(parser, args)
+    agents, fields = _parsed_agents(parser, args)
+    _check_outputs(parser, args)
     deals = math.ceil(args.games / args.players)
     try:
         result = run_tournament(
-            args.agents,
+            agents,
             num_players=args.players,
             deals=deals,
             seed=args.seed,
             jobs=args.jobs,
             progress=False if args.no_progress else None,
             records_dir=args.records,
-            fields=args.fields,
+            fields=fields,
             adjust_luck=_luck_settings(args),
         )
     except AgentSpecError as err:  # raised while the agents are built, before any game
@@ -141,19 +143,42 @@ def script() -> int:
     return run_command(main)
 
 
-def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Argparse-style errors for what the argument types cannot see."""
-    from agents.bots.spec import AgentSpecError, index_of, parse_distinct
+def _parsed_agents(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[dict[str, AgentSpec], list[AgentSpec] | None]:
+    """The agents to compare by their names in the results, and the ``--fields``: each spec parsed here, once.
+
+    Argparse-style errors for specs that name no agent, repeat one, or (a field) are not among the agents.
+    """
+    from agents.bots.spec import AgentSpecError
+    from agents.evaluate.tournament import name_agents
 
     if len(args.agents) < 2:
         parser.error(f"give at least two agents to compare, got {len(args.agents)}")
     try:
-        specs = parse_distinct(args.agents)
+        agents = name_agents(args.agents)
     except AgentSpecError as err:
         parser.error(str(err))
-    strangers = [field for field in args.fields or [] if index_of(field, specs) is None]
+    fields = None if args.fields is None else _parsed_fields(parser, args.fields, list(agents.values()))
+    return agents, fields
+
+
+def _parsed_fields(parser: argparse.ArgumentParser, fields: list[str], specs: list[AgentSpec]) -> list[AgentSpec]:
+    """The agents among ``specs`` that ``fields`` name; an argparse-style error for a field that is none of them.
+
+    A field is compared parsed, so ``search:top=4,worlds=64`` finds ``search:worlds=64,top=4``.
+    """
+    from agents.bots.spec import index_of
+
+    found = [index_of(field, specs) for field in fields]
+    strangers = [field for field, index in zip(fields, found, strict=True) if index is None]
     if strangers:
         parser.error(f"--fields takes agents given to compare; not among them: {', '.join(strangers)}")
+    return [specs[index] for index in found if index is not None]
+
+
+def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Argparse-style errors for an ``--out`` or ``--records`` folder, or an ``--out`` file, that cannot be written."""
     for flag, folder in (("--out", args.out), ("--records", args.records)):
         problem = folder is not None and unwritable_folder(folder)
         if problem:

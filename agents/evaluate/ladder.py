@@ -103,17 +103,15 @@ def run_ladder(
     against): at 4 to 6 players that skips the tables where a search fills every other seat. ``adjust_luck`` adds
     each row's luck-adjusted win rate (:mod:`agents.evaluate.luck`; not for the all-seeing search).
     """
-    from agents.bots.spec import AgentSpec
-    from agents.evaluate.tournament import run_tournament
+    from agents.evaluate.tournament import name_agents, run_tournament
 
-    parsed = [AgentSpec.of(agent) for agent in agents]
-    named: dict[str, AgentSpec] = {}
+    named = name_agents(agents)  # parsed once for every table size
     if fields is not None and BASELINE not in fields:
         raise ValueError(f"the ladder ranks against {BASELINE}: include it in the fields")
     rows: list[LadderRow] = []
     for n in players:
         result = run_tournament(
-            agents,
+            named,
             num_players=n,
             deals=deals if isinstance(deals, int) else deals[n],
             seed=seed,
@@ -123,7 +121,6 @@ def run_ladder(
             fields=fields,
             adjust_luck=adjust_luck,
         )
-        named = dict(zip(result.agents, parsed, strict=True))  # the tournament's names, in the order given
         if out is not None:
             result.save(out / f"{n}p")
         ordinals = {r.agent: r.ordinal for r in result.ratings}

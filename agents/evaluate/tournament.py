@@ -19,7 +19,7 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,7 +93,7 @@ class TournamentResult(TournamentReport):
 
 
 def run_tournament(
-    agents: Sequence[AgentSpec | str],
+    agents: Sequence[AgentSpec | str | Any] | Mapping[str, AgentSpec],
     num_players: int = 2,
     deals: int = 1000,
     seed: int = 0,
@@ -121,8 +121,9 @@ def run_tournament(
     ordinal, ``mu - 3 * sigma``.
 
     Args:
-        agents: two or more distinct agent specs, as text or parsed (see :mod:`agents.bots.spec`); the results name
-            each by its text as given (stripped), or a parsed one by its canonical text.
+        agents: two or more distinct agent specs, as text or parsed (see :mod:`agents.bots.spec`), named in the
+            results as :func:`name_agents` names them; or, already named and parsed, a mapping from each agent's
+            name to its spec (what :func:`name_agents` returns: a command parses its specs once, so).
         num_players: seats per game.
         deals: seeded deals per pairing.
         seed: the first deal's seed.
@@ -178,26 +179,47 @@ def run_tournament(
     )
 
 
+def name_agents(agents: Sequence[AgentSpec | str | Any]) -> dict[str, AgentSpec]:
+    """Every agent parsed, once, by the name the tournament's results give it, in the order given.
+
+    A name is the text as given (stripped); for an object or class given in Python, its own ``name`` unless two
+    share one; else the parsed spec's canonical text.
+
+    Raises:
+        ValueError: ``agents`` is one string, not a list of them.
+        agents.bots.spec.AgentSpecError: a spec names no agent, or two name the same one (``search`` and
+            ``search:worlds=512``).
+    """
+    _refuse_one_string(agents, "agents")
+    parsed = parse_distinct(agents)
+    names = [_label(agent, spec, True) for agent, spec in zip(agents, parsed, strict=True)]
+    if len(set(names)) < len(names):  # two objects of one name: their specs tell them apart
+        names = [_label(agent, spec, False) for agent, spec in zip(agents, parsed, strict=True)]
+    return dict(zip(names, parsed, strict=True))
+
+
+def _refuse_one_string(specs: object, what: str) -> None:
+    """A ValueError when ``specs`` is one string: iterating it would read each character as a spec."""
+    if isinstance(specs, str):
+        raise ValueError(f"{what} is a list of specs, not one string")
+
+
 def _check_config(
-    agents: Sequence[AgentSpec | str | Any],
+    agents: Sequence[AgentSpec | str | Any] | Mapping[str, AgentSpec],
     num_players: int,
     deals: int,
     seed: int,
     jobs: int | None,
     rule_options: dict[str, Any],
 ) -> tuple[list[str], list[AgentSpec]]:
-    """The agents' names and parsed specs, once all is valid.
-
-    A name is the text as given (stripped), else the parsed spec's canonical text (an object's name).
-    """
-    if isinstance(agents, str):
-        raise ValueError("agents is a list of specs, not one string")
+    """The agents' names and parsed specs (see :func:`name_agents`), once all is valid."""
+    _refuse_one_string(agents, "agents")
     if len(agents) < 2:
         raise ValueError(f"a tournament needs at least two agents, got {len(agents)}")
-    parsed = parse_distinct(agents)  # two texts naming one agent (search, search:worlds=512) are refused too
-    specs = [_label(agent, spec, True) for agent, spec in zip(agents, parsed, strict=True)]
-    if len(set(specs)) < len(specs):  # two objects of one name: their specs tell them apart
-        specs = [_label(agent, spec, False) for agent, spec in zip(agents, parsed, strict=True)]
+    if isinstance(agents, Mapping):  # named and parsed by the caller: only checked to be distinct here
+        named = dict(zip(agents, parse_distinct(agents.values()), strict=True))
+    else:
+        named = name_agents(agents)
     check_player_count(num_players)
     checks = [
         (deals, 1, math.inf, "deals"),
@@ -216,7 +238,7 @@ def _check_config(
             f"at {num_players} players (each deal once with the agent at every seat)"
         )
     RuleOptions.from_dict(rule_options)  # rejects bad rule options before any work
-    return specs, parsed
+    return list(named), list(named.values())
 
 
 def _label(agent: Any, spec: AgentSpec, own_name: bool) -> str:
@@ -252,8 +274,7 @@ def _field_indices(parsed: list[AgentSpec], fields: Sequence[AgentSpec | str] | 
     """
     if fields is None:
         return set(range(len(parsed)))
-    if isinstance(fields, str):
-        raise ValueError("fields is a list of specs, not one string")
+    _refuse_one_string(fields, "fields")
     found = {str(field).strip(): index_of(field, parsed) for field in fields}
     unknown = [field for field, index in found.items() if index is None]
     if unknown or not found:

@@ -1,6 +1,6 @@
 """What the project's command-line tools share: exit statuses, a parser with one-line errors, argument types.
 
-Every command (``python -m agents.play``, ``gubs_env.replay``, ``gubs_env.demo``, ``gubs_env.bench``,
+Every command (``python -m agents.play``, ``gubs_env.replay``, ``gubs_env.demo``, ``benchmarks/*.py``,
 ``agents.evaluate``, ``agents.evaluate.select``, ``train.py``, the table printers in ``gubs_env.envs``) follows
 one convention, documented in docs/security.md:
 

@@ -26,8 +26,10 @@ MOVED = {
     "gubs_env.engine.serialize": "gubs_env.engine.positions.serialize",
     "gubs_env.play": "agents.play.terminal",
     "gubs_env.web": "agents.play.web",
+    "gubs_env.bench": "benchmarks.engine_speed (a script of the repository: python benchmarks/engine_speed.py)",
 }
-"""``gubs_env``'s old module paths and where each went (0.1.0, docs/architecture.md's rooms)."""
+"""``gubs_env``'s old module paths and where each went: in 0.1.0 (docs/architecture.md's rooms), and since 0.2.0 the
+engine benchmark to the repository's benchmarks/ folder."""
 
 
 class MovedModuleFinder(importlib.abc.MetaPathFinder):

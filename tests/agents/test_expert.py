@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agents.bots.model_file import load_policy
-from agents.bots.ppo import MODELS_DIR, PRETRAINED
+from agents.bots.names import CATALOGUE
 from agents.bots.registry import make_agent
 from agents.evaluate.blunders import blunders
 from agents.evaluate.matches import play_game
@@ -283,7 +283,7 @@ TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "2", "--no-pro
 def test_init_starts_the_policy_from_the_models_weights(tmp_path):
     out = tmp_path / "run"
     assert train_command(["--init", "gubs-net", "--imitate-games", "0", "--steps", "1", "--out", str(out), *TINY]) == 0
-    shipped, trained = load_policy(MODELS_DIR / PRETRAINED["net"]), load_policy(out / "model.zip")
+    shipped, trained = load_policy(CATALOGUE["gubs-net"].path), load_policy(out / "model.zip")
     for (w, b), (w2, b2) in zip(shipped.layers, trained.layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
 

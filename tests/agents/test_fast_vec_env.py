@@ -14,7 +14,8 @@ import agents.training.sb3.fast_vec_env as fast_vec_env  # after the skip: the m
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.heuristic.decide import heuristic_actions
 from agents.bots.model_file import load_policy
-from agents.bots.ppo import MODELS_DIR, PRETRAINED, PPOAgent
+from agents.bots.names import CATALOGUE
+from agents.bots.ppo import PPOAgent
 from agents.training.core.config import PoolConfig
 from agents.training.sb3.fast_vec_env import (
     HEURISTIC,
@@ -30,7 +31,7 @@ from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import IllegalActionError
 
-SNAPSHOTS = [str(MODELS_DIR / PRETRAINED["2p"]), str(MODELS_DIR / PRETRAINED["4p"])]
+SNAPSHOTS = [str(CATALOGUE["ppo-2p"].path), str(CATALOGUE["ppo-4p"].path)]
 HEURISTIC_ONLY = PoolConfig(p_random=0.0, p_heuristic=1.0)
 
 

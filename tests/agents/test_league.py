@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.bots.ppo import MODELS_DIR
+from agents.bots.names import CATALOGUE
 from agents.training import PoolConfig, TrainingConfig, train
 from agents.training.core.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS
 from agents.training.core.league import League, pair_score, seat_kind, snapshot_label
 from agents.training.core.runs import LEAGUE_CSV, RunFileError, RunState
 from agents.training.sb3.pool import OpponentPool
 
-SHIPPED = [str(MODELS_DIR / "gubs_2p.zip"), str(MODELS_DIR / "gubs_4p.zip")]
+SHIPPED = [str(CATALOGUE["ppo-2p"].path), str(CATALOGUE["ppo-4p"].path)]
 """Two snapshot files to draw (any policy files do)."""
 
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from agents.bots.model_file import ModelFileError, PolicyWeights, save_network
+from agents.bots.names import CATALOGUE
 from agents.bots.search import SearchAgent, SearchSettings
 from agents.bots.search.belief import (
     HANDS,
-    SHIPPED_HANDS,
     HandModel,
     reweight_hands,
     reweight_rows,
@@ -44,7 +44,7 @@ def _model_favouring(kind: Kind, strength: float = 6.0) -> HandModel:
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_what_the_seat_cannot_see_changes_neither_the_weights_nor_the_worlds(num_players):
     rnd = random.Random(num_players)
-    model = HandModel.load(SHIPPED_HANDS)
+    model = HandModel.load(CATALOGUE["hands"].path)
     searcher = SearchAgent(settings=LEARNED)
     tried = moved_hands = 0
     for game in random_positions(num_players, range(300, 302), every=11):
@@ -64,7 +64,7 @@ def test_what_the_seat_cannot_see_changes_neither_the_weights_nor_the_worlds(num
 
 
 def test_learned_worlds_are_valid_and_look_the_same_to_the_seat():
-    model = HandModel.load(SHIPPED_HANDS)
+    model = HandModel.load(CATALOGUE["hands"].path)
     for i, game in enumerate(random_positions(3, range(5, 7), every=13)):
         seat = game.current_player
         if seat is None:

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from agents.bots.base import NeedsGameError
-from agents.bots.names import BUILTIN
-from agents.bots.ppo import PRETRAINED, SHIPPED_SPECS, PPOAgent
+from agents.bots.names import BUILTIN, CATALOGUE, NETWORKS
+from agents.bots.ppo import PPOAgent
 from agents.bots.registry import make_agent
 from gubs_env import Game
 from gubs_env.encoding.action_table import ActionCodec
@@ -77,10 +77,15 @@ def test_a_users_own_class_with_two_parameters_answers_the_call_with_the_game_to
     assert FirstLegalAgent().act(observation, mask, None) == first
 
 
-@pytest.mark.parametrize("name", [*SHIPPED_SPECS, *PRETRAINED])
+@pytest.mark.parametrize("name", [*NETWORKS, *(CATALOGUE[spec].short for spec in NETWORKS if CATALOGUE[spec].short)])
 def test_pretrained_takes_every_shipped_spec_and_short_name(name):
     agent = PPOAgent.pretrained(name)
-    assert agent.name in SHIPPED_SPECS
+    assert agent.name in NETWORKS and name in (agent.name, CATALOGUE[agent.name].short)
+
+
+def test_pretrained_refuses_a_shipped_file_that_is_no_network():
+    with pytest.raises(ValueError, match="unknown pretrained model 'heuristic-tuned'"):
+        PPOAgent.pretrained("heuristic-tuned")
 
 
 def test_pretrained_refuses_an_unknown_name_listing_the_shipped_ones():

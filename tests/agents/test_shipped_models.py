@@ -4,35 +4,43 @@ import pytest
 
 from agents import RandomAgent, play_game
 from agents.bots.heuristic import HeuristicAgent
-from agents.bots.ppo import PRETRAINED, SHIPPED_SPECS, PPOAgent
+from agents.bots.names import CATALOGUE, MODELS_DIR, NETWORKS, ModelKind
+from agents.bots.ppo import PPOAgent
 from gubs_env.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 
 
 @pytest.mark.parametrize(
     ("name", "num_players"),
     [
-        ("2p", 2),
-        ("4p", 4),
+        ("ppo-2p", 2),
+        ("ppo-4p", 4),
         ("selfplay-2p", 2),
         ("selfplay-4p", 4),
-        *(("net", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)),
+        *(("gubs-net", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)),
     ],
 )
 def test_shipped_model_plays_full_games(name, num_players):
     agent = PPOAgent.pretrained(name)
-    assert agent.name == next(spec for spec, short in SHIPPED_SPECS.items() if short == name)
+    assert agent.name == name
     for seed in range(3):
         others = [RandomAgent(seed), HeuristicAgent(seed)] * 3
         game = play_game([agent, *others[: num_players - 1]], seed=seed)
         assert game.is_over
 
 
-def test_every_shipped_name_has_its_file():
-    from agents.bots.ppo import MODELS_DIR
+def test_the_catalogue_and_the_models_folder_agree():
+    """Every shipped file is catalogued once, under the name whose kind of agent (or search) reads it."""
+    from agents.bots.spec import AgentSpec, SpecKind
 
-    assert sorted(PRETRAINED) == ["2p", "4p", "net", "selfplay-2p", "selfplay-4p"]
-    assert sorted(SHIPPED_SPECS.values()) == sorted(PRETRAINED)
-    assert all((MODELS_DIR / file).is_file() for file in PRETRAINED.values())
+    assert sorted(model.file for model in CATALOGUE.values()) == sorted(path.name for path in MODELS_DIR.iterdir())
+    assert all(name == model.name and model.path.is_file() for name, model in CATALOGUE.items())
+    assert NETWORKS == ("gubs-net", "ppo-2p", "ppo-4p", "selfplay-2p", "selfplay-4p")
+    played = {ModelKind.NETWORK: SpecKind.NETWORK, ModelKind.WEIGHT_SET: SpecKind.BUILTIN}
+    for model in CATALOGUE.values():
+        if model.kind in played:
+            spec = AgentSpec.parse(model.name)
+            assert spec.kind is played[model.kind]
+            assert spec.model_file == (model.path if model.kind is ModelKind.NETWORK else None)
 
 
 def test_the_one_network_is_weights_only_and_loads_without_running_code():
@@ -40,10 +48,9 @@ def test_the_one_network_is_weights_only_and_loads_without_running_code():
     import numpy as np
 
     from agents.bots.model_file import load_policy
-    from agents.bots.ppo import MODELS_DIR
     from gubs_env.encoding.observation import OBS_SIZE
 
-    path = MODELS_DIR / PRETRAINED["net"]
+    path = CATALOGUE["gubs-net"].path
     with np.load(path, allow_pickle=False) as arrays:  # an object array would raise here
         assert all(arrays[key].dtype != object for key in arrays.files)
     assert load_policy(path).observation_size == OBS_SIZE
@@ -87,16 +94,15 @@ def observations(num_players, games=2):
     return seen
 
 
-@pytest.mark.parametrize(("name", "num_players"), [("2p", 2), ("4p", 4)])
+@pytest.mark.parametrize(("name", "num_players"), [("ppo-2p", 2), ("ppo-4p", 4)])
 def test_shipped_models_play_exactly_as_the_full_load_did(name, num_players):
     """The safe loader reads the very weights MaskablePPO.load builds (our own files: a full load is fine here)."""
     import numpy as np
     from sb3_contrib import MaskablePPO
 
     from agents.bots.model_file import load_policy
-    from agents.bots.ppo import MODELS_DIR
 
-    path = MODELS_DIR / PRETRAINED[name]
+    path = CATALOGUE[name].path
     full = MaskablePPO.load(path, device="cpu")
     assert load_policy(path).source == path
     for deterministic in (True, False):

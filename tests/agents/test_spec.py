@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.bots.names import ALL_SEEING, ISMCTS, SEARCH
-from agents.bots.ppo import MODELS_DIR, PRETRAINED, SHIPPED_SPECS
+from agents.bots.names import ALL_SEEING, CATALOGUE, ISMCTS, NETWORKS, SEARCH
 from agents.bots.registry import AgentSpecError as RegistryAgentSpecError
 from agents.bots.registry import make_agent, names_code
 from agents.bots.search import ISMCTSSettings, SearchSettings
@@ -135,8 +134,8 @@ def test_every_path_round_trips_as_written(parts, suffix, sample):
 
 
 def test_model_file_is_the_networks_file():
-    for name, short in SHIPPED_SPECS.items():
-        assert AgentSpec.parse(f"{name}:sample").model_file == MODELS_DIR / PRETRAINED[short]
+    for name in NETWORKS:
+        assert AgentSpec.parse(f"{name}:sample").model_file == CATALOGUE[name].path
     assert AgentSpec.parse("runs/x/model.zip:sample").model_file == Path("runs/x/model.zip")
     for text in ("heuristic", "w.json", "search:base=gubs-net", "pkg:Cls"):
         assert AgentSpec.parse(text).model_file is None
@@ -223,7 +222,10 @@ def test_parsing_never_imports_the_module_of_a_code_spec(tmp_path, monkeypatch):
 def test_parsing_imports_no_torch():
     code = (
         "import sys\nfrom agents.bots.spec import AgentSpec\n"
-        "for t in ('gubs-net:sample', 'm.zip', 'search:base=gubs-net', 'ismcts', 'w.json', 'pkg:Cls'):\n"
+        "for t in ('gubs-net:sample', 'ppo-2p', 'm.zip', 'w.json', 'pkg:Cls'):\n"
+        "    AgentSpec.parse(t).model_file\n"
+        "assert 'agents.bots.ppo' not in sys.modules  # the catalogue names the networks without their code\n"
+        "for t in ('search:base=gubs-net', 'ismcts'):\n"
         "    AgentSpec.parse(t).model_file\n"
         "assert 'torch' not in sys.modules\n"
     )
@@ -259,9 +261,7 @@ def test_a_folder_without_a_final_model_says_what_to_name(tmp_path):
 
 
 def test_a_run_folder_plays(tmp_path):
-    from agents.bots.ppo import MODELS_DIR
-
-    (tmp_path / "policy.npz").write_bytes((MODELS_DIR / "selfplay_2p.npz").read_bytes())
+    (tmp_path / "policy.npz").write_bytes(CATALOGUE["selfplay-2p"].path.read_bytes())
     agent = make_agent(str(tmp_path))
     observation, mask = np.zeros(512, dtype=np.float32), np.zeros(356, dtype=np.int8)
     mask[[3, 7]] = 1

@@ -205,6 +205,33 @@ def test_command_prints_the_report_and_writes_files(capsys, tmp_path):
     assert len(list((tmp_path / "games").glob("*.json"))) == 6
 
 
+def test_command_parses_each_spec_it_is_given_once(monkeypatch, capsys):
+    from agents.bots.spec import AgentSpec
+
+    parsed = []
+    parse = AgentSpec.parse.__func__
+
+    def counting(cls, text):
+        parsed.append(text)
+        return parse(cls, text)
+
+    monkeypatch.setattr(AgentSpec, "parse", classmethod(counting))
+    argv = ["random", " heuristic ", "--fields", "heuristic", "--games", "2", "--jobs", "1", "--no-progress"]
+    assert main(argv) == 0
+    assert sorted(parsed) == [" heuristic ", "heuristic", "random"]  # the agents and the field, once each
+    assert "random against heuristic at every other seat" in capsys.readouterr().out
+
+
+def test_named_agents_keep_their_names_as_given():
+    from agents.evaluate.tournament import name_agents
+
+    named = name_agents([" search:top=4,worlds=8 ", "random"])
+    assert list(named) == ["search:top=4,worlds=8", "random"]
+    assert str(named["search:top=4,worlds=8"]) == "search:worlds=8,top=4"
+    result = run_tournament(name_agents(["heuristic", "random"]), deals=1, jobs=1, progress=False)
+    assert result.agents == ["heuristic", "random"]
+
+
 @pytest.mark.parametrize(
     "argv",
     [

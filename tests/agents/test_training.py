@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from agents.bots.ppo import MODELS_DIR
+from agents.bots.names import CATALOGUE
 from agents.bots.random_agent import RandomAgent
 from agents.training.core.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS, PoolConfig, weighted_index
 from agents.training.sb3.pool import OpponentPool, PoolSelfPlayEnv
@@ -26,7 +26,7 @@ def test_a_self_seat_plays_the_learners_weights_once_they_are_sent():
     pool = OpponentPool(PoolConfig(p_heuristic=0.0), seed=0)
     label, before = pool.draw()
     assert label == SELF and isinstance(before, RandomAgent)  # no weights yet: uniformly at random
-    weights = load_policy(MODELS_DIR / "gubs_2p.zip")
+    weights = load_policy(CATALOGUE["ppo-2p"].path)
     pool.set_learner(weights)
     label, agent = pool.draw()
     assert label == SELF and isinstance(agent, PPOAgent) and agent.model is weights and not agent.deterministic
@@ -153,12 +153,12 @@ def test_snapshot_models_are_loaded_once_per_process_and_shared_between_pools(tm
     import os
     import shutil
 
-    from agents.bots.ppo import MODELS_DIR, PPOAgent
+    from agents.bots.ppo import PPOAgent
     from agents.training.sb3.pool import SnapshotModels
 
     paths = [str(tmp_path / f"step_{i}.zip") for i in range(3)]
     for path in paths:
-        shutil.copy(MODELS_DIR / "gubs_2p.zip", path)
+        shutil.copy(CATALOGUE["ppo-2p"].path, path)
     models = SnapshotModels(capacity=2)
     first = models.get(paths[0])
     assert models.get(paths[0]) is first
@@ -295,8 +295,8 @@ def test_snapshot_entries_stay_inside_the_runs_snapshots_folder(tmp_path):
     run, outside = tmp_path / "run", tmp_path / "outside"
     (run / "snapshots").mkdir(parents=True)
     outside.mkdir()
-    shutil.copy(MODELS_DIR / "gubs_2p.zip", outside / "step_000000001.zip")
-    shutil.copy(MODELS_DIR / "gubs_2p.zip", run / "snapshots" / "step_000000002.zip")
+    shutil.copy(CATALOGUE["ppo-2p"].path, outside / "step_000000001.zip")
+    shutil.copy(CATALOGUE["ppo-2p"].path, run / "snapshots" / "step_000000002.zip")
     assert snapshot_file(run, "snapshots/step_000000002.zip") == run / "snapshots" / "step_000000002.zip"
     (run / "snapshots" / "step_000000001.zip").symlink_to(outside / "step_000000001.zip")
     with pytest.raises(RunFileError, match="leads outside"):

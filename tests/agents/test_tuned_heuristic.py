@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.heuristic.tables import MAX_WEIGHT, SHARES, TABLES, TUNABLE, named_weights, tables_with
-from agents.bots.heuristic.weights_file import SHIPPED, WeightsFileError, load_weights, save_weights
+from agents.bots.heuristic.weights_file import WeightsFileError, load_weights, save_weights
+from agents.bots.names import CATALOGUE, TUNED
 from agents.bots.registry import AgentSpecError, make_agent, names_code
 from agents.evaluate.duel import rotated_shares
 from agents.evaluate.matches import play_game
@@ -65,7 +66,7 @@ def test_a_saved_weight_set_loads_back_exactly(tmp_path):
 
 
 def test_the_shipped_weight_set_loads_and_differs_from_the_defaults():
-    tuned = load_weights(SHIPPED)
+    tuned = load_weights(CATALOGUE[TUNED].path)
     assert not np.array_equal(tuned.floats, TABLES.floats, equal_nan=True)
 
 

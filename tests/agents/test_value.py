@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 
 from agents.bots.heuristic.tables import TABLES
 from agents.bots.model_file import ModelFileError, PolicyWeights, load_network, load_policy, save_network, save_policy
+from agents.bots.names import CATALOGUE
 from agents.bots.registry import make_agent
 from agents.bots.search import SearchAgent, SearchSettings
 from agents.bots.search.belief import HANDS, HandModel
 from agents.bots.search.rollout import FULL_PLAYOUTS, TO_THE_END, Leaves, candidate_values, paired_gains, seat_tables
-from agents.bots.search.value import FEATURES, SHIPPED_VALUE, VALUE, ValueNet, leaf_features
+from agents.bots.search.value import FEATURES, VALUE, ValueNet, leaf_features
 from agents.training.search_nets.fitting import FitSettings, Positions, fit_value, play_positions
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE, encode
@@ -128,7 +129,7 @@ def test_any_bytes_as_a_value_file_are_a_model_file_error_or_a_value_network(tmp
 
 
 def test_the_shipped_value_network_loads_as_data_and_judges_positions():
-    net = ValueNet.load(SHIPPED_VALUE)
+    net = ValueNet.load(CATALOGUE["value"].path)
     assert net.weights.observation_size == FEATURES and net.weights.action_count == 1
     assert all(not w.flags.writeable for w, _b in net.weights.layers)
     rows, rngs = new_rows(1)
@@ -186,7 +187,7 @@ def test_a_leaf_is_judged_from_the_searching_seats_features():
 def test_paired_gains_with_leaves_are_the_paired_differences_of_the_judged_values():
     rows, rngs, ids, seat = _gain_inputs(worlds=48)
     tfs = seat_tables(TABLES.floats)
-    leaves = Leaves(4, ValueNet.load(SHIPPED_VALUE), 7.0)
+    leaves = Leaves(4, ValueNet.load(CATALOGUE["value"].path), 7.0)
     values = np.empty((rows.shape[0], ids.size))
     candidate_values(rows, rngs, ids, seat, np.uint64(3), TABLES.ints, tfs, values, leaves)
     gains = np.zeros((ids.size, 3))

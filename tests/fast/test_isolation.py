@@ -1,4 +1,4 @@
-"""The reference engine, the environments and the benchmark's reference rows never import numba."""
+"""The reference engine, the environments and the engine benchmark's reference rows never import numba."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 @pytest.mark.parametrize(
     "modules",
-    ["gubs_env.engine", "gubs_env.encoding.observation, gubs_env.encoding.action_table", "gubs_env.bench"],
+    ["gubs_env.engine", "gubs_env.encoding.observation, gubs_env.encoding.action_table", "benchmarks.engine_speed"],
 )
 def test_reference_side_does_not_import_numba(modules: str) -> None:
     code = f"import sys, {modules}; print('numba' in sys.modules, 'gubs_env.fast' in sys.modules)"

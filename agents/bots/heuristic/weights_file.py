@@ -30,8 +30,6 @@ MAX_FILE_BYTES = 64 * 1024
 """A weight set is about 4 KB; anything much longer is not one."""
 MAX_NOTE = 2000
 """Characters of the free-text note kept (a longer one is refused)."""
-SHIPPED = Path(__file__).resolve().parent.parent / "models" / "heuristic_tuned.json"
-"""The shipped tuned weight set (spec ``heuristic-tuned``)."""
 
 
 class WeightsFileError(ValueError):

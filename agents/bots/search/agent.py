@@ -29,10 +29,9 @@ import numpy as np
 from agents.bots.base import Agent, NeedsGameError
 from agents.bots.heuristic.decide import heuristic_scores
 from agents.bots.heuristic.tables import TABLES, HeuristicTables
-from agents.bots.heuristic.weights_file import SHIPPED as SHIPPED_WEIGHTS
 from agents.bots.heuristic.weights_file import load_weights
-from agents.bots.names import TUNED
-from agents.bots.ppo import SHIPPED_SPECS, PPOAgent
+from agents.bots.names import CATALOGUE, NETWORKS, TUNED
+from agents.bots.ppo import PPOAgent
 from agents.bots.search.belief import BELIEFS, reweight_rows, shipped_hands, static_weights
 from agents.bots.search.rollout import FULL_PLAYOUTS, Leaves, candidate_values, paired_gains, seat_tables
 from agents.bots.search.settings import Settings
@@ -44,7 +43,7 @@ from gubs_env.engine import Game
 from gubs_env.engine.positions.determinize import knowledge
 from gubs_env.fast import new_rows, redeal_rows, sample_rows, seed_futures, state_to_row
 
-BASES = ("auto", "heuristic", TUNED, *SHIPPED_SPECS)
+BASES = ("auto", "heuristic", TUNED, *NETWORKS)
 """The policies a search may start from: the heuristic, its tuned weights, a shipped network, or ``auto``
 (see :func:`base_for`)."""
 
@@ -244,13 +243,13 @@ class SearchAgent(GameSearcher):
     def _network(self, spec: str) -> PPOAgent:
         """The shipped network ``spec``, loaded once per bot."""
         if spec not in self._networks:
-            self._networks[spec] = PPOAgent.pretrained(SHIPPED_SPECS[spec])
+            self._networks[spec] = PPOAgent.pretrained(spec)
         return self._networks[spec]
 
     def _tuned(self) -> HeuristicTables:
         """The shipped tuned weights, read once per bot."""
         if self._tuned_tables is None:
-            self._tuned_tables = load_weights(SHIPPED_WEIGHTS)
+            self._tuned_tables = load_weights(CATALOGUE[TUNED].path)
         return self._tuned_tables
 
     def world_rows(self, game: Game, seat: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

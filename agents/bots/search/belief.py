@@ -31,6 +31,7 @@ import numba as nb
 import numpy as np
 
 from agents.bots.model_file import NetworkKind, PolicyWeights, load_network
+from agents.bots.names import CATALOGUE
 from agents.bots.ppo import policy_logits
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import MAX_PLAYERS, NUM_KINDS, Kind
@@ -104,9 +105,6 @@ HANDS = NetworkKind(
 )
 """A hand model file: a seat's observation in, one logit per kind for each other relative seat (1 to 5) out."""
 
-SHIPPED_HANDS = Path(__file__).resolve().parent.parent / "models" / "hands.npz"
-"""The hand model the learned belief uses (``python -m agents.training.search_nets`` made it)."""
-
 
 def static_weights(strength: float, num_players: int) -> np.ndarray:
     """``(num_players, NUM_KINDS)``: :data:`HOLD_RATIO` to the power ``strength``, the same for every seat."""
@@ -161,7 +159,7 @@ class HandModel:
 @cache
 def shipped_hands() -> HandModel:
     """The shipped hand model, read once per process."""
-    return HandModel.load(SHIPPED_HANDS)
+    return HandModel.load(CATALOGUE["hands"].path)
 
 
 def _answers(st: GameState, seat: int) -> bool:

@@ -26,6 +26,7 @@ import numba as nb
 import numpy as np
 
 from agents.bots.model_file import NetworkKind, PolicyWeights, load_network
+from agents.bots.names import CATALOGUE
 from agents.bots.ppo import policy_logits
 from gubs_env.encoding.observation import INV_SCALE, LAYOUT, OBS_SIZE
 from gubs_env.fast import encode
@@ -45,8 +46,6 @@ VALUE = NetworkKind(
 )
 """A value network file: :data:`FEATURES` in, one value out."""
 
-SHIPPED_VALUE = Path(__file__).resolve().parent.parent / "models" / "value.npz"
-"""The value network the search uses (``python -m agents.training.search_nets`` made it; docs/search_bots.md)."""
 
 _HAND_SCALE = INV_SCALE[LAYOUT["hand"].start : LAYOUT["hand"].start + L.KINDS].astype(np.float32)
 """The observation's scale of a hand (1 / copies of each kind), used for the other hands too."""
@@ -89,4 +88,4 @@ class ValueNet:
 @cache
 def shipped_value() -> ValueNet:
     """The shipped value network, read once per process."""
-    return ValueNet.load(SHIPPED_VALUE)
+    return ValueNet.load(CATALOGUE["value"].path)

@@ -30,12 +30,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any, Protocol
 
 import numba as nb
 import numpy as np
 
+from agents.bots.names import CATALOGUE
 from agents.bots.search.rollout import win_of
 from agents.bots.search.value import FEATURES, ValueNet, leaf_features
 from agents.bots.threads import one_blas_thread
@@ -61,8 +61,6 @@ from gubs_env.fast import (
 from gubs_env.fast import layout as L
 from gubs_env.records.record import GameRecord
 
-LUCK_VALUE = Path(__file__).resolve().parents[2] / "bots" / "models" / "luck_value.npz"
-"""The shipped estimate of a seat's chance of winning (``python -m agents.training.search_nets --target win``)."""
 MAX_WORLDS = 4096
 """The most re-dealt decks a chance step may ask for."""
 DEAL_STEP = -1
@@ -164,7 +162,7 @@ class ConstantValue:
 @cache
 def shipped_luck_value() -> ValueNet:
     """The shipped luck value network, read once per process (as data: nothing in the file is run)."""
-    return ValueNet.load(LUCK_VALUE)
+    return ValueNet.load(CATALOGUE["luck-value"].path)
 
 
 @dataclass(frozen=True)

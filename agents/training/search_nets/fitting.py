@@ -35,9 +35,9 @@ import numpy as np
 
 from agents.bots.heuristic.decide import new_scratch
 from agents.bots.heuristic.tables import TABLES
-from agents.bots.heuristic.weights_file import SHIPPED as SHIPPED_WEIGHTS
 from agents.bots.heuristic.weights_file import load_weights
 from agents.bots.model_file import save_network
+from agents.bots.names import CATALOGUE, TUNED
 from agents.bots.search.belief import HANDS
 from agents.bots.search.rollout import outcome_of, play_to_end, playout_scratch, win_of
 from agents.bots.search.value import FEATURES, VALUE
@@ -159,7 +159,7 @@ def play_positions(
     """
     options = RuleOptions()
     uniform = LETTER_PLACEMENTS.index(options.letter_placement)
-    tuned = load_weights(SHIPPED_WEIGHTS)
+    tuned = load_weights(CATALOGUE[TUNED].path)
     chunks: list[Positions] = []
     bar = progress_bar(total=games, desc="positions", unit="game", disable=not progress)
     for start in range(0, games, CHUNK):

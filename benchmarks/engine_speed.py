@@ -1,6 +1,6 @@
 """Benchmark: random legal play through the engines and through the PettingZoo environments.
 
-Usage: ``python -m gubs_env.bench`` (2, 4 and 6 players, both engines), ``--players 2 --games 10000``,
+Usage: ``python benchmarks/engine_speed.py`` (2, 4 and 6 players, both engines), ``--players 2 --games 10000``,
 ``--engine fast|reference|both``, ``--engine-only``.
 
 Engine rows play uniformly random legal games (event log off) and give games/s and decisions/s. Environment
@@ -484,7 +484,7 @@ def _fast_env_table(rows: list[FastEnvFigures]) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
-    parser = CommandParser(prog="python -m gubs_env.bench", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="python benchmarks/engine_speed.py", description=__doc__.split("\n")[0])
     parser.add_argument(
         "--players", type=player_count, nargs="+", default=[2, 4, 6], help="table sizes, 2 to 6 (default: 2 4 6)"
     )
