@@ -65,7 +65,7 @@ def train_native(run: Run) -> TrainingResult:
     else:
         imitate(run, labels, phases, threads, trainer.learner.model.parameters(), trainer.learner.imitation_heads)
         with phases.timed(EVALUATIONS):
-            trainer.evaluate()
+            print(reports.describe_evaluation(trainer.evaluate(), 0), flush=True)
     return _train_loop(trainer, phases, threads)
 
 
