@@ -1,6 +1,7 @@
 """``python -m agents.evaluate`` (``gubs-eval``): a round robin with win rates, a payoff matrix and ratings.
 
-Prints a line per pairing, then the pairings table, the payoff matrix and the ratings; ``--out DIR`` also writes
+Prints a line per pairing, then the pairings table, the payoff matrix and the ratings; with ``--fields``, also each
+two agents' paired comparison against those fields (:mod:`agents.evaluate.paired`); ``--out DIR`` also writes
 tournament.csv, tournament.json and tournament.png, ``--records DIR`` every game as a JSON record. Exit status (see
 :mod:`gubs_env.support.cli`): 0 done; 2, with one line on stderr, for bad input (an agent that cannot be built, a
 model file that cannot be loaded, an output folder that cannot be written) before anything is played or written;
@@ -20,10 +21,13 @@ from gubs_env.support.cli import EXIT_OK, failure, run_command, unwritable_file,
 if TYPE_CHECKING:
     from agents.bots.spec import AgentSpec
     from agents.evaluate.luck import LuckSettings
+    from agents.evaluate.tournament import TournamentResult
 
 PROG = "python -m agents.evaluate"
 DESCRIPTION = """A tournament: each agent against a field of each other, on the same seat-rotated deals. Prints a
-line per pairing, the pairings table, the payoff matrix and the ratings."""
+line per pairing, the pairings table, the payoff matrix and the ratings. With --fields, also each two agents'
+difference of win rates against those fields on the same deals, with its 95% interval over deals: is A better
+than B?"""
 EPILOG = """Exit status: 0 done; 2 bad command line or agent (before any game); 1 an output that could not be
 written after all; 130 Ctrl-C; 141 output closed."""
 
@@ -67,11 +71,31 @@ def main(argv: list[str] | None = None) -> int:
         )
     print("\n".join(p.summary() for p in result.pairings), end="\n\n")
     print(result.table())
+    compared = [] if fields is None else [name for name, spec in agents.items() if spec not in fields]
+    if len(compared) > 1:
+        print("\n" + _paired_table(result, compared))
     if saved:
         print("\nwrote " + ", ".join(str(path) for path in saved))
     if args.records is not None:
         print(f"wrote {len(result.games)} game records to {args.records}")
     return EXIT_OK
+
+
+def _paired_table(result: TournamentResult, compared: list[str]) -> str:
+    """Each two of the ``compared`` agents' paired comparison against the fields, in the order given."""
+    from agents.evaluate.paired import paired_comparison
+
+    fields = [name for name in result.agents if name not in compared]
+    lines = [
+        paired_comparison(result, agent, other, fields).summary()
+        for i, agent in enumerate(compared)
+        for other in compared[i + 1 :]
+    ]
+    title = (
+        f"Paired comparisons against {', '.join(fields)} (the first agent's win rate less the second's on the same "
+        "deals; 95% interval over deals, each deal's games one unit):\n"
+    )
+    return title + "\n".join(lines)
 
 
 def _luck_settings(args: argparse.Namespace) -> LuckSettings | bool:
@@ -96,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
         "agents",
         nargs="+",
         metavar="SPEC",
-        help="two or more of: random, heuristic, heuristic-tuned, gubs-net, ppo-2p, ppo-4p, selfplay-2p, selfplay-4p "
+        help="two or more (or one, with --fields of others) of: random, heuristic, heuristic-tuned, gubs-net, "
+        "ppo-2p, ppo-4p, selfplay-2p, selfplay-4p "
         "(add :sample to sample "
         "the policy), search (search:worlds=64,top=4,...), ismcts, a .zip or .npz model, a .json heuristic weight "
         "set, package.module:Class",
@@ -106,8 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--fields",
         nargs="+",
         metavar="SPEC",
-        help="play only against a field of these (each one of the SPECs): e.g. --fields heuristic measures "
-        "every agent against heuristics without the tables where a costly agent fills every other seat "
+        help="play only against a field of these (a SPEC not among the agents joins as a field only): e.g. "
+        "A B --fields heuristic measures A and B against heuristics on the same deals and says whether A is "
+        "better than B, without the tables where a costly agent fills every other seat "
         "(default: every agent is a field)",
     )
     parser.add_argument(
@@ -146,35 +172,27 @@ def script() -> int:
 def _parsed_agents(
     parser: argparse.ArgumentParser, args: argparse.Namespace
 ) -> tuple[dict[str, AgentSpec], list[AgentSpec] | None]:
-    """The agents to compare by their names in the results, and the ``--fields``: each spec parsed here, once.
+    """The agents by their names in the results (the ``--fields`` not among them joined after them), and the fields.
 
-    Argparse-style errors for specs that name no agent, repeat one, or (a field) are not among the agents.
+    Each spec is parsed here, once. Argparse-style errors for specs that name no agent or repeat one, and for fewer
+    than two agents, fields included.
     """
     from agents.bots.spec import AgentSpecError
-    from agents.evaluate.tournament import name_agents
+    from agents.evaluate.tournament import join_fields, name_agents
 
-    if len(args.agents) < 2:
-        parser.error(f"give at least two agents to compare, got {len(args.agents)}")
     try:
         agents = name_agents(args.agents)
     except AgentSpecError as err:
         parser.error(str(err))
-    fields = None if args.fields is None else _parsed_fields(parser, args.fields, list(agents.values()))
+    fields = None
+    if args.fields is not None:
+        try:
+            agents, fields = join_fields(agents, args.fields)
+        except AgentSpecError as err:
+            parser.error(f"--fields: {err}")
+    if len(agents) < 2:
+        parser.error(f"give at least two agents to compare (or one and --fields), got {len(agents)}")
     return agents, fields
-
-
-def _parsed_fields(parser: argparse.ArgumentParser, fields: list[str], specs: list[AgentSpec]) -> list[AgentSpec]:
-    """The agents among ``specs`` that ``fields`` name; an argparse-style error for a field that is none of them.
-
-    A field is compared parsed, so ``search:top=4,worlds=64`` finds ``search:worlds=64,top=4``.
-    """
-    from agents.bots.spec import index_of
-
-    found = [index_of(field, specs) for field in fields]
-    strangers = [field for field, index in zip(fields, found, strict=True) if index is None]
-    if strangers:
-        parser.error(f"--fields takes agents given to compare; not among them: {', '.join(strangers)}")
-    return [specs[index] for index in found if index is not None]
 
 
 def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

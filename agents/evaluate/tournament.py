@@ -133,9 +133,12 @@ def run_tournament(
             keeps its log).
         allow_all_seeing: admit the all-seeing search (``search-all-seeing``), which reads every hidden card; for
             measurements such as the ladder only.
-        fields: play only the pairings whose field (every seat but the agent's) is one of these agents, all
-            of them in ``agents`` (None: every pairing). Measuring a costly agent against baselines then skips
-            the tables where it fills every other seat; the payoff matrix shows the skipped cells as None.
+        fields: play only the pairings whose field (every seat but the agent's) is one of these agents (None:
+            every pairing). A field that is none of ``agents`` joins the tournament after them as a field only
+            (:func:`join_fields`): it fills the fields of the agents given, and is rated from those seats, but
+            plays no pairing of its own. Measuring a costly agent against baselines then skips the tables where it fills
+            every other seat; the payoff matrix shows the skipped cells as None. Two agents measured against the
+            same fields are compared by :func:`agents.evaluate.paired.paired_comparison`.
         adjust_luck: also measure each game's luck and give every pairing its luck-adjusted win rate and mean
             luck (:mod:`agents.evaluate.luck`; True for the default :class:`~agents.evaluate.luck.LuckSettings`).
             The same win rate from fewer games; pairings with ``search-all-seeing`` are not adjusted (it decides
@@ -146,12 +149,12 @@ def run_tournament(
         The pairings, payoff matrix and ratings.
 
     Raises:
-        ValueError: fewer than two agents, duplicates, a field that is not among the agents, or a bad count,
-            seed or rule option.
-        agents.bots.spec.AgentSpecError: a spec that names no agent, or two specs naming the same agent (raised
-            before any game is played; it is a ValueError).
+        ValueError: fewer than two agents (fields included), duplicates, an empty list of fields, or a bad
+            count, seed or rule option.
+        agents.bots.spec.AgentSpecError: a spec (a field's too) that names no agent, or two specs naming the same
+            agent (raised before any game is played; it is a ValueError).
     """
-    specs, parsed = _check_config(agents, num_players, deals, seed, jobs, rule_options)
+    specs, parsed = _check_config(agents, fields, num_players, deals, seed, jobs, rule_options)
     field_indices = _field_indices(parsed, fields)
     from agents.evaluate.luck import LuckSettings
 
@@ -159,7 +162,7 @@ def run_tournament(
     runner = _GameRunner(specs, parsed, num_players, rule_options, records_dir, allow_all_seeing, luck)
     for spec in specs:
         runner.agent(spec, 0)  # builds each agent once here, so a bad spec fails before any game or file
-    played = _played_pairings(len(specs), num_players, field_indices)
+    played = _played_pairings(len(specs), num_players, field_indices, len(agents))
     tasks = [(p, d, s) for p in range(len(played)) for d in range(deals) for s in range(num_players)]
     if records_dir is not None:
         Path(records_dir).mkdir(parents=True, exist_ok=True)
@@ -198,6 +201,33 @@ def name_agents(agents: Sequence[AgentSpec | str | Any]) -> dict[str, AgentSpec]
     return dict(zip(names, parsed, strict=True))
 
 
+def join_fields(
+    named: Mapping[str, AgentSpec], fields: Sequence[AgentSpec | str | Any]
+) -> tuple[dict[str, AgentSpec], list[AgentSpec]]:
+    """The agents followed by each field that is none of them, and the fields parsed, each once.
+
+    A field is matched to an agent as a parsed spec, so ``search:top=4,worlds=64`` finds ``search:worlds=64,top=4``;
+    a field that matches none joins as a field only, named as :func:`name_agents` names an agent.
+
+    Raises:
+        ValueError: no field, or ``fields`` is one string.
+        agents.bots.spec.AgentSpecError: a field that names no agent.
+    """
+    _refuse_one_string(fields, "fields")
+    if not fields:
+        raise ValueError("give at least one field, or none at all (then every agent is a field)")
+    joined = dict(named)
+    parsed = []
+    for given in fields:
+        spec = AgentSpec.of(given)
+        if spec not in joined.values():
+            label = _label(given, spec, True)
+            joined[label if label not in joined else str(spec)] = spec
+        if spec not in parsed:
+            parsed.append(spec)
+    return joined, parsed
+
+
 def _refuse_one_string(specs: object, what: str) -> None:
     """A ValueError when ``specs`` is one string: iterating it would read each character as a spec."""
     if isinstance(specs, str):
@@ -206,20 +236,23 @@ def _refuse_one_string(specs: object, what: str) -> None:
 
 def _check_config(
     agents: Sequence[AgentSpec | str | Any] | Mapping[str, AgentSpec],
+    fields: Sequence[AgentSpec | str] | None,
     num_players: int,
     deals: int,
     seed: int,
     jobs: int | None,
     rule_options: dict[str, Any],
 ) -> tuple[list[str], list[AgentSpec]]:
-    """The agents' names and parsed specs (see :func:`name_agents`), once all is valid."""
+    """The agents' names and parsed specs (see :func:`name_agents`), the fields joined, once all is valid."""
     _refuse_one_string(agents, "agents")
-    if len(agents) < 2:
-        raise ValueError(f"a tournament needs at least two agents, got {len(agents)}")
     if isinstance(agents, Mapping):  # named and parsed by the caller: only checked to be distinct here
         named = dict(zip(agents, parse_distinct(agents.values()), strict=True))
     else:
         named = name_agents(agents)
+    if fields is not None:
+        named = join_fields(named, fields)[0]
+    if len(named) < 2:
+        raise ValueError(f"a tournament needs at least two agents (fields included), got {len(named)}")
     check_player_count(num_players)
     checks = [
         (deals, 1, math.inf, "deals"),
@@ -270,27 +303,26 @@ def _jobs_for(parsed: list[AgentSpec], jobs: int | None) -> int | None:
 def _field_indices(parsed: list[AgentSpec], fields: Sequence[AgentSpec | str] | None) -> set[int]:
     """The indices of the agents that may fill a field (all of them when ``fields`` is None).
 
-    A field is matched to an agent as a parsed spec, so ``search:top=4,worlds=64`` finds ``search:worlds=64,top=4``.
+    Every field is among ``parsed`` (:func:`join_fields` put it there), matched as a parsed spec.
     """
     if fields is None:
         return set(range(len(parsed)))
-    _refuse_one_string(fields, "fields")
-    found = {str(field).strip(): index_of(field, parsed) for field in fields}
-    unknown = [field for field, index in found.items() if index is None]
-    if unknown or not found:
-        agents = ", ".join(map(str, parsed))
-        raise ValueError(f"a field must be one of the agents ({agents}), not {', '.join(unknown) or 'none'}")
-    return {index for index in found.values() if index is not None}
+    return {index for index in (index_of(field, parsed) for field in fields) if index is not None}
 
 
-def _played_pairings(k: int, num_players: int, fields: set[int]) -> list[tuple[int, int]]:
-    """Ordered pairs (agent, field) of distinct agents whose field is in ``fields``.
+def _played_pairings(k: int, num_players: int, fields: set[int], given: int) -> list[tuple[int, int]]:
+    """Ordered pairs (agent, field) of distinct agents, the field in ``fields``, the agent among the first ``given``.
 
-    At 2 players (A, B) and (B, A) seat the same two, so only A < B is played, when either may be a field.
+    The agents after the first ``given`` joined as fields only: their games against each other answer nothing asked.
+    At 2 players (A, B) and (B, A) seat the same two, so only A < B is played, when either may face the other.
     """
+
+    def plays(agent: int, field: int) -> bool:
+        return agent != field and agent < given and field in fields
+
     if num_players == 2:
-        return [(a, b) for a in range(k) for b in range(a + 1, k) if a in fields or b in fields]
-    return [(a, b) for a in range(k) for b in range(k) if a != b and b in fields]
+        return [(a, b) for a in range(k) for b in range(a + 1, k) if plays(a, b) or plays(b, a)]
+    return [(a, b) for a in range(k) for b in range(k) if plays(a, b)]
 
 
 class _GameRunner:

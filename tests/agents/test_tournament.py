@@ -92,10 +92,29 @@ def test_fields_play_only_the_pairings_against_those_fields(monkeypatch, num_pla
     assert {r.agent for r in result.ratings} == set(THREE)
 
 
-@pytest.mark.parametrize("fields", [["minimax"], [], "heuristic"])
-def test_a_field_outside_the_agents_is_refused(fields):
-    with pytest.raises(ValueError, match="field"):
+@pytest.mark.parametrize(("fields", "message"), [(["minimax"], "minimax"), ([], "field"), ("heuristic", "field")])
+def test_a_field_that_names_no_agent_is_refused(fields, message):
+    with pytest.raises(ValueError, match=message):
         run_tournament(["random", "heuristic"], deals=1, fields=fields)
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_a_field_outside_the_agents_joins_as_a_field_only(monkeypatch, num_players):
+    result, seatings = _seatings(monkeypatch, ["random", SAMPLE], num_players, 2, 0, fields=[" heuristic", "random"])
+    assert result.agents == ["random", SAMPLE, "heuristic"]
+    pairs = {  # as the seated agents name themselves
+        ("random", "heuristic"),
+        ("FirstLegalAgent", "heuristic"),
+        ("FirstLegalAgent", "random"),
+    }
+    if num_players == 2:  # both rows of each game: the field-only heuristic's rows are the other side of its games
+        pairs |= {(b, a) for a, b in pairs}
+    assert set(seatings) == pairs  # the heuristic, a field only, plays no pairing of its own
+
+
+def test_one_agent_and_a_field_are_a_tournament():
+    result = run_tournament(["random"], deals=1, jobs=1, fields=["heuristic"])
+    assert result.agents == ["random", "heuristic"] and result.played == [(0, 1)]
 
 
 def test_pairing_intervals_are_wilson_intervals():
@@ -248,7 +267,9 @@ def test_named_agents_keep_their_names_as_given():
         ["random", "heuristic", "--out", "{blocker}/out"],
         ["random", "heuristic", "--out", "{blocker}"],
         ["random", "heuristic", "--records", "{blocker}/games"],
-        ["random", "heuristic", "--fields", "ppo-2p"],
+        ["random", "heuristic", "--fields", "dragon"],
+        ["random", "heuristic", "--fields"],
+        ["random", "--fields", "random"],
     ],
 )
 def test_command_rejects_bad_input(argv, capsys, tmp_path):
