@@ -11,7 +11,7 @@ to [-1, 1]. With ``adjust_luck`` each game's result is first replaced by its luc
 (:mod:`agents.evaluate.luck`, scaled per pairing exactly as the pairing's own adjusted rate), and the adjusted
 difference is clustered by deal the same way.
 
->>> comparison = compare_agents("heuristic", "random", fields=["random"], deals=3, jobs=1, progress=False)
+>>> comparison = compare_agents("heuristic-tuned", "random", fields=["heuristic"], deals=3, jobs=1, progress=False)
 >>> comparison.deals, comparison.games
 (3, 6)
 """
