@@ -11,8 +11,9 @@ one uniform number (:func:`seat_player`, the league's rule :meth:`PoolConfig.kin
 <agents.training.core.config.PoolConfig.kind>`): the random agent, the heuristic, the learner's current policy, or
 one of its snapshots chosen by the rest of the same number and the league's weights
 (:mod:`agents.training.core.league`).
-sb3's opponent pool and RLlib's agent-to-module mapping both call :func:`seat_player`; where their uniform numbers
-come from is theirs (an env's seeded stream on sb3, the episode on RLlib).
+sb3's opponent pool, RLlib's agent-to-module mapping and the native backend's batches all call :func:`seat_player`;
+where their uniform numbers come from is theirs (an env's seeded stream on sb3, the episode on RLlib, the seed and
+the update count on the native backend, which keeps no snapshots).
 """
 
 from __future__ import annotations

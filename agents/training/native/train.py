@@ -3,8 +3,9 @@
 :func:`train_native` runs a :class:`~agents.training.core.runs.Run` as the other backends do, in the same run folder
 (:mod:`agents.training.core.runs`: run.json commits each checkpoint with its SHA-256 digest). Each update plays
 ``envs`` whole games (:class:`~agents.training.native.rollout.SelfPlayGames`) and learns from them
-(:class:`~agents.training.native.learner.Learner`). Who sits where is drawn from the run's pool, seat by seat: with
-the native default every seat is the current policy, and with ``every_seat`` every seat's decisions are samples.
+(:class:`~agents.training.native.learner.Learner`). Who sits where follows the seating rule of every backend
+(:mod:`agents.training.core.seating`): with the native default every seat is the current policy, and with
+``every_seat`` every seat's decisions are samples.
 Every ``eval_every`` timesteps the greedy policy plays ``eval_games`` seat-rotated games against the heuristic and
 random play, on the same deals each time (:mod:`agents.training.native.evaluate`).
 
@@ -35,6 +36,7 @@ from agents.training.core.curves import plot_learning_curve, read_progress
 from agents.training.core.league import League
 from agents.training.core.phases import BUILDING, CHECKPOINTS, EVALUATIONS, LEARNER, SAVING, Phases
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
+from agents.training.core.seating import learner_seat, seat_player
 from agents.training.imitation.warm_start import imitate, read_labels
 from agents.training.native import rollout
 from agents.training.native.evaluate import OPPONENT_KINDS, seat_rotated_match
@@ -142,38 +144,40 @@ class NativeRun:
         base = (self.run.config.seed * 1_000_003 + updates) * games + 1_000_000_000
         return np.arange(base, base + games, dtype=np.uint64)
 
-    def seat_kinds(self) -> np.ndarray:
-        """Who plays each seat of the next batch's games: the policy at each game's learner seat, the pool elsewhere.
+    def seat_kinds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Who plays each seat of the next batch's games, and each game's learner seat.
 
-        The learner's seat is ``game % players``; every other seat is drawn on its own from the pool
-        (:meth:`~agents.training.core.config.PoolConfig.kind`), from a stream of the seed and the update count.
+        The seating rule every backend follows (:mod:`agents.training.core.seating`): the learner's seat is drawn
+        uniformly and every other seat draws its player from the pool, from a stream of the seed and the update
+        count (so a resumed run seats its games as it would have).
         """
         config = self.run.config
         players = self.games.players
+        rng = np.random.default_rng([config.seed, self.state.iterations, 7])
         kinds = np.full((len(players), MAX_PLAYERS), rollout.POLICY, dtype=np.int8)
-        draws = np.random.default_rng([config.seed, self.state.iterations, 7]).random(kinds.shape)
+        learners = np.array([learner_seat(rng, int(n)) for n in players], dtype=np.int64)
         counts: dict[str, list[float]] = {}
         for game, n in enumerate(players):
             for seat in range(int(n)):
-                if seat != game % n:
-                    kind = config.seats.kind(float(draws[game, seat]), has_snapshots=False)
+                if seat != learners[game]:
+                    kind = seat_player(config.seats, float(rng.random()), ()).kind
                     kinds[game, seat] = SEAT_KINDS[kind]
                     counts.setdefault(kind, [0, 0.0])[0] += 1
         self.league.record_tally(counts)
-        return kinds
+        return kinds, learners
 
     def step(self) -> UpdateStats:
         """Play one batch of whole games and learn from it; one row of progress.csv."""
         config, state = self.run.config, self.state
         seeds = self.deal_seeds()
         history: list[list[int]] | None = [[] for _ in seeds] if self.luck is not None else None
-        kinds = self.seat_kinds()
+        kinds, learners = self.seat_kinds()
         batch = self.games.play(seeds, kinds, self.learner.decide, not config.skip_forced, history)
         luck_scale = None
         if self.luck is not None and history is not None:
             luck_scale = self.luck.apply(batch, self.games.players, seeds, history)
         if not config.every_seat:
-            batch = batch.only(batch.seat == batch.game % self.games.players[batch.game])
+            batch = batch.only(batch.seat == learners[batch.game])
         stats = self.learner.update(batch, self.samples)
         state.timesteps += batch.policy_decisions
         self.samples += len(batch)
