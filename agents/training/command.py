@@ -199,7 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
     ppo.add_argument(
         "--learning-rate", type=positive_float, help=f"Adam step size ({backend_default('learning_rate')})"
     )
-    ppo.add_argument("--ent-coef", type=non_negative_float, help=f"entropy bonus ({backend_default('ent_coef')})")
+    ppo.add_argument(
+        "--ent-coef",
+        type=non_negative_float,
+        help=f"entropy bonus, sb3 and rllib ({backend_default('ent_coef')}; native decays its own from 0.03)",
+    )
     ppo.add_argument("--gamma", type=probability, help=f"discount of the returns, above 0 ({backend_default('gamma')})")
     ppo.add_argument("--gae-lambda", type=probability, help=f"GAE's lambda ({backend_default('gae_lambda')})")
     ppo.add_argument(
