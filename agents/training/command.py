@@ -20,11 +20,11 @@ from agents.training.core.config import (
     DEFAULTS,
     ENGINES,
     INIT_WARM_START_LEARNING_RATE,
+    PURE_SELF_PLAY,
     TEACHERS,
     VEC_ENVS,
     WARM_START_LEARNING_RATE,
     ConfigError,
-    PoolConfig,
     TrainingConfig,
 )
 from gubs_env.support.cli import (
@@ -327,13 +327,10 @@ def config_from_args(args: argparse.Namespace, stored: TrainingConfig | None = N
     given = {name: value for name, value in vars(args).items() if name not in INVOCATION_FLAGS}
     pool = {name: given.pop(name) for name in POOL_FLAGS if name in given}
     if stored is None:
-        if getattr(args, "from_scratch", False):
-            return TrainingConfig.from_scratch(**given, **({"pool": PoolConfig(**pool)} if pool else {}))
-        if pool:
-            backend, engine = given.get("backend", "sb3"), given.get("engine", "fast")
-            base = DEFAULTS.get((backend, engine), DEFAULTS[("sb3", "fast")])["pool"]
-            given["pool"] = replace(base, **pool)
-        return TrainingConfig(**given)
+        if getattr(args, "from_scratch", False):  # the preset refuses a pool of its own, so it is given the flags
+            return TrainingConfig.from_scratch(**given, **({"pool": replace(PURE_SELF_PLAY, **pool)} if pool else {}))
+        config = TrainingConfig(**given)
+        return replace(config, pool=replace(config.seats, **pool)) if pool else config
     from agents.training.trainer import resumed_config
 
     if getattr(args, "from_scratch", False):
@@ -341,7 +338,7 @@ def config_from_args(args: argparse.Namespace, stored: TrainingConfig | None = N
     if given.get("backend", stored.backend) != stored.backend:
         raise ConfigError(f"the run is a {stored.backend} run: it resumes on the {stored.backend} backend only")
     if pool:
-        given["pool"] = replace(stored.resolved().pool or PoolConfig(), **pool)
+        given["pool"] = replace(stored.seats, **pool)
     return resumed_config(stored, given)
 
 
