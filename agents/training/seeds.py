@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agents.training.core.config import TrainingConfig
+from agents.training.core.config import DEFAULT_MINUTES, TrainingConfig
 from agents.training.core.curves import read_progress
 from agents.training.core.reports import describe_agreement
 from agents.training.core.runs import RUN_FILE, RunState
@@ -41,6 +41,8 @@ def train_seeds(
         RunSetupError: a run in ``out`` that cannot be resumed with ``config`` (another backend, other networks).
         ConfigError: settings the config refuses once its defaults are filled in.
     """
+    if config.minutes is None and config.steps is None and config.iterations is None:
+        config = replace(config, minutes=DEFAULT_MINUTES)  # each run's in all, as any other budget given here
     folders = []
     for seed in seeds:
         folder = seed_folder(out, seed)
@@ -61,8 +63,10 @@ def train_seeds(
 
 
 def _spent(config: TrainingConfig, state: RunState) -> bool:
-    """Whether a run has spent ``config``'s budget: its step budget (a total already), or its committed minutes."""
+    """Whether a run has spent ``config``'s budget: its steps or iterations (totals already), or its minutes."""
     if config.steps is not None and state.timesteps >= FINISHED * config.steps:
+        return True
+    if config.iterations is not None and state.iterations >= config.iterations:
         return True
     return config.minutes is not None and state.seconds / 60 >= FINISHED * config.minutes
 

@@ -96,3 +96,12 @@ def test_a_run_trained_with_other_levers_is_never_resumed_as_if_it_were_the_same
         main([*argv[:4], "5000", *argv[5:], "--rule-facts"])
     assert exit_info.value.code == 2
     assert "keeps its own rule_facts" in capsys.readouterr().err
+
+
+def test_without_a_budget_each_seed_trains_the_default_minutes_in_all(tmp_path, monkeypatch):
+    import agents.training.seeds as seeds
+
+    asked = []
+    monkeypatch.setattr(seeds, "train", lambda config, **kwargs: asked.append(config))
+    train_seeds(TrainingConfig.from_scratch(), [3, 4], tmp_path, progress=False)
+    assert [(c.seed, c.minutes, c.steps) for c in asked] == [(3, 10.0, None), (4, 10.0, None)]
