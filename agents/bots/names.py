@@ -75,7 +75,7 @@ CATALOGUE = {
 }
 """Every file of :data:`MODELS_DIR`, by name. The networks: one for every table size from 2 to 6 (gubs-net), one
 trained at each of 2 and 4 players (ppo-2p, ppo-4p, by train.py), and pure self-play from scratch at 2 and 4
-players (``python -m agents.training.baselines``); docs/training.md says how each was made and
+players (``python train.py --from-scratch``); docs/training.md says how each was made and
 docs/results/shipped-models-log.md gives every command. The search networks are fitted by
 ``python -m agents.training.search_nets``."""
 
