@@ -6,7 +6,8 @@ Run on a self-play run folder that holds a checkpoint::
 
 It plays BATCHES batches (default 12) of the run's own batch size with the checkpoint's policy, on deals no run
 uses, and for each batch prints the gradient agreement (``grad_cosine``) and the spread of the advantages with the
-plain returns and with luck-adjusted ones at each number of re-dealt decks (default 16). The share of the luck taken
+plain returns and with luck-adjusted ones at each number of re-dealt decks (default 16), the luck judged by the
+shipped luck network and by the run's own critic (``--luck-value critic``). The share of the luck taken
 off is the slope fitted on the batches before (the first batch uses its own), as a run does. Its output for the
 figures of docs/training.md is in docs/results/selfplay/luck-returns/paired-*.txt.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.evaluate.luck import LuckEstimator, LuckSettings
+from agents.evaluate.luck import LuckEstimator, LuckSettings, ObservationValue
 from agents.training.core.config import TrainingConfig
 from agents.training.core.runs import read_checkpoint
 from agents.training.native.learner import Learner, ValueNorm, advantages, gradient_agreement
@@ -61,29 +62,34 @@ def main() -> None:
     games, lam, gamma = config.envs or 1, config.gae_lambda or 0.98, config.gamma or 1.0
     table = SelfPlayGames(games, config.players)
     kinds = np.full((games, MAX_PLAYERS), POLICY, dtype=np.int8)
-    estimators = {w: LuckEstimator(LuckSettings(worlds=w)) for w in worlds}
-    scales: dict[int, float | None] = dict.fromkeys(worlds)
-    figures: dict[str, list[tuple[float, float]]] = {"plain": []} | {f"luck, {w} worlds": [] for w in worlds}
+    judges = {"shipped": None, "critic": ObservationValue(learner.outcome)}  # the luck network, the run's critic
+    estimators = {
+        f"luck ({judge}), {w} worlds": LuckEstimator(LuckSettings(worlds=w), value)
+        for judge, value in judges.items()
+        for w in worlds
+    }
+    scales: dict[str, float | None] = dict.fromkeys(estimators)
+    figures: dict[str, list[tuple[float, float]]] = {"plain": []} | {name: [] for name in estimators}
     for b in range(batches):
         seeds = np.arange(5_000_000_000 + b * games, 5_000_000_000 + (b + 1) * games, dtype=np.uint64)
         history: list[list[int]] = [[] for _ in seeds]
         batch = table.play(seeds, kinds, learner.decide, history=history)
         figures["plain"].append(agreement_and_spread(learner, batch, lam, gamma))
-        for w, estimator in estimators.items():
-            games = zip(table.players, seeds, history, strict=True)
-            after = luck_after(batch, [estimator.game(int(n), int(s), ids) for n, s, ids in games])
+        for name, estimator in estimators.items():
+            played = zip(table.players, seeds, history, strict=True)
+            after = luck_after(batch, [estimator.game(int(n), int(s), ids) for n, s, ids in played])
             slope = luck_slope(batch, after)
-            previous = scales[w]
+            previous = scales[name]
             scale = slope if previous is None else previous
             batch.rewards = luck_rewards(batch, after, scale)
-            figures[f"luck, {w} worlds"].append(agreement_and_spread(learner, batch, lam, gamma))
-            scales[w] = slope if previous is None else 0.9 * previous + 0.1 * slope
+            figures[name].append(agreement_and_spread(learner, batch, lam, gamma))
+            scales[name] = slope if previous is None else 0.9 * previous + 0.1 * slope
             batch.rewards = np.zeros(len(batch), dtype=np.float32)
         print(f"batch {b}: " + "; ".join(f"{k} {v[-1][0]:+.3f} (spread {v[-1][1]:.3f})" for k, v in figures.items()))
     for name, values in figures.items():
         cos, spread = np.array(values).T
         print(
-            f"{name:16s} grad_cosine {cos.mean():+.3f} ± {cos.std(ddof=1) / np.sqrt(len(cos)):.3f}, "
+            f"{name:28s} grad_cosine {cos.mean():+.3f} ± {cos.std(ddof=1) / np.sqrt(len(cos)):.3f}, "
             f"advantages' spread {spread.mean():.3f}"
         )
 

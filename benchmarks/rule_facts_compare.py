@@ -1,8 +1,8 @@
 """Draw compare_<players>p.png: the baselines with the rule facts against those without, seed by seed.
 
 ``python benchmarks/rule_facts_compare.py [OUT_DIR]`` reads the curves.csv of both sets (gathered by
-``python train.py --from-scratch --seeds ...``: docs/results/selfplay/ and its rule-facts-baselines/) and, for every table
-size that has runs with the facts, draws the win rate against the heuristic over timesteps, into OUT_DIR (default:
+``python train.py --from-scratch --seeds ...``: docs/results/selfplay/ and its rule-facts-baselines/) and, for every
+table size that has runs with the facts, draws the win rate against the heuristic over timesteps, into OUT_DIR (default:
 docs/results/selfplay/rule-facts-baselines).
 """
 

@@ -258,7 +258,7 @@ def test_the_comparison_charts_are_drawn_from_the_stored_curves(name, tmp_path):
 def test_the_luck_diagnostics_run_on_a_runs_checkpoint(tmp_path):
     run = small_selfplay_run(tmp_path / "run")
     paired = script("luck_returns_paired", str(run), "1", "2")
-    assert "luck, 2 worlds" in paired and "grad_cosine" in paired
+    assert "luck (shipped), 2 worlds" in paired and "luck (critic), 2 worlds" in paired and "grad_cosine" in paired
     decisions = script("luck_returns_decisions", str(run), "1", "4")
     assert "both off: advantages" in decisions
 

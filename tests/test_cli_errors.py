@@ -803,6 +803,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--no-skip-forced": SWITCH,
             "--luck-returns": SWITCH,
             "--luck-worlds": NUMBERS,
+            "--luck-value": ["shipped", "critic", "heuristic", ""],
         },
     ),
     "belief": ("benchmarks.hold_ratio", [], {"--games": NUMBERS, "--seed": NUMBERS}),

@@ -126,7 +126,9 @@ def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_t
         ({"backend": "native", "shaping": 0.1}, "the native backend cannot honour shaping"),
         ({"backend": "native", "ent_coef": 0.01}, "the native backend cannot honour ent_coef"),
         ({"backend": "native", "pool": {"self_share": 0.5}}, "the native backend cannot honour a pool with snapshots"),
-        ({"luck_worlds": 8, "backend": "native"}, "luck_worlds goes with luck_returns"),
+        ({"luck_worlds": 8, "backend": "native"}, "luck_worlds and luck_value go with luck_returns"),
+        ({"luck_value": "critic", "backend": "native"}, "luck_worlds and luck_value go with luck_returns"),
+        ({"luck_value": "heuristic", "backend": "native"}, "luck_value must be one of shipped, critic"),
     ],
 )
 def test_a_config_refuses_what_no_backend_or_this_backend_can_do(settings, message):

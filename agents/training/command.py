@@ -20,6 +20,7 @@ from agents.training.core.config import (
     DEFAULTS,
     ENGINES,
     INIT_WARM_START_LEARNING_RATE,
+    LUCK_VALUES,
     PURE_SELF_PLAY,
     TEACHERS,
     VEC_ENVS,
@@ -240,6 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     levers.add_argument(
         "--luck-worlds", type=positive_int, help="re-dealt decks per chance step of --luck-returns (default: 16)"
+    )
+    levers.add_argument(
+        "--luck-value",
+        choices=LUCK_VALUES,
+        help="who judges the luck of --luck-returns: the shipped luck network or the run's own critic, which keeps "
+        "the run self-play alone (default: shipped)",
     )
     cadence = parser.add_argument_group("cadence (in learner timesteps, on every backend)")
     cadence.add_argument(

@@ -148,3 +148,38 @@ def test_a_checkpoint_with_a_garbage_luck_scale_is_a_one_line_refusal(tmp_path, 
     with pytest.raises(RunSetupError, match="cannot be resumed") as refused:
         train(luck_config(envs=4, luck_worlds=1, hidden=(8,), steps=first.timesteps + 1), out=out, resume=True)
     assert "\n" not in str(refused.value)
+
+
+def test_the_critics_judgement_is_each_seats_outcome_as_a_chance_scaled_to_one_and_a_finished_game_its_result():
+    from agents.evaluate.luck import ObservationValue
+    from gubs_env.fast import FastGames
+
+    games = FastGames(3)
+    games.reset(seeds=np.arange(3), num_players=np.array([3, 3, 3]))
+    for _ in range(30):  # into the game: hands apart
+        games.step(np.argmax(games.mask, axis=1))
+    rows = games.states.copy()
+    calls = []
+
+    def outcome(observations):
+        calls.append(observations.copy())
+        return np.linspace(-1.0, 0.5, len(observations))
+
+    chances = ObservationValue(outcome)(rows, 3)
+    assert chances.shape == (3, 3) and np.allclose(chances.sum(axis=1), 1.0)
+    expected = (np.linspace(-1.0, 0.5, 9) + 1) / 2
+    expected = np.clip(expected, 1e-6, 1).reshape(3, 3)
+    assert np.allclose(chances, expected / expected.sum(axis=1, keepdims=True))
+    actor = int(games.actor[0])
+    assert calls[0].shape == (9, 512) and np.array_equal(calls[0][actor], games.obs[0])  # each seat's own view
+
+
+def test_a_run_judged_by_its_own_critic_logs_its_scale_resumes_with_it_and_keeps_its_judge(tmp_path):
+    out = tmp_path / "run"
+    first = train(luck_config(luck_value="critic", steps=3000), out=out, progress=False)
+    rows = read_rows(out / "progress.csv")
+    assert float(rows[0]["luck_scale"]) == 0.0 and "luck_scale" in rows[-1]
+    train(luck_config(luck_value="critic", steps=first.timesteps + 1500), out=out, resume=True, progress=False)
+    assert len(read_rows(out / "progress.csv")) > len(rows)
+    with pytest.raises(RunSetupError, match="keeps its own luck_value"):
+        train(luck_config(steps=10**6), out=out, resume=True, progress=False)

@@ -27,7 +27,7 @@ docs/luck.md has the figures.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
@@ -40,6 +40,7 @@ from agents.bots.search.rollout import win_of
 from agents.bots.search.value import FEATURES, ValueNet, leaf_features
 from agents.bots.threads import one_blas_thread
 from gubs_env.encoding.action_table import NUM_ACTIONS, describe_id, encode
+from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import Action, Game, action_from_dict
 from gubs_env.engine.actions import Op, make
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
@@ -58,6 +59,7 @@ from gubs_env.fast import (
     view_game,
     world_seed,
 )
+from gubs_env.fast import encode as observe
 from gubs_env.fast import layout as L
 from gubs_env.records.record import GameRecord
 
@@ -146,6 +148,30 @@ class NetworkValue:
         estimates = np.clip(values, 1e-6, 1.0).reshape(len(rows), num_players)
         estimates /= estimates.sum(axis=1, keepdims=True)
         return np.where(open_rows[:, None], estimates, results)
+
+
+class ObservationValue:
+    """``V`` from any estimate of a seat's outcome read from that seat's observation alone (a critic).
+
+    ``outcome(observations)`` maps float32 ``(k, 512)`` observations to each one's expected final reward (+1 a win,
+    -1 a loss); ``(v + 1) / 2`` is the seat's chance, and the seats' chances are scaled to add up to 1, as
+    :class:`NetworkValue`'s are. A finished game is worth its result. A self-play run's own critic judges the luck
+    this way, with no network fitted on anyone else's games; as long as ``outcome`` stays one function while a
+    batch's luck is measured, each correction keeps mean 0 whatever it estimates.
+    """
+
+    def __init__(self, outcome: Callable[[np.ndarray], np.ndarray]) -> None:
+        self.outcome = outcome
+
+    def __call__(self, rows: np.ndarray, num_players: int) -> np.ndarray:
+        """float64 ``(len(rows), num_players)``: each seat's chance of winning in each row."""
+        observations = np.empty((len(rows) * num_players, OBS_SIZE), dtype=np.float32)
+        results = np.empty((len(rows), num_players), dtype=np.float64)
+        open_rows = _observations_and_results(rows, num_players, observations, results)
+        values = np.asarray(self.outcome(observations), dtype=np.float64)
+        chances = np.clip((values + 1) / 2, 1e-6, 1.0).reshape(len(rows), num_players)
+        chances /= chances.sum(axis=1, keepdims=True)
+        return np.where(open_rows[:, None], chances, results)
 
 
 class ConstantValue:
@@ -394,6 +420,18 @@ def _step_all(rows: np.ndarray, rngs: np.ndarray, action_id: int, legal: np.ndar
             return False
         step_game(rows[w], rngs[w], action_id, legal)
     return True
+
+
+@nb.njit(cache=True)
+def _observations_and_results(rows: np.ndarray, n: int, observations: np.ndarray, results: np.ndarray) -> np.ndarray:
+    """Every seat's observation of every row, and each finished row's results; which rows are unfinished."""
+    open_rows = np.zeros(rows.shape[0], dtype=np.bool_)
+    for w in range(rows.shape[0]):
+        open_rows[w] = rows[w, L.STEP] != S_OVER
+        for seat in range(n):
+            observe(rows[w], seat, observations[w * n + seat])
+            results[w, seat] = win_of(rows[w], seat)
+    return open_rows
 
 
 @nb.njit(cache=True)

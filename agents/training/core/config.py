@@ -31,6 +31,9 @@ from gubs_env.envs.engines import ENGINES, Engine
 from gubs_env.support.cli import MAX_TRAINING_SEED
 
 Backend = Literal["sb3", "rllib", "native"]
+LuckValue = Literal["shipped", "critic"]
+LUCK_VALUES: tuple[LuckValue, ...] = ("shipped", "critic")
+"""Who may judge the luck of luck-adjusted returns (``TrainingConfig.luck_value``)."""
 BACKENDS: tuple[Backend, ...] = ("sb3", "rllib", "native")
 """The trainers: stable-baselines3's MaskablePPO in this process, Ray RLlib on a local Ray or a cluster, or the
 project's own PPO learner over batches of whole games on the compiled engine (:mod:`agents.training.native`)."""
@@ -344,7 +347,7 @@ NEW_RUN_FIELDS = ("labels", "init", "eval_adjust_luck")
 """The fields that only shape a new run's start: resuming with them is refused."""
 SCRATCH_REFUSES = ("imitate_games", "labels", "init", "opponent", "eval_opponents")
 """The fields :meth:`TrainingConfig.from_scratch` refuses: each would bring a hand-written bot or a teacher in."""
-NETWORK_FIELDS = ("rule_facts", "hidden", "luck_returns")
+NETWORK_FIELDS = ("rule_facts", "hidden", "luck_returns", "luck_value")
 """The fields a run keeps for its life (they shape its networks, or what its checkpoint holds): a resumed run
 refuses another value."""
 
@@ -428,6 +431,9 @@ class TrainingConfig:
     :mod:`agents.training.native.luck_returns`; the same expectation, less of the draw's noise)."""
     luck_worlds: int = 16
     """Re-dealt decks per chance step for ``luck_returns``."""
+    luck_value: LuckValue = "shipped"
+    """Who judges the luck of ``luck_returns``: the shipped luck network (fitted on the heuristic's games), or the
+    run's own critic (``"critic"``: no network fitted on another agent's games, so the run is self-play alone)."""
     native: NativeSettings = field(default_factory=NativeSettings)
     """The settings only the native backend reads."""
     rule_facts: bool = False
@@ -478,6 +484,7 @@ class TrainingConfig:
         _check_choice("backend", self.backend, BACKENDS)
         _check_choice("engine", self.engine, ENGINES)
         _check_choice("teacher", self.teacher, TEACHERS)
+        _check_choice("luck_value", self.luck_value, LUCK_VALUES)
         _check_choice("vec_env", self.vec_env, VEC_ENVS)
         _check_number("minutes", self.minutes, above=0, optional=True)
         for name in COUNT_FIELDS:
@@ -523,8 +530,8 @@ class TrainingConfig:
             raise ConfigError("opponent needs engine 'fast' (the reference path draws its opponents from the pool)")
         if self.code_installed and self.address is None:
             raise ConfigError("code_installed goes with address (a cluster to join)")
-        if self.luck_worlds != 16 and not self.luck_returns:
-            raise ConfigError("luck_worlds goes with luck_returns")
+        if (self.luck_worlds != 16 or self.luck_value != "shipped") and not self.luck_returns:
+            raise ConfigError("luck_worlds and luck_value go with luck_returns")
 
     def _unsupported(self) -> dict[str, bool]:
         """Each setting the chosen backend cannot honour, and whether it is set."""

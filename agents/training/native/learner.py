@@ -241,10 +241,17 @@ class Learner:
         log_p = self.model.log_probs(o, torch.from_numpy(masks))
         noise = -torch.log(-torch.log(torch.rand(log_p.shape, generator=self.generator).clamp_(1e-20, 1.0)))
         ids = torch.argmax(log_p + noise, dim=1)
-        mean, std = self.value_norm.stats
-        values = self.model.value(o) * std + mean
         chosen = log_p.gather(1, ids[:, None]).squeeze(1)
-        return ids.numpy(), chosen.numpy(), values.numpy()
+        return ids.numpy(), chosen.numpy(), self._outcomes(o).numpy()
+
+    @torch.no_grad()
+    def outcome(self, obs: np.ndarray) -> np.ndarray:
+        """The critic's expected final reward of each observation's seat (+1 a win, -1 a loss)."""
+        return self._outcomes(self.inputs(obs)).numpy()
+
+    def _outcomes(self, inputs: torch.Tensor) -> torch.Tensor:
+        mean, std = self.value_norm.stats
+        return self.model.value(inputs) * std + mean
 
     @torch.no_grad()
     def greedy(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents.evaluate.luck import GameLuck, LuckEstimator, LuckSettings
+from agents.evaluate.luck import GameLuck, LuckEstimator, LuckSettings, SeatValues
 from agents.training.native.rollout import Batch
 
 MAX_SCALE = 4.0
@@ -86,10 +86,18 @@ class LuckReturns:
         worlds: re-dealt decks per chance step (:class:`~agents.evaluate.luck.LuckSettings`).
         state: the running slope's statistics from :meth:`state` (a resumed run), or None for a new run.
         beta: how fast older batches' slopes fade.
+        value: the luck's judge ``V`` (default: the shipped luck network; a run's own critic through
+            :class:`~agents.evaluate.luck.ObservationValue` keeps the run self-play alone).
     """
 
-    def __init__(self, worlds: int = 16, state: Sequence[float] | None = None, beta: float = 0.9) -> None:
-        self.estimator = LuckEstimator(LuckSettings(worlds=worlds))
+    def __init__(
+        self,
+        worlds: int = 16,
+        state: Sequence[float] | None = None,
+        beta: float = 0.9,
+        value: SeatValues | None = None,
+    ) -> None:
+        self.estimator = LuckEstimator(LuckSettings(worlds=worlds), value)
         self.beta = beta
         self.slope_sum, self.weight = _checked_state(state) if state is not None else (0.0, 0.0)
 

@@ -29,7 +29,7 @@ import torch
 from agents.bots.model_file import save_policy
 from agents.bots.spec import FINAL_POLICY
 from agents.bots.threads import LearnerThreads
-from agents.evaluate.luck import LuckSettings
+from agents.evaluate.luck import LuckSettings, ObservationValue
 from agents.training.core import budget, reports, runs
 from agents.training.core.config import HEURISTIC, RANDOM, SELF
 from agents.training.core.curves import plot_learning_curve, read_progress
@@ -133,10 +133,16 @@ class NativeRun:
         self.state.config = config.to_json()
         self.learner = Learner(config)
         self.samples = 0
-        self.luck = LuckReturns(config.luck_worlds) if config.luck_returns else None
+        self.luck = self._luck_returns(None) if config.luck_returns else None
         self.league = League.from_json(self.state.league, config.seats.prioritize)
         self.games = rollout.SelfPlayGames(config.envs, config.players)
         self.timesteps_at_start = self.state.timesteps
+
+    def _luck_returns(self, state: Any) -> LuckReturns:
+        """The luck-adjusted returns of the run, judged by the shipped luck network or by the learner's own critic."""
+        config = self.run.config
+        value = ObservationValue(self.learner.outcome) if config.luck_value == "critic" else None
+        return LuckReturns(config.luck_worlds, state, value=value)
 
     def deal_seeds(self) -> np.ndarray:
         """The deals of the next batch: a function of the seed and the update count only (so resuming repeats none)."""
@@ -260,7 +266,7 @@ class NativeRun:
             learner.rng.bit_generator.state = json.loads(saved["rng"])
             self.samples = int(saved["samples"])
             if self.luck is not None:
-                self.luck = LuckReturns(self.run.config.luck_worlds, saved["luck_returns"])
+                self.luck = self._luck_returns(saved["luck_returns"])
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as error:
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise RunSetupError(f"{self.run.out} cannot be resumed: {first[:200]}") from None
