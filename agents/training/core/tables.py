@@ -1,4 +1,4 @@
-"""The self-play core: the batch of games that the RLlib runner and the self-play recipe both step.
+"""The self-play core: the batch of games that the RLlib runner and the native backend both step.
 
 A :class:`Tables` is one :class:`~gubs_env.fast.FastGames` batch, with the rules every self-play loop of the
 project shares written once:
@@ -9,12 +9,12 @@ project shares written once:
   draws each next seed from a generator of its own (:func:`next_deal`: RLlib's reference env draws its deals so too);
 * **steps**: one id per slot, :data:`~gubs_env.fast.SKIP` for a slot that does not act; :meth:`step` answers the
   slots whose game ended with it, and a slot whose game is over does not act again until it is dealt anew;
-* **forced decisions**: :meth:`forced` names the running games whose decision has a single legal id. The recipe
-  plays them without asking anyone and keeps no sample of them; RLlib's episodes are the reference env's, which
+* **forced decisions**: :meth:`forced` names the running games whose decision has a single legal id. The native
+  backend plays them without asking anyone and keeps no sample of them; RLlib's episodes are the reference env's, which
   ask for every decision, so its runner does not skip them.
 
-Who plays a seat is the caller's: RLlib maps each seat to a module (:mod:`agents.training.core.seating`), the recipe
-asks its policy, the compiled heuristic or a uniform draw (:mod:`agents.training.native.rollout`). sb3 steps its
+Who plays a seat is the caller's: RLlib maps each seat to a module (:mod:`agents.training.core.seating`), the native
+backend asks its policy, the compiled heuristic or a uniform draw (:mod:`agents.training.native.rollout`). sb3 steps its
 games through :class:`gubs_env.envs.vector.GubsVectorEnv`, whose compiled loop reproduces ``SelfPlayEnv`` draw for
 draw; it takes its table sizes from the same :meth:`~gubs_env.engine.players.TableSizes.per_slot`.
 """

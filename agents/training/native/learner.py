@@ -1,4 +1,4 @@
-"""The self-play learner: an actor-critic network, PPO over whole-game batches, and the diagnostics of each update.
+"""The native backend's learner: an actor-critic network, PPO over whole-game batches, and each update's diagnostics.
 
 The actor is the shipped policy format (a Tanh MLP from the 512 observation values to the 356 action logits,
 :func:`agents.bots.model_file.save_policy`), so a trained actor plays wherever a model file does. The critic is a
@@ -13,7 +13,8 @@ What the update does differently from sb3-contrib's MaskablePPO, and why (measur
   gamma 0.995 with lambda 0.95 let almost nothing of the outcome reach the early ones;
 * value targets normalized by running statistics (:class:`ValueNorm`), so the critic's scale does not depend on the
   table size (at 4 players the mean outcome is -0.5);
-* an entropy bonus that starts high and decays (:func:`entropy_coefficient`): without it the policy collapsed to a
+* an entropy bonus that starts high and decays
+  (:meth:`~agents.training.core.config.NativeSettings.entropy_coefficient`): without it the policy collapsed to a
   near-deterministic one before it had learnt anything.
 """
 
