@@ -16,6 +16,7 @@ from pathlib import Path
 
 from agents.training.core.config import (
     BACKENDS,
+    CRITIC_SEES,
     DEFAULT_MINUTES,
     DEFAULTS,
     ENGINES,
@@ -241,6 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     levers.add_argument(
         "--luck-worlds", type=positive_int, help="re-dealt decks per chance step of --luck-returns (default: 16)"
+    )
+    levers.add_argument(
+        "--critic-sees",
+        choices=CRITIC_SEES,
+        help="what the native critic reads: the observation, or every other hand beside it; the actor reads the "
+        "observation either way (default: observation)",
     )
     levers.add_argument(
         "--luck-value",
