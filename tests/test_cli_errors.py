@@ -804,7 +804,6 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--luck-returns": SWITCH,
             "--luck-worlds": NUMBERS,
             "--luck-value": ["shipped", "critic", "heuristic", ""],
-            "--critic-sees": ["observation", "deal", "deck", ""],
         },
     ),
     "belief": ("benchmarks.hold_ratio", [], {"--games": NUMBERS, "--seed": NUMBERS}),

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from agents.training.core.config import (
     BACKENDS,
-    CRITIC_SEES,
     DEFAULT_MINUTES,
     DEFAULTS,
     ENGINES,
@@ -242,12 +241,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     levers.add_argument(
         "--luck-worlds", type=positive_int, help="re-dealt decks per chance step of --luck-returns (default: 16)"
-    )
-    levers.add_argument(
-        "--critic-sees",
-        choices=CRITIC_SEES,
-        help="what the native critic reads: the observation, or every other hand beside it; the actor reads the "
-        "observation either way (default: observation)",
     )
     levers.add_argument(
         "--luck-value",

@@ -32,9 +32,6 @@ from gubs_env.support.cli import MAX_TRAINING_SEED
 
 Backend = Literal["sb3", "rllib", "native"]
 LuckValue = Literal["shipped", "critic"]
-CriticSees = Literal["observation", "deal"]
-CRITIC_SEES: tuple[CriticSees, ...] = ("observation", "deal")
-"""What the native critic may read (``TrainingConfig.critic_sees``)."""
 LUCK_VALUES: tuple[LuckValue, ...] = ("shipped", "critic")
 """Who may judge the luck of luck-adjusted returns (``TrainingConfig.luck_value``)."""
 BACKENDS: tuple[Backend, ...] = ("sb3", "rllib", "native")
@@ -350,7 +347,7 @@ NEW_RUN_FIELDS = ("labels", "init", "eval_adjust_luck")
 """The fields that only shape a new run's start: resuming with them is refused."""
 SCRATCH_REFUSES = ("imitate_games", "labels", "init", "opponent", "eval_opponents")
 """The fields :meth:`TrainingConfig.from_scratch` refuses: each would bring a hand-written bot or a teacher in."""
-NETWORK_FIELDS = ("rule_facts", "hidden", "luck_returns", "luck_value", "critic_sees")
+NETWORK_FIELDS = ("rule_facts", "hidden", "luck_returns", "luck_value")
 """The fields a run keeps for its life (they shape its networks, or what its checkpoint holds): a resumed run
 refuses another value."""
 
@@ -437,10 +434,6 @@ class TrainingConfig:
     luck_value: LuckValue = "shipped"
     """Who judges the luck of ``luck_returns``: the shipped luck network (fitted on the heuristic's games), or the
     run's own critic (``"critic"``: no network fitted on another agent's games, so the run is self-play alone)."""
-    critic_sees: CriticSees = "observation"
-    """What the native critic reads: the seat's observation, or (``"deal"``) every hand beside it. The actor reads
-    the observation alone either way, so the policy gradient keeps its expectation; a shipped policy file holds the
-    actor alone."""
     native: NativeSettings = field(default_factory=NativeSettings)
     """The settings only the native backend reads."""
     rule_facts: bool = False
@@ -492,7 +485,6 @@ class TrainingConfig:
         _check_choice("engine", self.engine, ENGINES)
         _check_choice("teacher", self.teacher, TEACHERS)
         _check_choice("luck_value", self.luck_value, LUCK_VALUES)
-        _check_choice("critic_sees", self.critic_sees, CRITIC_SEES)
         _check_choice("vec_env", self.vec_env, VEC_ENVS)
         _check_number("minutes", self.minutes, above=0, optional=True)
         for name in COUNT_FIELDS:
@@ -540,10 +532,6 @@ class TrainingConfig:
             raise ConfigError("code_installed goes with address (a cluster to join)")
         if (self.luck_worlds != 16 or self.luck_value != "shipped") and not self.luck_returns:
             raise ConfigError("luck_worlds and luck_value go with luck_returns")
-        if self.critic_sees == "deal" and (self.luck_value == "critic" or self.imitate_games or self.labels):
-            raise ConfigError(
-                "critic_sees deal: the warm start and luck_value critic read the critic from an observation alone"
-            )
 
     def _unsupported(self) -> dict[str, bool]:
         """Each setting the chosen backend cannot honour, and whether it is set."""
@@ -563,7 +551,6 @@ class TrainingConfig:
         native_only = {
             "every_seat": bool(self.every_seat),
             "luck_returns": self.luck_returns,
-            "critic_sees": self.critic_sees != "observation",
             "native": self.native != NativeSettings(),
         }
         if self.backend == "sb3":

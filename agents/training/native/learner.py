@@ -31,7 +31,7 @@ from torch import nn
 
 from agents.training.core.config import TrainingConfig
 from agents.training.core.diagnostics import cosine
-from agents.training.native.rollout import HANDS, Batch
+from agents.training.native.rollout import Batch
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE, policy_input
@@ -57,16 +57,12 @@ def _mlp(inputs: int, widths: tuple[int, ...], out: int, out_gain: float) -> nn.
 
 
 class ActorCritic(nn.Module):
-    """The actor (observation to 356 logits) and the critic (to a normalized value), apart.
+    """The actor (observation to 356 logits) and the critic (observation to a normalized value), apart."""
 
-    The critic reads the actor's inputs, and with ``critic_extra`` that many more (every other hand, where it sees the
-    deal).
-    """
-
-    def __init__(self, hidden: tuple[int, ...] = (256, 256), inputs: int = OBS_SIZE, critic_extra: int = 0) -> None:
+    def __init__(self, hidden: tuple[int, ...] = (256, 256), inputs: int = OBS_SIZE) -> None:
         super().__init__()
         self.actor = _mlp(inputs, hidden, NUM_ACTIONS, 0.01)
-        self.critic = _mlp(inputs + critic_extra, hidden, 1, 1.0)
+        self.critic = _mlp(inputs, hidden, 1, 1.0)
 
     def log_probs(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         """Log-probabilities over the ids, illegal ones at about -1e9."""
@@ -77,9 +73,9 @@ class ActorCritic(nn.Module):
         """The parameters of the policy (the critic's apart)."""
         return list(self.actor.parameters())
 
-    def value(self, critic_inputs: torch.Tensor) -> torch.Tensor:
-        """The critic's normalized value of each row of its inputs."""
-        return self.critic(critic_inputs).squeeze(-1)
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """The critic's normalized value of each observation."""
+        return self.critic(obs).squeeze(-1)
 
     def actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The actor's linear layers as ``(weight, bias)`` float32 arrays, the model file's order."""
@@ -233,8 +229,7 @@ class Learner:
         torch.manual_seed(config.seed)
         self.config = config
         inputs = POLICY_INPUT_SIZE if config.rule_facts else OBS_SIZE
-        self.sees_deal = config.critic_sees == "deal"
-        self.model = ActorCritic(config.hidden, inputs, HANDS if self.sees_deal else 0)
+        self.model = ActorCritic(config.hidden, inputs)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate, eps=1e-5)
         self.value_norm = ValueNorm()
         self.rng = np.random.default_rng(config.seed)
@@ -248,9 +243,7 @@ class Learner:
         noise = -torch.log(-torch.log(torch.rand(log_p.shape, generator=self.generator).clamp_(1e-20, 1.0)))
         ids = torch.argmax(log_p + noise, dim=1)
         chosen = log_p.gather(1, ids[:, None]).squeeze(1)
-        # a critic that sees the deal values the batch once it is played (update), from the hands kept with it
-        values = torch.zeros(len(ids)) if self.sees_deal else self._outcomes(o)
-        return ids.numpy(), chosen.numpy(), values.numpy()
+        return ids.numpy(), chosen.numpy(), self._outcomes(o).numpy()
 
     @torch.no_grad()
     def outcome(self, obs: np.ndarray) -> np.ndarray:
@@ -281,22 +274,10 @@ class Learner:
         """What the networks read for observations ``obs``: the observations, or with ``rule_facts`` their facts too."""
         return torch.from_numpy(policy_input(obs) if self.config.rule_facts else obs)
 
-    def critic_inputs(self, batch: Batch) -> torch.Tensor:
-        """What the critic reads for each sample: the actor's inputs, and every other hand where it sees the deal."""
-        inputs = self.inputs(batch.obs)
-        if not self.sees_deal:
-            return inputs
-        assert batch.hands is not None, "the games keep the hands of a run whose critic sees the deal"
-        return torch.cat([inputs, torch.from_numpy(batch.hands)], dim=1)
-
     def update(self, batch: Batch, samples_before: int) -> UpdateStats:
         """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO."""
         config, native = self.config, self.config.native
         assert config.gae_lambda is not None and config.gamma is not None and config.batch_size is not None
-        critic_inputs = self.critic_inputs(batch)
-        if self.sees_deal:
-            with torch.no_grad():
-                batch.values = self._outcomes(critic_inputs).numpy()
         adv = advantages(batch, batch.values, config.gae_lambda, config.gamma)
         targets = adv + batch.values
         ev = explained_variance(batch.values, targets)
@@ -306,7 +287,6 @@ class Learner:
         norm_adv = (adv - adv.mean()) / (adv.std() + 1e-8)
         tensors = {
             "obs": self.inputs(batch.obs),
-            "critic": critic_inputs,
             "masks": torch.from_numpy(batch.masks),
             "actions": torch.from_numpy(batch.actions),
             "old_log_probs": torch.from_numpy(batch.log_probs),
@@ -343,7 +323,7 @@ class Learner:
         policy_loss = -torch.min(ratio * adv, ratio.clamp(1 - s.clip, 1 + s.clip) * adv).mean()
         probs = log_p.exp()
         entropy = -(probs * log_p).sum(dim=1).mean()  # illegal ids: probability 0 times a finite log
-        value_loss = (self.model.value(mb["critic"]) - mb["targets"]).pow(2).mean()
+        value_loss = (self.model.value(mb["obs"]) - mb["targets"]).pow(2).mean()
         loss = policy_loss - ent_coef * entropy + s.value_coef * value_loss
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()

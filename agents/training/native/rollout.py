@@ -22,34 +22,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
 from agents.bots.heuristic.decide import heuristic_actions
-from agents.bots.search.value import FEATURES, leaf_features
 from agents.training.core.tables import Tables
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes
 from gubs_env.fast import RNG_WORDS, SKIP, seed_pcg64
-
-HANDS = FEATURES - OBS_SIZE
-"""Every other seat's hand, in seat order from the decider's left: what a critic that sees the deal adds."""
-
-
-@nb.njit(cache=True)
-def other_hands(states: np.ndarray, rows: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-    """Write every other seat's hand in game ``rows[i]``, seen from ``seats[i]``, into ``out[i]``.
-
-    These are the features a value network reads beyond the observation
-    (:func:`~agents.bots.search.value.leaf_features`).
-    """
-    scratch = np.empty(FEATURES, dtype=np.float32)
-    for i in range(rows.shape[0]):
-        leaf_features(states[rows[i]], seats[i], scratch)
-        out[i, :] = scratch[OBS_SIZE:]
-
 
 POLICY, HEURISTIC, RANDOM = 0, 1, 2
 """Who plays a seat (``seat_kinds``): the policy being trained or evaluated, the compiled heuristic bot, or a
@@ -93,7 +74,6 @@ class Batch:
     policy_decisions: int
     seat_rewards: np.ndarray
     rewards: np.ndarray
-    hands: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -115,7 +95,6 @@ class Batch:
             policy_decisions=self.policy_decisions,
             seat_rewards=self.seat_rewards,
             rewards=self.rewards[keep],
-            hands=None if self.hands is None else self.hands[keep],
         )
 
     @property
@@ -132,10 +111,9 @@ class Batch:
 class _Samples:
     """Growable sample arrays, kept between batches so that a run allocates them once."""
 
-    def __init__(self, capacity: int, hands: bool) -> None:
+    def __init__(self, capacity: int) -> None:
         self.size = 0
         self.obs = np.zeros((capacity, OBS_SIZE), dtype=np.float32)
-        self.hands = np.zeros((capacity if hands else 0, HANDS), dtype=np.float32)
         self.masks = np.zeros((capacity, NUM_ACTIONS), dtype=np.int8)
         self.actions = np.zeros(capacity, dtype=np.int64)
         self.log_probs = np.zeros(capacity, dtype=np.float32)
@@ -148,8 +126,7 @@ class _Samples:
         if need <= self.obs.shape[0]:
             return
         capacity = max(need, 2 * self.obs.shape[0])
-        names = ("obs", "masks", "actions", "log_probs", "values", "trajectory", "moves")
-        for name in (*names, "hands") if self.hands.shape[0] else names:
+        for name in ("obs", "masks", "actions", "log_probs", "values", "trajectory", "moves"):
             old = getattr(self, name)
             grown = np.zeros((capacity, *old.shape[1:]), dtype=old.dtype)
             grown[: self.size] = old[: self.size]
@@ -166,25 +143,18 @@ class SelfPlayGames:
             of one size per slot gives each slot its own.
         threads: the compiled engine's threads.
         record: keep the policy's decisions as samples (False for evaluations, which need only the outcomes).
-        hands: keep every other seat's hand with each sample (``Batch.hands``: what a critic that sees the deal
-            reads).
 
     Raises:
         ValueError: a table size the game does not allow.
     """
 
     def __init__(
-        self,
-        num_games: int,
-        sizes: TableSizes | int | Sequence[int],
-        threads: int = 1,
-        record: bool = True,
-        hands: bool = False,
+        self, num_games: int, sizes: TableSizes | int | Sequence[int], threads: int = 1, record: bool = True
     ) -> None:
         self.tables = Tables(num_games, TableSizes.of(sizes), threads=threads)
         self.heuristic_rngs = np.zeros((num_games * MAX_PLAYERS, RNG_WORDS), dtype=np.uint64)
         self.record = record
-        self._samples = _Samples(num_games * 64 if record else 0, hands and record)
+        self._samples = _Samples(num_games * 64 if record else 0)
         self._random = np.random.default_rng(0)
         self._round = 0
 
@@ -285,8 +255,6 @@ class SelfPlayGames:
         samples.values[start:stop] = values
         samples.trajectory[start:stop] = rows * MAX_PLAYERS + seats
         samples.moves[start:stop] = self._round
-        if samples.hands.shape[0]:
-            other_hands(games.states, rows, seats.astype(np.int64), samples.hands[start:stop])
         samples.size = stop
 
     def _batch(self, seat_rewards: np.ndarray, decisions: int, policy_decisions: int) -> Batch:
@@ -313,5 +281,4 @@ class SelfPlayGames:
             policy_decisions=policy_decisions,
             seat_rewards=seat_rewards,
             rewards=np.zeros(size, dtype=np.float32),
-            hands=s.hands[:size].copy() if s.hands.shape[0] else None,
         )

@@ -135,7 +135,7 @@ class NativeRun:
         self.samples = 0
         self.luck = self._luck_returns(None) if config.luck_returns else None
         self.league = League.from_json(self.state.league, config.seats.prioritize)
-        self.games = rollout.SelfPlayGames(config.envs, config.players, hands=config.critic_sees == "deal")
+        self.games = rollout.SelfPlayGames(config.envs, config.players)
         self.timesteps_at_start = self.state.timesteps
 
     def _luck_returns(self, state: Any) -> LuckReturns:
