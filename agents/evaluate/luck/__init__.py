@@ -59,7 +59,6 @@ from gubs_env.fast import (
     view_game,
     world_seed,
 )
-from gubs_env.fast import encode as observe
 from gubs_env.fast import layout as L
 from gubs_env.records.record import GameRecord
 
@@ -165,10 +164,11 @@ class ObservationValue:
 
     def __call__(self, rows: np.ndarray, num_players: int) -> np.ndarray:
         """float64 ``(len(rows), num_players)``: each seat's chance of winning in each row."""
-        observations = np.empty((len(rows) * num_players, OBS_SIZE), dtype=np.float32)
+        features = np.empty((len(rows) * num_players, FEATURES), dtype=np.float32)
         results = np.empty((len(rows), num_players), dtype=np.float64)
-        open_rows = _observations_and_results(rows, num_players, observations, results)
-        values = np.asarray(self.outcome(observations), dtype=np.float64)
+        open_rows = _features_and_results(rows, num_players, features, results)
+        # a seat's value features begin with its observation (leaf_features): the critic reads that part alone
+        values = np.asarray(self.outcome(np.ascontiguousarray(features[:, :OBS_SIZE])), dtype=np.float64)
         chances = np.clip((values + 1) / 2, 1e-6, 1.0).reshape(len(rows), num_players)
         chances /= chances.sum(axis=1, keepdims=True)
         return np.where(open_rows[:, None], chances, results)
@@ -420,18 +420,6 @@ def _step_all(rows: np.ndarray, rngs: np.ndarray, action_id: int, legal: np.ndar
             return False
         step_game(rows[w], rngs[w], action_id, legal)
     return True
-
-
-@nb.njit(cache=True)
-def _observations_and_results(rows: np.ndarray, n: int, observations: np.ndarray, results: np.ndarray) -> np.ndarray:
-    """Every seat's observation of every row, and each finished row's results; which rows are unfinished."""
-    open_rows = np.zeros(rows.shape[0], dtype=np.bool_)
-    for w in range(rows.shape[0]):
-        open_rows[w] = rows[w, L.STEP] != S_OVER
-        for seat in range(n):
-            observe(rows[w], seat, observations[w * n + seat])
-            results[w, seat] = win_of(rows[w], seat)
-    return open_rows
 
 
 @nb.njit(cache=True)
