@@ -11,17 +11,14 @@ import csv
 import sys
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+from seed_panels import Curve, draw_panels  # the script beside this one
 
 HERE = Path(__file__).resolve().parents[1] / "docs" / "results" / "selfplay" / "luck-returns"
 BASELINES = HERE.parent / "curves.csv"
 THIRTY_MINUTES = HERE.parent / "run-30min" / "eval.csv"
 
 
-def heuristic_points(rows: list[dict[str, str]]) -> tuple[list[float], list[float]]:
+def heuristic_points(rows: list[dict[str, str]]) -> Curve:
     """Timesteps (millions) and win rates against the heuristic."""
     mine = [r for r in rows if r["opponent"] == "heuristic"]
     return [int(r["timesteps"]) / 1e6 for r in mine], [float(r["win_rate"]) for r in mine]
@@ -33,7 +30,7 @@ def read(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def curves(players: int, seed: int) -> dict[str, tuple[list[float], list[float]]]:
+def curves(players: int, seed: int) -> dict[str, Curve]:
     """The runs of one table size and seed: the luck-adjusted one and the default recipe's."""
     baseline = [r for r in read(BASELINES) if int(r["players"]) == players and int(r["seed"]) == seed]
     drawn = {
@@ -45,29 +42,28 @@ def curves(players: int, seed: int) -> dict[str, tuple[list[float], list[float]]
     return drawn
 
 
+COLOURS = {
+    "default (baseline run)": "tab:grey",
+    "default (30-minute run)": "silver",
+    "luck-adjusted returns": "tab:red",
+}
+
+
+def shown(players: int, seed: int) -> dict[str, Curve]:
+    """The curves of one panel, up to a little past the luck-adjusted run's end; their points printed side by side."""
+    drawn = curves(players, seed)
+    end = 1.4 * max(drawn["luck-adjusted returns"][0])
+    kept = {}
+    for name, (steps, rates) in drawn.items():
+        points = [(s, r) for s, r in zip(steps, rates, strict=True) if s <= end]
+        kept[name] = ([s for s, _ in points], [r for _, r in points])
+        print(f"{players}p seed {seed} {name:26s}", " ".join(f"{s:.1f}M:{r:.1%}" for s, r in points))
+    return kept
+
+
 def draw(players: int, seeds: list[int], out: Path) -> None:
     """One chart per table size, a panel per seed."""
-    fig, axes = plt.subplots(1, len(seeds), figsize=(6 * len(seeds), 4), sharey=True, squeeze=False)
-    colours = {
-        "default (baseline run)": "tab:grey",
-        "default (30-minute run)": "silver",
-        "luck-adjusted returns": "tab:red",
-    }
-    for ax, seed in zip(axes[0], seeds, strict=True):
-        drawn = curves(players, seed)
-        end = 1.4 * max(drawn["luck-adjusted returns"][0])
-        for name, (steps, rates) in drawn.items():
-            kept = [(s, r) for s, r in zip(steps, rates, strict=True) if s <= end]
-            ax.plot([s for s, _ in kept], [r for _, r in kept], color=colours[name], lw=1.4, marker=".", label=name)
-            print(f"{players}p seed {seed} {name:26s}", " ".join(f"{s:.1f}M:{r:.1%}" for s, r in kept))
-        ax.axhline(1 / players, color="black", ls=":", lw=0.8)  # chance
-        ax.set_title(f"{players} players, seed {seed}: against the heuristic (2,000 games a point)", fontsize=10)
-        ax.set_xlabel("timesteps (millions)")
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("win rate")
-    axes[0][0].legend()
-    fig.tight_layout()
-    fig.savefig(out / f"compare_{players}p.png", dpi=110)
+    draw_panels(players, seeds, out, lambda seed: shown(players, seed), COLOURS)
 
 
 def main() -> None:

@@ -23,8 +23,9 @@ DEFAULT_OUT = {"sb3": Path("runs/gubs"), "rllib": Path("runs/rllib"), "native": 
 """Each backend's default run folder; new runs take the next free one (runs/gubs-2, ...)."""
 OLD_RLLIB_CHECKPOINT = "checkpoint"
 """The checkpoint folder of RLlib runs from before the shared run format: recognised, never loaded."""
-OLD_SELFPLAY_STATE = "state.json"
-"""The commit file of the self-play recipe's runs from before the native backend: recognised, never loaded."""
+OLD_SELFPLAY_FILES = ("state.json", "config.json")
+"""The commit and config files of the self-play recipe's runs from before the native backend: recognised, never
+loaded."""
 LAST_SELFPLAY_RECIPE = "5a46385"
 """The last commit whose ``python -m agents.training.baselines`` resumes those runs."""
 
@@ -149,7 +150,12 @@ def choose_out(out: Path | None, resume: bool, backend: str | None) -> tuple[Pat
 
 def holds_run(folder: Path) -> bool:
     """Whether ``folder`` holds a run: a run.json, or the commit of an older RLlib or self-play run."""
-    return any((folder / name).exists() for name in (RUN_FILE, OLD_RLLIB_CHECKPOINT, OLD_SELFPLAY_STATE))
+    return any((folder / name).exists() for name in (RUN_FILE, OLD_RLLIB_CHECKPOINT)) or holds_old_selfplay_run(folder)
+
+
+def holds_old_selfplay_run(folder: Path) -> bool:
+    """Whether ``folder`` holds a run of the self-play recipe from before the native backend (its two files)."""
+    return all((folder / name).is_file() for name in OLD_SELFPLAY_FILES)
 
 
 def load_state(folder: Path) -> RunState:
@@ -164,7 +170,7 @@ def load_state(folder: Path) -> RunState:
                 f"{folder} is an RLlib run from an older version (its run.json is inside {OLD_RLLIB_CHECKPOINT}/): "
                 "it cannot be resumed; start a new run"
             )
-        if (folder / OLD_SELFPLAY_STATE).exists():
+        if holds_old_selfplay_run(folder):
             raise RunSetupError(
                 f"{folder} is a run of the self-play recipe from before the native backend: resume it with "
                 f"python -m agents.training.baselines at commit {LAST_SELFPLAY_RECIPE}, or start a new run"

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from agents.bots.model_file import MAX_WIDTH
 from agents.bots.names import TUNED
 from agents.bots.spec import AgentSpec, AgentSpecError
 from agents.evaluate.luck import MAX_WORLDS
@@ -503,7 +504,7 @@ class TrainingConfig:
         if not isinstance(self.hidden, tuple) or not self.hidden:
             raise ConfigError(f"hidden must be a list of layer widths, not {_brief(self.hidden)}")
         for width in self.hidden:
-            _check_int("a hidden layer's width", width, 1, 65_536)
+            _check_int("a hidden layer's width", width, 1, MAX_WIDTH)  # the policy file every backend exports
         if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
             raise ConfigError("address is 'auto' or HOST:PORT, not empty")
         for name in ("eval_adjust_luck", "rule_facts", "luck_returns", "every_seat", "skip_forced"):
