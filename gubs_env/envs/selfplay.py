@@ -32,6 +32,16 @@ Opponent = Callable[[np.ndarray, np.ndarray], int]
 """An opponent policy: (observation vector, int8 action mask) -> action id."""
 
 
+def next_game(rng: np.random.Generator, players: int, fixed_seat: int | None = None) -> tuple[int, int]:
+    """The learner's seat (``fixed_seat`` when given) and the deal's seed of the next game from a game stream.
+
+    Every self-play loop draws its games this way: ``SelfPlayEnv`` from its ``np_random``, the self-play core
+    (:class:`gubs_env.fast.SelfPlayTables`) from each slot's stream, in compiled code, bit for bit.
+    """
+    seat = int(rng.integers(players)) if fixed_seat is None else fixed_seat
+    return seat, int(rng.integers(2**63))
+
+
 class RandomOpponent:
     """Uniform over the legal ids, from its own seeded generator."""
 
@@ -134,12 +144,8 @@ class SelfPlayEnv(gym.Env):
         if self._random_opponents:
             self._opponents = [RandomOpponent(int(self.np_random.integers(2**31))) for _ in self._opponents]
         while True:  # a game that ends before the learner's first decision is dealt again
-            self.learner = (
-                self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(self.num_players))
-            )
-            self.game = Game(
-                self.num_players, seed=int(self.np_random.integers(2**63)), record_log=False, **self.rule_options
-            )
+            self.learner, deal = next_game(self.np_random, self.num_players, self.fixed_seat)
+            self.game = Game(self.num_players, seed=deal, record_log=False, **self.rule_options)
             self._play_opponents()
             if not self.game.is_over:
                 self._ended = False

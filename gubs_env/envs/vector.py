@@ -58,7 +58,7 @@ from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes
 from gubs_env.engine.positions.serialize import brief
 from gubs_env.envs import masks
-from gubs_env.fast import FastGames
+from gubs_env.fast import SelfPlayTables
 from gubs_env.fast.selfplay import CALLER_SEAT, RANDOM_SEAT, WAITS_EPISODE, WAITS_OPPONENT, SelfPlayLoop
 
 RANDOM = "random"
@@ -133,9 +133,11 @@ class GubsVectorEnv(VectorEnv):
         self.mask_dtype = masks.mask_dtype(mask_dtype)
         """The numpy dtype of the learners' masks."""
         self.num_envs = num_envs
-        self.num_players = sizes.per_slot(num_envs)
-        self.games = FastGames(num_envs, sizes[0], threads=threads, **rule_options)
-        self.loop = SelfPlayLoop(self.games)
+        self.core = SelfPlayTables(num_envs, sizes, threads=threads, rule_options=rule_options)
+        """The self-play core whose games these are: each game's table size, stream of games, seat and deal."""
+        self.num_players = self.core.players
+        self.games = self.core.games
+        self.loop = SelfPlayLoop(self.core)
         self.loop.fixed_seat.fill(-1 if learner_seat is None else learner_seat)
         self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.on_illegal = on_illegal
@@ -179,14 +181,10 @@ class GubsVectorEnv(VectorEnv):
             ValueError: a bad seed; nothing changes.
         """
         seeds = self._seeds(seed)
-        if seeds is None and not self._started:
-            seeds = np.random.SeedSequence().generate_state(self.num_envs, dtype=np.uint64) >> np.uint64(1)
-        if not self._started:
-            self.games.reset(np.zeros(self.num_envs, dtype=np.uint64), self.num_players)
-            self._started = True
+        self._started = True
         rows = np.arange(self.num_envs)
         if seeds is not None:
-            self.loop.seed_episodes(rows, seeds)
+            self.core.seed_streams(rows, seeds)
             self._random_seeds = np.random.default_rng([int(seeds[0]), 3])
         self._awaiting.fill(False)
         self.loop.clear_ends()

@@ -10,6 +10,8 @@ holds the ``agents`` package to it). It offers, in two layers:
 * **Games**, for Python callers: :class:`FastGames` (a batch), :class:`FastGame` (one game), :func:`play_games`
   (whole games with their :class:`Outcomes`), :func:`sample_legal`, :data:`RANDOM`, :data:`SKIP`,
   :func:`max_threads` and :func:`set_threads`. Every argument is checked before any kernel runs.
+  :class:`SelfPlayTables` is the self-play core every training loop plays on: each slot's table size, its stream
+  of games (the learner's seat and the deal) and steps.
 * **Rows**, for code that runs its own compiled loops over games (search bots, evaluations, data for networks).
   One game is an ``int32`` row (:mod:`layout <gubs_env.fast.core.layout>`: where each fact sits, ``layout.ROW``
   cells; :data:`S_OVER` and the other ``S_*`` codes are the values of its ``layout.STEP`` cell) and its generator a
@@ -68,6 +70,7 @@ from gubs_env.fast.determinize import (
 )
 from gubs_env.fast.kernels import reset_one, step_game, view_game
 from gubs_env.fast.play import RANDOM, Outcomes, play_games, sample_legal, set_threads
+from gubs_env.fast.selfplay import SelfPlayTables
 from gubs_env.fast.single import FastGame
 
 __all__ = [
@@ -89,6 +92,7 @@ __all__ = [
     "FastGames",
     "IllegalActionError",
     "Outcomes",
+    "SelfPlayTables",
     "advance",
     "can_answer",
     "encode",

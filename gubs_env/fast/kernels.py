@@ -28,6 +28,7 @@ WARM_UP_SECONDS = {
     "one game": 60,
     "a batch": 120,
     "the self-play loop": 75,
+    "self-play deals": 2,
     "whole games": 45,
     "random legal ids": 15,
 }

@@ -36,7 +36,7 @@ def first_legal(masks: np.ndarray) -> np.ndarray:
 def snapshot(env: GubsVectorEnv) -> tuple[np.ndarray, ...]:
     """What a refused call must leave as it was."""
     loop = env.loop
-    return (env.games.states.copy(), env.games.rngs.copy(), loop.episode_rngs.copy(), loop.opponent_rngs.copy())
+    return (env.games.states.copy(), env.games.rngs.copy(), env.core.streams.copy(), loop.opponent_rngs.copy())
 
 
 # --- the same games as SelfPlayEnv ---------------------------------------------------------------

@@ -20,6 +20,7 @@ from agents.training.rllib.module import FixedAgentModule, MaskedPPOModule, acto
 from agents.training.rllib.selfplay import (
     ACTIVE_SNAPSHOTS,
     HEURISTIC,
+    LEARNER_SEAT,
     MAIN,
     RANDOM,
     SeatMapping,
@@ -138,8 +139,9 @@ def test_fixed_agent_module_refuses_other_agents(name):
 
 
 class FakeEpisode:
-    def __init__(self, id_: str) -> None:
+    def __init__(self, id_: str, custom_data: dict | None = None) -> None:
         self.id_ = id_
+        self.custom_data = custom_data or {}
 
 
 @pytest.mark.parametrize("players", [2, 3, 6])
@@ -152,9 +154,18 @@ def test_mapping_puts_main_at_exactly_one_seat_uniformly(players):
         assert modules.count(MAIN) == 1
         assert modules == [mapping(agent_id(seat, players), episode) for seat in range(players)]  # stable
         seats.append(modules.index(MAIN))
-        assert modules.index(MAIN) == learner_seat(episode.id_, players)
+        assert modules.index(MAIN) == learner_seat(episode, players)
     counts = np.bincount(seats, minlength=players)
     assert counts.min() > 600 / players * 0.7
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_mapping_seats_main_where_the_compiled_runners_core_drew_the_learner(players):
+    mapping = SeatMapping(PoolConfig(p_random=0.1, p_heuristic=0.9))
+    for seat in range(players):
+        episode = FakeEpisode("same-id", {LEARNER_SEAT: seat})
+        modules = [mapping(agent_id(s, players), episode) for s in range(players)]
+        assert modules.index(MAIN) == seat == learner_seat(episode, players) and modules.count(MAIN) == 1
 
 
 def test_mapping_draws_opponents_in_the_pool_proportions():
@@ -177,7 +188,7 @@ def test_mapping_reads_the_active_snapshots_of_this_process():
     try:
         ACTIVE_SNAPSHOTS[:] = ["snapshot_1"]
         episode = FakeEpisode("x")
-        learner = learner_seat("x", 2)
+        learner = learner_seat(episode, 2)
         assert mapping(agent_id(1 - learner, 2), episode) == "snapshot_1"
     finally:
         ACTIVE_SNAPSHOTS[:] = saved

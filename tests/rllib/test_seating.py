@@ -24,6 +24,7 @@ from agents.training.sb3.pool import OpponentPool
 from agents.training.sb3.train import make_envs
 from gubs_env.engine.players import TableSizes
 from gubs_env.envs.selfplay import SelfPlayEnv
+from tests.rllib.test_module import FakeEpisode
 
 SIZES = [2, 4, 3]
 SLOTS = 7
@@ -95,5 +96,5 @@ def test_the_learner_seat_is_the_same_uniform_draw_everywhere():
             env = SelfPlayEnv(num_players=players, opponents=first_legal)
             env.reset(seed=seed)
             assert env.learner == learner_seat(np.random.default_rng(seed), players)
-        seats = {rllib_learner_seat(f"episode-{i}", players) for i in range(200)}
+        seats = {rllib_learner_seat(FakeEpisode(f"episode-{i}"), players) for i in range(200)}
         assert seats == set(range(players))

@@ -68,7 +68,7 @@ def check_episode(episode) -> None:
     each seat's return matches the game's winners."""
     modules = {agent: episode.module_for(agent) for agent in episode.agent_ids}
     players = parse_agent_id(next(iter(modules)))[1]
-    assert modules[agent_id(learner_seat(episode.id_, players), players)] == MAIN
+    assert modules[agent_id(learner_seat(episode, players), players)] == MAIN
     for agent, single in episode.agent_episodes.items():
         masks, actions = np.asarray(single.get_observations()[MASK_KEY]), np.asarray(single.get_actions())
         assert len(masks) == len(actions) + 1  # the last observation closes the seat's episode

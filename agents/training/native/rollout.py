@@ -1,7 +1,8 @@
 """The batched self-play rollout: whole games on the compiled engine, every seat's decisions as samples.
 
-:meth:`SelfPlayGames.play` deals one game in each slot of the self-play core's batch
-(:class:`~agents.training.core.tables.Tables`) and plays every game to its end. Each seat is played by the policy
+:meth:`SelfPlayGames.play` plays one game in each slot of the self-play core's batch
+(:class:`~gubs_env.fast.SelfPlayTables`) to its end: the next game of each slot's stream
+(:meth:`SelfPlayGames.deal_next`, training) or given deals (evaluations). Each seat is played by the policy
 being trained (:data:`POLICY`), by the compiled heuristic (:data:`HEURISTIC`) or by a uniform draw (:data:`RANDOM`;
 those two for evaluation). Per round, every unfinished game advances by one decision:
 
@@ -25,12 +26,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.bots.heuristic.decide import heuristic_actions
-from agents.training.core.tables import Tables
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes
-from gubs_env.fast import RNG_WORDS, SKIP, seed_pcg64
+from gubs_env.fast import RNG_WORDS, SKIP, SelfPlayTables, seed_pcg64
 
 POLICY, HEURISTIC, RANDOM = 0, 1, 2
 """Who plays a seat (``seat_kinds``): the policy being trained or evaluated, the compiled heuristic bot, or a
@@ -151,7 +151,7 @@ class SelfPlayGames:
     def __init__(
         self, num_games: int, sizes: TableSizes | int | Sequence[int], threads: int = 1, record: bool = True
     ) -> None:
-        self.tables = Tables(num_games, TableSizes.of(sizes), threads=threads)
+        self.tables = SelfPlayTables(num_games, TableSizes.of(sizes), threads=threads)
         self.heuristic_rngs = np.zeros((num_games * MAX_PLAYERS, RNG_WORDS), dtype=np.uint64)
         self.record = record
         self._samples = _Samples(num_games * 64 if record else 0)
@@ -168,9 +168,13 @@ class SelfPlayGames:
         """The table size of each slot."""
         return self.tables.players
 
+    def deal_next(self) -> np.ndarray:
+        """Deal every slot the next game of its stream (the core's rule); returns each game's learner seat."""
+        return self.tables.deal_next(np.arange(self.num_games))
+
     def play(
         self,
-        seeds: np.ndarray,
+        seeds: np.ndarray | None,
         seat_kinds: np.ndarray,
         decide: Decide,
         forced_samples: bool = False,
@@ -179,7 +183,8 @@ class SelfPlayGames:
         """Deal ``seeds`` (one per slot) and play every game to its end; returns the policy seats' decisions.
 
         Args:
-            seeds: uint64 ``(num_games,)``, each slot's deal (``Game(seed=...)``'s).
+            seeds: uint64 ``(num_games,)``, each slot's deal (``Game(seed=...)``'s), or None to play the games
+                :meth:`deal_next` dealt.
             seat_kinds: int8 ``(num_games, MAX_PLAYERS)``, :data:`POLICY` or :data:`HEURISTIC` per seat.
             decide: the policy, asked once per round for all the games waiting on a policy seat.
             forced_samples: ask the policy at its forced decisions too, and keep them as samples (for comparison:
@@ -188,7 +193,9 @@ class SelfPlayGames:
                 adjustment replays, :mod:`agents.evaluate.luck`).
         """
         tables, n = self.tables, self.num_games
-        tables.deal(np.arange(n), seeds)
+        if seeds is not None:
+            tables.deal(np.arange(n), seeds)
+        seeds = tables.deals
         if (seat_kinds == HEURISTIC).any():  # the heuristic's tie draws: a generator per seat, seeded by the deal
             for row in range(n * MAX_PLAYERS):
                 seed_pcg64(self.heuristic_rngs[row], np.uint64((int(seeds[row // MAX_PLAYERS]) * 7 + row) % 2**63))

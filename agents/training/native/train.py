@@ -4,13 +4,15 @@
 (:mod:`agents.training.core.runs`: run.json commits each checkpoint with its SHA-256 digest). Each update plays
 ``envs`` whole games (:class:`~agents.training.native.rollout.SelfPlayGames`) and learns from them
 (:class:`~agents.training.native.learner.Learner`). Who sits where follows the seating rule of every backend
-(:mod:`agents.training.core.seating`): with the native default every seat is the current policy, and with
-``every_seat`` every seat's decisions are samples.
+(:mod:`agents.training.core.seating`): each slot's games come from the self-play core's stream seeded with
+``seed + slot`` (the learner's seat and the deal, as on every backend); with the native default every seat is the
+current policy, and with ``every_seat`` every seat's decisions are samples.
 Every ``eval_every`` timesteps the greedy policy plays ``eval_games`` seat-rotated games against the heuristic and
 random play, on the same deals each time (:mod:`agents.training.native.evaluate`).
 
 What the folder holds: run.json; ``checkpoint-<timesteps>.pt`` (the network, the optimizer, the value statistics and
-the random streams, read back with ``torch.load(weights_only=True)``: tensors and plain values, never code);
+the random streams, the games' included, read back with ``torch.load(weights_only=True)``: tensors and plain values,
+never code);
 ``progress.csv`` (one row per update: entropy, approx KL, clip fraction, explained variance and ``grad_cosine``);
 ``eval.csv`` and ``learning_curve.png``; ``policy.npz``, the actor in the shipped weights-only format.
 """
@@ -36,7 +38,7 @@ from agents.training.core.curves import plot_learning_curve, read_progress
 from agents.training.core.league import League
 from agents.training.core.phases import BUILDING, CHECKPOINTS, EVALUATIONS, LEARNER, SAVING, Phases
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
-from agents.training.core.seating import learner_seat, seat_player
+from agents.training.core.seating import seat_player
 from agents.training.imitation.warm_start import imitate, read_labels
 from agents.training.native import rollout
 from agents.training.native.evaluate import OPPONENT_KINDS, seat_rotated_match
@@ -136,6 +138,7 @@ class NativeRun:
         self.luck = self._luck_returns(None) if config.luck_returns else None
         self.league = League.from_json(self.state.league, config.seats.prioritize)
         self.games = rollout.SelfPlayGames(config.envs, config.players)
+        self.games.tables.seed_streams(np.arange(config.envs), config.seed + np.arange(config.envs))
         self.timesteps_at_start = self.state.timesteps
 
     def _luck_returns(self, state: Any) -> LuckReturns:
@@ -144,24 +147,17 @@ class NativeRun:
         value = ObservationValue(self.learner.outcome) if config.luck_value == "critic" else None
         return LuckReturns(config.luck_worlds, state, value=value)
 
-    def deal_seeds(self) -> np.ndarray:
-        """The deals of the next batch: a function of the seed and the update count only (so resuming repeats none)."""
-        games, updates = self.run.config.envs or 1, self.state.iterations
-        base = (self.run.config.seed * 1_000_003 + updates) * games + 1_000_000_000
-        return np.arange(base, base + games, dtype=np.uint64)
+    def seat_kinds(self, learners: np.ndarray) -> np.ndarray:
+        """Who plays each seat of the next batch's games, around each game's learner seat.
 
-    def seat_kinds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Who plays each seat of the next batch's games, and each game's learner seat.
-
-        The seating rule every backend follows (:mod:`agents.training.core.seating`): the learner's seat is drawn
-        uniformly and every other seat draws its player from the pool, from a stream of the seed and the update
-        count (so a resumed run seats its games as it would have).
+        The seating rule every backend follows (:mod:`agents.training.core.seating`): every seat but the learner's
+        draws its player from the pool, from a stream of the seed and the update count (so a resumed run seats its
+        games as it would have).
         """
         config = self.run.config
         players = self.games.players
         rng = np.random.default_rng([config.seed, self.state.iterations, 7])
         kinds = np.full((len(players), MAX_PLAYERS), rollout.POLICY, dtype=np.int8)
-        learners = np.array([learner_seat(rng, int(n)) for n in players], dtype=np.int64)
         counts: dict[str, list[float]] = {}
         for game, n in enumerate(players):
             for seat in range(int(n)):
@@ -170,18 +166,18 @@ class NativeRun:
                     kinds[game, seat] = SEAT_KINDS[kind]
                     counts.setdefault(kind, [0, 0.0])[0] += 1
         self.league.record_tally(counts)
-        return kinds, learners
+        return kinds
 
     def step(self) -> UpdateStats:
         """Play one batch of whole games and learn from it; one row of progress.csv."""
         config, state = self.run.config, self.state
-        seeds = self.deal_seeds()
-        history: list[list[int]] | None = [[] for _ in seeds] if self.luck is not None else None
-        kinds, learners = self.seat_kinds()
-        batch = self.games.play(seeds, kinds, self.learner.decide, not config.skip_forced, history)
+        learners = self.games.deal_next()
+        history: list[list[int]] | None = [[] for _ in learners] if self.luck is not None else None
+        kinds = self.seat_kinds(learners)
+        batch = self.games.play(None, kinds, self.learner.decide, not config.skip_forced, history)
         luck_scale = None
         if self.luck is not None and history is not None:
-            luck_scale = self.luck.apply(batch, self.games.players, seeds, history)
+            luck_scale = self.luck.apply(batch, self.games.players, self.games.tables.deals, history)
         if not config.every_seat:
             batch = batch.only(batch.seat == learners[batch.game])
         stats = self.learner.update(batch, self.samples)
@@ -245,6 +241,7 @@ class NativeRun:
             "rng": json.dumps(learner.rng.bit_generator.state),
             "samples": self.samples,
             "luck_returns": self.luck.state() if self.luck is not None else None,
+            "games": torch.from_numpy(self.games.tables.streams.view(np.int64).copy()),
         }
         buffer = io.BytesIO()
         torch.save(saved, buffer)
@@ -265,11 +262,18 @@ class NativeRun:
             learner.value_norm = ValueNorm.from_state([float(v) for v in saved["value_norm"]])
             learner.rng.bit_generator.state = json.loads(saved["rng"])
             self.samples = int(saved["samples"])
+            self._load_streams(saved["games"])
             if self.luck is not None:
                 self.luck = self._luck_returns(saved["luck_returns"])
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as error:
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise RunSetupError(f"{self.run.out} cannot be resumed: {first[:200]}") from None
+
+    def _load_streams(self, saved: Any) -> None:
+        streams = self.games.tables.streams
+        if not isinstance(saved, torch.Tensor) or tuple(saved.shape) != streams.shape or saved.dtype != torch.int64:
+            raise ValueError(f"its game streams are not int64 {streams.shape}")
+        streams[:] = saved.numpy().view(np.uint64)
 
 
 def _rounded(row: dict[str, Any]) -> dict[str, Any]:

@@ -31,7 +31,6 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from agents.training.core.tables import next_deal
 from agents.training.rllib.seats import (
     ILLEGAL_REWARD,
     MASK_KEY,
@@ -55,6 +54,7 @@ from agents.training.rllib.seats import (
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine import Game
 from gubs_env.envs.engines import Engine, IdTable, open_table
+from gubs_env.envs.selfplay import next_game
 
 __all__ = [
     "ILLEGAL_REWARD",
@@ -176,7 +176,10 @@ class _Games:
     def reset(self, seed: int | None) -> AgentDict:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self._table = open_table(self.engine, self.players, next_deal(self._rng), **self.rule_options)
+        # the slot's stream draws as the self-play core's does (a seat, then the deal), so both deal the same games;
+        # RLlib's own runner seats the learner by the episode (agents.training.rllib.selfplay.learner_seat)
+        _, deal = next_game(self._rng, self.players)
+        self._table = open_table(self.engine, self.players, deal, **self.rule_options)
         self._names = [agent_id(seat, self.players) for seat in range(self.players)]
         self._seen = set()
         return self._to_act()

@@ -1,10 +1,11 @@
-"""Many games of the RLlib env at once, on the self-play core: one :class:`~agents.training.core.tables.Tables`.
+"""Many games of the RLlib env at once, on the self-play core: one :class:`~gubs_env.fast.SelfPlayTables`.
 
 Slot ``i`` of :class:`FastTables` plays exactly what a :class:`~agents.training.rllib.env.GubsMultiAgentEnv` of slot
 ``first + i`` plays: the table size of that slot and the same deals from the same seed (the core's rules), the same
 agent ids, observations, masks, rewards and illegal-action rule (:mod:`agents.training.rllib.seats` builds every
-result). The env steps one slot of it; :class:`~agents.training.rllib.runner.FastEnvRunner` steps all of them with
-one compiled call.
+result). Each deal comes with the learner's seat the core drew for it (:attr:`FastTables.learner_seats`), which
+the runner hands to the seat mapping. The env steps one slot of it;
+:class:`~agents.training.rllib.runner.FastEnvRunner` steps all of them with one compiled call.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from agents.training.core.tables import Tables
 from agents.training.rllib.seats import (
     AgentDict,
     StepResult,
@@ -28,7 +28,7 @@ from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine import Game
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes
-from gubs_env.fast import SKIP
+from gubs_env.fast import SKIP, SelfPlayTables
 
 
 class FastTables:
@@ -47,7 +47,7 @@ class FastTables:
     def __init__(self, num_slots: int, sizes: TableSizes, rule_options: Mapping[str, Any], first: int = 0) -> None:
         self.num_slots = num_slots
         # the core's one thread: env runners are one process per core already, and the learner may share this one
-        self.core = Tables(num_slots, sizes, first=first, rule_options=rule_options)
+        self.core = SelfPlayTables(num_slots, sizes, first=first, rule_options=rule_options)
         """The self-play core these games are played on."""
         self.players = self.core.players
         """The table size of each slot's games."""
@@ -67,13 +67,21 @@ class FastTables:
         """A slot's game as a reference :class:`Game` (a copy: same position, same random future)."""
         return self.core.games.export_game(slot, record_log=False)
 
+    @property
+    def learner_seats(self) -> np.ndarray:
+        """Per slot, the learner's seat the core drew with its game."""
+        return self.core.seats
+
     def reset(self, slots: Sequence[int], seeds: Sequence[int | None]) -> list[AgentDict]:
-        """Deal a new game in each of ``slots``; a seed (not None) restarts that slot's stream of deals.
+        """Deal a new game in each of ``slots``; a seed (not None) restarts that slot's stream of games.
 
         Returns:
             Per slot, the observation of the seat to act first.
         """
-        self.core.deal_next(slots, seeds)
+        restart = [(slot, seed) for slot, seed in zip(slots, seeds, strict=True) if seed is not None]
+        if restart:
+            self.core.seed_streams(*zip(*restart, strict=True))
+        self.core.deal_next(slots)
         self._seen[list(slots)] = False
         return [self._to_act(slot) for slot in slots]
 

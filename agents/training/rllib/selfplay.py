@@ -36,6 +36,8 @@ from agents.training.rllib.env import parse_agent_id
 
 MAIN = "main"
 SNAPSHOT_PREFIX = "snapshot_"
+LEARNER_SEAT = "learner_seat"
+"""The key of an episode's ``custom_data`` where the compiled runner puts the learner's seat the core drew."""
 
 ACTIVE_SNAPSHOTS: list[str] = []
 """The snapshot slots that hold weights in this process, oldest first.
@@ -65,9 +67,15 @@ def _stream(episode_id: str, *key: int) -> np.random.Generator:
     return np.random.default_rng([zlib.crc32(episode_id.encode()), *key])
 
 
-def learner_seat(episode_id: str, num_players: int) -> int:
-    """The seat ``main`` plays in an episode (:func:`~agents.training.core.seating.learner_seat`)."""
-    return seating.learner_seat(_stream(episode_id), num_players)
+def learner_seat(episode: Any, num_players: int) -> int:
+    """The seat ``main`` plays in an episode.
+
+    On the compiled runner, the seat the self-play core drew with the game (every backend's rule); on RLlib's own
+    runner, which cannot tell the mapping its env's draws, a seat drawn from the episode's id
+    (:func:`~agents.training.core.seating.learner_seat`).
+    """
+    seat = episode.custom_data.get(LEARNER_SEAT)
+    return int(seat) if seat is not None else seating.learner_seat(_stream(episode.id_), num_players)
 
 
 class SeatMapping:
@@ -79,7 +87,7 @@ class SeatMapping:
     def __call__(self, agent: str, episode: Any, **kwargs: Any) -> str:
         """The module that plays ``agent`` in ``episode`` (the same for every call of one episode)."""
         seat, players = parse_agent_id(agent)
-        if seat == learner_seat(episode.id_, players):
+        if seat == learner_seat(episode, players):
             return MAIN
         return self.opponent(_stream(episode.id_, seat + 1).random(), list(ACTIVE_SNAPSHOTS), SNAPSHOT_WEIGHTS)
 
@@ -159,7 +167,7 @@ def tally_episode(*, episode: Any, **kwargs: Any) -> None:
     if not agents:
         return
     players = parse_agent_id(agents[0])[1]
-    learner = learner_seat(episode.id_, players)
+    learner = learner_seat(episode, players)
     winners: set[int] | None = None
     for info in episode.get_infos(-1).values():
         if isinstance(info, dict) and "winners" in info:

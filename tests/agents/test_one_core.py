@@ -1,5 +1,6 @@
-"""The self-play core (agents.training.core.tables): its slots, deals, steps and forced decisions, and the same games
-whether RLlib's runner tables or the recipe's rollouts drive it."""
+"""The self-play core (gubs_env.fast.SelfPlayTables): its slots, streams of games, steps and forced decisions, and
+the same table sizes, learner seats and deals for the same seeds whichever backend drives it: sb3 (through the
+public vector env), the native backend and RLlib's compiled runner."""
 
 from __future__ import annotations
 
@@ -8,12 +9,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.training.core.tables import Tables, next_deal
+from agents.training import TrainingConfig
+from agents.training.core.config import PoolConfig
+from agents.training.core.runs import Run
 from agents.training.native.rollout import SelfPlayGames
+from agents.training.native.train import NativeRun
+from agents.training.sb3.fast_vec_env import FastSelfPlayVecEnv
 from gubs_env.encoding.id_table import ReferenceTable
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes
+from gubs_env.envs.selfplay import next_game
 from gubs_env.fast import SKIP
+from gubs_env.fast import SelfPlayTables as Tables
 
 SIZES = TableSizes.of([2, 4, 3])
 
@@ -56,14 +63,19 @@ def test_a_slot_is_over_until_dealt_and_a_deal_leaves_the_other_slots_as_they_ar
     assert np.array_equal(tables.games.states[1], before[1])
 
 
-def test_a_slots_stream_of_deals_restarts_from_its_seed_and_goes_on_otherwise():
-    tables = Tables(2, TableSizes.of(2))
-    tables.deal_next([0, 1], [42, 42])
-    stream = np.random.default_rng(42)
-    first = next_deal(stream)
-    assert tables.games.seeds.tolist() == [first, first]
-    tables.deal_next([1], [None])
-    assert int(tables.games.seeds[1]) == next_deal(stream)
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**64 - 1), st.sampled_from([2, 3, 4, 5, 6]))
+def test_a_slots_stream_draws_the_seat_then_the_deal_as_selfplay_env_does_and_restarts_from_its_seed(seed, players):
+    tables = Tables(2, TableSizes.of(players))
+    tables.seed_streams([0, 1], [seed, seed])
+    stream = np.random.default_rng(seed)
+    seat, deal = next_game(stream, players)
+    assert tables.deal_next([0, 1]).tolist() == [seat, seat]
+    assert tables.games.seeds.tolist() == [deal, deal] == tables.deals.tolist()
+    seat, deal = next_game(stream, players)
+    assert tables.deal_next([1]).tolist() == [seat] and int(tables.games.seeds[1]) == deal
+    tables.seed_streams([1], [seed])
+    assert tables.deal_next([1]).tolist() == [tables.seats[0]] and tables.deals[1] == tables.deals[0]
 
 
 def test_step_answers_the_slots_whose_game_ended_and_end_marks_a_callers_ending():
@@ -108,7 +120,7 @@ def test_the_rllib_tables_and_the_recipes_rollouts_play_the_same_games_on_the_co
     slots = 6
     rllib = FastTables(slots, TableSizes.of(SIZES), {})
     rllib.reset(list(range(slots)), list(range(slots)))
-    seeds = np.array([next_deal(np.random.default_rng(slot)) for slot in range(slots)], dtype=np.uint64)
+    seeds = np.array([next_game(np.random.default_rng(slot), int(n))[1] for slot, n in enumerate(rllib.players)])
     finals: dict[int, dict[str, float]] = {}
     while len(finals) < slots:
         actions = np.full(slots, SKIP, dtype=np.int64)
@@ -124,7 +136,62 @@ def test_the_rllib_tables_and_the_recipes_rollouts_play_the_same_games_on_the_co
 
     recipe = SelfPlayGames(slots, SIZES)
     assert recipe.players.tolist() == rllib.players.tolist()
-    batch = recipe.play(seeds, np.zeros((slots, MAX_PLAYERS), np.int8), decide)
+    batch = recipe.play(seeds.astype(np.uint64), np.zeros((slots, MAX_PLAYERS), np.int8), decide)
     for slot in range(slots):
         names = rllib.names(slot)
         assert [finals[slot][name] for name in names] == batch.seat_rewards[slot, : len(names)].tolist()
+
+
+# --- every backend plays the same games for the same seeds ---------------------------------------------------------
+
+SEED, SLOTS, GAMES = 17, 6, 2
+"""The run's seed, its slots (two of each table size) and how many games of each slot the backends are compared on."""
+
+
+def sb3_games() -> list[list[tuple[int, int, int]]]:
+    """sb3's environments (the compiled vector env under the ``VecEnv``): each slot's first games, as it trains."""
+    venv = FastSelfPlayVecEnv(SLOTS, SIZES, PoolConfig(), seed=SEED)
+    venv.seed(SEED)
+    venv.reset()
+    core = venv.vector.core
+    games = [[(int(core.players[i]), int(core.seats[i]), int(core.deals[i]))] for i in range(SLOTS)]
+    while min(len(g) for g in games) < GAMES:
+        _, _, dones, _ = venv.step(first_legal(venv.action_masks()))
+        for i in np.flatnonzero(dones):  # the next game is dealt in the step that ends one
+            games[i].append((int(core.players[i]), int(core.seats[i]), int(core.deals[i])))
+    return [g[:GAMES] for g in games]
+
+
+def native_games(tmp_path) -> list[list[tuple[int, int, int]]]:
+    """The native backend's batches: slot ``i``'s games are update after update's."""
+    config = TrainingConfig(backend="native", seed=SEED, envs=SLOTS, players=SIZES, hidden=(8,)).resolved()
+    trainer = NativeRun(Run(tmp_path, config, None, 0.0, progress=False))
+    games: list[list[tuple[int, int, int]]] = [[] for _ in range(SLOTS)]
+    core = trainer.games.tables
+    for _ in range(GAMES):
+        trainer.step()  # one batch: a game per slot, dealt with the learner's seat from the slot's stream
+        for i in range(SLOTS):
+            games[i].append((int(core.players[i]), int(core.seats[i]), int(core.deals[i])))
+    return games
+
+
+def rllib_games() -> list[list[tuple[int, int, int]]]:
+    """RLlib's compiled runner's tables, seeded as the runner seeds them (slot ``i``: ``seed + i``)."""
+    tables = pytest.importorskip("agents.training.rllib.fast_tables").FastTables(SLOTS, SIZES, {})
+    games: list[list[tuple[int, int, int]]] = [[] for _ in range(SLOTS)]
+    for round_ in range(GAMES):
+        tables.reset(list(range(SLOTS)), [SEED + i if round_ == 0 else None for i in range(SLOTS)])
+        core = tables.core
+        for i in range(SLOTS):
+            games[i].append((int(core.players[i]), int(tables.learner_seats[i]), int(core.deals[i])))
+    return games
+
+
+def test_every_backend_plays_the_same_sizes_seats_and_deals_for_the_same_seed(tmp_path):
+    expected = []
+    for i in range(SLOTS):  # the rule itself, from numpy's generator: slot i's stream is default_rng(seed + i)
+        n, stream = int(SIZES.per_slot(SLOTS)[i]), np.random.default_rng(SEED + i)
+        expected.append([(n, *next_game(stream, n)) for _ in range(GAMES)])
+    assert sb3_games() == expected
+    assert native_games(tmp_path) == expected
+    assert rllib_games() == expected
