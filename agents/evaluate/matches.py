@@ -37,6 +37,42 @@ def wilson_interval(wins: float, games: float, z: float = 1.96) -> tuple[float, 
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+MIN_DEALS = 20
+"""Fewer deals than this give no deal-clustered interval: their spread is too unsure to stand in for the games'."""
+
+
+def deal_clustered_interval(
+    results: Sequence[float], deals: Sequence[int], z: float = 1.96
+) -> tuple[float, float] | None:
+    """A win rate's interval that counts each deal's games as one unit (a cluster-robust interval).
+
+    The games of one deal are not independent: its cards favour some seats for every rotation. The variance of the
+    rate over games is estimated from the deals' own sums (the cluster-robust sandwich, ``C / (C - 1)`` times the
+    sum over deals of (wins - rate x games) squared, over games squared); the games then count as the number of
+    independent games with that variance (``rate (1 - rate) / variance``, more than the games where the rotations
+    of a deal cancel, fewer where they move together), and the interval is Wilson's at that count, so it stays
+    within 0 and 1.
+
+    Returns:
+        The interval, or None with fewer than :data:`MIN_DEALS` deals or a rate of 0 or 1 (where no spread can be
+        measured: Wilson's over games stands).
+    """
+    wins: dict[int, float] = {}
+    games: dict[int, int] = {}
+    for result, deal in zip(results, deals, strict=True):
+        wins[deal] = wins.get(deal, 0.0) + result
+        games[deal] = games.get(deal, 0) + 1
+    clusters, total = len(games), sum(games.values())
+    rate = sum(wins.values()) / total
+    if clusters < MIN_DEALS or rate in (0.0, 1.0):
+        return None
+    spread = sum((wins[d] - rate * games[d]) ** 2 for d in games) * clusters / (clusters - 1)
+    if spread <= 0.0:
+        return None
+    effective = rate * (1 - rate) * total * total / spread
+    return wilson_interval(rate * effective, effective, z)
+
+
 @dataclass(frozen=True)
 class MeanInterval:
     """A mean of per-game values with its 95% normal interval (mean ± 1.96 standard errors)."""
@@ -103,6 +139,10 @@ class MatchResult:
     """The luck-adjusted win rate with its 95% interval (:mod:`agents.evaluate.luck`; None when not measured)."""
     luck: MeanInterval | None = None
     """The agent's mean luck with its 95% interval: it contains 0 when the adjustment is honest."""
+    deals: int | None = None
+    """How many deals the games were dealt from, when :meth:`measure_deals` took each deal's games as one unit."""
+    deal_interval: tuple[float, float] | None = None
+    """The win rate's 95% interval with each deal's games as one unit (:func:`deal_clustered_interval`)."""
 
     @property
     def win_rate(self) -> float:
@@ -111,8 +151,13 @@ class MatchResult:
 
     @property
     def interval(self) -> tuple[float, float]:
-        """95% Wilson interval of the win rate."""
-        return wilson_interval(self.wins, self.games)
+        """The win rate's 95% interval: over deals when :meth:`measure_deals` set one, else Wilson's over games."""
+        return self.deal_interval or wilson_interval(self.wins, self.games)
+
+    def measure_deals(self, results: Sequence[float], deals: Sequence[int]) -> None:
+        """Take each deal's games (its seat rotations) as one unit of the interval: ``results[k]`` is 1 for a win."""
+        self.deals = len(set(deals))
+        self.deal_interval = deal_clustered_interval(results, deals)
 
     def measure_luck(self, results: Sequence[float], luck: Sequence[float], folds: Sequence[int]) -> None:
         """Set :attr:`adjusted` and :attr:`luck` from each game's result (1 for a win), luck and fold (its deal's).
@@ -138,6 +183,8 @@ class MatchResult:
     def __str__(self) -> str:
         low, high = self.interval
         games = f"{self.games} game" + ("" if self.games == 1 else "s")
+        if self.deal_interval is not None:
+            games += f" ({self.deals} deals as units)"
         return f"{self.agent}: {self.win_rate:.1%} wins [{low:.1%}, {high:.1%}] over {games}"
 
 
@@ -249,26 +296,27 @@ def match(
     if len(others) != num_players - 1:
         raise ValueError(f"need {num_players - 1} opponents, got {len(others)}")
     codec = ActionCodec(num_players)
-    wins = truncated = 0
+    truncated = 0
     estimator: LuckEstimator | None = None
     if adjust_luck is not False:
         from agents.evaluate.luck import LuckEstimator, LuckSettings
 
         estimator = LuckEstimator(LuckSettings.of(adjust_luck))
-    results, luck = [], []
+    won, results, luck = [], [], []
     label = f"{agent.name} vs {others[0].name}"
     for g in progress_bar(range(games), desc=label, unit="game", disable=not wants_progress(progress), leave=False):
         seat = g % num_players
         table = [*others[:seat], agent, *others[seat:]]
         ids: list[int] | None = None if estimator is None else []
         game = play_game(table, seed + g // num_players, codec, played=ids, **rule_options)
-        wins += seat in game.winners()
+        won.append(float(seat in game.winners()))
         truncated += game.truncated
         if estimator is not None and ids is not None:
             measured = estimator.game(num_players, seed + g // num_players, ids, **rule_options)
             results.append(float(measured.results[seat]))
             luck.append(float(measured.luck[seat]))
-    result = MatchResult(agent.name, games, wins, truncated)
+    result = MatchResult(agent.name, games, int(sum(won)), truncated)
+    result.measure_deals(won, [g // num_players for g in range(games)])
     if estimator is not None and games > 1:
         result.measure_luck(results, luck, [g // num_players % 2 for g in range(games)])
     return result

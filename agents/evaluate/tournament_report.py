@@ -58,6 +58,7 @@ class PairingResult(MatchResult):
             "opponent": self.opponent,
             "players": self.players,
             "games": self.games,
+            "deals": self.deals,
             "wins": self.wins,
             "win_rate": round(self.win_rate, 6),
             "ci_low": round(low, 6),
@@ -148,6 +149,8 @@ class TournamentReport:
             headers += ["luck-adjusted", "95% interval", "width", "mean luck"]
         headers += ["mean score", "mean margin", "truncated"]
         title = "Pairings (the agent in one seat, the opponent in every other seat"
+        if any(p.deal_interval is not None for p in self.pairings):
+            title += "; a 95% interval counts each deal's games as one unit"
         if adjusted:
             title += "; luck-adjusted: each game's result less its luck, docs/luck.md"
         return title + "):\n" + _columns(headers, rows)
@@ -252,7 +255,7 @@ class TournamentReport:
         """Each pairing's plain and luck-adjusted win rate with their 95% intervals, one above the other."""
         for i, p in enumerate(self.pairings):
             low, high = p.interval
-            spread = [[max(0.0, p.win_rate - low)], [max(0.0, high - p.win_rate)]]  # a Wilson end can round past
+            spread = [[max(0.0, p.win_rate - low)], [max(0.0, high - p.win_rate)]]  # an interval's end can round past
             ax.errorbar(p.win_rate, i - 0.15, xerr=spread, fmt="o", color="grey", capsize=3,
                         label="plain" if i == 0 else None)  # fmt: skip
             if p.adjusted is not None:

@@ -3,10 +3,12 @@
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents.evaluate.command import main
 from agents.evaluate.luck import adjusted_results
-from agents.evaluate.matches import wilson_interval
+from agents.evaluate.matches import deal_clustered_interval, wilson_interval
 from agents.evaluate.paired import DealDifference, compare_agents, deal_differences, paired_comparison
 from agents.evaluate.tournament import GameOutcome, TournamentResult, _pairing_results
 
@@ -194,3 +196,47 @@ def test_the_command_refuses_a_bad_comparison_in_one_line(argv, capsys):
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("python -m agents.evaluate: error: ") and err.count("\n") == 1
+
+
+# --- the pairings' own intervals, clustered by deal ------------------------------------------------------------------
+
+
+def test_a_deal_clustered_interval_needs_enough_deals_and_a_measurable_spread():
+    assert deal_clustered_interval([1.0, 0.0] * 19, [d for d in range(19) for _ in range(2)]) is None  # 19 deals
+    assert deal_clustered_interval([1.0] * 40, list(range(40))) is None  # a rate of 1: no spread
+    assert deal_clustered_interval([1.0, 0.0] * 30, [d for d in range(30) for _ in range(2)]) is None  # none at all
+
+
+def test_rotations_that_move_together_count_as_one_game_and_independent_games_as_themselves():
+    # every deal's two rotations agree: 60 games carry what 30 independent ones would
+    together = [float(d % 3 == 0) for d in range(30) for _ in range(2)]
+    deals = [d for d in range(30) for _ in range(2)]
+    low, high = deal_clustered_interval(together, deals)
+    expected = wilson_interval(29 / 3, 29)  # 30 units less the C / (C - 1) correction of 30 deals
+    assert math.isclose(low, expected[0], rel_tol=1e-9) and math.isclose(high, expected[1], rel_tol=1e-9)
+    # one game a deal: the games are the units, and the interval is Wilson's over them (up to that correction)
+    alone = [float(k % 4 == 0) for k in range(80)]
+    low, high = deal_clustered_interval(alone, list(range(80)))
+    plain = wilson_interval(20, 80)
+    assert abs(low - plain[0]) < 0.005 and abs(high - plain[1]) < 0.005
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 40)), min_size=1, max_size=200))
+def test_a_deal_clustered_interval_holds_its_rate_within_0_and_1(games):
+    results, deals = [float(won) for won, _ in games], [deal for _, deal in games]
+    interval = deal_clustered_interval(results, deals)
+    if interval is not None:
+        rate = sum(results) / len(results)
+        assert 0.0 <= interval[0] <= rate <= interval[1] <= 1.0
+
+
+def test_a_tournaments_pairings_take_the_deal_as_the_unit_and_say_so():
+    outcomes = [
+        GameOutcome(pairing=0, deal=d, seat=s, scores=(1, 0), winners=(s if (d + s) % 3 else 1 - s,), truncated=False)
+        for d in range(25)
+        for s in range(2)
+    ]
+    rows = _pairing_results(["a", "b"], 2, [(0, 1)], outcomes)
+    assert all(row.deals == 25 and row.deal_interval is not None for row in rows)
+    assert rows[0].interval == rows[0].deal_interval and "25 deals as units" in str(rows[0])

@@ -21,6 +21,7 @@ CSV_COLUMNS = [
     "opponent",
     "players",
     "games",
+    "deals",
     "wins",
     "win_rate",
     "ci_low",

@@ -84,6 +84,7 @@ def pairings(seats: Sequence[SeatGame]) -> list[PairingResult]:
             mean_score=sum(g.score for g in games) / len(games),
             mean_margin=sum(g.margin for g in games) / len(games),
         )
+        row.measure_deals(results, [g.deal for g in games])
         if len(games) > 1:
             row.measure_luck(results, luck, [g.deal % 2 for g in games])
         rows.append(row)

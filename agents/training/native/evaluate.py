@@ -41,6 +41,7 @@ def seat_rotated_match(
     won = batch.seat_rewards[slots, seats] > 0
     truncated = int((batch.seat_rewards == 0).all(axis=1).sum())
     result = MatchResult("policy", total, int(won.sum()), truncated)
+    result.measure_deals(won.astype(float).tolist(), deal_seeds.tolist())
     if adjust_luck is not None and history is not None and total > 1:
         estimator = LuckEstimator(adjust_luck)
         luck = [
