@@ -24,6 +24,7 @@ from gubs_env.engine.display import TablePicture
 from gubs_env.engine.log import Fact, LogEntry
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.players import check_player_count
+from gubs_env.engine.positions.determinize import DeckEvent, deck_changes
 from gubs_env.engine.positions.serialize import brief, state_from_dict, state_to_dict, state_to_dict_checked
 from gubs_env.engine.setup import new_state
 from gubs_env.engine.state import GameState, Pending, Step
@@ -77,7 +78,7 @@ class Game:
         ValueError: for a bad player count, seed or rule option.
     """
 
-    __slots__ = ("_legal", "log", "record_log", "state")
+    __slots__ = ("_legal", "deck_history", "log", "record_log", "state")
 
     def __init__(
         self, num_players: int = 2, seed: int | None = None, *, record_log: bool = True, **options: Any
@@ -85,13 +86,20 @@ class Game:
         players = check_player_count(num_players)
         rule_options = RuleOptions.from_dict(options)
         rng = np.random.default_rng(_check_seed(seed))
-        self._attach(new_state(players, rng, rule_options), [], record_log)
+        self._attach(new_state(players, rng, rule_options), [], record_log, [])
 
-    def _attach(self, state: GameState, log: list[LogEntry], record_log: bool) -> None:
+    def _attach(
+        self, state: GameState, log: list[LogEntry], record_log: bool, deck_history: list[DeckEvent] | None
+    ) -> None:
         self.state = state
         self.log = log
         """One :class:`LogEntry` per applied action, oldest first."""
         self.record_log = record_log
+        self.deck_history = deck_history
+        """The deck's public events since the deal (each card put back at a random place, each Letter drawn, with
+        the deck's size then: :func:`~gubs_env.engine.positions.determinize.deck_events`), which the Letters'
+        exact posterior follows in :meth:`resample` and the search bots' worlds. ``None`` for a game restored from a
+        position (:meth:`from_state`, :meth:`from_dict`), whose past is not known."""
         self._legal: tuple[Action, ...] | None = None
 
     @classmethod
@@ -104,7 +112,7 @@ class Game:
             InvalidStateError: (a ``ValueError``) ``state`` is not a :class:`GameState` or not a playable position.
         """
         game = cls.__new__(cls)
-        game._attach(state_from_dict(state_to_dict_checked(state)), [], record_log)
+        game._attach(state_from_dict(state_to_dict_checked(state)), [], record_log, None)
         return game
 
     # --- who acts, and what they may do ------------------------------------------------------------
@@ -159,9 +167,13 @@ class Game:
         else:
             action = self._from_text_or_raise(action)
         state = self.state
-        turn, actor = state.turn, state.pending.actor
+        turn, actor, step = state.turn, state.pending.actor, state.pending.step
+        history = self.deck_history
+        deck_before = state.deck[:] if history is not None else state.deck
         facts: list[Fact] = []
         rules.advance(state, action, facts)
+        if history is not None:
+            history += deck_changes(deck_before, step, action, state.deck)
         self._legal = None
         entry = tuple.__new__(LogEntry, (turn, actor, action, tuple(facts)))  # the fast NamedTuple path
         if self.record_log:
@@ -230,7 +242,8 @@ class Game:
     def clone(self) -> Game:
         """An independent copy with the same future (the random generator is copied too)."""
         other = Game.__new__(Game)
-        other._attach(self.state.copy(), self.log[:], self.record_log)
+        history = None if self.deck_history is None else self.deck_history[:]
+        other._attach(self.state.copy(), self.log[:], self.record_log, history)
         return other
 
     # --- what one seat knows ------------------------------------------------------------------------
@@ -258,9 +271,11 @@ class Game:
     def resample(self, viewer: int, seed: int | None = None) -> Game:
         """A full game drawn at random among those seat ``viewer`` can't tell from this one.
 
-        The hidden cards are spread uniformly over what the viewer's knowledge allows, the Letters by
-        their placement prior; the result depends only on :meth:`information_state` and ``seed``, and
-        its random generator is fresh, so its future is not this game's. The log is not copied.
+        The hidden cards are spread uniformly over what the viewer's knowledge allows, the Letters by their
+        posterior given the deck's history since the deal (:attr:`deck_history`; their placement prior as dealt
+        when it is not known); the result depends only on :meth:`information_state`, that history and ``seed``,
+        and its random generator is fresh, so its future is not this game's. The log is not copied; the
+        history, which every seat saw, is.
 
         Raises:
             ValueError: ``viewer`` is not a seat of this game, or ``seed`` is not None or an int >= 0.
@@ -268,7 +283,9 @@ class Game:
         from gubs_env.engine.positions.determinize import resample
 
         world = Game.__new__(Game)
-        world._attach(resample(self.state, self._check_viewer(viewer), _check_seed(seed)), [], self.record_log)
+        history = None if self.deck_history is None else self.deck_history[:]
+        state = resample(self.state, self._check_viewer(viewer), _check_seed(seed), history)
+        world._attach(state, [], self.record_log, history)
         return world
 
     def to_dict(self) -> dict[str, Any]:
@@ -286,7 +303,7 @@ class Game:
             InvalidStateError: (a ``ValueError``) naming the first field that is malformed or impossible.
         """
         game = cls.__new__(cls)
-        game._attach(state_from_dict(data), [], record_log)
+        game._attach(state_from_dict(data), [], record_log, None)
         return game
 
     def render(self, player: int | None = None) -> str:

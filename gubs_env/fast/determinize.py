@@ -616,7 +616,7 @@ def redeal_rows(
     seed: int,
     rows: np.ndarray,
     rngs: np.ndarray,
-    history: tuple[DeckEvent, ...] | None = None,
+    history: Sequence[DeckEvent] | None = None,
 ) -> None:
     """Write ``len(rows)`` copies of ``st``, the deck dealt anew: row ``w`` is ``redeal_deck(st, viewer, seed + w)``.
 

@@ -20,6 +20,7 @@ from gubs_env.engine.cards import CARDS, MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.game import Game
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.players import is_player_count
+from gubs_env.engine.positions.determinize import checked_deck_history
 
 GAME_NAME = "python_gubs"
 DEAL = 0
@@ -85,11 +86,20 @@ class _Engine:
         return _Engine(None if self.game is None else self.game.clone())
 
     def __getstate__(self) -> dict[str, Any] | None:
-        return None if self.game is None else self.game.to_dict()
+        if self.game is None:
+            return None
+        return {"state": self.game.to_dict(), "deck_history": self.game.deck_history}
 
     def __setstate__(self, data: dict[str, Any] | None) -> None:
         # from_dict validates every field, so a tampered saved state fails here with InvalidStateError
-        self.game = None if data is None else Game.from_dict(data, record_log=False)
+        if data is None:
+            self.game = None
+            return
+        saved = data if isinstance(data, dict) and set(data) == {"state", "deck_history"} else None
+        game = Game.from_dict(data if saved is None else saved["state"], record_log=False)
+        if saved is not None and saved["deck_history"] is not None:  # an older save has none: its past is unknown
+            game.deck_history = checked_deck_history(saved["deck_history"])
+        self.game = game
 
 
 class GubsGame(pyspiel.Game):
@@ -276,8 +286,9 @@ class GubsState(pyspiel.State):
     ) -> GubsState:
         """A state that seat ``player_id`` cannot tell from this one, drawn by :meth:`Game.resample`.
 
-        The hidden cards are spread over what the seat's knowledge allows, and the world's random generator is
-        fresh, so its future draws are not this state's. The OpenSpiel history is copied as it is.
+        The hidden cards are spread over what the seat's knowledge allows (the Letters by their posterior given the
+        deck's public history since the deal, which clones and serialized states keep), and the world's random
+        generator is fresh, so its future draws are not this state's. The OpenSpiel history is copied as it is.
 
         Args:
             player_id: the seat whose information state is kept.

@@ -52,25 +52,27 @@ class Probe:
 
 @dataclass
 class Followed:
-    """A random game played action by action, with its deck's events since the deal."""
+    """A random game played action by action, with its deck's events since the deal (the game keeps them)."""
 
     game: Game
-    history: list[det.DeckEvent] = field(default_factory=list)
+
+    @property
+    def history(self) -> list[det.DeckEvent]:
+        assert self.game.deck_history is not None  # a game dealt here records its history from the deal
+        return self.game.deck_history
 
     def put_back(self) -> bool:
         return any(what != det.LETTER_DRAWN for _, what in self.history)
 
 
 def random_game(num_players: int, seed: int) -> Iterator[tuple[Followed, Action]]:
-    """Each action of a random game before it is applied; the history is brought up to date after each."""
+    """Each action of a random game before it is applied."""
     followed = Followed(Game(num_players, seed=seed, record_log=False))
     rnd = random.Random(seed)
     while not followed.game.is_over:
         action = rnd.choice(followed.game.legal_actions())
         yield followed, action
-        before = followed.game.state.copy()
         followed.game.apply(action)
-        followed.history += det.deck_events(before, action, followed.game.state)
 
 
 def is_draw(followed: Followed, action: Action) -> bool:

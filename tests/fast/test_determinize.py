@@ -557,13 +557,10 @@ def tracked_game(num_players: int, seed: int, until: int = 20) -> tuple[Game, tu
     """A random game stopped at ``until`` cards in the deck or a second Letter laid, and its deck's events since."""
     game = Game(num_players, seed=seed, record_log=False)
     rnd = random.Random(seed)
-    history: list[det.DeckEvent] = []
     while len(game.state.letters) < 2 and len(game.state.deck) > until:
-        action = rnd.choice(game.legal_actions())
-        before = game.state.copy()
-        game.apply(action)
-        history += det.deck_events(before, action, game.state)
-    return game, tuple(history)
+        game.apply(rnd.choice(game.legal_actions()))
+    assert game.deck_history is not None
+    return game, tuple(game.deck_history)
 
 
 # --- property test --------------------------------------------------------------------------------------------

@@ -261,7 +261,7 @@ class SearchAgent(GameSearcher):
         (:func:`~agents.bots.search.belief.reweight_rows`: what players keep, or what the hand model reads from
         the seat's observation).
         """
-        known = knowledge(game.state, seat)
+        known = knowledge(game.state, seat, game.deck_history)
         rows, rngs = new_rows(self.settings.worlds)
         sample_rows(known, seed, rows, rngs)
         if self.settings.prior > 0:
@@ -304,9 +304,12 @@ class HandsSeeingSearchAgent(SearchAgent):
     name = "search-hands-seeing"
 
     def world_rows(self, game: Game, seat: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-        """``worlds`` copies of the true position, each with the deck dealt anew (:func:`redeal_rows`)."""
+        """``worlds`` copies of the true position, each with the deck dealt anew (:func:`redeal_rows`).
+
+        The Letters among the hidden cards follow their posterior given the game's deck history.
+        """
         rows, rngs = new_rows(self.settings.worlds)
-        redeal_rows(game.state, seat, seed, rows, rngs)
+        redeal_rows(game.state, seat, seed, rows, rngs, game.deck_history)
         return rows, rngs
 
 

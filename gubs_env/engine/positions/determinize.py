@@ -26,9 +26,9 @@ from typing import NamedTuple, TypeVar
 import numpy as np
 
 from gubs_env.engine.actions import BLINDFOLDABLE, Action, Op
-from gubs_env.engine.cards import COPIES, EVENTS, LETTERS, NUM_KINDS, Kind
+from gubs_env.engine.cards import COPIES, DECK_SIZE, EVENTS, LETTERS, NUM_KINDS, Kind
 from gubs_env.engine.options import RuleOptions
-from gubs_env.engine.positions.serialize import SCOUT_DEPTH, action_to_dict
+from gubs_env.engine.positions.serialize import SCOUT_DEPTH, InvalidStateError, action_to_dict, brief
 from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers
 from gubs_env.engine.setup import CARDS_DEALT
 from gubs_env.engine.state import GameState, Pending, Side, Step
@@ -241,24 +241,58 @@ def resample(
     return sample_world(knowledge(st, viewer, history), seed)
 
 
+MAX_DECK_EVENTS = 100_000
+"""The most events a saved deck history may hold (a game at the turn limit has far fewer)."""
+
+
+def checked_deck_history(value: object) -> list[DeckEvent]:
+    """A deck history read from a saved state, checked: a list of ``[size, event]`` pairs of plain ints.
+
+    Raises:
+        InvalidStateError: (a ``ValueError``) anything else; nothing is kept.
+    """
+    if type(value) is not list or len(value) > MAX_DECK_EVENTS:
+        raise InvalidStateError(f"deck_history must be a list of at most {MAX_DECK_EVENTS} events, not {brief(value)}")
+    events: list[DeckEvent] = []
+    for event in value:
+        if (
+            type(event) not in (list, tuple)
+            or len(event) != 2
+            or any(type(v) is not int for v in event)
+            or not 0 <= event[0] <= DECK_SIZE
+            or event[1] not in (PUT_BACK, PUT_BACK_LETTER, LETTER_DRAWN)
+        ):
+            raise InvalidStateError(f"a deck_history event is [deck size 0..{DECK_SIZE}, 0..2], not {brief(event)}")
+        events.append((event[0], event[1]))
+    return events
+
+
 def deck_events(before: GameState, action: Action, after: GameState) -> list[DeckEvent]:
     """The deck's public events of one action, ``before`` and ``after`` it: the history :func:`knowledge` takes.
 
     Everyone sees them: a card drawn and whether it is a Letter, every card put back into the deck (a flopped Event,
     R20; the cards of Flash Flood, Rumor of Wasps and Gargok Plague, R15), and the deck's size. A game that appends
-    the events of every action to one list from its first action on has the history since the deal.
+    the events of every action to one list from its first action on has the history since the deal
+    (:attr:`Game.deck_history <gubs_env.engine.Game.deck_history>` does).
     """
+    return deck_changes(before.deck, before.pending.step, action, after.deck)
+
+
+def deck_changes(deck_before: Sequence[int], step: Step, action: Action, deck_after: Sequence[int]) -> list[DeckEvent]:
+    """:func:`deck_events` from the deck before the action (a copy), the step it answered and the deck after it."""
     events: list[DeckEvent] = []
-    size = len(before.deck)
-    if before.pending.step is Step.DRAW and action.op is Op.DRAW:
-        if before.deck[-1] in _LETTER_SET:
+    size = len(deck_before)
+    if step is Step.DRAW and action.op is Op.DRAW:
+        if deck_before[-1] in _LETTER_SET:
             events.append((size, LETTER_DRAWN))
         size -= 1
-    letters_back = sum(kind in _LETTER_SET for kind in after.deck) - sum(
-        kind in _LETTER_SET for kind in before.deck[:size]
+    if len(deck_after) <= size:  # nothing went back: most actions
+        return events
+    letters_back = sum(kind in _LETTER_SET for kind in deck_after) - sum(
+        kind in _LETTER_SET for kind in deck_before[:size]
     )
     what = PUT_BACK_LETTER if letters_back else PUT_BACK  # only a flop puts a Letter back, alone
-    events += [(at, what) for at in range(size, len(after.deck))]
+    events += [(at, what) for at in range(size, len(deck_after))]
     return events
 
 
