@@ -24,11 +24,10 @@ from agents.evaluate.luck import LuckEstimator, LuckSettings, NetworkValue
 from agents.training.native.learner import Learner, advantages
 from agents.training.native.luck_returns import luck_after, luck_rewards
 from agents.training.native.rollout import POLICY, Batch, SelfPlayGames
+from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
-from gubs_env.fast.core import tables as T
-from gubs_env.fast.determinize import new_rows
-from gubs_env.fast.kernels import reset_one, step_game, view_game
+from gubs_env.fast import new_rows, reset_one, step_game, view_game
 
 
 @nb.njit
@@ -62,7 +61,7 @@ def decision_corrections(
     options = RuleOptions()
     uniform = LETTER_PLACEMENTS.index(options.letter_placement)
     out = np.zeros((len(batch), MAX_PLAYERS))
-    legal, scratch = np.zeros(T.N_ACTIONS, np.int8), np.zeros(T.N_ACTIONS, np.int8)
+    legal, scratch = np.zeros(NUM_ACTIONS, np.int8), np.zeros(NUM_ACTIONS, np.int8)
     for slot in range(batch.games):
         rows = np.flatnonzero(batch.game == slot)
         order = rows[np.argsort(batch.moves[rows], kind="stable")]

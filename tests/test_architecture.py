@@ -151,15 +151,25 @@ FAST = "gubs_env.fast"
 ...) are internal and may change with any commit (docs/fast.md, "The public face")."""
 
 
-def _private_fast_imports(graph: dict[str, set[str]]) -> list[str]:
-    """Each import of an ``agents`` module that reaches past :data:`FAST` into one of its modules."""
+def _private_fast_imports(graph: dict[str, set[str]], package: str = "agents") -> list[str]:
+    """Each import of a ``package`` module that reaches past :data:`FAST` into one of its modules."""
     return sorted(
         f"{module} imports {target}"
         for module, targets in graph.items()
-        if module.split(".")[0] == "agents"
+        if module.split(".")[0] == package
         for target in targets
         if target.startswith(FAST + ".")
     )
+
+
+ENGINE_BENCHMARKS = {"engine_speed", "world_sampler"}
+"""The compiled engine's own benchmarks, which time its internals (docs/fast.md, "The public face")."""
+
+
+def test_the_other_benchmarks_use_the_compiled_engine_through_its_public_face_only() -> None:
+    scripts = {p.stem: p for p in (ROOT / "benchmarks").glob("*.py") if p.stem not in ENGINE_BENCHMARKS}
+    graph = {f"benchmarks.{stem}": _imports(f"benchmarks.{stem}", path) for stem, path in scripts.items()}
+    assert len(graph) >= 5 and _private_fast_imports(graph, "benchmarks") == []
 
 
 def test_the_agents_use_the_compiled_engine_through_its_public_face_only() -> None:
