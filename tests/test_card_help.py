@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from gubs_env.engine.cards import CARDS, Kind
@@ -93,6 +93,9 @@ def test_the_terminal_game_explains_a_card_and_a_choice_on_request():
 
 
 @given(st.text(max_size=200))
+@example("¹")  # a digit to str.isdigit, but no number to int()
+@example("9" * 5000)  # more digits than int() reads
+@example("٣")  # a decimal digit of another script: choice 3
 def test_any_typed_topic_gets_a_short_answer_and_nothing_else(topic):
     from agents.play.terminal import topic_help
     from gubs_env.engine import Game

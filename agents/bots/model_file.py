@@ -434,7 +434,7 @@ def _tensor_array(tensor: Any, key: str, path: Path) -> np.ndarray:
         raise ModelFileError(f"{path}: {key} is not a dense tensor")
     if tensor.dtype != torch.float32:
         raise ModelFileError(f"{path}: {key} holds {tensor.dtype} values, not float32")
-    return np.array(tensor.detach().numpy(), dtype=np.float32, copy=True)
+    return np.array(tensor.detach().cpu().numpy(), dtype=np.float32, copy=True)
 
 
 def _read_weights_file(archive: zipfile.ZipFile, path: Path, kind: NetworkKind) -> tuple[list[Layer], str]:

@@ -213,7 +213,7 @@ class PPOAgent(Agent):
         # every in-place change of a tensor bumps its version: then copy the weights again
         version = tuple(m.weight._version + m.bias._version for m in self._linears)
         if version != self._version or self._weights is None:
-            copied = tuple((m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in self._linears)
+            copied = tuple((_array(m.weight), _array(m.bias)) for m in self._linears)
             self._use(PolicyWeights(copied, self._activation_name, rule_facts=reads_rule_facts(copied)))
             self._version = version
         assert self._weights is not None  # just copied, or kept from the last copy
@@ -291,3 +291,8 @@ def _check_mask(mask: np.ndarray, shape: tuple[int, ...], name: str) -> None:
     """``ValueError`` naming the expected shape unless ``mask`` has ``shape``."""
     if np.shape(mask) != tuple(shape):
         raise ValueError(f"{name} must have shape {tuple(shape)}, not {np.shape(mask)}")
+
+
+def _array(tensor: Any) -> np.ndarray:
+    """A copy of a torch tensor as a numpy array, wherever it lives (a model trained on a GPU too)."""
+    return tensor.detach().cpu().numpy().copy()

@@ -77,10 +77,10 @@ Type the number of a choice and press Enter. Other commands:
 
 def topic_help(topic: str, legal: Sequence[Action]) -> str:
     """The card help ``h TOPIC`` asks for: a card by (the start of) its name, or the card of choice number TOPIC."""
-    if topic.isdigit():
-        number = int(topic)
+    if topic.isdecimal():  # not isdigit(): a superscript digit is a digit but no number int() reads
+        number = int(topic) if len(topic) <= 6 else 0  # int() refuses numbers of thousands of digits
         if not 1 <= number <= len(legal):
-            return f"There is no choice {number}: type h and a number from 1 to {len(legal)}."
+            return f"There is no choice {topic[:6]}: type h and a number from 1 to {len(legal)}."
         action = legal[number - 1]
         kind = action.as_kind or action.card  # Cricket Song played as another card does what that card does
         if kind is None:

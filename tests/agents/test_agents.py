@@ -107,8 +107,8 @@ def test_ppo_agent_chooses_what_maskable_ppo_predicts_and_follows_training():
         mask = env.action_masks()
         expected, _ = model.predict(observation, action_masks=mask, deterministic=True)
         with torch.no_grad():
-            tensor = torch.as_tensor(observation)[None]
-            logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(tensor))[0].numpy()
+            tensor = torch.as_tensor(observation, device=model.policy.device)[None]  # where the model is: a GPU too
+            logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(tensor))[0].cpu().numpy()
         chosen = agent.act(observation, mask)
         # the same choice, unless two legal logits tie within float32 rounding (numpy and torch round otherwise)
         assert chosen == int(expected) or logits[chosen] == pytest.approx(logits[int(expected)], abs=1e-4)

@@ -336,6 +336,16 @@ def test_resuming_discards_what_was_written_after_the_commit(tmp_path):
     assert discard_uncommitted(tmp_path, replace(state, timesteps=50)) == -1
 
 
+@pytest.mark.parametrize("cell", ["¹", "9" * 5000, "-5", "1e3", ""])
+def test_a_log_row_whose_timesteps_are_no_count_is_dropped_not_a_crash(tmp_path, cell):
+    from agents.training.core.runs import truncate_eval_log
+
+    log = tmp_path / "eval.csv"
+    log.write_text(f"timesteps,win_rate\n100,0.5\n{cell},0.5\n", encoding="utf-8")
+    assert truncate_eval_log(log, 200) == 100
+    assert log.read_text(encoding="utf-8").splitlines() == ["timesteps,win_rate", "100,0.5"]
+
+
 def test_a_cadence_is_due_once_per_multiple_crossed_from_where_a_run_resumes():
     from agents.training.core.budget import Cadence
 

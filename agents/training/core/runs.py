@@ -455,7 +455,13 @@ def truncate_eval_log(path: Path, timesteps: int) -> int:
             header = list(reader.fieldnames or [])
     except (OSError, UnicodeDecodeError, csv.Error) as err:
         raise RunFileError(f"cannot read {path}: {err}") from None
-    kept = [r for r in rows if str(r.get("timesteps", "")).isdigit() and int(r["timesteps"]) <= timesteps]
+    kept = [r for r in rows if _count(r.get("timesteps")) <= timesteps]
     if len(kept) != len(rows):
         write_csv(path, header, kept)
     return max((int(r["timesteps"]) for r in kept), default=-1)
+
+
+def _count(value: object) -> float:
+    """A CSV cell as a whole count, or infinity for anything else (a hand-edited or damaged row is dropped)."""
+    text = str(value)
+    return int(text) if text.isdecimal() and len(text) <= 18 else float("inf")

@@ -80,7 +80,7 @@ class ActorCritic(nn.Module):
     def actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The actor's linear layers as ``(weight, bias)`` float32 arrays, the model file's order."""
         return [
-            (m.weight.detach().numpy().astype(np.float32), m.bias.detach().numpy().astype(np.float32))
+            (m.weight.detach().cpu().numpy().astype(np.float32), m.bias.detach().cpu().numpy().astype(np.float32))
             for m in self.actor
             if isinstance(m, nn.Linear)
         ]

@@ -94,7 +94,7 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
         """The actor's logits before masking for a batch of observation vectors (float32, one row each)."""
         with torch.no_grad():
             inner = {Columns.OBS: self.inputs(torch.as_tensor(np.asarray(observations, dtype=np.float32)))}
-            return super()._forward(inner)[Columns.ACTION_DIST_INPUTS].numpy()
+            return super()._forward(inner)[Columns.ACTION_DIST_INPUTS].cpu().numpy()
 
 
 def actor_layers(module: MaskedPPOModule) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
@@ -115,7 +115,7 @@ def actor_layers(module: MaskedPPOModule) -> tuple[list[tuple[np.ndarray, np.nda
         raise ValueError(f"the actor must use one activation of {sorted(ACTIVATIONS.values())}, not {others}")
     if not isinstance(parts[-1], torch.nn.Linear):
         raise ValueError("the actor must end with a linear layer (no output activation)")
-    layers = [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in linears]
+    layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
     return layers, ACTIVATIONS[next(iter(others))]
 
 

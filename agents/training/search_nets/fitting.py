@@ -261,7 +261,7 @@ def _fit(
             seconds=time.perf_counter() - start,
         )
     linears = [m for m in network if isinstance(m, torch.nn.Linear)]
-    layers = [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in linears]
+    layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
     return layers, report
 
 
