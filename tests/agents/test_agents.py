@@ -124,8 +124,8 @@ def test_ppo_agent_chooses_what_maskable_ppo_predicts_and_follows_training():
     model.learn(64)  # the optimizer changes the weights in place: the agent must see the new ones
     np.testing.assert_array_equal(frozen.action_logits(observation), before)  # a snapshot keeps its first weights
     with torch.no_grad():
-        tensor = torch.as_tensor(observation)[None]
-        logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(tensor))[0].numpy()
+        tensor = torch.as_tensor(observation, device=model.policy.device)[None]
+        logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(tensor))[0].cpu().numpy()
     assert not np.allclose(before, logits)
     np.testing.assert_allclose(agent.action_logits(observation), logits, **NETWORK)
 

@@ -313,12 +313,13 @@ def rollout_grad_cosine(policy: Any, buffer: Any) -> float:
     if buffer.n_envs < 2:
         return float("nan")
     actor = [p for name, p in policy.named_parameters() if name.startswith(("mlp_extractor.policy_net", "action_net"))]
-    advantages = torch.as_tensor(buffer.advantages - buffer.advantages.mean(), dtype=torch.float32)
+    device = policy.device  # the rollout is numpy on the CPU; the policy may be on a GPU
+    advantages = torch.as_tensor(buffer.advantages - buffer.advantages.mean(), dtype=torch.float32, device=device)
     gradients = []
     for parity in (0, 1):
         envs = slice(parity, None, 2)
-        obs = torch.as_tensor(buffer.observations[:, envs]).reshape(-1, buffer.observations.shape[-1])
-        actions = torch.as_tensor(buffer.actions[:, envs]).reshape(-1).long()
+        obs = torch.as_tensor(buffer.observations[:, envs], device=device).reshape(-1, buffer.observations.shape[-1])
+        actions = torch.as_tensor(buffer.actions[:, envs], device=device).reshape(-1).long()
         masks = buffer.action_masks[:, envs].reshape(-1, buffer.action_masks.shape[-1])
         _, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
         loss = -(advantages[:, envs].reshape(-1) * log_prob).mean()
