@@ -327,7 +327,9 @@ class SelfPlayLoop:
 
     Args:
         core: the games (dealt from each slot's stream by the loop itself) and where the loop keeps each slot's
-            learner seat and deal (the core's ``seats`` and ``deals``).
+            learner seat and deal (the core's ``seats`` and ``deals``). The core's ``over`` flags, ``step`` and
+            ``deal_next`` belong to the loops that step games from Python; this one deals and steps in compiled
+            code and leaves the flags alone.
 
     Attributes (one row per game, all writable by the caller between runs):
         learner: int64, the learner's seat of the current episode (the core's ``seats``).

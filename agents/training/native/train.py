@@ -262,7 +262,7 @@ class NativeRun:
             learner.value_norm = ValueNorm.from_state([float(v) for v in saved["value_norm"]])
             learner.rng.bit_generator.state = json.loads(saved["rng"])
             self.samples = int(saved["samples"])
-            self._load_streams(saved["games"])
+            self._load_streams(saved.get("games"))
             if self.luck is not None:
                 self.luck = self._luck_returns(saved["luck_returns"])
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as error:
@@ -270,10 +270,24 @@ class NativeRun:
             raise RunSetupError(f"{self.run.out} cannot be resumed: {first[:200]}") from None
 
     def _load_streams(self, saved: Any) -> None:
-        streams = self.games.tables.streams
-        if not isinstance(saved, torch.Tensor) or tuple(saved.shape) != streams.shape or saved.dtype != torch.int64:
-            raise ValueError(f"its game streams are not int64 {streams.shape}")
-        streams[:] = saved.numpy().view(np.uint64)
+        """The games' streams where the checkpoint left them; a checkpoint of an earlier version kept none."""
+        tables = self.games.tables
+        if saved is None:  # new streams of the seed and the update count: no deal of the run's start again
+            slots = np.arange(tables.num_slots)
+            tables.seed_streams(
+                slots,
+                np.random.SeedSequence([self.run.config.seed, self.state.iterations]).generate_state(
+                    tables.num_slots, np.uint64
+                ),
+            )
+            return
+        if (
+            not isinstance(saved, torch.Tensor)
+            or tuple(saved.shape) != tables.streams.shape
+            or saved.dtype != torch.int64
+        ):
+            raise ValueError(f"its game streams are not int64 {tables.streams.shape}")
+        tables.streams[:] = saved.numpy().view(np.uint64)
 
 
 def _rounded(row: dict[str, Any]) -> dict[str, Any]:
