@@ -172,8 +172,8 @@ class Game:
         deck_before = state.deck[:] if history is not None else state.deck
         facts: list[Fact] = []
         rules.advance(state, action, facts)
-        if history is not None:
-            history += deck_changes(deck_before, step, action, state.deck)
+        if history is not None and (step is Step.DRAW or len(state.deck) > len(deck_before)):
+            history += deck_changes(deck_before, step, action, state.deck)  # a draw or a put-back: events
         self._legal = None
         entry = tuple.__new__(LogEntry, (turn, actor, action, tuple(facts)))  # the fast NamedTuple path
         if self.record_log:
