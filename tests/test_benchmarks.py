@@ -262,3 +262,12 @@ def test_the_luck_diagnostics_run_on_a_runs_checkpoint(tmp_path):
     decisions = script("luck_returns_decisions", str(run), "1", "4")
     assert "both off: advantages" in decisions
 
+
+# --- luck_cost.py -----------------------------------------------------------------------------------------------------
+
+
+def test_the_luck_cost_benchmark_times_playing_then_adjusting_the_same_games():
+    argv = ["--agent", "random", "--players", "3", "--games", "6", "--rounds", "2", "--worlds", "2"]
+    printed = script("luck_cost", *argv)
+    assert "random against heuristic, 3 players, 6 games a round, 2 worlds" in printed
+    assert len(re.findall(r"^\| [12] \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d× \|$", printed, re.MULTILINE)) == 2

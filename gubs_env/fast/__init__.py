@@ -24,8 +24,9 @@ holds the ``agents`` package to it). It offers, in two layers:
   - the generator: :func:`seed_pcg64`, :func:`next_uint64`, :func:`integers` (numpy's ``default_rng``, bit for
     bit), :func:`state_to_numpy` and :func:`state_from_numpy`;
   - worlds (Python): :func:`new_rows`, :func:`sample_rows` (a seat's knowledge), :func:`redeal_rows` and
-    :func:`redeal_deck_rows` (re-deals), :func:`state_to_row` (a reference ``GameState``); compiled helpers
-    :func:`world_seed`, :func:`seed_futures`, :func:`can_answer` and :func:`rebuild_queue`.
+    :func:`redeal_deck_rows` (re-deals), :func:`state_to_row` (a reference ``GameState``), :func:`row_deck_events`
+    (an action's deck events); compiled helpers :func:`world_seed`, :func:`seed_futures`, :func:`can_answer`,
+    :func:`rebuild_queue` and :func:`step_deck_events` (with room for :data:`MAX_STEP_EVENTS`).
 """
 
 import os
@@ -58,6 +59,7 @@ from gubs_env.fast.core.tables import (
     S_SCOUT,
 )
 from gubs_env.fast.determinize import (
+    MAX_STEP_EVENTS,
     can_answer,
     new_rows,
     rebuild_queue,
@@ -66,6 +68,7 @@ from gubs_env.fast.determinize import (
     row_deck_events,
     sample_rows,
     seed_futures,
+    step_deck_events,
     world_seed,
 )
 from gubs_env.fast.kernels import reset_one, step_game, view_game
@@ -74,6 +77,7 @@ from gubs_env.fast.selfplay import SelfPlayTables
 from gubs_env.fast.single import FastGame
 
 __all__ = [
+    "MAX_STEP_EVENTS",
     "RANDOM",
     "RNG_WORDS",
     "SKIP",
@@ -118,6 +122,7 @@ __all__ = [
     "state_from_numpy",
     "state_to_numpy",
     "state_to_row",
+    "step_deck_events",
     "step_game",
     "view_game",
     "winners_into",

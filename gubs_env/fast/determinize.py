@@ -682,21 +682,44 @@ def row_deck_events(before: np.ndarray, after: np.ndarray, drew: bool) -> list[D
     """The deck's public events of one action, from the game rows before and after it (``deck_events`` on rows).
 
     ``drew``: the action was the turn player's draw. A replay that appends the events of every action from the
-    game's first on has the history :func:`redeal_deck_rows` and :func:`plan_worlds` (through the knowledge) take.
+    game's first on has the history :func:`redeal_deck_rows` and :func:`plan_worlds` (through the knowledge) take;
+    a compiled replay appends them with :func:`step_deck_events`.
     """
-    events: list[DeckEvent] = []
-    size = int(before[L.DECK_LEN])
+    events = np.empty((MAX_STEP_EVENTS, 2), dtype=np.int64)
+    count = step_deck_events(before, after, drew, events, 0)
+    return [(int(at), int(what)) for at, what in events[:count]]
+
+
+MAX_STEP_EVENTS = 1 + L.DECK_ROOM
+"""The most deck events one action makes: a Letter drawn, then every card of the deck put back."""
+
+
+@nb.njit(cache=True)
+def step_deck_events(before: np.ndarray, after: np.ndarray, drew: bool, events: np.ndarray, count: int) -> int:
+    """:func:`row_deck_events` in compiled code, for a replay of its own: returns the new count of events.
+
+    The events are written as rows ``(size, event)`` of int64 ``events`` from row ``count`` on; room for
+    :data:`MAX_STEP_EVENTS` more rows is the caller's to leave.
+    """
+    size = before[L.DECK_LEN]
     if drew:
         if T.IS_LETTER[before[L.DECK + size - 1]]:
-            events.append((size, LETTER_DRAWN))
+            events[count, 0], events[count, 1] = size, LETTER_DRAWN
+            count += 1
         size -= 1
-    end = int(after[L.DECK_LEN])
-    letters_back = int(
-        T.IS_LETTER[after[L.DECK : L.DECK + end]].sum() - T.IS_LETTER[before[L.DECK : L.DECK + size]].sum()
-    )
+    end = after[L.DECK_LEN]
+    if end <= size:  # nothing went back: most actions
+        return count
+    letters_back = 0
+    for i in range(end):
+        letters_back += T.IS_LETTER[after[L.DECK + i]]
+    for i in range(size):
+        letters_back -= T.IS_LETTER[before[L.DECK + i]]
     what = PUT_BACK_LETTER if letters_back else PUT_BACK  # only a flop puts a Letter back, alone
-    events += [(at, what) for at in range(size, end)]
-    return events
+    for at in range(size, end):
+        events[count, 0], events[count, 1] = at, what
+        count += 1
+    return count
 
 
 @nb.njit(cache=True)

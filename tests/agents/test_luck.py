@@ -29,6 +29,7 @@ from agents.evaluate.matches import MeanInterval, play_game
 from agents.evaluate.tournament import run_tournament
 from gubs_env.engine import Game, Op
 from gubs_env.engine.cards import LETTERS, Kind
+from gubs_env.engine.positions.determinize import LETTER_DRAWN
 from gubs_env.fast.convert import state_to_row
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.determinize import new_rows, redeal_deck_rows
@@ -167,8 +168,9 @@ def peek_then_draw(seed: int) -> tuple[Game, list]:
     return position, first_legal_to_the_end(position, first)
 
 
-def naive_chance_steps(g, r, ids, legal, befores, afters, at) -> int:  # type: ignore[no-untyped-def]
+def naive_chance_steps(g, r, ids, legal, steps, deck) -> int:  # type: ignore[no-untyped-def]
     """The mistake the estimator must not make: every drawn card counted as chance, peeked or not."""
+    befores, afters, at = steps
     count = 0
     for i, action in enumerate(ids):
         befores[count], before_rng = g, r.copy()
@@ -406,3 +408,28 @@ def test_an_adjustment_that_explains_a_third_of_the_variance_narrows_the_interva
     low, high = wilson_interval(results.sum(), 4000)
     share = np.var(results - corrections, ddof=1) / np.var(results, ddof=1)
     assert rate.width / (high - low) == pytest.approx(math.sqrt(share), rel=0.02)
+
+
+def test_each_chance_step_is_redealt_given_the_decks_history_since_the_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    passed: list[tuple | None] = []
+    real = luck.redeal_deck_rows
+
+    def spy(row, known, seed, rows, rngs, history=None):  # type: ignore[no-untyped-def]
+        passed.append(history)
+        return real(row, known, seed, rows, rngs, history=history)
+
+    monkeypatch.setattr(luck, "redeal_deck_rows", spy)
+    estimator = LuckEstimator(LuckSettings(worlds=2), luck.ConstantValue())
+    with_put_backs = 0
+    for seed in range(6):
+        game, rnd = Game(3, seed=seed, record_log=False), random.Random(seed)
+        actions, before = [], []  # each action, and the game's own deck history before it
+        while not game.is_over:
+            before.append(tuple(game.deck_history or ()))
+            actions.append(rnd.choice(game.legal_actions()))
+            game.apply(actions[-1])
+        passed.clear()
+        steps = [step for step in estimator.game(3, seed, actions).steps if step != luck.DEAL_STEP]
+        assert passed == [before[step] for step in steps]
+        with_put_backs += sum(any(what != LETTER_DRAWN for _, what in history or ()) for history in passed)
+    assert with_put_backs  # histories with cards put back were compared, not only empty ones

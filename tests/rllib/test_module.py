@@ -20,12 +20,12 @@ from agents.training.rllib.module import FixedAgentModule, MaskedPPOModule, acto
 from agents.training.rllib.selfplay import (
     ACTIVE_SNAPSHOTS,
     HEURISTIC,
-    LEARNER_SEAT,
     MAIN,
     RANDOM,
     SeatMapping,
     learner_seat,
     next_slot,
+    tag_learner_seat,
 )
 from agents.training.rllib.train import main_spec
 from gubs_env.encoding.action_table import NUM_ACTIONS
@@ -139,9 +139,8 @@ def test_fixed_agent_module_refuses_other_agents(name):
 
 
 class FakeEpisode:
-    def __init__(self, id_: str, custom_data: dict | None = None) -> None:
+    def __init__(self, id_: str) -> None:
         self.id_ = id_
-        self.custom_data = custom_data or {}
 
 
 @pytest.mark.parametrize("players", [2, 3, 6])
@@ -163,7 +162,8 @@ def test_mapping_puts_main_at_exactly_one_seat_uniformly(players):
 def test_mapping_seats_main_where_the_compiled_runners_core_drew_the_learner(players):
     mapping = SeatMapping(PoolConfig(p_random=0.1, p_heuristic=0.9))
     for seat in range(players):
-        episode = FakeEpisode("same-id", {LEARNER_SEAT: seat})
+        episode = FakeEpisode("same-id")
+        tag_learner_seat(episode, seat)
         modules = [mapping(agent_id(s, players), episode) for s in range(players)]
         assert modules.index(MAIN) == seat == learner_seat(episode, players) and modules.count(MAIN) == 1
 

@@ -44,17 +44,17 @@ from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import Action, Game, action_from_dict
 from gubs_env.engine.actions import Op, make
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
-from gubs_env.engine.positions.determinize import DeckEvent
 from gubs_env.fast import (
+    MAX_STEP_EVENTS,
     S_DRAW,
     S_OVER,
     S_SCOUT,
     new_rows,
     redeal_deck_rows,
     reset_one,
-    row_deck_events,
     score,
     state_to_row,
+    step_deck_events,
     step_game,
     view_game,
     world_seed,
@@ -264,8 +264,10 @@ class LuckEstimator:
         g, r = row[0], rng[0]
         befores = np.empty((len(ids), L.ROW), dtype=np.int32)
         afters = np.empty_like(befores)
-        at = np.empty(len(ids), dtype=np.int64)
-        count = _chance_steps(g, r, ids, self._legal, befores, afters, at)
+        at, known = np.empty(len(ids), dtype=np.int64), np.empty(len(ids), dtype=np.int64)
+        events = np.empty((len(ids) * MAX_STEP_EVENTS, 2), dtype=np.int64)  # room for the most any action makes
+        draw = encode(make(Op.DRAW), 0, num_players)  # the draw names no seat
+        count = _chance_steps(g, r, ids, self._legal, (befores, afters, at), (draw, events, known))
         if count < 0:
             index = -count - 1
             if g[L.STEP] == S_OVER:
@@ -280,7 +282,8 @@ class LuckEstimator:
             return GameLuck((), np.zeros((0, num_players)), results, scores, truncated)
         rows, rngs = new_rows(blocks * (worlds + 1))
         base = np.random.SeedSequence([self.settings.seed, seed & (2**63 - 1)]).generate_state(1, np.uint64)[0]
-        histories = self._histories(start, ids, at[:count]) if with_deal else [None] * count
+        history = [(int(size), int(what)) for size, what in events[: known[count - 1] if count else 0]]
+        histories = [tuple(history[: known[c]]) if with_deal else None for c in range(count)]
         if with_deal:
             state_to_row(start.state, rows[0], rngs[0])
             self._deal_rows(rows[: worlds + 1], rngs[: worlds + 1], start.state.options, base)
@@ -295,28 +298,6 @@ class LuckEstimator:
         values = self.value(rows, num_players).reshape(blocks, worlds + 1, num_players)
         steps = ((DEAL_STEP,) if with_deal else ()) + tuple(int(i) for i in at[:count])
         return GameLuck(steps, values[:, 0] - values[:, 1:].mean(axis=1), results, scores, truncated)
-
-    def _histories(self, start: Game, ids: np.ndarray, at: np.ndarray) -> list[tuple[DeckEvent, ...]]:
-        """The deck's history since the deal (cards put back, Letters drawn) before each chance step ``at[c]``.
-
-        The Letters' re-deal follows every card put back at a random place (R15, R20), so it needs the history the
-        table saw: replayed here from the deal, since the game state does not keep it.
-        """
-        row, rng = new_rows(1)
-        state_to_row(start.state, row[0], rng[0])
-        g, r, legal = row[0], rng[0], self._legal
-        draw = encode(make(Op.DRAW), 0, start.num_players)  # the draw names no seat
-        wanted = set(at.tolist())
-        history: list[DeckEvent] = []
-        found: list[tuple[DeckEvent, ...]] = []
-        view_game(g, legal)
-        for index, action in enumerate(ids.tolist()):
-            if index in wanted:
-                found.append(tuple(history))
-            before = g.copy()
-            step_game(g, r, int(action), legal)
-            history += row_deck_events(before, g, bool(before[L.STEP] == S_DRAW and action == draw))
-        return found
 
     def _ids(self, g: np.ndarray, r: np.ndarray, actions: list[Action | int]) -> np.ndarray:
         """The actions as ids (engine actions are encoded for their actor, found by playing them on a copy)."""
@@ -385,17 +366,22 @@ def _chance_steps(
     r: np.ndarray,
     ids: np.ndarray,
     legal: np.ndarray,
-    befores: np.ndarray,
-    afters: np.ndarray,
-    at: np.ndarray,
+    steps: tuple,
+    deck: tuple,
 ) -> int:
     """Play ``ids`` in row ``g``, keeping each chance step's index and the rows before and after it.
+
+    ``steps``: (rows before, rows after, action index) of each chance step. ``deck``: (the draw's id, the deck's
+    events of the replay as ``(size, event)`` rows, and per chance step how many of them came before it: its
+    history since ``g``'s position).
 
     Returns how many chance steps there were, or ``-(i + 1)`` when id ``i`` is not legal where it comes (the game
     may be over by then).
     """
+    befores, afters, at = steps
+    draw, events, known = deck
     before_rng = np.empty_like(r)
-    count = 0
+    count = events_count = 0
     view_game(g, legal)
     for i in range(ids.size):
         a = ids[i]
@@ -403,10 +389,14 @@ def _chance_steps(
             return -(i + 1)
         befores[count] = g
         before_rng[:] = r
+        drew = befores[count, L.STEP] == S_DRAW and a == draw
         step_game(g, r, a, legal)
+        history = events_count
+        events_count = step_deck_events(befores[count], g, drew, events, events_count)
         if _is_chance_step(befores[count], before_rng, g, r):
             afters[count] = g
             at[count] = i
+            known[count] = history
             count += 1
     return count
 

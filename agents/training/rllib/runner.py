@@ -46,7 +46,7 @@ from ray.rllib.utils.metrics import (
 from agents.bots.threads import set_torch_threads
 from agents.training.rllib.fast_tables import FastTables
 from agents.training.rllib.seats import MASK_KEY, OBS_KEY, AgentDict, rule_options_of, table_sizes
-from agents.training.rllib.selfplay import LEARNER_SEAT
+from agents.training.rllib.selfplay import tag_learner_seat
 
 _NOT_STORED = (Columns.ACTIONS, Columns.ACTIONS_FOR_ENV)
 """Module outputs that are not extra model outputs of a step (the action is stored as the action)."""
@@ -144,8 +144,7 @@ class FastEnvRunner(MultiAgentEnvRunner):
         """A new game and a new episode in each of ``slots``."""
         for slot, observations in zip(slots, self._tables.reset(slots, seeds), strict=True):
             self._new_episode(slot, self._ongoing_episodes)
-            # the core's seat for the learner, which the seat mapping reads before it asks anything else
-            self._episodes()[slot].custom_data[LEARNER_SEAT] = int(self._tables.learner_seats[slot])
+            tag_learner_seat(self._episodes()[slot], int(self._tables.learner_seats[slot]))  # the core's draw
             self._episodes()[slot].add_env_reset(observations=observations, infos={})
             self._make_on_episode_callback("on_episode_start", slot, self._episodes())
             self._acting[slot] = next(iter(observations.items()))

@@ -36,8 +36,9 @@ from agents.training.rllib.env import parse_agent_id
 
 MAIN = "main"
 SNAPSHOT_PREFIX = "snapshot_"
-LEARNER_SEAT = "learner_seat"
-"""The key of an episode's ``custom_data`` where the compiled runner puts the learner's seat the core drew."""
+LEARNER_TAG = ".learner-"
+"""What the compiled runner appends to an episode's id, with the learner's seat the core drew: the id is what every
+chunk of an episode keeps from its start (RLlib maps a continuation's seats before it copies anything else)."""
 
 ACTIVE_SNAPSHOTS: list[str] = []
 """The snapshot slots that hold weights in this process, oldest first.
@@ -70,12 +71,19 @@ def _stream(episode_id: str, *key: int) -> np.random.Generator:
 def learner_seat(episode: Any, num_players: int) -> int:
     """The seat ``main`` plays in an episode.
 
-    On the compiled runner, the seat the self-play core drew with the game (every backend's rule); on RLlib's own
-    runner, which cannot tell the mapping its env's draws, a seat drawn from the episode's id
-    (:func:`~agents.training.core.seating.learner_seat`).
+    On the compiled runner, the seat the self-play core drew with the game (every backend's rule), read from the
+    episode's id (:data:`LEARNER_TAG`); on RLlib's own runner, which cannot tell the mapping its env's draws, a seat
+    drawn from the episode's id (:func:`~agents.training.core.seating.learner_seat`).
     """
-    seat = episode.custom_data.get(LEARNER_SEAT)
-    return int(seat) if seat is not None else seating.learner_seat(_stream(episode.id_), num_players)
+    _, tagged, seat = str(episode.id_).rpartition(LEARNER_TAG)
+    if tagged and seat.isdecimal() and int(seat) < num_players:
+        return int(seat)
+    return seating.learner_seat(_stream(episode.id_), num_players)
+
+
+def tag_learner_seat(episode: Any, seat: int) -> None:
+    """Name ``seat`` as the learner's in a new episode's id (before anything is added to it)."""
+    episode.id_ = f"{episode.id_}{LEARNER_TAG}{seat}"
 
 
 class SeatMapping:

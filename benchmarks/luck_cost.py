@@ -1,0 +1,77 @@
+"""What the luck adjustment costs beside playing the games: CPU ms per game, one thread, in one process.
+
+``python benchmarks/luck_cost.py --agent gubs-net --opponent heuristic --players 4`` plays the agent against the
+opponent at every other seat, seat-rotated (game ``g``: seat ``g % n``, deal ``seed + g // n``, as ``agents.evaluate``
+deals them), timing each game (:func:`agents.evaluate.matches.play_game`, its action ids kept), then the adjustment
+of the same games (:meth:`agents.evaluate.luck.LuckEstimator.game`, which also replays the deck's history). Each
+round is timed in CPU time of this process, one BLAS and torch thread, as a tournament worker runs; the first round
+also loads what the later ones find cached. docs/luck.md ("Cost") has the figures and the aims.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from agents.bots.registry import make_agent
+from agents.bots.threads import set_torch_threads
+from agents.evaluate.luck import LuckEstimator, LuckSettings, luck_worlds
+from agents.evaluate.matches import play_game
+from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int, run_command
+
+
+def build_parser() -> CommandParser:
+    """The command line of the timing."""
+    parser = CommandParser(
+        prog="python benchmarks/luck_cost.py",
+        description="Time the luck adjustment against playing the same games, CPU ms per game on one thread.",
+    )
+    parser.add_argument(
+        "--agent", default="gubs-net", help="the agent timed, a spec of agents.evaluate (default: gubs-net)"
+    )
+    parser.add_argument(
+        "--opponent", metavar="SPEC", default="heuristic", help="the agent at every other seat (default: heuristic)"
+    )
+    parser.add_argument("--players", type=player_count, default=2, help="table size, 2 to 6 (default: 2)")
+    parser.add_argument("--games", type=positive_int, default=300, help="games per round (default: 300)")
+    parser.add_argument("--rounds", type=positive_int, default=2, help="rounds, each timed (default: 2)")
+    worlds = LuckSettings().worlds
+    parser.add_argument(
+        "--worlds", type=luck_worlds, default=worlds, help=f"re-dealt worlds a step (default: {worlds})"
+    )
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal (default: 0)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Play, then adjust, the same games, round after round; one line of CPU ms per game each."""
+    args = build_parser().parse_args(argv)
+    from threadpoolctl import threadpool_limits
+
+    set_torch_threads(1)
+    n = args.players
+    estimator = LuckEstimator(LuckSettings(worlds=args.worlds))
+    print(f"{args.agent} against {args.opponent}, {n} players, {args.games} games a round, {args.worlds} worlds")
+    print("| round | playing, ms a game | adjusting, ms a game | adjusting / playing |")
+    print("|---:|---:|---:|---:|")
+    with threadpool_limits(1):
+        for round_ in range(1, args.rounds + 1):
+            agent, opponent = make_agent(args.agent, args.seed), make_agent(args.opponent, args.seed + 1)
+            games: list[tuple[int, list[int]]] = []
+            start = time.process_time()
+            for g in range(args.games):
+                seat, deal = g % n, args.seed + g // n
+                ids: list[int] = []
+                play_game([opponent] * seat + [agent] + [opponent] * (n - 1 - seat), deal, played=ids)
+                games.append((deal, ids))
+            playing = (time.process_time() - start) / args.games * 1e3
+            start = time.process_time()
+            for deal, ids in games:
+                estimator.game(n, deal, ids)
+            adjusting = (time.process_time() - start) / args.games * 1e3
+            print(f"| {round_} | {playing:.2f} | {adjusting:.2f} | {adjusting / playing:.2f}× |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_command(main))
