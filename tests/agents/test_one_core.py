@@ -217,3 +217,23 @@ def test_a_native_checkpoint_keeps_the_game_streams_and_one_without_them_still_r
     start = fresh.games.tables.streams.copy()  # seed + slot: what a new run deals first
     fresh.load(buffer.getvalue())
     assert not (fresh.games.tables.streams == start).all(axis=1).any()  # no slot deals the run's first games again
+
+
+@pytest.mark.parametrize("word, value", [(3, 2), (4, 7)])  # an even increment: a generator that can stall
+def test_a_checkpoint_whose_game_streams_are_no_generator_states_is_refused_in_one_line(tmp_path, word, value):
+    import io
+
+    import torch
+
+    from agents.training import RunSetupError
+
+    config = TrainingConfig(backend="native", seed=3, envs=4, players=SIZES, hidden=(8,)).resolved()
+    trainer = NativeRun(Run(tmp_path, config, None, 0.0, progress=False))
+    saved = torch.load(io.BytesIO(trainer._checkpoint_bytes()), weights_only=True)
+    saved["games"][1, word] = value
+    buffer = io.BytesIO()
+    torch.save(saved, buffer)
+    before = trainer.games.tables.streams.copy()
+    with pytest.raises(RunSetupError, match="not generator states") as error:
+        trainer.load(buffer.getvalue())
+    assert "\n" not in str(error.value) and np.array_equal(trainer.games.tables.streams, before)

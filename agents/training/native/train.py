@@ -287,7 +287,11 @@ class NativeRun:
             or saved.dtype != torch.int64
         ):
             raise ValueError(f"its game streams are not int64 {tables.streams.shape}")
-        tables.streams[:] = saved.numpy().view(np.uint64)
+        streams = saved.numpy().view(np.uint64)
+        # numpy's PCG64 states: an odd increment (word 3, its low half), else the generator can stall
+        if not ((streams[:, 3] & np.uint64(1)) == 1).all() or (streams[:, 4] > 1).any():
+            raise ValueError("its game streams are not generator states")
+        tables.streams[:] = streams
 
 
 def _rounded(row: dict[str, Any]) -> dict[str, Any]:
