@@ -271,3 +271,17 @@ def test_the_luck_cost_benchmark_times_playing_then_adjusting_the_same_games():
     printed = script("luck_cost", *argv)
     assert "random against heuristic, 3 players, 6 games a round, 2 worlds" in printed
     assert len(re.findall(r"^\| [12] \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d× \|$", printed, re.MULTILINE)) == 2
+
+
+# --- luck_history.py --------------------------------------------------------------------------------------------------
+
+
+def test_the_luck_history_comparison_prints_both_figures_with_and_without_the_history():
+    printed = script("luck_history", "--games", "3", "--luck-games", "4")
+    for name in ("without the history", "given the history"):
+        assert re.search(
+            rf"^{name}: Letter probe [+-]\d\.\d{{3}} \[[+-]\d\.\d{{3}}, [+-]\d\.\d{{3}}\] Letters a game$",
+            printed,
+            re.M,
+        )
+        assert re.search(rf"^{name}: heuristic's mean luck [+-]\d+\.\d{{3}} ", printed, re.M)

@@ -27,6 +27,7 @@ from agents.evaluate.luck import (
 )
 from agents.evaluate.matches import MeanInterval, play_game
 from agents.evaluate.tournament import run_tournament
+from benchmarks.luck_history import letter_probe
 from gubs_env.engine import Game, Op
 from gubs_env.engine.cards import LETTERS, Kind
 from gubs_env.engine.positions.determinize import LETTER_DRAWN
@@ -343,34 +344,16 @@ def test_a_match_gives_the_adjusted_rate_and_training_evaluations_write_it() -> 
     assert all(not set(ADJUSTED_COLUMNS) & set(row) for row in evaluation_rows(make_agent("heuristic"), [2], 4, 1, 1))
 
 
-def letters_laid_out(rows: np.ndarray, num_players: int) -> np.ndarray:
-    """A probe for ``V``: the Letters laid out. A step's correction is then (a Letter was revealed) minus the chance of
-    one the re-dealt decks give, so the mean correction over many games is the re-dealt distribution's error."""
-    return np.repeat(rows[:, L.LETTERS_LEN : L.LETTERS_LEN + 1].astype(float), num_players, axis=1)
-
-
-def letters_revealed_beyond_expected(games: int, **rule_options: str) -> MeanInterval:
-    """Per game: Letters revealed at chance steps less the re-dealt decks' expectation (heuristic against random)."""
-    estimator = LuckEstimator(LuckSettings(worlds=64), letters_laid_out)
-    per_game = []
-    for g in range(games):
-        table = [make_agent("heuristic", seed=0), make_agent("random", seed=1)]
-        ids: list[int] = []
-        play_game(table, 7000 + g, played=ids, **rule_options)
-        per_game.append(float(estimator.game(2, 7000 + g, ids, **rule_options).corrections[1:, 0].sum()))
-    return MeanInterval.of(per_game)
-
-
 @pytest.mark.slow
 def test_with_uniform_letters_the_redealt_decks_reveal_letters_as_often_as_the_real_ones() -> None:
-    interval = letters_revealed_beyond_expected(1200, letter_placement="uniform")
+    interval = letter_probe(1200, letter_placement="uniform")
     assert interval.low < 0 < interval.high, interval
 
 
 @pytest.mark.slow
 def test_with_thirds_letters_the_redealt_decks_reveal_letters_as_often_as_the_real_ones() -> None:
     # the re-deal follows the deck's history since the deal (every card put back at random moves the Letters)
-    interval = letters_revealed_beyond_expected(1200)
+    interval = letter_probe(1200)
     assert interval.low < 0 < interval.high, interval
 
 

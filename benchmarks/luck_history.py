@@ -1,31 +1,40 @@
-"""The luck estimator's re-deal given the deck's history (docs/luck.md, "The fix and where it stands").
+"""What following the deck's history does to the luck adjustment: the same estimator with the history and without.
 
-The estimator (agents/evaluate/luck) re-deals each chance step given the deck's history since the deal, collected
-in its compiled replay of the game (tests/agents/test_luck.py checks each step's history against the game's own).
-Here the same estimator also runs with that history dropped, to measure what passing it does:
+The estimator (agents/evaluate/luck) re-deals each chance step given the deck's history since the deal, collected in
+its compiled replay of the game. Here it also runs with that history dropped (the Letters then lie as dealt):
 
-    python -m tests.agents.test_luck_history --games 1200 --luck-games 4000
+    python benchmarks/luck_history.py --games 1200 --luck-games 4000
 
-prints the Letter probe (heuristic against random play, 64 worlds, deals 7000 on) and the heuristic's mean luck
-(16 worlds, deals 200000 on, both seatings), each with and without the history, with 95% intervals.
+prints the Letter probe (heuristic against random play, 64 worlds, deals 7000 on: per game, the Letters revealed at
+chance steps less the re-dealt decks' expectation, 0 for an exact re-deal) and the heuristic's mean luck (16 worlds,
+deals 200000 on, both seatings), each with and without the history, with 95% intervals. docs/luck.md ("The fix and
+where it stands") has the figures.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
-import pytest
 
 import agents.evaluate.luck as luck
 from agents.bots.registry import make_agent
 from agents.evaluate.luck import LuckEstimator, LuckSettings
 from agents.evaluate.matches import MeanInterval, play_game
-from tests.agents.test_luck import letters_laid_out
+from gubs_env.fast import layout as L
+from gubs_env.support.cli import CommandParser, positive_int, run_command
+
+
+def letters_laid_out(rows: np.ndarray, num_players: int) -> np.ndarray:
+    """A probe for ``V``: the Letters laid out.
+
+    A step's correction is then (a Letter was revealed) minus the chance of one the re-dealt decks give, so the mean
+    correction over many games is the re-dealt distribution's error.
+    """
+    return np.repeat(rows[:, L.LETTERS_LEN : L.LETTERS_LEN + 1].astype(float), num_players, axis=1)
 
 
 @contextmanager
@@ -48,28 +57,28 @@ def as_estimated(with_history: bool) -> AbstractContextManager[None]:
     return nullcontext() if with_history else history_dropped()
 
 
-def heuristic_game(deal: int, heuristic_seat: int) -> list[int]:
+def heuristic_game(deal: int, heuristic_seat: int, **rule_options: str) -> list[int]:
     """The action ids of the heuristic against random play at 2 players, the heuristic at ``heuristic_seat``."""
     table = [make_agent("heuristic", seed=0), make_agent("random", seed=1)]
     if heuristic_seat:
         table.reverse()
     ids: list[int] = []
-    play_game(table, deal, played=ids)
+    play_game(table, deal, played=ids, **rule_options)
     return ids
 
 
-def letter_probe(games: int, with_history: bool) -> MeanInterval:
+def letter_probe(games: int, with_history: bool = True, **rule_options: str) -> MeanInterval:
     """Per game: Letters revealed at chance steps less the re-dealt decks' expectation (heuristic at seat 0)."""
     estimator = LuckEstimator(LuckSettings(worlds=64), letters_laid_out)
     per_game = []
     for deal in range(7000, 7000 + games):
-        ids = heuristic_game(deal, 0)
+        ids = heuristic_game(deal, 0, **rule_options)
         with as_estimated(with_history):
-            per_game.append(float(estimator.game(2, deal, ids).corrections[1:, 0].sum()))
+            per_game.append(float(estimator.game(2, deal, ids, **rule_options).corrections[1:, 0].sum()))
     return MeanInterval.of(per_game)
 
 
-def heuristic_luck(games: int, with_history: bool) -> MeanInterval:
+def heuristic_luck(games: int, with_history: bool = True) -> MeanInterval:
     """The heuristic's luck per game against random play, in points (deals from 200000, both seatings)."""
     estimator = LuckEstimator()
     lucks = []
@@ -81,18 +90,20 @@ def heuristic_luck(games: int, with_history: bool) -> MeanInterval:
     return MeanInterval.of(lucks)
 
 
-@pytest.mark.slow
-def test_given_the_history_the_redealt_decks_reveal_letters_as_often_as_the_real_ones() -> None:
-    interval = letter_probe(1200, with_history=True)
-    assert interval.low < 0 < interval.high, interval
+def build_parser() -> CommandParser:
+    """The command line of the comparison."""
+    parser = CommandParser(
+        prog="python benchmarks/luck_history.py",
+        description="The Letter probe and the heuristic's mean luck, with the deck's history and without.",
+    )
+    parser.add_argument("--games", type=positive_int, default=1200, help="games of the Letter probe (default: 1200)")
+    parser.add_argument("--luck-games", type=positive_int, default=4000, help="games of the mean luck (default: 4000)")
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the probe and the mean luck with and without the history."""
-    parser = argparse.ArgumentParser(prog="python -m tests.agents.test_luck_history", description=__doc__)
-    parser.add_argument("--games", type=int, default=1200, help="games of the Letter probe (default: 1200)")
-    parser.add_argument("--luck-games", type=int, default=4000, help="games of the mean luck (default: 4000)")
-    args = parser.parse_args(argv)
+    """Print the probe and the mean luck without the history, then with it."""
+    args = build_parser().parse_args(argv)
     for with_history in (False, True):
         name = "given the history" if with_history else "without the history"
         for what, interval, unit in (
@@ -104,4 +115,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_command(main))
