@@ -50,6 +50,8 @@ MOVED = {
     "agents.training.selfplay.evaluate": "agents.training.native.evaluate",
     "agents.training.selfplay.luck_returns": "agents.training.native.luck_returns",
     "agents.training.selfplay.charts": "agents.training.core.curves",
+    "agents.bots.heuristic.__main__": "benchmarks.heuristic_speed (a script of the repository: "
+    "python benchmarks/heuristic_speed.py)",
     "agents.training.core.tables": "gubs_env.fast (the self-play core is gubs_env.fast.SelfPlayTables)",
     "agents.training.baselines": "agents.training.seeds (python train.py --from-scratch --seeds 0 1)",
     "agents.training.baselines.runs": "agents.training.seeds (python train.py --from-scratch --seeds 0 1)",

@@ -285,3 +285,13 @@ def test_the_luck_history_comparison_prints_both_figures_with_and_without_the_hi
             re.M,
         )
         assert re.search(rf"^{name}: heuristic's mean luck [+-]\d+\.\d{{3}} ", printed, re.M)
+
+
+# --- heuristic_speed.py -----------------------------------------------------------------------------------------------
+
+
+def test_the_heuristic_speed_benchmark_times_the_three_ways_of_asking():
+    printed = script("heuristic_speed", "--positions", "40", "--repeats", "1")
+    assert "CPU µs per decision over 40 positions (best of 1):" in printed
+    for way in ("HeuristicAgent.act, one at a time", "one batch of every position", "batches of 8"):
+        assert re.search(rf"^  {re.escape(way)} +\d+\.\d\d$", printed, re.M)

@@ -488,7 +488,7 @@ def _shell(*argv: str, cwd: Path | None = None, timeout: float = 120) -> subproc
         (["train.py", "--backend", "rllib", "--bogus"], "python train.py"),
         (["benchmarks/rllib_throughput.py", "--env-runners", "-1"], "python benchmarks/rllib_throughput.py"),
         (["benchmarks/rllib_throughput.py", "--minutes"], "python benchmarks/rllib_throughput.py"),
-        (["-m", "agents.bots.heuristic", "--positions", "0"], "python -m agents.bots.heuristic"),
+        (["benchmarks/heuristic_speed.py", "--positions", "0"], "python benchmarks/heuristic_speed.py"),
         (["-m", "gubs_env.viz", "--players", "9", "--svg", "x.svg"], "python -m gubs_env.viz"),
         (["-m", "gubs_env.viz", "--svg", "/proc/x/y.svg"], "python -m gubs_env.viz"),
         (["-m", "examples.cleanrl_ppo", "--players", "9"], "python -m examples.cleanrl_ppo"),
@@ -828,7 +828,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         },
     ),
     "heuristic": (
-        "agents.bots.heuristic.__main__",
+        "benchmarks.heuristic_speed",
         [],
         {"--positions": NUMBERS, "--seed": NUMBERS, "--repeats": NUMBERS},
     ),

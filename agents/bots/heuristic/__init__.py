@@ -23,7 +23,7 @@ take them are still unseen). Then, per kind of decision:
 Equal scores (within ``TIE_TOLERANCE``) are split by the player's own seeded generator. The numbers are in
 :mod:`~agents.bots.heuristic.weights`; the observation is read in :mod:`~agents.bots.heuristic.view`, the scores are
 :mod:`~agents.bots.heuristic.scoring`, the decision :mod:`~agents.bots.heuristic.decide`, all compiled by numba
-(``NUMBA_DISABLE_JIT=1`` runs the same code as plain Python, for a debugger). ``python -m agents.bots.heuristic``
+(``NUMBA_DISABLE_JIT=1`` runs the same code as plain Python, for a debugger). ``python benchmarks/heuristic_speed.py``
 times it.
 """
 

@@ -1,4 +1,4 @@
-"""``python -m agents.bots.heuristic --positions 5000``: time the heuristic's decisions, one at a time and batched."""
+"""``python benchmarks/heuristic_speed.py --positions 5000``: time the heuristic's decisions, alone and batched."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def benchmark(positions: int, seed: int, repeats: int) -> dict[str, float]:
 def build_parser() -> CommandParser:
     """The command line of the timing."""
     parser = CommandParser(
-        prog="python -m agents.bots.heuristic",
+        prog="python benchmarks/heuristic_speed.py",
         description="Time the heuristic bot's decisions on positions from its own games (CPU time).",
     )
     parser.add_argument("--positions", type=positive_int, default=5000, help="decisions to time (default: 5000)")
