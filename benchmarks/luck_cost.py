@@ -14,6 +14,7 @@ import sys
 import time
 
 from agents.bots.registry import make_agent
+from agents.bots.spec import AgentSpecError
 from agents.bots.threads import set_torch_threads
 from agents.evaluate.luck import LuckEstimator, LuckSettings, luck_worlds
 from agents.evaluate.matches import play_game
@@ -45,7 +46,12 @@ def build_parser() -> CommandParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Play, then adjust, the same games, round after round; one line of CPU ms per game each."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:  # each spec built once before any game: one that builds nothing is a usage error
+        make_agent(args.agent, args.seed), make_agent(args.opponent, args.seed + 1)
+    except AgentSpecError as error:
+        parser.error(str(error))
     from threadpoolctl import threadpool_limits
 
     set_torch_threads(1)

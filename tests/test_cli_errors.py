@@ -807,6 +807,20 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         },
     ),
     "belief": ("benchmarks.hold_ratio", [], {"--games": NUMBERS, "--seed": NUMBERS}),
+    "luck_cost": (
+        "benchmarks.luck_cost",
+        [],
+        {
+            "--agent": SPECS,
+            "--opponent": SPECS,
+            "--players": NUMBERS,
+            "--games": NUMBERS,
+            "--rounds": NUMBERS,
+            "--worlds": NUMBERS,
+            "--seed": NUMBERS,
+        },
+    ),
+    "luck_history": ("benchmarks.luck_history", [], {"--games": NUMBERS, "--luck-games": NUMBERS}),
     "levers": (
         "benchmarks.selfplay_levers",
         [],
@@ -910,6 +924,10 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(agents.training.native.train, "train_native", lambda run: _raise(_Started()))
     if name == "heuristic":
         monkeypatch.setattr(module, "benchmark", lambda *args: _raise(_Started()))
+    if name == "luck_cost":  # the agents are built first: a spec that builds nothing is the command's to refuse
+        monkeypatch.setattr(module, "play_game", lambda *args, **kwargs: _raise(_Started()))
+    if name == "luck_history":
+        monkeypatch.setattr(module, "letter_probe", lambda *args, **kwargs: _raise(_Started()))
     if name == "rllib_bench":  # both parts start Ray: the first one reached stops the command
         monkeypatch.setattr(module, "measure_sampling", lambda *args: _raise(_Started()))
         monkeypatch.setattr(module, "runs", lambda *args: _raise(_Started()))
