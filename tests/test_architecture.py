@@ -104,7 +104,8 @@ TRAINING_FOLDERS = {
     "agents.training.native": {"agents.training.core", "agents.training.native", "agents.training.imitation"},
     # the recipes beside the backends
     "agents.training.imitation": {"agents.training.core", "agents.training.imitation", "agents.training.expert"},
-    "agents.training.expert": {"agents.training.imitation", "agents.training.expert"},
+    # expert iteration's rounds distil each round's playout policy
+    "agents.training.expert": {"agents.training.imitation", "agents.training.expert", "agents.training.search_nets"},
     "agents.training.search_nets": {"agents.training.search_nets"},
     "agents.training.tune_heuristic": {"agents.training.tune_heuristic"},
 }

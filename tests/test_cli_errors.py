@@ -831,6 +831,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         [],
         {
             "--expert": SPECS,
+            "--field": SPECS,
             "--players": NUMBERS,
             "--games": NUMBERS,
             "--seed": NUMBERS,
@@ -838,6 +839,48 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--labels": PATHS,
             "--keep-blunders": SWITCH,
             "--corrected-only": SWITCH,
+            "--no-progress": SWITCH,
+        },
+    ),
+    "apprentice": (
+        "benchmarks.apprentice_step",
+        [],
+        {
+            "--labels": PATHS,
+            "--network": ["selfplay-2p", "bad.zip", "missing.zip", "nobody"],
+            "--rates": NUMBERS,
+            "--epochs": NUMBERS,
+            "--games": NUMBERS,
+            "--seed": NUMBERS,
+            "--jobs": NUMBERS,
+        },
+    ),
+    "rounds": (
+        "agents.training.expert.rounds",
+        [],
+        {
+            "--network": ["selfplay-2p", "gubs-net", "bad.zip", "missing.zip", "nobody", "run"],
+            "--rounds": NUMBERS,
+            "--players": NUMBERS,
+            "--games": NUMBERS,
+            "--eval-deals": NUMBERS,
+            "--jobs": NUMBERS,
+            "--out": PATHS,
+            "--no-progress": SWITCH,
+        },
+    ),
+    "playout": (
+        "agents.training.search_nets.playout",
+        [],
+        {
+            "--network": ["selfplay-2p", "gubs-net", "bad.zip", "missing.zip", "nobody", "run"],
+            "--players": NUMBERS,
+            "--games": NUMBERS,
+            "--hidden": NUMBERS,
+            "--epochs": NUMBERS,
+            "--seed": NUMBERS,
+            "--threads": NUMBERS,
+            "--out": PATHS,
             "--no-progress": SWITCH,
         },
     ),
@@ -922,6 +965,12 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(agents.training.sb3.train, "train_sb3", lambda run: _raise(_Started()))
         monkeypatch.setattr(agents.training.rllib.train, "train_rllib", lambda run: _raise(_Started()))
         monkeypatch.setattr(agents.training.native.train, "train_native", lambda run: _raise(_Started()))
+    if name == "apprentice":
+        monkeypatch.setattr(module, "fit_apprentice", lambda *args: _raise(_Started()))
+    if name == "rounds":
+        monkeypatch.setattr(module.Rounds, "run", lambda self: _raise(_Started()))
+    if name == "playout":
+        monkeypatch.setattr(module, "network_decisions", lambda *args: _raise(_Started()))
     if name == "heuristic":
         monkeypatch.setattr(module, "benchmark", lambda *args: _raise(_Started()))
     if name == "luck_cost":  # the agents are built first: a spec that builds nothing is the command's to refuse

@@ -19,7 +19,9 @@ HANDS_SEEING = "search-hands-seeing"
 CEILINGS = (HANDS_SEEING, ALL_SEEING)
 """The searches that read hidden cards (every hand; every hand and the deck order): measurement ceilings only."""
 ISMCTS = "ismcts"
-SEARCHES = (SEARCH, *CEILINGS, ISMCTS)
+SELFPLAY_SEARCH = "selfplay-search"
+"""The search over the pure self-play network: its prior, its playout policy, no hand-written knowledge."""
+SEARCHES = (SEARCH, SELFPLAY_SEARCH, *CEILINGS, ISMCTS)
 """The spec names whose settings follow a colon."""
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
@@ -71,15 +73,28 @@ CATALOGUE = {
         ShippedModel("value", "value.npz", ModelKind.SEARCH_NET),
         ShippedModel("hands", "hands.npz", ModelKind.SEARCH_NET),
         ShippedModel("luck-value", "luck_value.npz", ModelKind.SEARCH_NET),
+        ShippedModel("selfplay-2p-playout", "selfplay_2p_playout.npz", ModelKind.SEARCH_NET),
     )
 }
 """Every file of :data:`MODELS_DIR`, by name. The networks: one for every table size from 2 to 6 (gubs-net), one
 trained at each of 2 and 4 players (ppo-2p, ppo-4p, by train.py), and pure self-play from scratch at 2 and 4
 players (``python train.py --from-scratch``); docs/training.md says how each was made and
 docs/results/shipped-models-log.md gives every command. The search networks are fitted by
-``python -m agents.training.search_nets``."""
+``python -m agents.training.search_nets``, a network's playout policy (``selfplay-2p-playout``) by
+``python -m agents.training.search_nets.playout``."""
 
 NETWORKS = tuple(name for name, model in CATALOGUE.items() if model.kind is ModelKind.NETWORK)
 """The shipped networks' specs."""
-BUILTIN = ("random", "heuristic", TUNED, *NETWORKS, SEARCH, ISMCTS)
+BUILTIN = ("random", "heuristic", TUNED, *NETWORKS, SEARCH, SELFPLAY_SEARCH, ISMCTS)
 """The names a spec may be, besides model and weight-set paths and ``module:Class``."""
+
+
+PLAYOUTS = {"selfplay-2p": "selfplay-2p-playout"}
+"""The shipped networks that have a playout policy (:mod:`agents.bots.search.playout_net`), and its catalogue name."""
+
+
+def playout_of(network: str) -> str:
+    """The catalogue name of ``network``'s playout policy; ``KeyError`` (naming those that have one) if none."""
+    if network not in PLAYOUTS:
+        raise KeyError(f"no playout policy is shipped for {network!r}; shipped for: {', '.join(PLAYOUTS)}")
+    return PLAYOUTS[network]

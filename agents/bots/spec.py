@@ -62,7 +62,18 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agents.bots.names import ALL_SEEING, BUILTIN, CATALOGUE, CEILINGS, ISMCTS, NETWORKS, SEARCH, SEARCHES, TUNED
+from agents.bots.names import (
+    ALL_SEEING,
+    BUILTIN,
+    CATALOGUE,
+    CEILINGS,
+    ISMCTS,
+    NETWORKS,
+    SEARCH,
+    SEARCHES,
+    SELFPLAY_SEARCH,
+    TUNED,
+)
 
 if TYPE_CHECKING:
     from agents.bots.search.settings import Settings
@@ -219,7 +230,7 @@ class AgentSpec:
         The search bot corrects a base policy and gives the base's choice beside its own
         (:meth:`~agents.bots.search.SearchAgent.decide`); any searcher is ``kind is SpecKind.SEARCHER``.
         """
-        return self.kind is SpecKind.SEARCHER and self.name in (SEARCH, *CEILINGS)
+        return self.kind is SpecKind.SEARCHER and self.name in (SEARCH, SELFPLAY_SEARCH, *CEILINGS)
 
     @property
     def is_ceiling(self) -> bool:
@@ -433,9 +444,9 @@ def _network(base: str) -> SpecKind | None:
 
 def _settings_class(name: str) -> type[Settings]:
     """The settings class of the searcher ``name``."""
-    from agents.bots.search import ISMCTSSettings, SearchSettings
+    from agents.bots.search import ISMCTSSettings, SearchSettings, SelfPlaySearchSettings
 
-    return ISMCTSSettings if name == ISMCTS else SearchSettings
+    return {ISMCTS: ISMCTSSettings, SELFPLAY_SEARCH: SelfPlaySearchSettings}.get(name, SearchSettings)
 
 
 def _search_settings(name: str, text: str, spec: str) -> tuple[tuple[str, str], ...]:

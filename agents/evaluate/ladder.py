@@ -52,6 +52,7 @@ DEFAULT_AGENTS = (
     "selfplay-2p",
     "selfplay-4p",
     "search",
+    "selfplay-search",
     "search:base=heuristic",
     "search-hands-seeing",
     "search-all-seeing",

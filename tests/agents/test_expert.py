@@ -377,3 +377,26 @@ def test_an_array_header_that_declares_more_than_it_holds_is_refused_before_allo
             archive.writestr(f"{name}.npy", raw)
     with pytest.raises(LabelsFileError, match="declares shape"):
         load_labels(path)
+
+
+def test_pure_self_play_labels_ask_no_hand_written_bot(monkeypatch):
+    """selfplay-search against its own base network, blunders kept: the heuristic is never asked."""
+    import agents.bots.heuristic.decide
+    import agents.bots.search.agent
+
+    pure = "selfplay-search:worlds=32,steps=3000"
+    expected = label(pure, [2], games=2, seed=5, jobs=1, progress=False, how=Labelling(keep_blunders=True),
+                     field="selfplay-2p")  # fmt: skip
+    for module in (agents.bots.search.agent, agents.bots.heuristic.decide):
+        monkeypatch.setattr(module, "heuristic_scores", _refuse)
+    monkeypatch.setattr(expert, "without_blunder", _refuse)
+    again = label(pure, [2], games=2, seed=5, jobs=1, progress=False, how=Labelling(keep_blunders=True),
+                  field="selfplay-2p")  # fmt: skip
+    assert len(again) == len(expected) > 0 and np.array_equal(again.actions, expected.actions)
+    # the field plays the other seat: against the heuristic the same deals give other games
+    other = label(pure, [2], games=2, seed=5, jobs=1, progress=False, how=Labelling(keep_blunders=True))
+    assert len(other) != len(expected) or not np.array_equal(other.actions, expected.actions)
+
+
+def _refuse(*_args, **_kwargs):
+    raise AssertionError("a hand-written bot was asked")

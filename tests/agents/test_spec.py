@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.bots.names import ALL_SEEING, CATALOGUE, ISMCTS, NETWORKS, SEARCH
+from agents.bots.names import ALL_SEEING, CATALOGUE, ISMCTS, NETWORKS, PLAYOUTS, SEARCH, SELFPLAY_SEARCH
 from agents.bots.registry import AgentSpecError as RegistryAgentSpecError
 from agents.bots.registry import make_agent, names_code
-from agents.bots.search import ISMCTSSettings, SearchSettings
+from agents.bots.search import ISMCTSSettings, SearchSettings, SelfPlaySearchSettings
 from agents.bots.spec import (
     MAX_SPEC_LENGTH,
     AgentSpec,
@@ -87,22 +87,31 @@ def test_the_parsed_settings_are_the_settings_classes():
 
 @st.composite
 def search_specs(draw: st.DrawFn) -> str:
-    """A valid search or ismcts spec: any subset of its settings, in any order, with values in their bounds."""
-    name = draw(st.sampled_from([SEARCH, ALL_SEEING, ISMCTS]))
-    settings_class = ISMCTSSettings if name == ISMCTS else SearchSettings
+    """A valid search or ismcts spec: any subset of its settings, in any order, with values in their bounds.
+
+    A search whose playouts are its base network's (``rollout=base``, the default of ``selfplay-search``) needs a
+    base with a playout policy and takes no ``leaf`` or ``prior``: those settings are drawn accordingly.
+    """
+    name = draw(st.sampled_from([SEARCH, SELFPLAY_SEARCH, ALL_SEEING, ISMCTS]))
+    settings_class = {ISMCTS: ISMCTSSettings, SELFPLAY_SEARCH: SelfPlaySearchSettings}.get(name, SearchSettings)
     names = draw(st.permutations([f.name for f in fields(settings_class)]))
     chosen = names[: draw(st.integers(0, len(names)))]
-    parts = []
+    values: dict[str, str] = {}
     for key in chosen:
         if key in settings_class.WORDS:
-            value = draw(st.sampled_from(settings_class.WORDS[key]))
+            values[key] = draw(st.sampled_from(settings_class.WORDS[key]))
         else:
             low, high = settings_class.LIMITS[key]
             if key in settings_class.FLOATS:
-                value = repr(draw(st.floats(low, high, allow_nan=False)))
+                values[key] = repr(draw(st.floats(low, high, allow_nan=False)))
             else:
-                value = str(draw(st.integers(int(low), int(high))))
-        parts.append(f"{key}={value}")
+                values[key] = str(draw(st.integers(int(low), int(high))))
+    if values.get("rollout", getattr(settings_class(), "rollout", None)) == "base":
+        if "base" in values or name != SELFPLAY_SEARCH:
+            values["base"] = draw(st.sampled_from(sorted(PLAYOUTS)))
+        for cut in ("leaf", "prior"):
+            values.pop(cut, None)
+    parts = [f"{key}={value}" for key, value in values.items()]
     return f"{name}:{','.join(parts)}" if parts else name
 
 

@@ -17,12 +17,17 @@ Step 4 is what makes it a lift of the base policy rather than a noisy replacemen
 the luck of the draw, so with few worlds the plain argmax picks noise (measured: plain flat playouts at about
 100 ms a decision are only as strong as the heuristic they play out). :class:`AllSeeingSearchAgent` is the same
 search on the true position, for measurement only.
+
+With ``rollout=base`` (``selfplay-search``: :class:`SelfPlaySearchSettings`) every part comes from the base network:
+its best ids are the candidates, and its playout policy (:mod:`~agents.bots.search.playout_net`) plays every seat of
+every playout, to the end. No heuristic is asked anything.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -30,9 +35,11 @@ from agents.bots.base import Agent, NeedsGameError
 from agents.bots.heuristic.decide import heuristic_scores
 from agents.bots.heuristic.tables import TABLES, HeuristicTables
 from agents.bots.heuristic.weights_file import load_weights
-from agents.bots.names import CATALOGUE, NETWORKS, TUNED
+from agents.bots.model_file import PolicyWeights
+from agents.bots.names import CATALOGUE, NETWORKS, PLAYOUTS, SELFPLAY_SEARCH, TUNED
 from agents.bots.ppo import PPOAgent
 from agents.bots.search.belief import BELIEFS, reweight_rows, shipped_hands, static_weights
+from agents.bots.search.playout_net import NO_NET, PlayoutNet, shipped_playout
 from agents.bots.search.rollout import FULL_PLAYOUTS, Leaves, candidate_values, paired_gains, seat_tables
 from agents.bots.search.settings import Settings
 from agents.bots.search.value import shipped_value
@@ -59,8 +66,11 @@ def base_for(base: str, num_players: int) -> str:
     return "ppo-2p" if num_players == 2 else "gubs-net"
 
 
-ROLLOUTS = ("heuristic", TUNED)
-"""The weight sets the searching seat may play its playouts with."""
+SELF = "base"
+"""The ``rollout`` that plays the base network's playout policy at every seat
+(:mod:`~agents.bots.search.playout_net`)."""
+ROLLOUTS = ("heuristic", TUNED, SELF)
+"""What the searching seat may play its playouts with: a heuristic weight set, or :data:`SELF`."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +96,9 @@ class SearchSettings(Settings):
 
     rollout: str = TUNED
     """The weights the searching seat plays its playouts with: ``heuristic-tuned`` (nearer the base networks'
-    strength than the heuristic) or ``heuristic``; the other seats always play the default heuristic."""
+    strength than the heuristic) or ``heuristic``, the other seats the default heuristic; or ``base``, the base
+    network's playout policy at every seat. With ``base`` nothing hand-written takes part: the candidates are the
+    base's own best ids, and the belief and the leaf value (fitted on the heuristic's games) are refused."""
     leaf: int = 0
     """Decisions a playout plays after the candidate before the value network (:mod:`~agents.bots.search.value`)
     judges the position in place of the draws still to come; 0 plays every playout to the end."""
@@ -104,6 +116,35 @@ class SearchSettings(Settings):
     }
     FLOATS = ("z", "prior")
     WORDS = {"base": BASES, "rollout": ROLLOUTS, "belief": BELIEFS}
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.rollout != SELF:
+            return
+        if self.base not in PLAYOUTS:
+            raise ValueError(
+                f"{self.KIND} setting rollout=base needs a base with a playout policy ({', '.join(PLAYOUTS)}), "
+                f"not {self.base!r}"
+            )
+        if self.prior > 0 or self.leaf > 0:
+            raise ValueError(
+                f"{self.KIND} setting rollout=base takes no prior or leaf: the belief and the leaf value were fitted "
+                "on the heuristic's games"
+            )
+
+    @property
+    def hand_written(self) -> bool:
+        """Whether the heuristic takes part (as a candidate, in the playouts, or through a net fitted on its games)."""
+        return self.rollout != SELF
+
+
+@dataclass(frozen=True)
+class SelfPlaySearchSettings(SearchSettings):
+    """``selfplay-search``: the search over the pure self-play network, every part of it from that network."""
+
+    base: str = "selfplay-2p"
+    rollout: str = SELF
+    KIND: ClassVar[str] = SELFPLAY_SEARCH
 
 
 ROUND = 16
@@ -148,12 +189,26 @@ class SearchAgent(GameSearcher):
 
     name = "search"
 
-    def __init__(self, seed: int | None = None, settings: SearchSettings | None = None) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        settings: SearchSettings | None = None,
+        network: PolicyWeights | None = None,
+        playout: PlayoutNet | None = None,
+    ) -> None:
+        """A search with ``settings``; ``network`` and ``playout`` replace the base network's shipped files.
+
+        Expert iteration searches over networks it has just trained (:mod:`agents.training.expert.rounds`): with
+        ``rollout=base`` it passes the network (``base`` then names only the kind of base) and its playout policy.
+        """
         super().__init__(seed)
         self.settings = settings or SearchSettings()
         self.deviations = 0
         """Searched decisions where the bot played something other than its base policy's choice."""
         self._networks: dict[str, PPOAgent] = {}
+        if network is not None:
+            self._networks[self.settings.base] = PPOAgent(network)
+        self._playout = playout
         self._tuned_tables: HeuristicTables | None = None
 
     def act_in_game(self, game: Game, codec: ActionCodec) -> int:
@@ -189,8 +244,9 @@ class SearchAgent(GameSearcher):
         s = self.settings
         tie_seed = np.uint64(seed)
         paired_gains(
-            worlds, world_rngs, candidates, seat, tie_seed, TABLES.ints, tfs, s.steps, ROUND, s.z, gains, self.leaves()
-        )
+            worlds, world_rngs, candidates, seat, tie_seed, TABLES.ints, tfs, s.steps, ROUND, s.z, gains, self.leaves(),
+            self.playout_net(),
+        )  # fmt: skip
         return int(candidates[_pick_gain(gains, s.z)])
 
     def playout_values(self, game: Game, seat: int, candidates: np.ndarray, seed: int) -> np.ndarray:
@@ -204,7 +260,10 @@ class SearchAgent(GameSearcher):
         worlds, world_rngs = self.world_rows(game, seat, seed)
         values = np.empty((self.settings.worlds, candidates.size), dtype=np.float64)
         tfs = self.playout_tables(seat)
-        candidate_values(worlds, world_rngs, candidates, seat, np.uint64(seed), TABLES.ints, tfs, values, self.leaves())
+        candidate_values(
+            worlds, world_rngs, candidates, seat, np.uint64(seed), TABLES.ints, tfs, values, self.leaves(),
+            self.playout_net(),
+        )  # fmt: skip
         return values
 
     def leaves(self) -> Leaves:
@@ -212,6 +271,12 @@ class SearchAgent(GameSearcher):
         if self.settings.leaf == 0:
             return FULL_PLAYOUTS
         return Leaves(self.settings.leaf, shipped_value(), LEAF_COST)
+
+    def playout_net(self) -> PlayoutNet:
+        """The playout policy every seat plays: the base network's with ``rollout=base``, else none (the heuristic)."""
+        if self.settings.rollout != SELF:
+            return NO_NET
+        return self._playout if self._playout is not None else shipped_playout(self.settings.base)
 
     def playout_tables(self, seat: int) -> np.ndarray:
         """The weights each seat plays the playouts with: the default heuristic's, ``rollout``'s at ``seat``."""
@@ -221,10 +286,14 @@ class SearchAgent(GameSearcher):
         """The legal ids this bot would try at ``game``'s decision, the base policy's choice first.
 
         After it come the heuristic's ids and the base network's in turn, each in its own order of preference,
-        without repeats, up to ``top`` (with the heuristic as the base: its best ``top``).
+        without repeats, up to ``top`` (with the heuristic as the base: its best ``top``; with ``rollout=base``, the
+        base network's best ``top``, and the heuristic is not asked).
         """
         ids = np.asarray(codec.ids(game.legal_actions(), seat), dtype=np.int64)
         observation = encode(game.state, seat)
+        if not self.settings.hand_written:
+            by_network = np.argsort(-self._network(self.settings.base).action_logits(observation, ids), kind="stable")
+            return ids[by_network][: self.settings.top]
         by_heuristic = ids[np.argsort(-heuristic_scores(observation, ids), kind="stable")]
         base = base_for(self.settings.base, game.num_players)
         if base == "heuristic":

@@ -32,6 +32,7 @@ import numpy as np
 from agents.bots.heuristic.decide import choose_among, new_scratch
 from agents.bots.heuristic.tables import TABLES
 from agents.bots.search.agent import GameSearcher
+from agents.bots.search.playout_net import NO_NET
 from agents.bots.search.rollout import legal_ids, load_world, outcome_of, play_to_end, playout_scratch, seat_tables
 from agents.bots.search.settings import Settings
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
@@ -121,7 +122,7 @@ def tree_visits(
             path[depth] = node
             if fresh > 0:
                 break  # a new leaf: the heuristic plays on from here
-        made += play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1 << 30)
+        made += play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1 << 30, NO_NET)
         n = g[L.NUM_PLAYERS]
         for s in range(n):
             reward[s] = outcome_of(g, s)

@@ -20,6 +20,7 @@ import numba as nb
 import numpy as np
 
 from agents.bots.heuristic.decide import choose_among, new_scratch
+from agents.bots.search.playout_net import NO_NET, PlayoutNet, choose_by_net
 from agents.bots.search.value import FEATURES, ValueNet, leaf_features
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
@@ -81,12 +82,15 @@ def play_to_end(
     ids: np.ndarray,
     scores: np.ndarray,
     max_decisions: int,
+    net: PlayoutNet,
 ) -> int:
-    """Play the row with the heuristic at every seat until it ends or ``max_decisions`` are made; returns them.
+    """Play the row until it ends or ``max_decisions`` are made; returns them.
 
-    Seat ``s`` decides with the float tables ``tfs[s]``.
+    Every seat plays ``net``'s choice if it is a net; with :data:`NO_NET`, the heuristic: seat ``s`` with the float
+    tables ``tfs[s]``.
     """
     made = 0
+    hidden = np.empty(net.first_bias.shape[0], dtype=np.float32)
     while g[L.STEP] != S_OVER and made < max_decisions:
         count = legal_ids(g, mask, ids)
         if count == 1:
@@ -94,7 +98,10 @@ def play_to_end(
         else:
             actor = g[L.ACTOR]
             encode(g, actor, scratch_obs)
-            a = choose_among(scratch_obs, ids, count, tie, ti, tfs[actor], raw, c, f, scores)
+            if hidden.shape[0] > 0:
+                a = choose_by_net(scratch_obs, ids, count, net, hidden)
+            else:
+                a = choose_among(scratch_obs, ids, count, tie, ti, tfs[actor], raw, c, f, scores)
         advance(g, r, a)
         made += 1
     return made
@@ -161,11 +168,13 @@ def play_round(
     values: np.ndarray,
     features: np.ndarray,
     at_leaf: np.ndarray,
+    net: PlayoutNet,
 ) -> int:
     """Play the candidates marked ``playing`` in the worlds ``start`` to ``start + len(values)``.
 
-    In each, world ``w`` is loaded, ``candidates[k]`` played, then the heuristic for at most ``depth`` more
-    decisions (:data:`TO_THE_END`: to the end). A playout that ends gets its value in ``values[w - start, k]``;
+    In each, world ``w`` is loaded, ``candidates[k]`` played, then ``net`` or the heuristic (:func:`play_to_end`)
+    for at most ``depth`` more decisions (:data:`TO_THE_END`: to the end). A playout that ends gets its value in
+    ``values[w - start, k]``;
     one still going is a leaf: ``at_leaf[w - start, k]`` is set and ``seat``'s
     :func:`~agents.bots.search.value.leaf_features` go to row ``(w - start) * len(candidates) + k`` of
     ``features``, for the value network to judge. Returns the decisions made.
@@ -182,7 +191,7 @@ def play_round(
             load_world(worlds, world_rngs, w, g, r)
             seed_pcg64(tie, tie_seed + np.uint64(w))
             advance(g, r, candidates[k])
-            made += 1 + play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, depth)
+            made += 1 + play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, depth, net)
             if g[L.STEP] == S_OVER:
                 values[i, k] = outcome_of(g, seat)
             else:
@@ -218,6 +227,7 @@ def _round_values(
     ti: np.ndarray,
     tfs: np.ndarray,
     leaves: Leaves,
+    net: PlayoutNet,
 ) -> tuple[np.ndarray, float]:
     """``(end - start, K)`` values of the ``playing`` candidates in those worlds, and their cost in decisions."""
     if leaves.depth < TO_THE_END and leaves.value is None:
@@ -227,8 +237,9 @@ def _round_values(
     rows = values.size if leaves.value is not None else 1
     features = np.zeros((rows, FEATURES), dtype=np.float32)
     made = play_round(
-        worlds, world_rngs, start, candidates, playing, seat, tie_seed, ti, tfs, leaves.depth, values, features, at_leaf
-    )
+        worlds, world_rngs, start, candidates, playing, seat, tie_seed, ti, tfs, leaves.depth, values, features,
+        at_leaf, net,
+    )  # fmt: skip
     judged = np.flatnonzero(at_leaf.ravel())
     if judged.size:
         assert leaves.value is not None  # play_round leaves a playout open only below TO_THE_END
@@ -246,8 +257,9 @@ def candidate_values(
     tfs: np.ndarray,
     out: np.ndarray,
     leaves: Leaves = FULL_PLAYOUTS,
+    net: PlayoutNet | None = None,
 ) -> float:
-    """``out[w, k]``: ``seat``'s outcome of playing ``candidates[k]`` in world ``w``, then the heuristic to the end.
+    """``out[w, k]``: ``seat``'s outcome of playing ``candidates[k]`` in world ``w``, then the playouts to the end.
 
     Args:
         worlds: ``(W, ROW)`` int32 rows of sampled worlds (not changed).
@@ -259,13 +271,14 @@ def candidate_values(
         tfs: ``(SEATS, F)``, the float tables each seat's heuristic weighs.
         out: ``(W, K)`` float64, filled.
         leaves: where the playouts stop (default: at the end) and what judges them there.
+        net: a playout policy every seat plays instead of the heuristic (default: none, the heuristic).
 
     Returns:
         How many decisions the playouts made in all, the leaves' judgements counted as ``leaves.cost`` each.
     """
     playing = np.ones(candidates.shape[0], dtype=np.bool_)
     values, spent = _round_values(
-        worlds, world_rngs, 0, worlds.shape[0], candidates, playing, seat, tie_seed, ti, tfs, leaves
+        worlds, world_rngs, 0, worlds.shape[0], candidates, playing, seat, tie_seed, ti, tfs, leaves, net or NO_NET
     )
     out[:] = values
     return spent
@@ -284,6 +297,7 @@ def paired_gains(
     z: float,
     gains: np.ndarray,
     leaves: Leaves = FULL_PLAYOUTS,
+    net: PlayoutNet | None = None,
 ) -> float:
     """Each candidate's gain over ``candidates[0]``, paired world by world, with playouts spent where they can tell.
 
@@ -309,6 +323,7 @@ def paired_gains(
         gains: ``(K, 3)`` float64, filled: per candidate the worlds played and the sum and the sum of squares
             of its gain (row 0 stays zero).
         leaves: where the playouts stop (default: at the end) and what judges them there.
+        net: a playout policy every seat plays instead of the heuristic (default: none, the heuristic).
 
     Returns:
         The playout decisions spent (the leaves' judgements counted as ``leaves.cost`` each).
@@ -323,7 +338,9 @@ def paired_gains(
         end = min(w + batch, worlds.shape[0])
         playing = racing.copy()
         playing[0] = True
-        values, cost = _round_values(worlds, world_rngs, w, end, candidates, playing, seat, tie_seed, ti, tfs, leaves)
+        values, cost = _round_values(
+            worlds, world_rngs, w, end, candidates, playing, seat, tie_seed, ti, tfs, leaves, net or NO_NET
+        )
         spent += cost
         playouts += (end - w) * int(playing.sum())
         differences = values[:, racing] - values[:, :1]

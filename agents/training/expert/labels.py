@@ -8,7 +8,9 @@ games, optionally from a model's weights (``--init``), then goes on by PPO (docs
 
 ``python -m agents.training.expert --players 2 3 4 5 6 --games 1000 --labels runs/expert/labels.npz`` plays
 ``--games`` games, the table sizes in turn: the search at one seat (each deal of a size seats it one place
-further on), the heuristic at every other, which is the field the networks are trained and measured against.
+further on), the ``--field`` at every other: by default the heuristic, the field the networks are trained and
+measured against. Expert iteration from pure self-play labels ``selfplay-search`` against its own base network
+(``--expert selfplay-search --field selfplay-2p --keep-blunders``): no hand-written bot takes part.
 Every decision of the searching seat that the search weighs (more than one candidate) is kept:
 
 - the observation and mask its seat saw;
@@ -146,8 +148,8 @@ class Labelling:
     """Keep only the decisions where what was played differs from the base's choice."""
 
 
-def label_game(search, heuristic, players: int, deal: int, seat: int, how: Labelling = Labelling()) -> dict[str, list]:
-    """One game: the expert ``search`` at ``seat``, ``heuristic`` elsewhere.
+def label_game(search, field, players: int, deal: int, seat: int, how: Labelling = Labelling()) -> dict[str, list]:
+    """One game: the expert ``search`` at ``seat``, the agent ``field`` elsewhere.
 
     ``search`` is a :class:`~agents.bots.search.SearchAgent` or a :class:`BotExpert`; it plays and keeps its
     choices as ``how`` says (:class:`Labelling`). Returns the searched decisions' observations, masks, choices,
@@ -160,12 +162,12 @@ def label_game(search, heuristic, players: int, deal: int, seat: int, how: Label
     codec = ActionCodec(players)
     game = Game(players, seed=deal, record_log=False)
     for s in range(players):  # as play_game resets its table: the game is the one a tournament plays
-        (search if s == seat else heuristic).reset(deal * 101 + s)
+        (search if s == seat else field).reset(deal * 101 + s)
     rows: dict[str, list] = {"observations": [], "masks": [], "actions": [], "base_actions": [], "own_index": []}
     own = 0
     while (actor := game.current_player) is not None:
         if actor != seat:
-            game.apply(codec.action(heuristic.act_in_game(game, codec), actor))
+            game.apply(codec.action(field.act_in_game(game, codec), actor))
             continue
         choice, candidates = search.decide(game, codec)
         if not how.keep_blunders:
@@ -193,8 +195,14 @@ def label(
     jobs: int = 1,
     progress: bool = True,
     how: Labelling = Labelling(),
+    field: AgentSpec | str = "heuristic",
+    network: Any = None,
 ) -> SearchLabels:
-    """Play ``games`` games with the search ``spec`` at one seat and keep its searched decisions.
+    """Play ``games`` games, the search ``spec`` at one seat and ``field`` at the others; keep its searched decisions.
+
+    ``network`` (a ``(PolicyWeights, PlayoutNet)`` pair, for expert iteration's later rounds,
+    :mod:`agents.training.expert.rounds`) replaces the search's shipped base network and playout policy, and plays
+    every other seat in place of ``field``: self-play with a network no spec names.
 
     ``spec`` is any bot's (text is parsed here): the search bot's labels are its corrections of its base
     (:attr:`~agents.bots.spec.AgentSpec.is_search`); any other bot's are its own choices (:class:`BotExpert`).
@@ -202,17 +210,17 @@ def label(
     :func:`searcher_seat`, its decisions played and kept as ``how`` says. The result depends on the arguments other
     than ``jobs`` and ``progress`` only.
     """
-    spec = AgentSpec.of(spec)
+    spec, field = AgentSpec.of(spec), AgentSpec.of(field)
     tasks = [list(range(start, min(start + CHUNK_GAMES, games))) for start in range(0, games, CHUNK_GAMES)]
     bar = progress_bar(total=games, desc="expert labels", unit="game", disable=not progress)
     if jobs <= 1 or len(tasks) <= 1:
-        _build(spec)
+        _build(spec, field, network)
         parts = []
         for task in tasks:
             parts.append(_label_games(task, player_counts, seed, how))
             bar.update(len(task))
     else:
-        parts = _label_in_workers(spec, tasks, player_counts, seed, how, min(jobs, len(tasks)), bar)
+        parts = _label_in_workers(spec, field, network, tasks, player_counts, seed, how, min(jobs, len(tasks)), bar)
     bar.close()
     merged: dict[str, list] = {name: [] for name in parts[0]} if parts else {}
     for part in parts:
@@ -231,21 +239,30 @@ def label(
 
 
 _worker: tuple | None = None
-"""The process's search bot and heuristic, built once (:func:`_build`)."""
+"""The process's expert and field agent, built once (:func:`_build`)."""
 
 
-def _build(spec: AgentSpec) -> None:
+def _build(spec: AgentSpec, field: AgentSpec, network: Any = None) -> None:
     global _worker
+    from agents.bots.ppo import PPOAgent
     from agents.bots.registry import make_agent
+    from agents.bots.search import SearchAgent, SearchSettings
 
+    if network is not None:
+        settings = spec.search_settings
+        if not isinstance(settings, SearchSettings):
+            raise ValueError(f"a network replaces the base of a search bot, not of {spec}")
+        weights, playout = network
+        _worker = (SearchAgent(0, settings, weights, playout), PPOAgent(weights, name="network"))
+        return
     expert = make_agent(spec)
-    _worker = (expert if spec.is_search else BotExpert(expert), make_agent("heuristic"))
+    _worker = (expert if spec.is_search else BotExpert(expert), make_agent(field))
 
 
-def _init_worker(spec: AgentSpec) -> None:
+def _init_worker(spec: AgentSpec, field: AgentSpec, network: Any) -> None:
     # Ctrl-C reaches the whole process group: the parent stops the pool; a worker would only print a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _build(spec)
+    _build(spec, field, network)
 
 
 def _label_games(task: list[int], player_counts: list[int], seed: int, how: Labelling) -> dict[str, list]:
@@ -254,12 +271,12 @@ def _label_games(task: list[int], player_counts: list[int], seed: int, how: Labe
 
     assert _worker is not None, "the worker initializer did not run"
     limit_torch_threads()
-    search, heuristic = _worker
+    search, field = _worker
     out: dict[str, list] = {name: [] for name in _KINDS}
     for g in task:
         players = player_counts[g % len(player_counts)]
         seat = searcher_seat(g, len(player_counts), players)
-        rows = label_game(search, heuristic, players, seed + g, seat, how)
+        rows = label_game(search, field, players, seed + g, seat, how)
         for name, values in rows.items():
             out[name] += values
         out["players"] += [players] * len(rows["actions"])
@@ -268,6 +285,8 @@ def _label_games(task: list[int], player_counts: list[int], seed: int, how: Labe
 
 def _label_in_workers(
     spec: AgentSpec,
+    field: AgentSpec,
+    network: Any,
     tasks: list[list[int]],
     player_counts: list[int],
     seed: int,
@@ -280,7 +299,7 @@ def _label_in_workers(
 
     # spawn, not fork: forking a process whose torch threads run can deadlock the children
     context = multiprocessing.get_context("spawn")
-    executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(spec,))
+    executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(spec, field, network))
     try:
         futures = {executor.submit(_label_games, task, player_counts, seed, how): len(task) for task in tasks}
         for future in as_completed(futures):
@@ -422,6 +441,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(with their blunders corrected)",
     )
     parser.add_argument(
+        "--field",
+        default="heuristic",
+        metavar="SPEC",
+        help="the agent at every other seat (default: heuristic; selfplay-2p for expert iteration from pure self-play)",
+    )
+    parser.add_argument(
         "--players",
         type=player_count,
         nargs="+",
@@ -456,16 +481,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.jobs = jobs_or_cores(args.jobs)
     from agents.bots.registry import make_agent
 
-    try:
-        args.expert = AgentSpec.parse(args.expert)
-    except AgentSpecError as error:
-        parser.error(f"--expert: {error}")
+    for flag in ("expert", "field"):
+        try:
+            setattr(args, flag, AgentSpec.parse(getattr(args, flag)))
+            make_agent(getattr(args, flag))
+        except AgentSpecError as error:
+            parser.error(f"--{flag}: {error}")
     if args.keep_blunders and args.corrected_only and not args.expert.is_search:
         parser.error("--corrected-only with --keep-blunders keeps nothing of a bot's decisions")
-    try:
-        make_agent(args.expert)
-    except AgentSpecError as error:
-        parser.error(f"--expert: {error}")
     problem = unwritable_folder(args.labels.parent)
     if problem:
         parser.error(f"--labels: {problem}")
@@ -487,7 +510,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     how = Labelling(keep_blunders=args.keep_blunders, corrected_only=args.corrected_only)
     try:
-        labels = label(args.expert, args.players, args.games, args.seed, args.jobs, not args.no_progress, how)
+        labels = label(
+            args.expert, args.players, args.games, args.seed, args.jobs, not args.no_progress, how, args.field
+        )
     except ValueError as error:  # no searched decision in the games played
         return failure(PROG, error, argv)
     save_labels(args.labels, labels)

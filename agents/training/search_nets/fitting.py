@@ -39,6 +39,7 @@ from agents.bots.heuristic.weights_file import load_weights
 from agents.bots.model_file import save_network
 from agents.bots.names import CATALOGUE, TUNED
 from agents.bots.search.belief import HANDS
+from agents.bots.search.playout_net import NO_NET
 from agents.bots.search.rollout import outcome_of, play_to_end, playout_scratch, win_of
 from agents.bots.search.value import FEATURES, VALUE
 from agents.bots.search.value import leaf_features as write_features
@@ -124,7 +125,7 @@ def record_games(
                 write_features(g, seat, features[kept])
                 games[kept] = j
                 kept += 1
-            play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1)
+            play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1, NO_NET)
         value = win_of(g, seat) if win_target else outcome_of(g, seat)
         for i in range(first, kept):
             labels[i] = value
@@ -214,7 +215,7 @@ Loss = Callable[["torch.Tensor", "torch.Tensor"], "torch.Tensor"]
 """A fit's loss: (predictions, targets) of a batch -> the mean loss."""
 
 
-def _fit(
+def fit_mlp(
     inputs: np.ndarray, targets: np.ndarray, loss: Loss, baseline: np.ndarray, cut: int, fit: FitSettings, what: str,
     hidden: tuple[int, ...], seed: int, threads: int, progress: bool,
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], FitReport]:  # fmt: skip
@@ -282,7 +283,7 @@ def fit_value(
     fit = fit or FitSettings()
     cut = _held_out_start(data, fit)
     baseline = data.labels[:cut].mean(keepdims=True)
-    return _fit(
+    return fit_mlp(
         data.features,
         data.labels[:, None],
         squared_error,
@@ -324,7 +325,7 @@ def fit_hands(
     mean_counts = hands[:cut].sum(axis=0)
     baseline = np.log(np.maximum(mean_counts / np.maximum(mean_counts.sum(axis=1, keepdims=True), 1.0), 1e-9))
     targets = hands.reshape(len(hands), -1)
-    return _fit(data.features[:, :OBS_SIZE], targets, cross_entropy, baseline.ravel(), cut, fit, "hands",
+    return fit_mlp(data.features[:, :OBS_SIZE], targets, cross_entropy, baseline.ravel(), cut, fit, "hands",
                 fit.hands_hidden, seed, threads, progress)  # fmt: skip
 
 
