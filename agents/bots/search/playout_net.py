@@ -5,7 +5,7 @@ A search over a policy network wants its playouts to play as the network plays, 
 playout decisions. :class:`PlayoutNet` is a network with one narrow hidden layer, distilled from the full network on
 positions of its own games (:mod:`agents.training.search_nets.playout`). Observations are sparse (a few dozen
 non-zero values of 512), so :func:`choose_by_net` reads only the first layer's rows of the non-zero inputs, and
-computes the logits of the legal ids only: about as cheap as the heuristic's decision.
+computes the logits of the legal ids only: a few thousand multiply-adds a decision.
 
 It plays the legal id of the largest logit, the network's own deterministic choice, so that every candidate's
 playouts in a world differ only by the candidate (the worlds' draws are shared: :mod:`~agents.bots.search.rollout`).
