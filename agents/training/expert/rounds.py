@@ -65,7 +65,8 @@ class RoundSettings:
     hidden: int = 64
     epochs: int = 4
     learning_rate: float = 1e-4
-    """The fit's step size: 1e-4 gained most of 3e-5, 1e-4, 3e-4 and 1e-3 on round one's labels (docs/training.md)."""
+    """The fit's step size. Of 3e-5, 1e-4, 3e-4 and 1e-3 on round one's labels, 1e-4 and 1e-3 gained most (+0.9 pts
+    each); the smaller keeps more of the network's own choices (docs/results/selfplay-log.md)."""
     eval_deals: int = 500
     seed: int = 1
 
