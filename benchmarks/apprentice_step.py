@@ -16,12 +16,11 @@ import tempfile
 from pathlib import Path
 
 from agents.bots.model_file import ModelFileError, load_policy, save_policy
-from agents.bots.names import NETWORKS
 from agents.bots.spec import AgentSpec
 from agents.evaluate.paired import compare_agents
 from agents.training.expert.labels import LabelsFileError, load_labels
 from agents.training.expert.rounds import fit_apprentice
-from agents.training.search_nets.playout import network_path
+from agents.training.search_nets.playout import network_file
 from gubs_env.support.cli import (
     CommandParser,
     add_jobs_argument,
@@ -58,11 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        weights = load_policy(network_path(args.network))
+        weights = load_policy(network_file(args.network))
         labels = load_labels(args.labels)
     except (ModelFileError, LabelsFileError, OSError) as err:
         parser.error(str(err))
-    base = AgentSpec.parse(args.network) if args.network in NETWORKS else AgentSpec.for_model_file(args.network)
+    base = AgentSpec.parse(args.network)
     with tempfile.TemporaryDirectory() as folder:
         for rate in args.rates:
             layers, fitted = fit_apprentice(weights, labels, args.epochs, rate, 1, False)

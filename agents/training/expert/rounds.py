@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from agents.bots.model_file import PolicyWeights, load_policy, save_network, save_policy
-from agents.bots.names import NETWORKS, SELFPLAY_SEARCH
+from agents.bots.names import SELFPLAY_SEARCH
 from agents.bots.search.playout_net import PLAYOUT, load_playout
 from agents.training.search_nets.fitting import FitSettings
-from agents.training.search_nets.playout import distill, network_decisions, network_path, network_to_distil
+from agents.training.search_nets.playout import distill, network_decisions, network_file, network_to_distil
 from gubs_env.support.files import write_atomically
 
 PROG = "python -m agents.training.expert.rounds"
@@ -177,7 +177,7 @@ class Rounds:
 
     def network(self, number: int) -> Path:
         """The file of round ``number``'s network: the first one given, then each round's apprentice."""
-        return network_path(self.settings.network) if number == 1 else self.folder(number - 1) / "policy.npz"
+        return network_file(self.settings.network) if number == 1 else self.folder(number - 1) / "policy.npz"
 
     def _playout(self, number: int) -> dict[str, Any]:
         s = self.settings
@@ -215,8 +215,7 @@ class Rounds:
 
         s = self.settings
         apprentice = AgentSpec.for_model_file(self.folder(number) / "policy.npz")
-        before = self.network(number)
-        base = AgentSpec.parse(s.network) if number == 1 and s.network in NETWORKS else AgentSpec.for_model_file(before)
+        base = AgentSpec.parse(s.network) if number == 1 else AgentSpec.for_model_file(self.network(number))
         result = compare_agents(
             apprentice, base, fields=["heuristic"], num_players=s.players, deals=s.eval_deals, seed=EVAL_SEED,
             jobs=self.jobs, progress=self.progress,

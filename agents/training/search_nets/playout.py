@@ -23,9 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from agents.bots.model_file import ModelFileError, PolicyWeights, load_policy, save_network
-from agents.bots.names import CATALOGUE, NETWORKS
+from agents.bots.names import NETWORKS
 from agents.bots.ppo import policy_logits, sample_masked
 from agents.bots.search.playout_net import PLAYOUT, PlayoutNet, net_logits
+from agents.bots.spec import AgentSpec, AgentSpecError
 from agents.training.search_nets.fitting import FitReport, FitSettings, fit_mlp
 from gubs_env.support.progress import progress_bar
 
@@ -96,19 +97,29 @@ def network_decisions(weights: PolicyWeights, players: list[int], games: int, se
     return Decisions(observations[order], masks[order], policy[order], game_of[order])
 
 
-def network_path(name: str) -> Path:
-    """The file of a shipped network's name, or the path given."""
-    return CATALOGUE[name].path if name in NETWORKS else Path(name)
+def network_file(name: str) -> Path:
+    """The model file of the network spec ``name``: a shipped network's, or a model file's (the spec grammar's).
+
+    Raises:
+        ModelFileError: ``name`` is no agent spec, or one that plays no network of its own.
+    """
+    try:
+        path = AgentSpec.parse(name).model_file
+    except AgentSpecError as err:
+        raise ModelFileError(str(err)) from None
+    if path is None:
+        raise ModelFileError(f"{name} is not a network: name a shipped one or a .npz or .zip model file")
+    return path
 
 
 def network_to_distil(name: str) -> PolicyWeights:
-    """The network ``name`` (shipped, or a model file), read as data.
+    """The network spec ``name`` (shipped, or a model file), read as data.
 
     Raises:
-        ModelFileError: a file that cannot be read safely, or a network that reads the rule facts (the playouts
-            encode none).
+        ModelFileError: no network, a file that cannot be read safely, or a network that reads the rule facts (the
+            playouts encode none).
     """
-    weights = load_policy(network_path(name))
+    weights = load_policy(network_file(name))
     if weights.rule_facts:
         raise ModelFileError(f"{name} reads the rule facts: the playouts encode none, so it has no playout policy")
     return weights
