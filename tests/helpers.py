@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from gubs_env.engine import Game
@@ -26,6 +27,43 @@ def float32_sum(terms: int, magnitude: float = 1.0) -> dict[str, float]:
     of each bound the error by ``terms * magnitude * 1.2e-7``, doubled for margin.
     """
     return {"rel": 1e-5, "abs": 2.4e-7 * max(terms, 1) * magnitude}
+
+
+def games_under_way(players: int, most_moves: int, seeds: range = range(3)) -> Iterator[Game]:
+    """Per seed, a game dealt with it after 5 to ``most_moves`` random legal moves (a game that ended is skipped)."""
+    import numpy as np
+
+    for seed in seeds:
+        game = Game(players, seed=seed, record_log=False)
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(5, most_moves))):
+            game.apply(game.legal_actions()[int(rng.integers(len(game.legal_actions())))])
+            if game.is_over:
+                break
+        if not game.is_over:
+            yield game
+
+
+def one_world(game: Game) -> tuple[Any, Any]:
+    """``game`` as the search's worlds hold it: one compiled row and its generator, its true deck order kept."""
+    import numpy as np
+
+    from gubs_env.fast import layout, state_to_row
+
+    world = np.empty((1, layout.ROW), dtype=np.int32)
+    world_rng = np.empty((1, 6), dtype=np.uint64)
+    state_to_row(game.state, world[0], world_rng[0])
+    return world, world_rng
+
+
+def playout_value(final: Game, seat: int) -> float:
+    """What the search's playouts score a finished game for ``seat``: its share of the win, plus the margin's weight."""
+    from agents.bots.search.rollout import MARGIN_WEIGHT
+
+    won = final.winners()
+    share = (1 / len(won) if seat in won else 0.0) if not final.truncated else 0.0
+    margin = final.scores()[seat] - max(s for i, s in enumerate(final.scores()) if i != seat)
+    return share + MARGIN_WEIGHT * margin
 
 
 def table(**kwargs: Any) -> Game:

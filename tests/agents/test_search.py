@@ -25,7 +25,7 @@ from gubs_env.fast.convert import row_to_game, state_to_row
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.core.rng import seed_pcg64
 from gubs_env.fast.determinize import new_rows, sample_rows
-from tests.helpers import table
+from tests.helpers import games_under_way, one_world, playout_value, table
 
 TINY = "worlds=3,top=3,z=0"
 
@@ -173,29 +173,15 @@ def _reference_playout(game: Game, first: int, tie_seed: int) -> Game:
 
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_playouts_are_the_heuristic_playing_the_real_rules(players):
-    for seed in range(3):
-        game = Game(players, seed=seed, record_log=False)
-        rng = np.random.default_rng(seed)
-        for _ in range(int(rng.integers(5, 60))):  # somewhere into the game
-            game.apply(game.legal_actions()[int(rng.integers(len(game.legal_actions())))])
-            if game.is_over:
-                break
-        if game.is_over:
-            continue
+    for game in games_under_way(players, 60):  # somewhere into the game
         seat = game.current_player
-        codec = ActionCodec(players)
-        ids = np.array(codec.ids(game.legal_actions(), seat), dtype=np.int64)
-        world = np.empty((1, L.ROW), dtype=np.int32)
-        world_rng = np.empty((1, 6), dtype=np.uint64)
-        state_to_row(game.state, world[0], world_rng[0])
+        ids = np.array(ActionCodec(players).ids(game.legal_actions(), seat), dtype=np.int64)
+        world, world_rng = one_world(game)
         values = np.empty((1, ids.size))
         candidate_values(world, world_rng, ids, seat, np.uint64(99), TABLES.ints, seat_tables(TABLES.floats), values)
         for k, first in enumerate(ids.tolist()):
             final = _reference_playout(game.clone(), first, 99)
-            won = final.winners()
-            share = (1 / len(won) if seat in won else 0.0) if not final.truncated else 0.0
-            margin = final.scores()[seat] - max(s for i, s in enumerate(final.scores()) if i != seat)
-            assert values[0, k] == pytest.approx(share + MARGIN_WEIGHT * margin)
+            assert values[0, k] == pytest.approx(playout_value(final, seat))
 
 
 def test_candidates_in_one_world_share_its_luck():

@@ -21,14 +21,13 @@ from agents.bots.search.playout_net import (
     net_logits,
     shipped_playout,
 )
-from agents.bots.search.rollout import MARGIN_WEIGHT, candidate_values, seat_tables
+from agents.bots.search.rollout import candidate_values, seat_tables
 from agents.bots.spec import AgentSpec
 from agents.evaluate.matches import play_game
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game
-from gubs_env.fast import layout as L
-from gubs_env.fast import state_to_row
+from tests.helpers import games_under_way, one_world, playout_value
 
 
 def _random_net(seed: int, hidden: int = 8) -> PlayoutNet:
@@ -76,29 +75,16 @@ def _reference_playout(game: Game, first: int, net: PlayoutNet) -> Game:
 @pytest.mark.parametrize("players", [2, 4])
 def test_net_playouts_are_the_net_playing_the_real_rules(players):
     net = _random_net(players)
-    for seed in range(3):
-        game = Game(players, seed=seed, record_log=False)
-        rng = np.random.default_rng(seed)
-        for _ in range(int(rng.integers(5, 40))):
-            game.apply(game.legal_actions()[int(rng.integers(len(game.legal_actions())))])
-            if game.is_over:
-                break
-        if game.is_over:
-            continue
+    for game in games_under_way(players, 40):
         seat = game.current_player
         ids = np.array(ActionCodec(players).ids(game.legal_actions(), seat), dtype=np.int64)
-        world = np.empty((1, L.ROW), dtype=np.int32)
-        world_rng = np.empty((1, 6), dtype=np.uint64)
-        state_to_row(game.state, world[0], world_rng[0])
+        world, world_rng = one_world(game)
         values = np.empty((1, ids.size))
         tables = seat_tables(TABLES.floats)
         candidate_values(world, world_rng, ids, seat, np.uint64(9), TABLES.ints, tables, values, net=net)
         for k, first in enumerate(ids.tolist()):
             final = _reference_playout(game.clone(), first, net)
-            won = final.winners()
-            share = (1 / len(won) if seat in won else 0.0) if not final.truncated else 0.0
-            margin = final.scores()[seat] - max(s for i, s in enumerate(final.scores()) if i != seat)
-            assert values[0, k] == pytest.approx(share + MARGIN_WEIGHT * margin)
+            assert values[0, k] == pytest.approx(playout_value(final, seat))
 
 
 def test_a_playout_file_is_weights_of_one_relu_hidden_layer(tmp_path):
