@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import agents.bots.search.agent as search_agent
 from agents.bots.heuristic.tables import TABLES
@@ -40,7 +42,13 @@ def _random_net(seed: int, hidden: int = 8) -> PlayoutNet:
 
 
 def _net_choice(net: PlayoutNet, observation: np.ndarray, ids: np.ndarray) -> int:
-    """The playout policy's choice computed in float64 numpy: the legal id of the largest logit."""
+    """The playout policy's choice computed in float64 numpy: the legal id of the largest logit.
+
+    The compiled choice sums in float32, in an order (and with fused multiply-adds) that may differ by processor.
+    The random nets of these tests leave the two largest legal logits of every decision they meet at least 0.007
+    apart (measured over all of them), far above float32's rounding at these magnitudes (about 1e-5), so the
+    choices agree exactly on any processor.
+    """
     first = net.first.astype(np.float64)
     hidden = np.maximum(observation.astype(np.float64) @ first + net.first_bias, 0.0)
     logits = hidden @ net.head[ids].astype(np.float64).T + net.head_bias[ids]
@@ -144,3 +152,13 @@ def test_selfplay_search_asks_no_hand_written_bot(monkeypatch):
     # the heuristic made in them
     monkeypatch.setattr(SearchAgent, "playout_tables", lambda self, seat: seat_tables(-TABLES.floats))
     assert _play(5) == (played, searched)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=4096) | st.sampled_from([b"PK\x03\x04", b"PK\x05\x06" + bytes(18)]))
+def test_any_bytes_are_a_playout_policy_or_a_one_line_model_file_error(tmp_path, data):
+    path = tmp_path / "playout.npz"
+    path.write_bytes(data)
+    with pytest.raises(ModelFileError) as refused:
+        load_playout(path)
+    assert "\n" not in str(refused.value) and str(path) in str(refused.value)
