@@ -863,7 +863,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--rounds": NUMBERS,
             "--players": NUMBERS,
             "--games": NUMBERS,
-            "--eval-deals": NUMBERS,
+            "--eval-games": NUMBERS,
             "--jobs": NUMBERS,
             "--out": PATHS,
             "--no-progress": SWITCH,

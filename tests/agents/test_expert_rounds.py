@@ -12,7 +12,7 @@ from agents.training.expert import rounds as rounds_module
 from agents.training.expert.rounds import Rounds, RoundsError, RoundSettings, main
 
 TINY = RoundSettings(
-    rounds=2, games=3, playout_games=40, hidden=8, epochs=1, eval_deals=2,
+    rounds=2, games=3, playout_games=40, hidden=8, epochs=1, eval_games=4,
     search="selfplay-search:worlds=16,steps=1500",
 )  # fmt: skip
 """Two rounds in seconds: a few games per step."""
@@ -61,7 +61,7 @@ def test_each_round_starts_from_the_last_rounds_apprentice(tmp_path):
     for summary in record["steps"].values():
         assert summary["seconds"] >= 0 and summary["cpu_seconds"] >= 0
     evaluation = record["steps"]["round-1/eval"]
-    assert evaluation["games"] == 2 * TINY.eval_deals and -1 <= evaluation["low"] <= evaluation["high"] <= 1
+    assert evaluation["games"] == TINY.eval_games and -1 <= evaluation["low"] <= evaluation["high"] <= 1
 
 
 def test_other_settings_in_the_same_folder_are_refused(tmp_path):

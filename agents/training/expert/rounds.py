@@ -67,7 +67,9 @@ class RoundSettings:
     learning_rate: float = 1e-4
     """The fit's step size. Of 3e-5, 1e-4, 3e-4 and 1e-3 on round one's labels, 1e-4 and 1e-3 gained most (+0.9 pts
     each); the smaller keeps more of the network's own choices (docs/results/selfplay-log.md)."""
-    eval_deals: int = 500
+    eval_games: int = 1000
+    """Games each of the apprentice and the round's network plays against the heuristic, seat-rotated on the same
+    deals (``eval_games / players`` deals, as ``python train.py --eval-games`` counts them)."""
     seed: int = 1
 
 
@@ -216,8 +218,9 @@ class Rounds:
         s = self.settings
         apprentice = AgentSpec.for_model_file(self.folder(number) / "policy.npz")
         base = AgentSpec.parse(s.network) if number == 1 else AgentSpec.for_model_file(self.network(number))
+        deals = -(-s.eval_games // s.players)
         result = compare_agents(
-            apprentice, base, fields=["heuristic"], num_players=s.players, deals=s.eval_deals, seed=EVAL_SEED,
+            apprentice, base, fields=["heuristic"], num_players=s.players, deals=deals, seed=EVAL_SEED,
             jobs=self.jobs, progress=self.progress,
         )  # fmt: skip
         d = result.difference
@@ -268,8 +271,8 @@ def build_parser():
     )
     parser.add_argument("--games", type=positive_int, default=defaults.games,
                         help=f"games labelled per round (default: {defaults.games})")  # fmt: skip
-    parser.add_argument("--eval-deals", type=positive_int, default=defaults.eval_deals,
-                        help=f"deals each round is measured on (default: {defaults.eval_deals})")  # fmt: skip
+    parser.add_argument("--eval-games", type=positive_int, default=defaults.eval_games,
+                        help=f"games each network plays when measured (default: {defaults.eval_games})")  # fmt: skip
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="the rounds' folder (resumed if there)")
     add_jobs_argument(parser)
     add_progress_argument(parser)
@@ -291,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ModelFileError, OSError) as err:
         parser.error(f"--network: {err}")
     settings = RoundSettings(
-        network=args.network, rounds=args.rounds, players=args.players, games=args.games, eval_deals=args.eval_deals
+        network=args.network, rounds=args.rounds, players=args.players, games=args.games, eval_games=args.eval_games
     )
     args.out.mkdir(parents=True, exist_ok=True)
     try:
