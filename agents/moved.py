@@ -1,6 +1,10 @@
 """``agents``' old module paths and where each went (see :mod:`gubs_env.support.moved`, CHANGELOG.md)."""
 
 SB3_BENCH = "benchmarks.sb3_throughput (a script of the repository: python benchmarks/sb3_throughput.py)"
+FAST_VEC_ENV = (
+    "agents.training.sb3.fast_vec_env (training plays on the compiled engine; the reference engine's vector envs "
+    "were removed)"
+)
 RLLIB_BENCH = "benchmarks.rllib_throughput (a script of the repository: python benchmarks/rllib_throughput.py)"
 
 MOVED = {
@@ -17,7 +21,7 @@ MOVED = {
     "agents.fast_vec_env": "agents.training.sb3.fast_vec_env",
     "agents.imitation": "agents.training.imitation",
     "agents.masked_policy": "agents.training.sb3.masked_policy",
-    "agents.vec_env": "agents.training.sb3.vec_env",
+    "agents.vec_env": FAST_VEC_ENV,
     "agents.training.main": "agents.training.command (python train.py; from Python: agents.training.train)",
     "agents.rllib": "agents.training.rllib",
     "agents.rllib.train": "agents.training.rllib.train",
@@ -33,7 +37,7 @@ MOVED = {
     "agents.training.fast_vec_env": "agents.training.sb3.fast_vec_env",
     "agents.training.masked_policy": "agents.training.sb3.masked_policy",
     "agents.training.pool": "agents.training.sb3.pool",
-    "agents.training.vec_env": "agents.training.sb3.vec_env",
+    "agents.training.vec_env": FAST_VEC_ENV,
     "agents.training.config": "agents.training.core.config",
     "agents.training.league": "agents.training.core.league",
     "agents.training.runs": "agents.training.core.runs",
@@ -54,6 +58,7 @@ MOVED = {
     "python benchmarks/heuristic_speed.py)",
     "agents.training.core.tables": "gubs_env.fast (the self-play core is gubs_env.fast.SelfPlayTables)",
     "agents.training.baselines": "agents.training.seeds (python train.py --from-scratch --seeds 0 1)",
+    "agents.training.sb3.vec_env": FAST_VEC_ENV,
     "agents.training.baselines.runs": "agents.training.seeds (python train.py --from-scratch --seeds 0 1)",
 }
 """Moved in 0.1.0 (the rooms of docs/architecture.md), in 0.2.0 (one trainer: RLlib under training/) and since 0.2.0

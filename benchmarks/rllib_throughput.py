@@ -1,12 +1,11 @@
-"""Env-runner sampling rates on both engines, and throughput and memory of RLlib training, beside train.py's default.
+"""Env-runner sampling rates, and throughput and memory of RLlib training, beside train.py's default.
 
 ``python benchmarks/rllib_throughput.py --part sampling`` measures what the env runners alone sustain, with no
-learning in between: for each layout (1 env runner and 2 on a local Ray, then 2 on a local two-node cluster, one
-runner on each node, with the code shipped to the workers as on a real cluster) and each engine (``--engine reference``:
-RLlib's own runner over the readable engine, 8 envs per runner; ``--engine fast``: the compiled engine's batch
-runner, 64 games per runner), the env steps all runners sample together per second of wall time, the runners
-sampling in parallel (``foreach_env_runner``), after one warm-up round. It prints a table with the fast engine's
-ratio to the reference in each layout.
+learning in between: the env runners ``train.py --backend rllib`` builds with its defaults
+(:class:`~agents.training.rllib.runner.FastEnvRunner`, 64 games per runner) in each layout (1 env runner and 2 on a
+local Ray, then 2 on a local two-node cluster, one runner on each node, with the code shipped to the workers as on a
+real cluster): the env steps all runners sample together per second of wall time, the runners sampling in parallel
+(``foreach_env_runner``), after one warm-up round. It prints a table of the rates.
 
 ``python benchmarks/rllib_throughput.py --minutes 1.5`` runs, one after the other, ``train.py`` (the sb3 backend) and
 ``train.py --backend rllib`` with each ``--env-runners`` count for the same wall-clock budget, each in a fresh
@@ -29,13 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gubs_env.envs.engines import ENGINES, Engine
 from gubs_env.support.cli import CommandParser, non_negative_int, positive_float, run_command
 
 LAYOUTS = (("local", 1), ("local", 2), ("two-node cluster", 2))
 """Where the sampling runs: (Ray layout, env runners)."""
-SAMPLED: tuple[Engine, ...] = tuple(sorted(ENGINES, key=lambda engine: engine != "reference"))
-"""The engines whose sampling is timed, the reference first: the baseline leads the table."""
 
 _RLLIB_RATE = re.compile(r"([\d,]+) learner steps/s and ([\d,]+) env steps/s")
 _SB3_SUMMARY = re.compile(r"trained ([\d,]+) timesteps in ([\d.]+) min; the time went to: (.+)")
@@ -147,12 +143,9 @@ def runs(minutes: float, runner_counts: list[int], folder: Path) -> list[Run]:
     ]
     rllib = [sys.executable, "train.py", "--backend", "rllib", "--minutes", str(minutes)]
     rllib += ["--eval-every", "1000000000", "--eval-games", "20"]  # no evaluation before the final one
-    # the reference engine once (RLlib's own runner, what train.py --backend rllib ran before), then the fast one
-    for engine, counts in (("reference", [1]), ("fast", runner_counts)):
-        for count in counts:
-            command = [*rllib, "--engine", engine, "--env-runners", str(count)]
-            label = f"rllib {engine}, {count} env runners"
-            out.append(Run(label, [*command, "--out", str(folder / f"rllib-{engine}-{count}")]))
+    for count in runner_counts:
+        command = [*rllib, "--env-runners", str(count), "--out", str(folder / f"rllib-{count}")]
+        out.append(Run(f"rllib, {count} env runners", command))
     return out
 
 
@@ -180,7 +173,6 @@ class Sampling:
 
     layout: str
     runners: int
-    engine: str
     steps: int = 0
     seconds: float = 0.0
 
@@ -195,8 +187,8 @@ def _sampled_steps(env_runner: Any) -> int:
     return sum(episode.env_steps() for episode in env_runner.sample())
 
 
-def measure_sampling(layout: str, runners: int, engines: list[Engine], seconds: float) -> list[Sampling]:
-    """Start Ray in ``layout``, then time each engine's env runners sampling for about ``seconds``."""
+def measure_sampling(layout: str, runners: int, seconds: float) -> Sampling:
+    """Start Ray in ``layout``, then time training's env runners sampling for about ``seconds``."""
     import ray
 
     from agents.training import TrainingConfig
@@ -212,43 +204,31 @@ def measure_sampling(layout: str, runners: int, engines: list[Engine], seconds: 
         cluster.add_node(num_cpus=runners - 1)  # one runner per node: each asks for a whole CPU
         runtime_env = {"py_modules": _project_packages()}
         ray.init(address=cluster.address, runtime_env=runtime_env, log_to_driver=False, logging_level=logging.WARNING)
-    measured = []
+    result = Sampling(layout, runners)
     try:
-        for engine in engines:
-            config = TrainingConfig(backend="rllib", engine=engine, env_runners=runners).resolved()
-            algorithm = build_config(config).build_algo()
-            try:
-                group = algorithm.env_runner_group
-                group.foreach_env_runner(_sampled_steps, local_env_runner=False)  # warm-up: deals, compiled code
-                result = Sampling(layout, runners, engine)
-                start = time.perf_counter()
-                while time.perf_counter() - start < seconds:
-                    result.steps += sum(group.foreach_env_runner(_sampled_steps, local_env_runner=False))
-                result.seconds = time.perf_counter() - start
-            finally:
-                algorithm.stop()
-            print(f"  {engine}: {result.rate:,.0f} env steps/s ({result.steps:,} in {result.seconds:.1f} s)")
-            measured.append(result)
+        config = TrainingConfig(backend="rllib", env_runners=runners).resolved()
+        algorithm = build_config(config).build_algo()
+        try:
+            group = algorithm.env_runner_group
+            group.foreach_env_runner(_sampled_steps, local_env_runner=False)  # warm-up: deals, compiled code
+            start = time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                result.steps += sum(group.foreach_env_runner(_sampled_steps, local_env_runner=False))
+            result.seconds = time.perf_counter() - start
+        finally:
+            algorithm.stop()
     finally:
         ray.shutdown()
         if cluster is not None:
             cluster.shutdown()
-    return measured
+    print(f"  {result.rate:,.0f} env steps/s ({result.steps:,} in {result.seconds:.1f} s)")
+    return result
 
 
 def sampling_report(measured: list[Sampling]) -> str:
-    """A Markdown table: env steps/s per layout and engine, and the fast engine's ratio to the reference."""
-    engines = list(dict.fromkeys(m.engine for m in measured))
-    rows: dict[tuple[str, int], dict[str, float]] = {}
-    for m in measured:
-        rows.setdefault((m.layout, m.runners), {})[m.engine] = m.rate
-    lines = ["| layout | env runners | " + " | ".join(f"{e} env steps/s" for e in engines) + " | fast / reference |"]
-    lines.append("|---|---:|" + "---:|" * (len(engines) + 1))
-    for (layout, runners), rates in rows.items():
-        ratio = rates["fast"] / rates["reference"] if rates.get("reference") and "fast" in rates else None
-        cells = [f"{rates[e]:,.0f}" if e in rates else "-" for e in engines]
-        cells.append("-" if ratio is None else f"{ratio:.1f}x")
-        lines.append(f"| {layout} | {runners} | " + " | ".join(cells) + " |")
+    """A Markdown table: env steps/s per layout, all runners together."""
+    lines = ["| layout | env runners | env steps/s |", "|---|---:|---:|"]
+    lines += [f"| {m.layout} | {m.runners} | {m.rate:,.0f} |" for m in measured]
     return "\n".join(lines)
 
 
@@ -272,7 +252,7 @@ def build_parser() -> CommandParser:
         "--sample-seconds",
         type=positive_float,
         default=30.0,
-        help="sampling time of each engine and layout (default: 30)",
+        help="sampling time of each layout (default: 30)",
     )
     return parser
 
@@ -283,8 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.part in ("all", "sampling"):
         sampled = []
         for layout, runners in LAYOUTS:
-            print(f"sampling on {layout} Ray, {runners} env runner(s), {args.sample_seconds:g} s each", flush=True)
-            sampled += measure_sampling(layout, runners, list(SAMPLED), args.sample_seconds)
+            print(f"sampling on {layout} Ray, {runners} env runner(s), {args.sample_seconds:g} s", flush=True)
+            sampled.append(measure_sampling(layout, runners, args.sample_seconds))
         print(sampling_report(sampled), flush=True)
     if args.part in ("all", "training"):
         with tempfile.TemporaryDirectory() as folder:

@@ -1,17 +1,16 @@
-"""Benchmark: train.py's learner throughput on each engine path, measured in one process, interleaved.
+"""Benchmark: train.py's learner throughput (sb3), its default settings against other flags, interleaved.
 
-Usage: ``python benchmarks/sb3_throughput.py`` (2 players, 3 rounds of 81,920 timesteps per path), ``--timesteps N``,
+Usage: ``python benchmarks/sb3_throughput.py`` (the default settings alone, 2 players, 3 rounds of 81,920
+timesteps), ``--flags "--envs 128 --n-steps 32"`` (those settings beside the default), ``--timesteps N``,
 ``--rounds K``, ``--players 2 4``.
 
-Each path is what ``python train.py --engine <path>`` builds (its environments, its learner settings, its
-policy class), with an opponent pool already holding three snapshots and drawing 10% random, 40% heuristic and
-50% snapshot seats (train.py's pool before its default became the heuristic at every seat), so that every kind of
-opponent takes its share of the time. The paths then learn in turns, ``--timesteps`` each per
-round (whole rollouts: a multiple of both paths' rollout sizes), so a change in the machine's load hits both alike.
-Evaluations, checkpoints and logging to files are left out: they are the same work for both paths.
-Printed per path: learner timesteps per wall-clock second and per CPU second of this process, and the share of the
-wall time spent inside the environments (opponents included); then the ratio of the fast path to the reference
-path.
+Each setup is what ``python train.py [flags]`` builds (its environments and learner), with an opponent pool already
+holding three snapshots and drawing 10% random, 40% heuristic and 50% snapshot seats, so that every kind of
+opponent takes its share of the time. The setups then learn in turns, ``--timesteps`` each per round (whole
+rollouts), so a change in the machine's load hits both alike. Evaluations, checkpoints and logging to files are
+left out: they are the same work for both. Printed per setup: learner timesteps per wall-clock second and per CPU
+second of this process, and the share of the wall time spent inside the environments (opponents included); then,
+with ``--flags``, the ratio of the other setup to the default.
 """
 
 from __future__ import annotations
@@ -24,7 +23,8 @@ from typing import Any
 
 from gubs_env.support.cli import CommandParser, player_count, positive_int, run_command
 
-PATHS = ("reference", "fast")
+DEFAULT, OTHER = "default", "flags"
+"""The setups: train.py's defaults, and with ``--flags``."""
 SNAPSHOTS = 3
 
 
@@ -48,14 +48,14 @@ class PathTimes:
 
 
 def _build(path: str, players: list[int], folder: Path, flags: list[str]) -> tuple[Any, Any, dict[str, Any]]:
-    """The environments and learner ``train.py --engine path [flags]`` builds, with snapshots in the pool."""
+    """The environments and learner ``train.py [flags]`` builds, with snapshots in the pool."""
     from dataclasses import replace
 
     from agents.training.command import parse
     from agents.training.core.config import PoolConfig
     from agents.training.sb3.train import make_envs, new_model
 
-    config = parse(["--engine", path, "--players", *map(str, players), *flags]).config
+    config = parse(["--players", *map(str, players), *flags]).config
     # the mixed pool of the module docstring, whatever train.py's default pool is
     config = replace(config, pool=PoolConfig(p_random=0.1, p_heuristic=0.4, self_share=0.0)).resolved()
     envs = make_envs(config)
@@ -67,7 +67,7 @@ def _build(path: str, players: list[int], folder: Path, flags: list[str]) -> tup
         model.save(folder / path / name)
     envs.env_method("set_snapshots", [str(folder / path / name) for name in names])
     shown = ("envs", "n_steps", "batch_size", "epochs", "threads")
-    settings = {name: getattr(config, name) for name in shown} | {"lean_policy": config.engine == "fast"}
+    settings = {name: getattr(config, name) for name in shown}
     return envs, model, settings
 
 
@@ -82,19 +82,20 @@ def _slice(envs, model, timesteps: int, times: PathTimes) -> None:
     times.timesteps += model.num_timesteps - steps_before
 
 
-def run(players: list[int], timesteps: int, rounds: int, fast_flags: list[str]) -> dict[str, PathTimes]:
-    """Build both paths, warm them up with one slice each, then time ``rounds`` interleaved slices."""
+def run(players: list[int], timesteps: int, rounds: int, flags: list[str] | None) -> dict[str, PathTimes]:
+    """Time the setups (the default; with ``flags``, those too) in ``rounds`` interleaved slices, after a warm-up."""
     from agents.training.sb3.train import learner_threads
 
     # learner_threads also sets numba's thread wait policy, which must come before torch is first imported
     with learner_threads(1), tempfile.TemporaryDirectory(prefix="gubs-train-bench-") as tmp:
-        built = {path: _build(path, players, Path(tmp), fast_flags if path == "fast" else []) for path in PATHS}
-        times = {path: PathTimes(path, settings=built[path][2]) for path in PATHS}
-        for path in PATHS:  # first rollouts, numba's first calls, torch's first allocations: not timed
+        setups = {DEFAULT: []} if flags is None else {DEFAULT: [], OTHER: flags}
+        built = {path: _build(path, players, Path(tmp), given) for path, given in setups.items()}
+        times = {path: PathTimes(path, settings=built[path][2]) for path in setups}
+        for path in setups:  # first rollouts, numba's first calls, torch's first allocations: not timed
             with learner_threads(built[path][2]["threads"]):
                 _slice(built[path][0], built[path][1], timesteps, PathTimes(path))
         for _ in range(rounds):
-            for path in PATHS:
+            for path in setups:
                 with learner_threads(built[path][2]["threads"]):
                     _slice(built[path][0], built[path][1], timesteps, times[path])
         for envs, _, _ in built.values():
@@ -102,11 +103,11 @@ def run(players: list[int], timesteps: int, rounds: int, fast_flags: list[str]) 
     return times
 
 
-def _check_fast_flags(flags: list[str]) -> None:
-    """Let train.py's own parser refuse bad ``--fast-flags`` (a one-line error, status 2) before anything is built."""
+def _check_flags(flags: list[str]) -> None:
+    """Let train.py's own parser refuse bad ``--flags`` (a one-line error, status 2) before anything is built."""
     from agents.training.command import parse
 
-    parse(["--engine", "fast", *flags])
+    parse(flags)
 
 
 def build_parser() -> CommandParser:
@@ -117,14 +118,13 @@ def build_parser() -> CommandParser:
         "--timesteps",
         type=positive_int,
         default=81_920,
-        help="timesteps per path and round, a multiple of 4,096 (default: 81920)",
+        help="timesteps per setup and round, a multiple of 4,096 (default: 81920)",
     )
     parser.add_argument("--rounds", type=positive_int, default=3, help="interleaved rounds (default: 3)")
     parser.add_argument(
-        "--fast-flags",
-        default="",
+        "--flags",
         metavar="FLAGS",
-        help='train.py flags for the fast path, to try other settings (e.g. "--envs 128 --n-steps 32"; default: none)',
+        help='train.py flags to time beside the default settings (e.g. "--envs 128 --n-steps 32"; default: none)',
     )
     return parser
 
@@ -134,16 +134,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.timesteps % 4096:
-        parser.error("--timesteps must be a multiple of 4,096: whole rollouts of both paths")
-    _check_fast_flags(args.fast_flags.split())
-    times = run(args.players, args.timesteps, args.rounds, args.fast_flags.split())
-    print(f"{'path':<10} {'timesteps/s':>12} {'per CPU second':>14} {'env share':>9}   settings")
-    for path in PATHS:
-        print(times[path].row())
-    fast, reference = times["fast"], times["reference"]
-    wall_ratio = (fast.timesteps / fast.wall) / (reference.timesteps / reference.wall)
-    cpu_ratio = (fast.timesteps / fast.cpu) / (reference.timesteps / reference.cpu)
-    print(f"fast / reference: {wall_ratio:.2f}x per wall-clock second, {cpu_ratio:.2f}x per CPU second")
+        parser.error("--timesteps must be a multiple of 4,096: whole rollouts")
+    flags = None if args.flags is None else args.flags.split()
+    if flags is not None:
+        _check_flags(flags)
+    times = run(args.players, args.timesteps, args.rounds, flags)
+    print(f"{'setup':<10} {'timesteps/s':>12} {'per CPU second':>14} {'env share':>9}   settings")
+    for path in times.values():
+        print(path.row())
+    if OTHER in times:
+        other, default = times[OTHER], times[DEFAULT]
+        wall_ratio = (other.timesteps / other.wall) / (default.timesteps / default.wall)
+        cpu_ratio = (other.timesteps / other.cpu) / (default.timesteps / default.cpu)
+        print(f"flags / default: {wall_ratio:.2f}x per wall-clock second, {cpu_ratio:.2f}x per CPU second")
     return 0
 
 

@@ -63,16 +63,16 @@ def test_the_busy_machine_benchmark_measures_the_fit_and_a_run_quiet_and_loaded(
 # --- sb3_throughput.py -----------------------------------------------------------------------------------------
 
 
-def test_each_sb3_path_is_what_train_py_builds_with_snapshots_in_the_pool(tmp_path):
+def test_each_sb3_setup_is_what_train_py_builds_with_snapshots_in_the_pool(tmp_path):
     from agents.training.sb3.fast_vec_env import FastSelfPlayVecEnv
     from agents.training.sb3.masked_policy import LeanMaskablePolicy
 
-    for path, lean in (("fast", True), ("reference", False)):
-        envs, model, settings = sb3_throughput._build(path, [2], tmp_path, ["--envs", "2"])
+    for path, flags, envs_wanted in (("default", [], 64), ("flags", ["--envs", "2"], 2)):
+        envs, model, settings = sb3_throughput._build(path, [2], tmp_path, flags)
         try:
-            assert isinstance(envs.unwrapped, FastSelfPlayVecEnv) == (path == "fast")
-            assert isinstance(model.policy, LeanMaskablePolicy) == lean
-            assert settings["envs"] == 2 and settings["lean_policy"] == lean
+            assert isinstance(envs.unwrapped, FastSelfPlayVecEnv)
+            assert isinstance(model.policy, LeanMaskablePolicy)
+            assert settings["envs"] == envs_wanted
             assert len(list((tmp_path / path / "snapshots").glob("step_*.zip"))) == sb3_throughput.SNAPSHOTS
         finally:
             envs.close()
@@ -80,11 +80,11 @@ def test_each_sb3_path_is_what_train_py_builds_with_snapshots_in_the_pool(tmp_pa
 
 def test_an_sb3_slice_counts_its_timesteps_and_times(tmp_path):
     flags = ["--envs", "2", "--n-steps", "16", "--batch-size", "32"]
-    envs, model, _ = sb3_throughput._build("fast", [2], tmp_path, flags)
-    times = sb3_throughput.PathTimes("fast")
+    envs, model, _ = sb3_throughput._build("flags", [2], tmp_path, flags)
+    times = sb3_throughput.PathTimes("flags")
     sb3_throughput._slice(envs, model, 64, times)
     assert times.timesteps == 64 and times.wall > 0 and 0 < times.env_wall < times.wall
-    assert "fast" in times.row()
+    assert "flags" in times.row()
 
 
 @pytest.mark.parametrize(
@@ -93,8 +93,9 @@ def test_an_sb3_slice_counts_its_timesteps_and_times(tmp_path):
         (["--timesteps", "100"], "multiple of 4,096"),
         (["--rounds", "0"], "must be at least 1"),
         (["--players", "9"], "player counts go from 2 to 6"),
-        (["--fast-flags=--bogus"], "unrecognized arguments: --bogus"),
-        (["--fast-flags=--envs 0"], "must be at least 1"),
+        (["--flags=--bogus"], "unrecognized arguments: --bogus"),
+        (["--flags=--envs 0"], "must be at least 1"),
+        (["--flags=--engine fast"], "--engine was removed"),
     ],
 )
 def test_bad_sb3_throughput_command_lines_are_one_line_errors(argv, message, capsys):
@@ -106,8 +107,8 @@ def test_bad_sb3_throughput_command_lines_are_one_line_errors(argv, message, cap
 
 @pytest.mark.slow
 def test_the_sb3_throughput_benchmark_runs_one_small_round():
-    printed = script("sb3_throughput", "--timesteps", "4096", "--rounds", "1", "--fast-flags=--envs 8")
-    assert re.search(r"fast / reference: \d+\.\d\dx per wall-clock second", printed)
+    printed = script("sb3_throughput", "--timesteps", "4096", "--rounds", "1", "--flags=--envs 8")
+    assert re.search(r"flags / default: \d+\.\d\dx per wall-clock second", printed)
 
 
 # --- rllib_throughput.py ---------------------------------------------------------------------------------------
@@ -130,28 +131,21 @@ def test_garbage_rllib_throughput_arguments_exit_with_status_2(argv):
     assert exit_info.value.code == 2
 
 
-def test_the_rllib_runs_measured_are_the_sb3_default_the_reference_engine_then_each_runner_count(tmp_path):
+def test_the_rllib_runs_measured_are_the_sb3_default_then_each_runner_count(tmp_path):
     runs = rllib_throughput.runs(1.0, [0, 2], tmp_path)
-    assert [run.label for run in runs] == [
-        "train.py (sb3, default)",
-        "rllib reference, 1 env runners",
-        "rllib fast, 0 env runners",
-        "rllib fast, 2 env runners",
-    ]
-    assert "--backend" not in runs[0].command and runs[3].command[runs[3].command.index("--env-runners") + 1] == "2"
-    assert [run.command[run.command.index("--engine") + 1] for run in runs[1:]] == ["reference", "fast", "fast"]
+    assert [run.label for run in runs] == ["train.py (sb3, default)", "rllib, 0 env runners", "rllib, 2 env runners"]
+    assert "--backend" not in runs[0].command and runs[2].command[runs[2].command.index("--env-runners") + 1] == "2"
+    assert all("--engine" not in run.command for run in runs)
 
 
-def test_the_sampling_table_gives_the_fast_engines_ratio_per_layout():
+def test_the_sampling_table_gives_each_layouts_rate():
     measured = [
-        rllib_throughput.Sampling("local", 1, "reference", 4000, 10.0),
-        rllib_throughput.Sampling("local", 1, "fast", 30000, 10.0),
-        rllib_throughput.Sampling("two-node cluster", 2, "reference", 6000, 10.0),
+        rllib_throughput.Sampling("local", 1, 30000, 10.0),
+        rllib_throughput.Sampling("two-node cluster", 2, 6000, 10.0),
     ]
     lines = rllib_throughput.sampling_report(measured).splitlines()
-    assert lines[0] == "| layout | env runners | reference env steps/s | fast env steps/s | fast / reference |"
-    assert lines[2] == "| local | 1 | 400 | 3,000 | 7.5x |"
-    assert lines[3] == "| two-node cluster | 2 | 600 | - | - |"
+    assert lines[0] == "| layout | env runners | env steps/s |"
+    assert lines[2:] == ["| local | 1 | 3,000 |", "| two-node cluster | 2 | 600 |"]
 
 
 def test_the_rllib_report_is_a_markdown_table_of_every_run():
@@ -181,7 +175,7 @@ def test_this_process_is_found_and_has_a_resident_size():
 def test_the_rllib_throughput_benchmark_measures_each_training_run():
     pytest.importorskip("ray.rllib")
     printed = script("rllib_throughput", "--part", "training", "--minutes", "0.05", "--env-runners", "0")
-    assert "| train.py (sb3, default) |" in printed and "| rllib fast, 0 env runners |" in printed
+    assert "| train.py (sb3, default) |" in printed and "| rllib, 0 env runners |" in printed
 
 
 # --- selfplay_levers.py ----------------------------------------------------------------------------------------

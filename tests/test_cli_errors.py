@@ -928,7 +928,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--players": NUMBERS,
             "--timesteps": [*NUMBERS, "4096", "8192"],
             "--rounds": NUMBERS,
-            "--fast-flags": ["", "--envs 128", "--bogus", "--seed -1", "--out /proc/x", "--resume"],
+            "--flags": ["", "--envs 128", "--bogus", "--seed -1", "--out /proc/x", "--resume", "--engine fast"],
         },
     ),
     "viz": (

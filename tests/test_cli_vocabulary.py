@@ -136,7 +136,8 @@ def parsers() -> dict[str, argparse.ArgumentParser]:
 
 
 def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    return [action for action in parser._actions if action.option_strings]
+    """The options a user is shown: a hidden one is a retired flag, kept only to refuse it with a message."""
+    return [action for action in parser._actions if action.option_strings and action.help != argparse.SUPPRESS]
 
 
 def flags(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:

@@ -25,10 +25,7 @@ TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-pro
         (["--minutes", "-1"], "must be above 0"),
         (["--steps", "many"], "is not a whole number"),
         (["--bogus"], "unrecognized arguments"),
-        (["--workers", "0"], "must be at least 1"),
-        (["--envs", "2", "--workers", "3"], "workers (3) cannot exceed envs (2)"),
         (["--opponent", "ppo-9p"], "unknown shipped model 'ppo-9p'"),
-        (["--opponent", "heuristic", "--engine", "reference"], "opponent needs engine 'fast'"),
         (["--p-random", "0.6", "--p-heuristic", "0.6"], "add up to more than 1"),
         (["--backend", "rllib", "--shaping", "1"], "the rllib backend cannot honour shaping"),
         (["--backend", "rllib", "--init", "gubs-net"], "the rllib backend cannot honour init"),
@@ -66,23 +63,19 @@ def test_default_recipe_imitates_then_plays_a_league_of_itself_its_snapshots_and
     shares = config.pool.shares(has_snapshots=True)
     assert shares["self"] + shares["snapshots"] >= 0.6  # issue 39: most opponent seats are the learner's
     assert (config.learning_rate, config.ent_coef) == (1e-4, 0.0)
-    assert 1 <= (config.workers or 0) <= (config.envs or 0)
 
 
-def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_them():
+def test_each_backend_brings_its_own_defaults_and_settings_override_them():
     fast = TrainingConfig().resolved()
     assert (fast.envs, fast.n_steps, fast.batch_size, fast.epochs) == (64, 64, 1024, 5)
     assert (fast.eval_every, fast.snapshot_every, fast.checkpoint_every) == (250_000, 150_000, 100_000)
-    reference = TrainingConfig(engine="reference").resolved()
-    assert (reference.envs, reference.n_steps, reference.batch_size, reference.threads) == (8, 256, 256, 1)
-    assert (reference.eval_every, reference.snapshot_every, reference.checkpoint_every) == (50_000, 50_000, 25_000)
     chosen = TrainingConfig(envs=16, epochs=3, eval_every=7).resolved()
     assert (chosen.envs, chosen.epochs, chosen.eval_every, chosen.n_steps) == (16, 3, 7, 64)
     rllib = TrainingConfig(backend="rllib").resolved()
     assert (rllib.learning_rate, rllib.ent_coef, rllib.imitate_games) == (1e-4, 0.0, 1500)  # the one recipe
     assert (rllib.batch_size, rllib.iteration_steps, rllib.pool) == (1024, 4096, fast.pool)
-    assert set(DEFAULTS) == {(b, e) for b in ("sb3", "rllib") for e in ("fast", "reference")} | {("native", "fast")}
-    assert all(set(row) == set(DEFAULTS["sb3", "fast"]) for key, row in DEFAULTS.items() if key[0] != "native")
+    assert set(DEFAULTS) == {"sb3", "rllib", "native"}
+    assert set(DEFAULTS["rllib"]) == set(DEFAULTS["sb3"])
     native = TrainingConfig(backend="native").resolved()
     assert (native.envs, native.batch_size, native.epochs, native.gamma, native.gae_lambda) == (256, 4096, 2, 1.0, 0.98)
     assert (native.imitate_games, native.every_seat, native.skip_forced, native.eval_games) == (0, True, True, 2000)
@@ -101,10 +94,8 @@ def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_t
         ({"steps": True}, "steps must be a whole number"),
         ({"seed": -1}, "seed must be from 0"),
         ({"backend": "jax"}, "backend must be one of sb3, rllib, native"),
-        ({"engine": "gpu"}, "engine must be one of fast, reference"),
         ({"pool": {"p_random": 0.5, "p_heuristic": 0.6}}, "add up to more than 1"),
         ({"pool": [0.1]}, "pool must be a PoolConfig"),
-        ({"opponent": "os:system", "engine": "reference"}, "opponent needs engine 'fast'"),
         ({"opponent": ""}, "opponent:"),
         ({"hidden": (0,), "backend": "rllib"}, "hidden layer's width must be from 1"),
         ({"hidden": (64,)}, "the sb3 backend cannot honour hidden"),
@@ -122,7 +113,6 @@ def test_each_backend_and_engine_brings_its_own_defaults_and_settings_override_t
         ({"native": {"clip": 0.3}}, "the sb3 backend cannot honour native"),
         ({"backend": "native", "n_steps": 64}, "the native backend cannot honour n_steps"),
         ({"backend": "native", "snapshot_every": 64}, "the native backend cannot honour snapshot_every"),
-        ({"backend": "native", "engine": "reference"}, "the native backend cannot honour engine reference"),
         ({"backend": "native", "shaping": 0.1}, "the native backend cannot honour shaping"),
         ({"backend": "native", "ent_coef": 0.01}, "the native backend cannot honour ent_coef"),
         ({"backend": "native", "pool": {"self_share": 0.5}}, "the native backend cannot honour a pool with snapshots"),
@@ -142,7 +132,11 @@ def test_a_config_round_trips_through_its_json_and_refuses_hostile_run_data():
     data = json.loads(json.dumps(config.to_json()))
     assert TrainingConfig.from_json(data) == config
     assert TrainingConfig.from_json(config.resolved().to_json()) == config.resolved()
+    earlier = {**data, "engine": "fast", "vec_env": "dummy", "workers": 4}  # a run file of an earlier version
+    assert TrainingConfig.from_json(earlier) == config
     for hostile, message in [
+        ({**data, "engine": "reference"}, "trained with engine 'reference', which training no longer plays"),
+        ({**data, "vec_env": "subproc"}, "trained with vec_env 'subproc'"),
         ({**data, "speed": 1}, "unknown setting 'speed'"),
         ({**data, "opponent": "os:system"}, "names code to import, which a run file may not"),
         ({**data, "opponent": 5}, "opponent must be an agent spec"),
@@ -366,7 +360,7 @@ def test_python_trains_a_run_the_command_resumes_and_the_other_way_round(tmp_pat
 
 def test_parallel_envs_mixed_table_sizes_and_imitation(tmp_path, capsys):
     out = tmp_path / "mix"
-    argv = ["--steps", "300", "--engine", "reference", "--envs", "2", "--vec-env", "subproc", "--workers", "2"]
+    argv = ["--steps", "300", "--envs", "2"]
     argv += ["--imitate-games", "2", "--players", "2", "4", "--out", str(out), "--eval-every", "10000"]
     argv += ["--snapshot-every", "10000", "--checkpoint-every", "10000", *TINY]
     assert main(argv) == 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -18,12 +17,10 @@ from agents.training.core.config import (
     BACKENDS,
     DEFAULT_MINUTES,
     DEFAULTS,
-    ENGINES,
     INIT_WARM_START_LEARNING_RATE,
     LUCK_VALUES,
     PURE_SELF_PLAY,
     TEACHERS,
-    VEC_ENVS,
     WARM_START_LEARNING_RATE,
     ConfigError,
     TrainingConfig,
@@ -53,6 +50,8 @@ minutes on 2-player tables: the learner sits at a random seat and the other seat
 policy or one of its last 5 snapshots, those it does not yet beat drawn more often) or the heuristic's (35%, an
 anchor). --p-heuristic 1 trains against the heuristic alone; --from-scratch is pure self-play, with no hand-written
 bot at any seat and nothing imitated."""
+RETIRED_FLAGS = ("--engine", "--vec-env", "--workers")
+"""Flags of training on the reference engine, refused with a line saying what replaced them (CHANGELOG.md)."""
 SEEDS_OUT = "runs/seeds-{backend}"
 """Where ``--seeds`` puts its runs without ``--out``: one folder, so that running the command again finishes them."""
 
@@ -60,7 +59,7 @@ SEEDS_OUT = "runs/seeds-{backend}"
 def backend_default(name: str) -> str:
     """``default: ...`` for a :data:`DEFAULTS` field, as ``--help`` shows it: one value, or each where it applies.
 
-    The most common value comes last, as ``else``: ``default: 256 on sb3 reference, 4,096 on native, else 1,024``.
+    The most common value comes last, as ``else``: ``default: 4,096 on native, else 1,024``.
     """
     values = {key: value[name] for key, value in DEFAULTS.items() if name in value}
     counts: dict[object, int] = {}
@@ -72,21 +71,9 @@ def backend_default(name: str) -> str:
     parts = []
     for value in counts:
         if value != common:
-            keys = [key for key in values if values[key] == value]
-            parts.append(f"{_shown(value)} {_where(keys)}")
+            backends = [backend for backend in BACKENDS if values.get(backend) == value]
+            parts.append(f"{_shown(value)} on {' and '.join(backends)}")
     return f"default: {', '.join(parts)}, else {_shown(common)}"
-
-
-def _where(keys: Sequence[tuple[str, str]]) -> str:
-    """Where some (backend, engine) pairs of :data:`DEFAULTS` hold: ``on rllib``, ``on sb3 reference and native``."""
-    named: list[str] = []
-    for backend in BACKENDS:
-        mine = [key for key in keys if key[0] == backend]
-        if mine and len(mine) == sum(1 for key in DEFAULTS if key[0] == backend):
-            named.append(backend)
-        else:
-            named += [f"{backend} {engine}" for _, engine in mine]
-    return "on " + " and ".join(named)
 
 
 def _shown(value: object) -> str:
@@ -98,6 +85,16 @@ def _shown(value: object) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+class _Retired(argparse.Action):
+    """A retired flag: one line saying that every run trains on the compiled engine now."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        parser.error(
+            f"{self.option_strings[0]} was removed: every backend trains on the compiled engine's self-play core, "
+            "which plays the same games (CHANGELOG.md); leave it out"
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -151,11 +148,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     run.add_argument(
-        "--engine",
-        choices=ENGINES,
-        help="who plays the training games: fast (default: the compiled engine, many games per call) or reference",
-    )
-    run.add_argument(
         "--envs",
         "--envs-per-runner",
         type=positive_int,
@@ -185,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponent",
         metavar="SPEC",
         help="play every opponent seat with this agent instead of the pool, and evaluate against it too "
-        "(sb3, fast engine: the exploiter check, docs/training.md; default: none, the pool)",
+        "(sb3: the exploiter check, docs/training.md; default: none, the pool)",
     )
     ppo = parser.add_argument_group("PPO")
     ppo.add_argument(
@@ -301,17 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the warm start's step size (default: {_shown(WARM_START_LEARNING_RATE)}; "
         f"{_shown(INIT_WARM_START_LEARNING_RATE)} with --init)",
     )
-    local = parser.add_argument_group("sb3 on the reference engine")
-    local.add_argument(
-        "--vec-env",
-        choices=VEC_ENVS,
-        help="envs in this process (dummy) or in worker processes (default: dummy)",
-    )
-    local.add_argument(
-        "--workers",
-        type=positive_int,
-        help="worker processes of --vec-env subproc (default: one per core, at most --envs)",
-    )
+    for flag in RETIRED_FLAGS:
+        parser.add_argument(flag, nargs="?", action=_Retired, help=argparse.SUPPRESS)
     ray = parser.add_argument_group("rllib")
     ray.add_argument(
         "--address", metavar="ADDRESS", help="join this Ray cluster, 'auto' or HOST:PORT (default: a local Ray)"

@@ -8,7 +8,8 @@ import pytest
 from agents.bots.names import CATALOGUE
 from agents.bots.random_agent import RandomAgent
 from agents.training.core.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS, PoolConfig, weighted_index
-from agents.training.sb3.pool import OpponentPool, PoolSelfPlayEnv
+from agents.training.sb3.pool import OpponentPool
+from tests.agents.pool_oracle import PoolSelfPlayEnv
 
 
 def test_pool_without_snapshots_gives_the_learners_share_to_its_current_policy():

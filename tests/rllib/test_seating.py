@@ -1,8 +1,8 @@
 """The one seating rule (agents.training.core.seating), driven by each backend's own code.
 
 The table size of every slot, the learner's seat and the player of each opponent seat must come out the same
-whether sb3 (on either engine), RLlib (its env on either engine, its compiled runner's tables) or the self-play
-core plays the run.
+whether sb3, RLlib (its env on either engine, its compiled runner's tables) or the self-play core plays the run
+(tests/agents/test_one_core.py holds each backend's learner seats and deals to the core's draw).
 """
 
 from __future__ import annotations
@@ -14,17 +14,14 @@ pytest.importorskip("ray.rllib")
 
 from agents.training.core.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS, PoolConfig, TrainingConfig
 from agents.training.core.league import snapshot_label
-from agents.training.core.seating import learner_seat, seat_player
+from agents.training.core.seating import seat_player
 from agents.training.native.rollout import SelfPlayGames
 from agents.training.rllib.env import GubsMultiAgentEnv
 from agents.training.rllib.fast_tables import FastTables
 from agents.training.rllib.selfplay import MAIN, SeatMapping
-from agents.training.rllib.selfplay import learner_seat as rllib_learner_seat
 from agents.training.sb3.pool import OpponentPool
 from agents.training.sb3.train import make_envs
 from gubs_env.engine.players import TableSizes
-from gubs_env.envs.selfplay import SelfPlayEnv
-from tests.rllib.test_module import FakeEpisode
 
 SIZES = [2, 4, 3]
 SLOTS = 7
@@ -40,8 +37,8 @@ class Replay:
         return float(self.numbers.pop(0))
 
 
-def sb3_sizes(engine: str) -> list[int]:
-    config = TrainingConfig(players=SIZES, envs=SLOTS, engine=engine, imitate_games=0).resolved()
+def sb3_sizes() -> list[int]:
+    config = TrainingConfig(players=SIZES, envs=SLOTS, imitate_games=0).resolved()
     envs = make_envs(config)
     try:
         return [int(n) for n in envs.get_attr("num_players")]
@@ -52,8 +49,7 @@ def sb3_sizes(engine: str) -> list[int]:
 def test_every_backend_gives_each_slot_the_same_table_size():
     rule = TableSizes.of(SIZES).per_slot(SLOTS).tolist()
     assert rule == [2, 4, 3, 2, 4, 3, 2]
-    assert sb3_sizes("reference") == rule
-    assert sb3_sizes("fast") == rule
+    assert sb3_sizes() == rule
     assert SelfPlayGames(SLOTS, TableSizes.of(SIZES)).players.tolist() == rule
     for first in (0, 5):
         tables = FastTables(SLOTS, TableSizes.of(SIZES), {}, first)
@@ -87,14 +83,3 @@ def test_both_backends_seat_the_same_players_from_the_same_numbers():
         kind, which = seat_player(pool, u, weights)
         seen.add(kind if kind != SNAPSHOTS else snapshots[which])
     assert seen == {RANDOM, HEURISTIC, SELF, *snapshots}  # every branch of the rule was driven
-
-
-def test_the_learner_seat_is_the_same_uniform_draw_everywhere():
-    for players in range(2, 7):
-        for seed in range(20):
-            first_legal = [lambda observation, mask: int(np.flatnonzero(mask)[0])] * (players - 1)
-            env = SelfPlayEnv(num_players=players, opponents=first_legal)
-            env.reset(seed=seed)
-            assert env.learner == learner_seat(np.random.default_rng(seed), players)
-        seats = {rllib_learner_seat(FakeEpisode(f"episode-{i}"), players) for i in range(200)}
-        assert seats == set(range(players))

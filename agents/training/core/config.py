@@ -5,10 +5,10 @@
 with (:meth:`TrainingConfig.to_json`) and ``--resume`` reads it back (:meth:`TrainingConfig.from_json`), so what
 a run trains on is written in one place.
 
-A field left ``None`` takes its backend's and engine's default (:data:`DEFAULTS`, filled in by
-:meth:`TrainingConfig.resolved`); a run file keeps the ``None``, so a run resumed on another engine takes that
-engine's defaults. A setting the chosen backend cannot honour is refused on construction with one line
-(:class:`ConfigError`), never ignored.
+Every backend trains on the compiled engine, through the self-play core (:class:`gubs_env.fast.SelfPlayTables`). A
+field left ``None`` takes its backend's default (:data:`DEFAULTS`, filled in by :meth:`TrainingConfig.resolved`); a
+run file keeps the ``None``, so a resumed run takes the defaults of the version that resumes it. A setting the chosen
+backend cannot honour is refused on construction with one line (:class:`ConfigError`), never ignored.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from agents.bots.names import TUNED
 from agents.bots.spec import AgentSpec, AgentSpecError
 from agents.evaluate.luck import MAX_WORLDS
 from gubs_env.engine.players import TableSizes
-from gubs_env.envs.engines import ENGINES, Engine
 from gubs_env.support.cli import MAX_TRAINING_SEED
 
 Backend = Literal["sb3", "rllib", "native"]
@@ -40,8 +39,10 @@ BACKENDS: tuple[Backend, ...] = ("sb3", "rllib", "native")
 project's own PPO learner over batches of whole games on the compiled engine (:mod:`agents.training.native`)."""
 TEACHERS = ("heuristic", TUNED)
 """Whose games a new run may imitate before PPO."""
-VEC_ENVS = ("dummy", "subproc")
-"""Where the reference engine's environments run: in this process, or in worker processes."""
+RETIRED = {"engine": "fast", "vec_env": "dummy", "workers": None}
+"""Fields run files of earlier versions hold, each with the only value a run may still resume with (``None``: any):
+training on the reference engine (``engine``, and its worker processes ``vec_env`` and ``workers``) was replaced by
+the compiled engine's self-play core, which plays the same games."""
 
 RANDOM = "random"
 HEURISTIC = "heuristic"
@@ -261,8 +262,8 @@ _RLLIB_DEFAULTS: dict[str, Any] = {
     "checkpoint_every": 50_000,
     "skip_forced": False,
 }
-DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
-    ("sb3", "fast"): {
+DEFAULTS: dict[Backend, dict[str, Any]] = {
+    "sb3": {
         **_PPO_DEFAULTS,
         "envs": 64,
         "n_steps": 64,
@@ -273,20 +274,8 @@ DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
         "checkpoint_every": 100_000,
         "skip_forced": True,
     },
-    ("sb3", "reference"): {
-        **_PPO_DEFAULTS,
-        "envs": 8,
-        "n_steps": 256,
-        "batch_size": 256,
-        "threads": 1,
-        "eval_every": 50_000,
-        "snapshot_every": 50_000,
-        "checkpoint_every": 25_000,
-        "skip_forced": False,
-    },
-    ("rllib", "fast"): _RLLIB_DEFAULTS,
-    ("rllib", "reference"): {**_RLLIB_DEFAULTS, "envs": 8, "n_steps": 500},  # the same 4,000 steps an iteration
-    ("native", "fast"): {
+    "rllib": _RLLIB_DEFAULTS,
+    "native": {
         "envs": 256,
         "batch_size": 4096,
         "epochs": 2,
@@ -303,13 +292,13 @@ DEFAULTS: dict[tuple[Backend, Engine], dict[str, Any]] = {
         "skip_forced": True,
     },
 }
-"""What a ``None`` field means, per backend and engine (docs/training.md).
+"""What a ``None`` field means, per backend (docs/training.md).
 
 sb3 and RLlib run one recipe: a warm start imitating the tuned heuristic (1,500 games), then PPO with a small step
 size and no entropy bonus, so that it improves on the imitated teacher instead of drifting from it, in a league
-(:class:`PoolConfig`'s defaults). sb3 on the compiled engine: many games per batch, so the policy's forward passes
-and the opponents' batches are wide; large minibatches; evaluations, snapshots and checkpoints spaced out as the
-timesteps come fast. sb3 on the reference engine: the earlier path, as it was. RLlib: the same 1,024-step
+(:class:`PoolConfig`'s defaults). sb3: many games per batch, so the policy's forward passes and the opponents'
+batches are wide; large minibatches; evaluations, snapshots and checkpoints spaced out as the timesteps come fast.
+RLlib: the same 1,024-step
 minibatches from iterations of about 4,000 environment steps (``envs * n_steps`` per env runner), two torch threads
 for the driver's learner, which updates while the env runners wait (1.3x the timesteps of one thread on 2 cores),
 cadences suited to its slower stepping.
@@ -340,7 +329,6 @@ COUNT_FIELDS = (
     "snapshot_every",
     "checkpoint_every",
     "threads",
-    "workers",
     "luck_worlds",
 )
 """The fields that are counts of at least 1 when set."""
@@ -375,7 +363,6 @@ class TrainingConfig:
     iterations: int | None = None
     """Total RLlib training iterations, counted across resumes (rllib only)."""
     seed: int = 0
-    engine: Engine = "fast"
     envs: int | None = None
     """Parallel games: sb3's environments, or the games each RLlib env runner steps together."""
     pool: PoolConfig | None = None
@@ -384,7 +371,7 @@ class TrainingConfig:
     shaping: float = 0.0
     """Weight of the potential-based score-margin reward term (sb3 only; 0: none)."""
     opponent: AgentSpec | None = None
-    """One agent that plays every opponent seat instead of the pool, evaluated against too (sb3, fast engine)."""
+    """One agent that plays every opponent seat instead of the pool, evaluated against too (sb3)."""
     learning_rate: float | None = None
     ent_coef: float | None = None
     gamma: float | None = None
@@ -414,9 +401,6 @@ class TrainingConfig:
     """A network (shipped name or model file) whose weights the policy starts from (sb3 only)."""
     imitate_lr: float | None = None
     threads: int | None = None
-    vec_env: str = "dummy"
-    workers: int | None = None
-    """Worker processes of ``vec_env="subproc"`` (default: one per core, at most ``envs``)."""
     env_runners: int = 1
     """RLlib env runner actors (rllib only)."""
     hidden: tuple[int, ...] = (256, 256)
@@ -425,8 +409,8 @@ class TrainingConfig:
     """Learn from the decisions of every seat the learner's current policy plays, not only its own seat's (the
     native backend; sb3 and RLlib learn from one seat a game)."""
     skip_forced: bool | None = None
-    """Decisions with a single legal id are played without becoming samples (the native backend either way, sb3 on
-    the compiled engine always; RLlib and sb3 on the reference engine never)."""
+    """Decisions with a single legal id are played without becoming samples (the native backend either way, sb3
+    always, RLlib never)."""
     luck_returns: bool = False
     """Each decision learns from its outcome less the luck of the draws after it (the native backend:
     :mod:`agents.training.native.luck_returns`; the same expectation, less of the draw's noise)."""
@@ -483,10 +467,8 @@ class TrainingConfig:
 
     def _check_values(self) -> None:
         _check_choice("backend", self.backend, BACKENDS)
-        _check_choice("engine", self.engine, ENGINES)
         _check_choice("teacher", self.teacher, TEACHERS)
         _check_choice("luck_value", self.luck_value, LUCK_VALUES)
-        _check_choice("vec_env", self.vec_env, VEC_ENVS)
         _check_number("minutes", self.minutes, above=0, optional=True)
         for name in COUNT_FIELDS:
             _check_int(name, getattr(self, name), 1, optional=True)
@@ -517,18 +499,12 @@ class TrainingConfig:
             raise ConfigError(f"device must be auto, cpu, cuda or cuda:N, not {_brief(self.device)}")
         if not isinstance(self.code_installed, bool):
             raise ConfigError(f"code_installed must be True or False, not {_brief(self.code_installed)}")
-        if self.workers is not None and self.envs is not None and self.workers > self.envs:
-            raise ConfigError(f"workers ({self.workers}) cannot exceed envs ({self.envs})")
 
     def _check_backend(self) -> None:
         """Refuse what the chosen backend cannot do, naming the setting and the backend (one line)."""
         refused = [name for name, set_ in self._unsupported().items() if set_]
         if refused:
             raise ConfigError(f"the {self.backend} backend cannot honour {', '.join(refused)}: leave it unset")
-        if self.backend == "sb3" and self.engine == "fast" and self.vec_env == "subproc":
-            raise ConfigError("vec_env 'subproc' needs engine 'reference': the fast engine steps every env here")
-        if self.backend == "sb3" and self.opponent is not None and self.engine != "fast":
-            raise ConfigError("opponent needs engine 'fast' (the reference path draws its opponents from the pool)")
         if self.code_installed and self.address is None:
             raise ConfigError("code_installed goes with address (a cluster to join)")
         if (self.luck_worlds != 16 or self.luck_value != "shipped") and not self.luck_returns:
@@ -546,8 +522,6 @@ class TrainingConfig:
             "shaping": self.shaping != 0,
             "opponent": self.opponent is not None,
             "init": self.init is not None,
-            "vec_env": self.vec_env != "dummy",
-            "workers": self.workers is not None,
         }
         native_only = {
             "every_seat": bool(self.every_seat),
@@ -555,8 +529,8 @@ class TrainingConfig:
             "native": self.native != NativeSettings(),
         }
         if self.backend == "sb3":
-            # sb3 on the compiled engine skips forced decisions in compiled code; its reference path never does
-            forced = self.skip_forced is not None and self.skip_forced != (self.engine == "fast")
+            # sb3's vector env skips forced decisions in compiled code
+            forced = self.skip_forced is False
             return {**rllib_only, **native_only, "hidden": self.hidden != (256, 256), "skip_forced": forced}
         if self.backend == "rllib":
             return {
@@ -568,7 +542,6 @@ class TrainingConfig:
         return {
             **rllib_only,
             **sb3_only,
-            "engine reference": self.engine != "fast",
             "n_steps (a batch is whole games)": self.n_steps is not None,
             "ent_coef (its entropy bonus is native's schedule)": self.ent_coef is not None,
             "snapshot_every (it keeps no snapshots)": self.snapshot_every is not None,
@@ -604,7 +577,7 @@ class TrainingConfig:
         Raises:
             ConfigError: an RLlib minibatch larger than the iteration it is drawn from.
         """
-        defaults = DEFAULTS[(self.backend, self.engine)]
+        defaults = DEFAULTS[self.backend]
         values: dict[str, Any] = {name: value for name, value in defaults.items() if getattr(self, name) is None}
         if "threads" in values:  # never more torch threads than cores
             values["threads"] = min(values["threads"], os.cpu_count() or 1)
@@ -612,8 +585,6 @@ class TrainingConfig:
             values["minutes"] = DEFAULT_MINUTES
         if self.imitate_lr is None:
             values["imitate_lr"] = INIT_WARM_START_LEARNING_RATE if self.init else WARM_START_LEARNING_RATE
-        if self.backend == "sb3" and self.workers is None:
-            values["workers"] = min(os.cpu_count() or 1, values.get("envs", self.envs) or 1)
         resolved = replace(self, **values)
         if resolved.backend == "rllib" and (resolved.batch_size or 0) > resolved.iteration_steps:
             raise ConfigError(
@@ -625,7 +596,7 @@ class TrainingConfig:
     @property
     def seats(self) -> PoolConfig:
         """Who plays the opponent seats: ``pool``, or the backend's default pool when it is unset."""
-        return self.pool if self.pool is not None else DEFAULTS[(self.backend, self.engine)]["pool"]
+        return self.pool if self.pool is not None else DEFAULTS[self.backend]["pool"]
 
     @property
     def iteration_steps(self) -> int:
@@ -671,6 +642,7 @@ class TrainingConfig:
         """
         if not isinstance(data, dict):
             raise ConfigError(f"config must be an object, not {_brief(data)}")
+        data = _without_retired(data)
         known = {item.name for item in fields(cls)}
         unknown = sorted(str(key) for key in data if key not in known)
         if unknown:
@@ -694,6 +666,17 @@ class TrainingConfig:
             return cls(**data)
         except TypeError as error:  # a value of a kind no check foresaw (a pool given as a list)
             raise ConfigError(str(error)) from None
+
+
+def _without_retired(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` less the :data:`RETIRED` fields, or a ConfigError for a run that trained on the reference engine."""
+    for name, kept in RETIRED.items():
+        if kept is not None and data.get(name, kept) != kept:
+            raise ConfigError(
+                f"this run was trained with {name} {_brief(data[name])}, which training no longer plays "
+                "(replaced by the compiled engine's self-play core): start a new run"
+            )
+    return {key: value for key, value in data.items() if key not in RETIRED}
 
 
 def _section(name: str, value: Any, kind: type, optional: bool = False) -> Any:

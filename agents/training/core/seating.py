@@ -6,7 +6,8 @@ self-play core's batch), numbered across the run. Slot ``i`` plays ``sizes[i % l
 shares of the sizes are exact in every batch, rather than drawn. The compiled engine keeps a table size per slot, so
 one batch holds every size.
 
-**Seats.** At every new game the learner takes a seat drawn uniformly, and each other seat draws its player from
+**Seats.** At every new game the learner takes a seat drawn uniformly (by the self-play core,
+:class:`gubs_env.fast.SelfPlayTables`), and each other seat draws its player from
 one uniform number (:func:`seat_player`, the league's rule :meth:`PoolConfig.kind
 <agents.training.core.config.PoolConfig.kind>`): the random agent, the heuristic, the learner's current policy, or
 one of its snapshots chosen by the rest of the same number and the league's weights
@@ -21,14 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-import numpy as np
-
 from agents.training.core.config import SNAPSHOTS, PoolConfig, weighted_index
-
-
-def learner_seat(rng: np.random.Generator, players: int) -> int:
-    """The learner's seat in a new game: uniform, drawn as ``SelfPlayEnv`` and the vector env draw it."""
-    return int(rng.integers(players))
 
 
 class SeatPlayer(NamedTuple):

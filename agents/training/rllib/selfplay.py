@@ -69,16 +69,18 @@ def _stream(episode_id: str, *key: int) -> np.random.Generator:
 
 
 def learner_seat(episode: Any, num_players: int) -> int:
-    """The seat ``main`` plays in an episode.
+    """The seat ``main`` plays in an episode, which the compiled runner wrote into the episode's id.
 
-    On the compiled runner, the seat the self-play core drew with the game (every backend's rule), read from the
-    episode's id (:data:`LEARNER_TAG`); on RLlib's own runner, which cannot tell the mapping its env's draws, a seat
-    drawn from the episode's id (:func:`~agents.training.core.seating.learner_seat`).
+    It is the seat the self-play core drew with the game, every backend's rule (:data:`LEARNER_TAG`).
+
+    Raises:
+        ValueError: an episode no compiled runner started (training runs only on
+            :class:`~agents.training.rllib.runner.FastEnvRunner`).
     """
     _, tagged, seat = str(episode.id_).rpartition(LEARNER_TAG)
-    if tagged and seat.isdecimal() and int(seat) < num_players:
-        return int(seat)
-    return seating.learner_seat(_stream(episode.id_), num_players)
+    if not (tagged and seat.isdecimal() and int(seat) < num_players):
+        raise ValueError(f"episode {str(episode.id_)[:60]!r} names no learner seat: train on FastEnvRunner")
+    return int(seat)
 
 
 def tag_learner_seat(episode: Any, seat: int) -> None:

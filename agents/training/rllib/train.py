@@ -48,6 +48,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
     from agents.training.rllib.env import GubsMultiAgentEnv, observation_space
     from agents.training.rllib.learner import DiagnosedPPOLearner
     from agents.training.rllib.module import FixedAgentModule
+    from agents.training.rllib.runner import FastEnvRunner
     from agents.training.rllib.seats import env_config_sizes
     from agents.training.rllib.selfplay import HEURISTIC, MAIN, RANDOM, SeatMapping, slots, tally_episode
     from gubs_env.encoding.action_table import NUM_ACTIONS
@@ -62,11 +63,6 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
             action_space=act_space,
             model_config={"agent": name, "seed": config.seed},
         )
-    runner: dict[str, Any] = {}
-    if config.engine == "fast":
-        from agents.training.rllib.runner import FastEnvRunner
-
-        runner["env_runner_cls"] = FastEnvRunner
     ppo = (
         PPOConfig()
         .environment(GubsMultiAgentEnv, env_config=env_config_sizes(config.players))
@@ -75,7 +71,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
             num_env_runners=config.env_runners,
             num_envs_per_env_runner=config.envs,
             num_cpus_per_env_runner=1,
-            **runner,
+            env_runner_cls=FastEnvRunner,
         )
         .learners(
             num_learners=0,

@@ -1,8 +1,8 @@
 """Self-play training on the compiled engine: an SB3 ``VecEnv`` over :class:`gubs_env.envs.vector.GubsVectorEnv`.
 
 :class:`FastSelfPlayVecEnv` is a stable-baselines3 ``VecEnv`` (with ``action_masks()`` for sb3-contrib's
-``MaskablePPO``) that plays what a vector of :class:`agents.training.PoolSelfPlayEnv` plays, on the fast engine. The
-batched self-play loop is the vector env's (one implementation); this adapter adds what belongs to training:
+``MaskablePPO``): the sb3 backend's training games, on the compiled engine. The batched self-play loop is the
+vector env's (one implementation); this adapter adds what belongs to training:
 
 * each environment's learner sits at a seat drawn at every episode, and the other seats are played by opponents
   drawn from that environment's own :class:`~agents.training.OpponentPool` (random, heuristic, frozen snapshots,
@@ -16,8 +16,9 @@ batched self-play loop is the vector env's (one implementation); this adapter ad
   ended episode's observation is in ``infos[i]["terminal_observation"]``; the optional shaping term is added.
 
 Seeded the same way, each environment draws its opponents, its learner seats and its deals from the same
-generators, in the same order, as ``PoolSelfPlayEnv`` does, so with deterministic opponents (the heuristic) both
-play the same games decision for decision (``tests/agents/test_fast_vec_env.py`` checks it). Random and snapshot
+generators, in the same order, as its readable oracle does (:class:`gubs_env.envs.selfplay.SelfPlayEnv` with the
+pool's opponents, ``tests/agents/pool_oracle.py``), so with deterministic opponents (the heuristic) both play the
+same games decision for decision (``tests/agents/test_fast_vec_env.py`` checks it). Random and snapshot
 opponents sample from other streams than the reference agents', so their games differ while following the same
 distributions.
 """
@@ -137,7 +138,7 @@ class FastSelfPlayVecEnv(VecEnv):
             (environment ``i`` plays ``players[i % len(players)]``), as train.py's ``--players`` does.
         pool: the opponent pool's probabilities (its snapshot list is set later by ``set_snapshots``).
         seed: environment ``i``'s generators start from ``seed + i`` (see :meth:`seed` to change them).
-        shaping: weight of ``PoolSelfPlayEnv``'s potential-based score-margin term (0: none).
+        shaping: weight of a potential-based term: shaping * (score margin after - before), 0 once over (0: none).
         on_illegal: ``"lose"`` (an illegal learner id ends that episode with reward -1 and
             ``info["illegal_action"] = True``) or ``"raise"`` (the engine's ``IllegalActionError``, nothing
             changes), as in ``SelfPlayEnv``.
@@ -248,7 +249,7 @@ class FastSelfPlayVecEnv(VecEnv):
         given = [seed for seed in self._seeds if seed is not None]
         if len(given) == self.num_envs:
             seeds = [int(seed) for seed in given]
-            for pool, seed in zip(self.pools, seeds, strict=True):  # the stream PoolSelfPlayEnv.reset(seed=...) starts
+            for pool, seed in zip(self.pools, seeds, strict=True):  # the stream the oracle's reset(seed=...) starts
                 pool.rng = np.random.default_rng([seed, 1])
         elif not self._started:
             seeds = self._first_seeds
@@ -353,7 +354,7 @@ class FastSelfPlayVecEnv(VecEnv):
         return [self._batched_opponent(agent) for agent in self._draw_opponents(i)]
 
     def _draw_opponents(self, i: int) -> list[Agent]:
-        """Environment ``i``'s opponents for an episode, drawn and reseeded as PoolSelfPlayEnv.reset does."""
+        """Environment ``i``'s opponents for an episode, drawn and reseeded as the readable oracle's reset does."""
         pool = self.pools[i]
         seats = int(self.num_players[i]) - 1
         if self.opponent is None:
@@ -416,7 +417,7 @@ class FastSelfPlayVecEnv(VecEnv):
         return infos
 
     def _add_shaping(self, rewards: np.ndarray, dones: np.ndarray) -> None:
-        """PoolSelfPlayEnv's potential-based term: shaping * (margin after - margin before), 0 once over."""
+        """The potential-based term: shaping * (margin after - margin before), 0 once over."""
         margins = self._margins()  # the ended environments' margins are their next episodes' first ones
         potential = np.where(dones, 0.0, margins)
         rewards += (self.shaping * (potential - self._potential)).astype(np.float32)

@@ -1,4 +1,4 @@
-"""The sb3 backend: sb3-contrib's MaskablePPO in this process, on the compiled engine's batch or Python envs.
+"""The sb3 backend: sb3-contrib's MaskablePPO in this process, on the compiled engine's vector env.
 
 A new run first imitates the teacher (the tuned heuristic by default; policy and critic fitted to its games,
 :mod:`agents.training.imitation`), or search-labelled decisions (``labels``, :mod:`agents.training.expert`);
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -131,38 +130,11 @@ def learner_threads(threads: int) -> Iterator[LearnerThreads]:
 
 
 def make_envs(config: TrainingConfig) -> Any:
-    """The parallel training environments (``config`` resolved); env ``i`` plays the table size of slot ``i``.
+    """The parallel training games (``config`` resolved), one :class:`FastSelfPlayVecEnv` on the self-play core.
 
-    The sizes follow :meth:`~gubs_env.engine.players.TableSizes.per_slot`, the rule of every backend.
+    Game ``i`` plays the table size of slot ``i`` (:meth:`~gubs_env.engine.players.TableSizes.per_slot`), the rule
+    of every backend.
     """
-    if config.engine == "fast":
-        return _fast_envs(config)
-    from stable_baselines3.common.monitor import Monitor
-
-    from agents.training.sb3.pool import PoolSelfPlayEnv, TimedVecEnv
-    from agents.training.sb3.vec_env import LeanDummyVecEnv, ShardedVecEnv
-
-    envs, workers = config.envs or 1, config.workers or 1
-    sizes = config.players.per_slot(envs)
-
-    def factory(i: int) -> Any:
-        def make() -> Any:
-            players = int(sizes[i])
-            return Monitor(PoolSelfPlayEnv(players, config.seats, seed=config.seed * 1000 + i, shaping=config.shaping))
-
-        return make
-
-    factories = [factory(i) for i in range(envs)]
-    parallel = config.vec_env == "subproc" and workers > 1
-    # fork starts the workers in a moment; where there is none (Windows) the default method is used
-    start_method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    venv = ShardedVecEnv(factories, workers, start_method) if parallel else LeanDummyVecEnv(factories)
-    venv.seed(config.seed)
-    return TimedVecEnv(venv)
-
-
-def _fast_envs(config: TrainingConfig) -> Any:
-    """The environments on the compiled engine: one batch, seeded as the reference path seeds its envs."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents.bots.registry import make_agent
@@ -191,7 +163,7 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
     assert config.n_steps and config.batch_size and config.learning_rate and config.ent_coef is not None, "resolve it"
     assert config.gamma is not None and config.gae_lambda is not None, "resolve it"
     return MaskablePPO(
-        RuleFactsPolicy if config.rule_facts else LeanMaskablePolicy if config.engine == "fast" else "MlpPolicy",
+        RuleFactsPolicy if config.rule_facts else LeanMaskablePolicy,
         envs,
         n_steps=config.n_steps,
         batch_size=config.batch_size,
