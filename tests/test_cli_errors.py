@@ -802,7 +802,6 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--every-seat": SWITCH,
             "--no-skip-forced": SWITCH,
             "--luck-returns": SWITCH,
-            "--whole-deal-critic": SWITCH,
             "--luck-worlds": NUMBERS,
             "--luck-value": ["shipped", "critic", "heuristic", ""],
         },

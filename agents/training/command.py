@@ -227,12 +227,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="play decisions with one legal id without learning from them (native, default on; sb3 fast: always)",
     )
     levers.add_argument(
-        "--whole-deal-critic",
-        action="store_true",
-        help="the critic also reads every hand, the deck in order and each seat's Scout knowledge; the actor does not "
-        "(native; docs/training.md)",
-    )
-    levers.add_argument(
         "--luck-returns",
         action="store_true",
         help="each decision learns from its outcome less the luck of the draws after it (native; docs/training.md)",

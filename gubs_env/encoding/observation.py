@@ -75,8 +75,7 @@ FIELDS: tuple[Field, ...] = (
 )
 
 
-def field_slices(fields: tuple[Field, ...]) -> dict[str, slice]:
-    """Each field's slice of a vector laid out as ``fields``, in order."""
+def _slices(fields: tuple[Field, ...]) -> dict[str, slice]:
     out, start = {}, 0
     for field in fields:
         out[field.name] = slice(start, start + field.size)
@@ -84,7 +83,7 @@ def field_slices(fields: tuple[Field, ...]) -> dict[str, slice]:
     return out
 
 
-LAYOUT: dict[str, slice] = field_slices(FIELDS)
+LAYOUT: dict[str, slice] = _slices(FIELDS)
 OBS_SIZE: int = sum(f.size for f in FIELDS)
 
 FACT_FIELDS: tuple[Field, ...] = (
@@ -97,7 +96,7 @@ FACT_FIELDS: tuple[Field, ...] = (
 )
 """The rule facts :mod:`gubs_env.encoding.rule_facts` works out from an observation (their layout is kept here,
 beside the observation's, so that one table documents both)."""
-FACT_LAYOUT: dict[str, slice] = field_slices(FACT_FIELDS)
+FACT_LAYOUT: dict[str, slice] = _slices(FACT_FIELDS)
 FACTS_SIZE: int = sum(f.size for f in FACT_FIELDS)
 
 

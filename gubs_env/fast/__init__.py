@@ -20,8 +20,7 @@ holds the ``agents`` package to it). It offers, in two layers:
 
   - a game: :func:`reset_one` deals one, :func:`advance` applies an id, :func:`step_game` applies one and writes
     the next legal ids, :func:`view_game` writes them only, :func:`legal_mask` lists them; :func:`encode` writes a
-    seat's observation and :func:`encode_hidden` what that observation leaves out (:mod:`gubs_env.encoding.hidden`;
-    :func:`encode_hidden_rows` for many rows); :func:`score`, :func:`winners_into` and :func:`hand_size` read it;
+    seat's observation; :func:`score`, :func:`winners_into` and :func:`hand_size` read it;
   - the generator: :func:`seed_pcg64`, :func:`next_uint64`, :func:`integers` (numpy's ``default_rng``, bit for
     bit), :func:`state_to_numpy` and :func:`state_from_numpy`;
   - worlds (Python): :func:`new_rows`, :func:`sample_rows` (a seat's knowledge), :func:`redeal_rows` and
@@ -43,7 +42,6 @@ from gubs_env.fast.batch import SKIP, FastGames
 from gubs_env.fast.boundary import max_threads
 from gubs_env.fast.convert import state_to_row
 from gubs_env.fast.core import layout
-from gubs_env.fast.core.hidden import encode_hidden, encode_hidden_rows
 from gubs_env.fast.core.observe import encode
 from gubs_env.fast.core.rng import RNG_WORDS, integers, next_uint64, seed_pcg64, state_from_numpy, state_to_numpy
 from gubs_env.fast.core.rules import advance, hand_size, legal_mask, score, winners_into
@@ -102,8 +100,6 @@ __all__ = [
     "advance",
     "can_answer",
     "encode",
-    "encode_hidden",
-    "encode_hidden_rows",
     "hand_size",
     "integers",
     "layout",

@@ -100,7 +100,6 @@ def tiny_batch(
         obs=np.zeros((n, 512), np.float32),
         masks=np.ones((n, 356), np.int8),
         actions=np.zeros(n, np.int64),
-        deal=np.zeros((n, 0), np.float32),
         log_probs=np.zeros(n, np.float32),
         values=np.array(values, np.float32),
         trajectory=traj,

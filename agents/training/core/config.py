@@ -336,7 +336,7 @@ NEW_RUN_FIELDS = ("labels", "init", "eval_adjust_luck")
 """The fields that only shape a new run's start: resuming with them is refused."""
 SCRATCH_REFUSES = ("imitate_games", "labels", "init", "opponent", "eval_opponents")
 """The fields :meth:`TrainingConfig.from_scratch` refuses: each would bring a hand-written bot or a teacher in."""
-NETWORK_FIELDS = ("rule_facts", "hidden", "luck_returns", "luck_value", "whole_deal_critic")
+NETWORK_FIELDS = ("rule_facts", "hidden", "luck_returns", "luck_value")
 """The fields a run keeps for its life (they shape its networks, or what its checkpoint holds): a resumed run
 refuses another value."""
 
@@ -419,11 +419,6 @@ class TrainingConfig:
     luck_value: LuckValue = "shipped"
     """Who judges the luck of ``luck_returns``: the shipped luck network (fitted on the heuristic's games), or the
     run's own critic (``"critic"``: no network fitted on another agent's games, so the run is self-play alone)."""
-    whole_deal_critic: bool = False
-    """The critic reads the whole deal beside the observation: every hand, the deck in order, each seat's Scout
-    knowledge (:mod:`gubs_env.encoding.hidden`). The actor reads the observation alone, so the baseline depends on no
-    action and the policy gradient stays unbiased (docs/training.md); the policy file holds the actor alone (the
-    native backend; fixed for the life of a run)."""
     native: NativeSettings = field(default_factory=NativeSettings)
     """The settings only the native backend reads."""
     rule_facts: bool = False
@@ -494,8 +489,7 @@ class TrainingConfig:
             _check_int("a hidden layer's width", width, 1, MAX_WIDTH)  # the policy file every backend exports
         if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
             raise ConfigError("address is 'auto' or HOST:PORT, not empty")
-        switches = ("eval_adjust_luck", "rule_facts", "luck_returns", "every_seat", "skip_forced", "whole_deal_critic")
-        for name in switches:
+        for name in ("eval_adjust_luck", "rule_facts", "luck_returns", "every_seat", "skip_forced"):
             value = getattr(self, name)
             if not isinstance(value, bool) and not (value is None and name in ("every_seat", "skip_forced")):
                 raise ConfigError(f"{name} must be True or False, not {_brief(value)}")
@@ -515,11 +509,6 @@ class TrainingConfig:
             raise ConfigError("code_installed goes with address (a cluster to join)")
         if (self.luck_worlds != 16 or self.luck_value != "shipped") and not self.luck_returns:
             raise ConfigError("luck_worlds and luck_value go with luck_returns")
-        if self.whole_deal_critic and (self.luck_value == "critic" or self.imitate_games or self.labels):
-            raise ConfigError(
-                "whole_deal_critic cannot go with luck_value critic, imitate_games or labels: each reads the critic "
-                "from observations alone"
-            )
 
     def _unsupported(self) -> dict[str, bool]:
         """Each setting the chosen backend cannot honour, and whether it is set."""
@@ -537,7 +526,6 @@ class TrainingConfig:
         native_only = {
             "every_seat": bool(self.every_seat),
             "luck_returns": self.luck_returns,
-            "whole_deal_critic": self.whole_deal_critic,
             "native": self.native != NativeSettings(),
         }
         if self.backend == "sb3":

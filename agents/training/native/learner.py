@@ -3,9 +3,7 @@
 The actor is the shipped policy format (a Tanh MLP from the 512 observation values to the 356 action logits,
 :func:`agents.bots.model_file.save_policy`), so a trained actor plays wherever a model file does. The critic is a
 separate MLP of the same widths: its gradient never mixes with the actor's, so the policy gradient measured by
-:func:`gradient_agreement` is the actor's alone. With ``whole_deal_critic`` the critic also reads what the
-observation leaves out (:mod:`gubs_env.encoding.hidden`): a baseline may depend on anything but the action taken,
-so the policy gradient's expectation is unchanged (docs/training.md, "A critic that sees the whole deal").
+:func:`gradient_agreement` is the actor's alone.
 
 What the update does differently from sb3-contrib's MaskablePPO, and why (measured in docs/results/selfplay-log.md):
 
@@ -35,7 +33,6 @@ from agents.training.core.config import TrainingConfig
 from agents.training.core.diagnostics import cosine
 from agents.training.native.rollout import Batch
 from gubs_env.encoding.action_table import NUM_ACTIONS
-from gubs_env.encoding.hidden import HIDDEN_SIZE
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE, policy_input
 
@@ -60,15 +57,12 @@ def _mlp(inputs: int, widths: tuple[int, ...], out: int, out_gain: float) -> nn.
 
 
 class ActorCritic(nn.Module):
-    """The actor (observation to 356 logits) and the critic (to a normalized value), apart.
+    """The actor (observation to 356 logits) and the critic (observation to a normalized value), apart."""
 
-    The critic reads the observation and ``critic_extra`` more values (the hidden deal of a whole-deal critic).
-    """
-
-    def __init__(self, hidden: tuple[int, ...] = (256, 256), inputs: int = OBS_SIZE, critic_extra: int = 0) -> None:
+    def __init__(self, hidden: tuple[int, ...] = (256, 256), inputs: int = OBS_SIZE) -> None:
         super().__init__()
         self.actor = _mlp(inputs, hidden, NUM_ACTIONS, 0.01)
-        self.critic = _mlp(inputs + critic_extra, hidden, 1, 1.0)
+        self.critic = _mlp(inputs, hidden, 1, 1.0)
 
     def log_probs(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         """Log-probabilities over the ids, illegal ones at about -1e9."""
@@ -79,9 +73,9 @@ class ActorCritic(nn.Module):
         """The parameters of the policy (the critic's apart)."""
         return list(self.actor.parameters())
 
-    def value(self, obs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
-        """The critic's normalized value of each observation (with its ``extra`` inputs, where the critic has some)."""
-        return self.critic(obs if extra is None else torch.cat([obs, extra], dim=1)).squeeze(-1)
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """The critic's normalized value of each observation."""
+        return self.critic(obs).squeeze(-1)
 
     def actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The actor's linear layers as ``(weight, bias)`` float32 arrays, the model file's order."""
@@ -235,8 +229,7 @@ class Learner:
         torch.manual_seed(config.seed)
         self.config = config
         inputs = POLICY_INPUT_SIZE if config.rule_facts else OBS_SIZE
-        self.whole_deal = config.whole_deal_critic
-        self.model = ActorCritic(config.hidden, inputs, HIDDEN_SIZE if self.whole_deal else 0)
+        self.model = ActorCritic(config.hidden, inputs)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate, eps=1e-5)
         self.value_norm = ValueNorm()
         self.rng = np.random.default_rng(config.seed)
@@ -244,37 +237,22 @@ class Learner:
 
     @torch.no_grad()
     def decide(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Sample an id for each row (Gumbel-max over the legal ids); returns ids, log-probabilities, values.
-
-        A whole-deal critic cannot value an observation alone: its values are zeros here, and :meth:`update` values
-        the batch's samples with their hidden deal.
-        """
+        """Sample an id for each row (Gumbel-max over the legal ids); returns ids, log-probabilities, values."""
         o = self.inputs(obs)
         log_p = self.model.log_probs(o, torch.from_numpy(masks))
         noise = -torch.log(-torch.log(torch.rand(log_p.shape, generator=self.generator).clamp_(1e-20, 1.0)))
         ids = torch.argmax(log_p + noise, dim=1)
         chosen = log_p.gather(1, ids[:, None]).squeeze(1)
-        values = torch.zeros(ids.shape[0]) if self.whole_deal else self._outcomes(o)
-        return ids.numpy(), chosen.numpy(), values.numpy()
+        return ids.numpy(), chosen.numpy(), self._outcomes(o).numpy()
 
     @torch.no_grad()
     def outcome(self, obs: np.ndarray) -> np.ndarray:
         """The critic's expected final reward of each observation's seat (+1 a win, -1 a loss)."""
         return self._outcomes(self.inputs(obs)).numpy()
 
-    def _outcomes(self, inputs: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
+    def _outcomes(self, inputs: torch.Tensor) -> torch.Tensor:
         mean, std = self.value_norm.stats
-        return self.model.value(inputs, extra) * std + mean
-
-    @torch.no_grad()
-    def values(self, batch: Batch) -> np.ndarray:
-        """The critic's expected final reward of each sample, before the update changes the critic.
-
-        ``batch.values``; with a whole-deal critic, its value of each sample's observation and hidden deal.
-        """
-        if not self.whole_deal:
-            return batch.values
-        return self._outcomes(self.inputs(batch.obs), torch.from_numpy(batch.deal)).numpy()
+        return self.model.value(inputs) * std + mean
 
     @torch.no_grad()
     def greedy(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -300,10 +278,9 @@ class Learner:
         """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO."""
         config, native = self.config, self.config.native
         assert config.gae_lambda is not None and config.gamma is not None and config.batch_size is not None
-        values = self.values(batch)
-        adv = advantages(batch, values, config.gae_lambda, config.gamma)
-        targets = adv + values
-        ev = explained_variance(values, targets)
+        adv = advantages(batch, batch.values, config.gae_lambda, config.gamma)
+        targets = adv + batch.values
+        ev = explained_variance(batch.values, targets)
         if native.normalize_values:
             self.value_norm.update(targets)
         mean, std = self.value_norm.stats if native.normalize_values else (0.0, 1.0)
@@ -316,8 +293,6 @@ class Learner:
             "adv": torch.from_numpy(norm_adv.astype(np.float32)),
             "targets": torch.from_numpy(((targets - mean) / std).astype(np.float32)),
         }
-        if self.whole_deal:
-            tensors["deal"] = torch.from_numpy(batch.deal)
         agreement = gradient_agreement(self.model, tensors, batch.game, tensors["adv"])
         ent_coef = native.entropy_coefficient(samples_before)
         totals = np.zeros(5)
@@ -348,7 +323,7 @@ class Learner:
         policy_loss = -torch.min(ratio * adv, ratio.clamp(1 - s.clip, 1 + s.clip) * adv).mean()
         probs = log_p.exp()
         entropy = -(probs * log_p).sum(dim=1).mean()  # illegal ids: probability 0 times a finite log
-        value_loss = (self.model.value(mb["obs"], mb.get("deal")) - mb["targets"]).pow(2).mean()
+        value_loss = (self.model.value(mb["obs"]) - mb["targets"]).pow(2).mean()
         loss = policy_loss - ent_coef * entropy + s.value_coef * value_loss
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()

@@ -9,8 +9,7 @@ those two for evaluation). Per round, every unfinished game advances by one deci
 * a decision with a single legal id is played at once and is **not** a sample: nothing can be learnt from it, and
   leaving it out changes neither the episode's end nor any seat's reward (the game is the same game);
 * a policy seat's decision is asked of ``decide`` for all such games in one call, and becomes a sample: the
-  observation, the mask, the id chosen and whatever ``decide`` returns with it (log-probability, value), and for a
-  critic that sees the whole deal what the observation leaves out (``deal``, :mod:`gubs_env.encoding.hidden`);
+  observation, the mask, the id chosen and whatever ``decide`` returns with it (log-probability, value);
 * a heuristic seat is decided in one compiled call for all the games waiting on one.
 
 Samples carry their trajectory, ``slot * MAX_PLAYERS + seat``: one trajectory per seat and game, in time order.
@@ -28,11 +27,10 @@ import numpy as np
 
 from agents.bots.heuristic.decide import heuristic_actions
 from gubs_env.encoding.action_table import NUM_ACTIONS
-from gubs_env.encoding.hidden import HIDDEN_SIZE
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes
-from gubs_env.fast import RNG_WORDS, SKIP, SelfPlayTables, encode_hidden_rows, seed_pcg64
+from gubs_env.fast import RNG_WORDS, SKIP, SelfPlayTables, seed_pcg64
 
 POLICY, HEURISTIC, RANDOM = 0, 1, 2
 """Who plays a seat (``seat_kinds``): the policy being trained or evaluated, the compiled heuristic bot, or a
@@ -48,9 +46,6 @@ class Batch:
 
     Attributes:
         obs: float32 ``(S, 512)``; masks: int8 ``(S, 356)``; actions: int64 ``(S,)``.
-        deal: float32 ``(S, HIDDEN_SIZE)``, what each sample's observation leaves out of the deal, for a whole-deal
-            critic;
-            ``(S, 0)`` when the games were not asked to keep it.
         log_probs, values: float32 ``(S,)``, what ``decide`` returned with each action.
         trajectory: int64 ``(S,)``, ``slot * MAX_PLAYERS + seat``.
         moves: int64 ``(S,)``, the index of the sample's decision among its game's decisions (forced ones
@@ -68,7 +63,6 @@ class Batch:
     obs: np.ndarray
     masks: np.ndarray
     actions: np.ndarray
-    deal: np.ndarray
     log_probs: np.ndarray
     values: np.ndarray
     trajectory: np.ndarray
@@ -90,7 +84,6 @@ class Batch:
             obs=self.obs[keep],
             masks=self.masks[keep],
             actions=self.actions[keep],
-            deal=self.deal[keep],
             log_probs=self.log_probs[keep],
             values=self.values[keep],
             trajectory=self.trajectory[keep],
@@ -118,10 +111,9 @@ class Batch:
 class _Samples:
     """Growable sample arrays, kept between batches so that a run allocates them once."""
 
-    def __init__(self, capacity: int, keep_deal: bool) -> None:
+    def __init__(self, capacity: int) -> None:
         self.size = 0
         self.obs = np.zeros((capacity, OBS_SIZE), dtype=np.float32)
-        self.deal = np.zeros((capacity, HIDDEN_SIZE if keep_deal else 0), dtype=np.float32)
         self.masks = np.zeros((capacity, NUM_ACTIONS), dtype=np.int8)
         self.actions = np.zeros(capacity, dtype=np.int64)
         self.log_probs = np.zeros(capacity, dtype=np.float32)
@@ -134,7 +126,7 @@ class _Samples:
         if need <= self.obs.shape[0]:
             return
         capacity = max(need, 2 * self.obs.shape[0])
-        for name in ("obs", "masks", "actions", "deal", "log_probs", "values", "trajectory", "moves"):
+        for name in ("obs", "masks", "actions", "log_probs", "values", "trajectory", "moves"):
             old = getattr(self, name)
             grown = np.zeros((capacity, *old.shape[1:]), dtype=old.dtype)
             grown[: self.size] = old[: self.size]
@@ -151,25 +143,18 @@ class SelfPlayGames:
             of one size per slot gives each slot its own.
         threads: the compiled engine's threads.
         record: keep the policy's decisions as samples (False for evaluations, which need only the outcomes).
-        keep_deal: keep what each sample's observation leaves out of the deal (:attr:`Batch.deal`), for a whole-deal
-            critic.
 
     Raises:
         ValueError: a table size the game does not allow.
     """
 
     def __init__(
-        self,
-        num_games: int,
-        sizes: TableSizes | int | Sequence[int],
-        threads: int = 1,
-        record: bool = True,
-        keep_deal: bool = False,
+        self, num_games: int, sizes: TableSizes | int | Sequence[int], threads: int = 1, record: bool = True
     ) -> None:
         self.tables = SelfPlayTables(num_games, TableSizes.of(sizes), threads=threads)
         self.heuristic_rngs = np.zeros((num_games * MAX_PLAYERS, RNG_WORDS), dtype=np.uint64)
         self.record = record
-        self._samples = _Samples(num_games * 64 if record else 0, keep_deal)
+        self._samples = _Samples(num_games * 64 if record else 0)
         self._random = np.random.default_rng(0)
         self._round = 0
 
@@ -270,8 +255,6 @@ class SelfPlayGames:
         obs, masks = samples.obs[start:stop], samples.masks[start:stop]
         np.take(games.obs, rows, axis=0, out=obs)
         np.take(games.mask, rows, axis=0, out=masks)
-        if samples.deal.shape[1]:
-            encode_hidden_rows(games.states, rows, seats, samples.deal[start:stop])
         ids, log_probs, values = decide(obs, masks)
         actions[rows] = ids
         samples.actions[start:stop] = ids
@@ -294,7 +277,6 @@ class SelfPlayGames:
             obs=s.obs[:size],
             masks=s.masks[:size],
             actions=s.actions[:size].copy(),
-            deal=s.deal[:size],
             log_probs=s.log_probs[:size].copy(),
             values=s.values[:size].copy(),
             trajectory=trajectory,

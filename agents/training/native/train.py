@@ -137,7 +137,7 @@ class NativeRun:
         self.samples = 0
         self.luck = self._luck_returns(None) if config.luck_returns else None
         self.league = League.from_json(self.state.league, config.seats.prioritize)
-        self.games = rollout.SelfPlayGames(config.envs, config.players, keep_deal=config.whole_deal_critic)
+        self.games = rollout.SelfPlayGames(config.envs, config.players)
         self.games.tables.seed_streams(np.arange(config.envs), config.seed + np.arange(config.envs))
         self.timesteps_at_start = self.state.timesteps
 
