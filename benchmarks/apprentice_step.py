@@ -1,12 +1,12 @@
-"""Expert iteration's apprentice at several step sizes and weights: how much of the search's gain each fit keeps.
+"""Expert iteration's apprentice at several step sizes: how much of the search's gain each fit keeps.
 
 ``python benchmarks/apprentice_step.py --labels runs/ei/round-1/labels.npz --network selfplay-2p --rates 3e-5 1e-4
-3e-4 1e-3 --correction-weights 1 10 --seed 7000000`` fits the network to the labels once per step size and weight
-of the decisions the search corrected (:func:`agents.training.expert.rounds.fit_apprentice`, the rounds' own fit),
-then plays each apprentice and the network against the heuristic on the same deals (``--games`` each,
-seat-rotated, from ``--seed``) and prints, per fit, the held-out label agreement, the share of the search's
-corrections the apprentice learnt, both win rates and their difference paired by deal.
-docs/results/selfplay-log.md ("Expert iteration from pure self-play") has the figures.
+3e-4 1e-3 --seed 7000000`` fits the network to the labels once per step size
+(:func:`agents.training.expert.rounds.fit_apprentice`, the rounds' own fit), then plays each apprentice and the
+network against the heuristic on the same deals (``--games`` each, seat-rotated, from ``--seed``) and prints, per
+step size, the held-out label agreement, the share of the search's corrections the apprentice learnt, both win
+rates and their difference paired by deal. docs/results/selfplay-log.md ("Expert iteration from pure self-play")
+has the figures.
 """
 
 from __future__ import annotations
@@ -43,14 +43,6 @@ def build_parser() -> CommandParser:
     parser.add_argument(
         "--rates", type=positive_float, nargs="+", default=[0.0001], metavar="LR", help="step sizes (default: 0.0001)"
     )
-    parser.add_argument(
-        "--correction-weights",
-        type=positive_float,
-        nargs="+",
-        default=[1.0],
-        metavar="W",
-        help="how much more a decision the search corrected weighs in the fit (default: 1, alike)",
-    )
     parser.add_argument("--epochs", type=positive_int, default=4, help="passes over the labels (default: 4)")
     parser.add_argument(
         "--games", type=positive_int, default=2000, help="games each plays, seat-rotated at 2 players (default: 2000)"
@@ -61,7 +53,7 @@ def build_parser() -> CommandParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """One line per step size and correction weight."""
+    """One line per step size."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -71,17 +63,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(err))
     base = AgentSpec.parse(args.network)
     with tempfile.TemporaryDirectory() as folder:
-        for rate, weight in [(rate, weight) for rate in args.rates for weight in args.correction_weights]:
-            layers, fitted = fit_apprentice(weights, labels, args.epochs, rate, 1, False, weight)
-            path = save_policy(Path(folder) / f"apprentice-{rate:g}-{weight:g}.npz", layers, weights.activation)
+        for rate in args.rates:
+            layers, fitted = fit_apprentice(weights, labels, args.epochs, rate, 1, False)
+            path = save_policy(Path(folder) / f"apprentice-{rate:g}.npz", layers, weights.activation)
             result = compare_agents(
                 AgentSpec.for_model_file(path), base, fields=["heuristic"], deals=-(-args.games // 2), seed=args.seed,
                 jobs=jobs_or_cores(args.jobs), progress=False,
             )  # fmt: skip
             d = result.difference
             print(
-                f"step {rate:g}, corrections weigh {weight:g}: "
-                f"held-out labels {fitted.agreement_before:.1%} -> {fitted.agreement_after:.1%}, "
+                f"step {rate:g}: held-out labels {fitted.agreement_before:.1%} -> {fitted.agreement_after:.1%}, "
                 f"corrections learnt {fitted.corrections_learnt:.1%}; against the heuristic {result.rate:.1%} "
                 f"(network {result.other_rate:.1%}), {d.mean * 100:+.1f} pts [{d.low * 100:+.1f}, {d.high * 100:+.1f}] "
                 f"over {d.deals} deals",

@@ -849,7 +849,6 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--labels": PATHS,
             "--network": ["selfplay-2p", "bad.zip", "missing.zip", "nobody"],
             "--rates": NUMBERS,
-            "--correction-weights": NUMBERS,
             "--epochs": NUMBERS,
             "--games": NUMBERS,
             "--seed": NUMBERS,
@@ -967,7 +966,7 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(agents.training.rllib.train, "train_rllib", lambda run: _raise(_Started()))
         monkeypatch.setattr(agents.training.native.train, "train_native", lambda run: _raise(_Started()))
     if name == "apprentice":
-        monkeypatch.setattr(module, "fit_apprentice", lambda *args, **kwargs: _raise(_Started()))
+        monkeypatch.setattr(module, "fit_apprentice", lambda *args: _raise(_Started()))
     if name == "rounds":
         monkeypatch.setattr(module.Rounds, "run", lambda self: _raise(_Started()))
     if name == "playout":

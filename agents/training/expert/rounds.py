@@ -86,17 +86,10 @@ class Apprentice:
 
 
 def fit_apprentice(
-    weights: PolicyWeights,
-    labels: Any,
-    epochs: int,
-    learning_rate: float,
-    seed: int,
-    progress: bool,
-    correction_weight: float = 1.0,
+    weights: PolicyWeights, labels: Any, epochs: int, learning_rate: float, seed: int, progress: bool
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], Apprentice]:
     """The network ``weights`` fitted to the search's choices in ``labels`` (cross-entropy over the legal ids).
 
-    A decision where the search left the network's choice weighs ``correction_weight`` times one where it kept it.
     The last tenth of the labels is held out: the report gives how often the network plays the search's choice
     there before and after. The layers come back shaped as ``weights``' (``(out, in)``).
     """
@@ -135,7 +128,6 @@ def fit_apprentice(
         seed=seed,
         progress=progress,
         learning_rate=learning_rate,
-        weights=np.where(train.actions != train.base_actions, correction_weight, 1.0),
     )
     linears = [m for m in actor if isinstance(m, torch.nn.Linear)]
     layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]

@@ -241,7 +241,6 @@ def fit(
     learning_rate: float = WARM_START_LEARNING_RATE,
     deadline: float | None = None,
     between: Callable[[], object] | None = None,
-    weights: np.ndarray | None = None,
 ) -> Fitted:
     """Fit a network's policy to the demonstrations (cross-entropy over the legal ids) and its value to their returns.
 
@@ -249,8 +248,7 @@ def fit(
     backend's network; ``parameters`` are what Adam updates, and the batches go to their device (a GPU's too).
     With a ``deadline`` (a ``time.perf_counter`` value) the fit stops at the first check past it, after at least one
     batch: a run's time budget bounds its warm start. ``between`` is called every few batches (the learner's
-    thread count follows the machine's load there). ``weights`` (one per demonstration) weigh each one's share of
-    the policy's loss (None: alike).
+    thread count follows the machine's load there).
     """
     import torch
 
@@ -279,12 +277,7 @@ def fit(
             masks = tensor(data.masks[batch])
             logits, values = heads(observations)
             logits = logits.masked_fill(~masks, -1e9)  # only legal ids compete, as at play time
-            loss = torch.nn.functional.cross_entropy(logits, tensor(data.actions[batch]), reduction="none")
-            if weights is None:
-                loss = loss.mean()
-            else:
-                batch_weights = tensor(weights[batch], torch.float32)
-                loss = (loss * batch_weights).sum() / batch_weights.sum()
+            loss = torch.nn.functional.cross_entropy(logits, tensor(data.actions[batch]))
             value_loss = torch.nn.functional.mse_loss(values, tensor(data.returns[batch]))
             optimizer.zero_grad()
             (loss + value_loss).backward()
