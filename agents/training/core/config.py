@@ -298,10 +298,9 @@ sb3 and RLlib run one recipe: a warm start imitating the tuned heuristic (1,500 
 size and no entropy bonus, so that it improves on the imitated teacher instead of drifting from it, in a league
 (:class:`PoolConfig`'s defaults). sb3: many games per batch, so the policy's forward passes and the opponents'
 batches are wide; large minibatches; evaluations, snapshots and checkpoints spaced out as the timesteps come fast.
-RLlib: the same 1,024-step
-minibatches from iterations of about 4,000 environment steps (``envs * n_steps`` per env runner), two torch threads
-for the driver's learner, which updates while the env runners wait (1.3x the timesteps of one thread on 2 cores),
-cadences suited to its slower stepping.
+RLlib: the same 1,024-step minibatches from iterations of about 4,000 environment steps (``envs * n_steps`` per env
+runner), two torch threads for the driver's learner, which updates while the env runners wait (1.3x the timesteps of
+one thread on 2 cores), cadences suited to its slower stepping.
 
 The native backend is self-play from scratch: every seat its current policy and every seat's decisions samples,
 batches of 256 whole games with two epochs, undiscounted returns with λ 0.98, and the entropy schedule of

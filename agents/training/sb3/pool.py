@@ -1,7 +1,7 @@
 """The opponent pool of self-play training (sb3 backend).
 
-Which agent sits at each opponent seat, and the learner's frozen snapshots
-(:class:`~agents.training.sb3.fast_vec_env.FastSelfPlayVecEnv` draws them), and the timing of the vector env.
+:class:`OpponentPool`: who sits at each opponent seat, the learner's frozen snapshots among them (the draws of
+:class:`~agents.training.sb3.fast_vec_env.FastSelfPlayVecEnv`). :class:`TimedVecEnv`: the time spent in the games.
 """
 
 from __future__ import annotations
