@@ -5,10 +5,10 @@ its compiled replay of the game. Here it also runs with that history dropped (th
 
     python benchmarks/luck_history.py --games 1200 --luck-games 4000
 
-prints the Letter probe (heuristic against random play, 64 worlds, deals 7000 on: per game, the Letters revealed at
-chance steps less the re-dealt decks' expectation, 0 for an exact re-deal) and the heuristic's mean luck (16 worlds,
-deals 200000 on, both seatings), each with and without the history, with 95% intervals. docs/luck.md ("The fix and
-where it stands") has the figures.
+prints the Letter probe (the heuristic against ``--opponent``, random play by default, at 2 players, 64 worlds, deals
+7000 on: per game, the Letters revealed at chance steps less the re-dealt decks' expectation, 0 for an exact
+re-deal) and the heuristic's mean luck (16 worlds, deals 200000 on, both seatings), each with and without the
+history, with 95% intervals. docs/luck.md ("Is the mean honest?", "The fix and where it stands") has the figures.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import numpy as np
 
 import agents.evaluate.luck as luck
 from agents.bots.registry import make_agent
+from agents.bots.spec import AgentSpecError
 from agents.evaluate.luck import LuckEstimator, LuckSettings
 from agents.evaluate.matches import MeanInterval, play_game
 from gubs_env.fast import layout as L
@@ -57,9 +58,9 @@ def as_estimated(with_history: bool) -> AbstractContextManager[None]:
     return nullcontext() if with_history else history_dropped()
 
 
-def heuristic_game(deal: int, heuristic_seat: int, **rule_options: str) -> list[int]:
-    """The action ids of the heuristic against random play at 2 players, the heuristic at ``heuristic_seat``."""
-    table = [make_agent("heuristic", seed=0), make_agent("random", seed=1)]
+def heuristic_game(deal: int, heuristic_seat: int, opponent: str = "random", **rule_options: str) -> list[int]:
+    """The action ids of the heuristic against ``opponent`` at 2 players, the heuristic at ``heuristic_seat``."""
+    table = [make_agent("heuristic", seed=0), make_agent(opponent, seed=1)]
     if heuristic_seat:
         table.reverse()
     ids: list[int] = []
@@ -67,24 +68,24 @@ def heuristic_game(deal: int, heuristic_seat: int, **rule_options: str) -> list[
     return ids
 
 
-def letter_probe(games: int, with_history: bool = True, **rule_options: str) -> MeanInterval:
+def letter_probe(games: int, with_history: bool = True, opponent: str = "random", **rule_options: str) -> MeanInterval:
     """Per game: Letters revealed at chance steps less the re-dealt decks' expectation (heuristic at seat 0)."""
     estimator = LuckEstimator(LuckSettings(worlds=64), letters_laid_out)
     per_game = []
     for deal in range(7000, 7000 + games):
-        ids = heuristic_game(deal, 0, **rule_options)
+        ids = heuristic_game(deal, 0, opponent, **rule_options)
         with as_estimated(with_history):
             per_game.append(float(estimator.game(2, deal, ids, **rule_options).corrections[1:, 0].sum()))
     return MeanInterval.of(per_game)
 
 
-def heuristic_luck(games: int, with_history: bool = True) -> MeanInterval:
-    """The heuristic's luck per game against random play, in points (deals from 200000, both seatings)."""
+def heuristic_luck(games: int, with_history: bool = True, opponent: str = "random") -> MeanInterval:
+    """The heuristic's luck per game against ``opponent``, in points (deals from 200000, both seatings)."""
     estimator = LuckEstimator()
     lucks = []
     for game in range(games):
         deal, seat = 200000 + game // 2, game % 2
-        ids = heuristic_game(deal, seat)
+        ids = heuristic_game(deal, seat, opponent)
         with as_estimated(with_history):
             lucks.append(100 * float(estimator.game(2, deal, ids).luck[seat]))
     return MeanInterval.of(lucks)
@@ -98,17 +99,25 @@ def build_parser() -> CommandParser:
     )
     parser.add_argument("--games", type=positive_int, default=1200, help="games of the Letter probe (default: 1200)")
     parser.add_argument("--luck-games", type=positive_int, default=4000, help="games of the mean luck (default: 4000)")
+    parser.add_argument(
+        "--opponent", default="random", metavar="SPEC", help="the heuristic's opponent, an agent spec (default: random)"
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Print the probe and the mean luck without the history, then with it."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:  # built once before any game: a spec that builds nothing is a usage error
+        make_agent(args.opponent, seed=1)
+    except AgentSpecError as error:
+        parser.error(str(error))
     for with_history in (False, True):
         name = "given the history" if with_history else "without the history"
         for what, interval, unit in (
-            ("Letter probe", letter_probe(args.games, with_history), "Letters a game"),
-            ("heuristic's mean luck", heuristic_luck(args.luck_games, with_history), "points"),
+            ("Letter probe", letter_probe(args.games, with_history, args.opponent), "Letters a game"),
+            ("heuristic's mean luck", heuristic_luck(args.luck_games, with_history, args.opponent), "points"),
         ):
             print(f"{name}: {what} {interval.mean:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}] {unit}", flush=True)
     return 0

@@ -290,7 +290,7 @@ def test_the_luck_cost_benchmark_times_playing_then_adjusting_the_same_games():
 
 
 def test_the_luck_history_comparison_prints_both_figures_with_and_without_the_history():
-    printed = script("luck_history", "--games", "3", "--luck-games", "4")
+    printed = script("luck_history", "--games", "3", "--luck-games", "4", "--opponent", "gubs-net")
     for name in ("without the history", "given the history"):
         assert re.search(
             rf"^{name}: Letter probe [+-]\d\.\d{{3}} \[[+-]\d\.\d{{3}}, [+-]\d\.\d{{3}}\] Letters a game$",

@@ -820,7 +820,11 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--seed": NUMBERS,
         },
     ),
-    "luck_history": ("benchmarks.luck_history", [], {"--games": NUMBERS, "--luck-games": NUMBERS}),
+    "luck_history": (
+        "benchmarks.luck_history",
+        [],
+        {"--games": NUMBERS, "--luck-games": NUMBERS, "--opponent": ["random", "gubs-net", "nobody", "", "x:Y"]},
+    ),
     "levers": (
         "benchmarks.selfplay_levers",
         [],
