@@ -87,17 +87,37 @@ class MeanInterval:
         return self.high - self.low
 
     @classmethod
-    def of(cls, values: Sequence[float], z: float = 1.96) -> MeanInterval:
-        """The mean of ``values`` (at least two) and its interval, from their sample standard deviation."""
+    def of(cls, values: Sequence[float], z: float = 1.96, units: Sequence[int] | None = None) -> MeanInterval:
+        """The mean of ``values`` (at least two) and its interval, from their sample standard deviation.
+
+        With ``units`` (one per value, such as each game's deal) the values of a unit count as one: the standard
+        error is the cluster-robust one, from the units' sums, as :func:`deal_clustered_interval` takes it; with
+        fewer than :data:`MIN_DEALS` units, as there, the values count as independent.
+        """
         if len(values) < 2:
             raise ValueError("the interval needs at least two games")
         mean = math.fsum(values) / len(values)
-        spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
-        half = z * spread / math.sqrt(len(values))
+        sums: dict[int, float] = {}
+        counts: dict[int, int] = {}
+        for value, unit in zip(values, units, strict=True) if units is not None else ():
+            sums[unit] = sums.get(unit, 0.0) + value
+            counts[unit] = counts.get(unit, 0) + 1
+        if len(sums) < MIN_DEALS:
+            spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
+            return cls.around(mean, z * spread / math.sqrt(len(values)))
+        clusters = len(sums)
+        spread = math.fsum((sums[u] - mean * counts[u]) ** 2 for u in sums) * clusters / (clusters - 1)
+        return cls.around(mean, z * math.sqrt(spread) / len(values))
+
+    @classmethod
+    def around(cls, mean: float, half: float) -> MeanInterval:
+        """``mean`` ± ``half``."""
         return cls(mean, mean - half, mean + half)
 
     @classmethod
-    def adjusted_rate(cls, adjusted: Sequence[float], results: Sequence[float], z: float = 1.96) -> MeanInterval:
+    def adjusted_rate(
+        cls, adjusted: Sequence[float], results: Sequence[float], z: float = 1.96, units: Sequence[int] | None = None
+    ) -> MeanInterval:
         """A win rate measured by per-game ``adjusted`` values (each result less its luck), with a bounded interval.
 
         The adjusted values are not 0 or 1, so the normal interval of their mean can reach below 0 or above 1, and
@@ -106,17 +126,22 @@ class MeanInterval:
         ``n / share`` effective games, and the interval is Wilson's at the mean (clipped to [0, 1]) over that
         many: always within [0, 1], and as narrow as the luck's share of the variance allows. Where the results do
         not vary (every game won or lost) the share cannot be measured, and no games are saved: the interval is
-        the plain one's. The share is at least :data:`LEAST_VARIANCE_SHARE`.
+        the plain one's. The share is at least :data:`LEAST_VARIANCE_SHARE`. With ``units`` (each game's deal) both
+        variances are the cluster-robust ones, and the plain rate's games are counted as
+        :func:`deal_clustered_interval` counts them, so that the two intervals are measured alike.
 
         Raises:
             ValueError: fewer than two games, or not as many adjusted values as results.
         """
         if len(adjusted) != len(results):
             raise ValueError("one adjusted value per result")
-        spread, plain = cls.of(adjusted, z), cls.of(results, z)
+        spread, plain = cls.of(adjusted, z, units), cls.of(results, z, units)
         mean = min(1.0, max(0.0, spread.mean))
         share = (spread.width / plain.width) ** 2 if plain.width > 0 else 1.0
-        effective = len(results) / max(share, LEAST_VARIANCE_SHARE)
+        games = float(len(results))
+        if units is not None and plain.width > 0:  # the independent games the plain rate's variance is worth
+            games = plain.mean * (1 - plain.mean) / (plain.width / (2 * z)) ** 2
+        effective = games / max(share, LEAST_VARIANCE_SHARE)
         low, high = wilson_interval(mean * effective, effective, z)
         return cls(mean, min(low, mean), max(high, mean))
 
@@ -159,15 +184,18 @@ class MatchResult:
         self.deals = len(set(deals))
         self.deal_interval = deal_clustered_interval(results, deals)
 
-    def measure_luck(self, results: Sequence[float], luck: Sequence[float], folds: Sequence[int]) -> None:
-        """Set :attr:`adjusted` and :attr:`luck` from each game's result (1 for a win), luck and fold (its deal's).
+    def measure_luck(self, results: Sequence[float], luck: Sequence[float], deals: Sequence[int]) -> None:
+        """Set :attr:`adjusted` and :attr:`luck` from each game's result (1 for a win), luck and deal.
 
-        The luck is scaled fold by fold as :func:`agents.evaluate.luck.luck_scales` says; at least two games.
+        The luck is scaled on the odd deals' games for the even deals' and the other way round
+        (:func:`agents.evaluate.luck.luck_scales`); both intervals take each deal's games as one unit, as the plain
+        rate's does (:meth:`measure_deals`). At least two deals.
         """
         from agents.evaluate.luck import adjusted_results
 
-        self.adjusted = MeanInterval.adjusted_rate(adjusted_results(results, luck, folds), results)
-        self.luck = MeanInterval.of(luck)
+        adjusted = adjusted_results(results, luck, [deal % 2 for deal in deals])
+        self.adjusted = MeanInterval.adjusted_rate(adjusted, results, units=deals)
+        self.luck = MeanInterval.of(luck, units=deals)
 
     @property
     def width_ratio(self) -> float | None:
@@ -318,5 +346,5 @@ def match(
     result = MatchResult(agent.name, games, int(sum(won)), truncated)
     result.measure_deals(won, [g // num_players for g in range(games)])
     if estimator is not None and games > 1:
-        result.measure_luck(results, luck, [g // num_players % 2 for g in range(games)])
+        result.measure_luck(results, luck, [g // num_players for g in range(games)])
     return result

@@ -540,7 +540,7 @@ def _pairing_stats(agent: str, opponent: str, num_players: int, seats: list[tupl
     results = [float(s in g.winners) for g, s in seats]
     result.measure_deals(results, [g.deal for g, _ in seats])
     if len(seats) > 1 and all(g.luck for g, _ in seats):
-        result.measure_luck(results, [g.luck[s] for g, s in seats], [g.deal % 2 for g, _ in seats])
+        result.measure_luck(results, [g.luck[s] for g, s in seats], [g.deal for g, _ in seats])
     return result
 
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from agents.evaluate.command import main
 from agents.evaluate.luck import adjusted_results
-from agents.evaluate.matches import deal_clustered_interval, wilson_interval
+from agents.evaluate.matches import MatchResult, MeanInterval, deal_clustered_interval, wilson_interval
 from agents.evaluate.paired import DealDifference, compare_agents, deal_differences, paired_comparison
 from agents.evaluate.tournament import GameOutcome, TournamentResult, _pairing_results
 
@@ -240,3 +240,29 @@ def test_a_tournaments_pairings_take_the_deal_as_the_unit_and_say_so():
     rows = _pairing_results(["a", "b"], 2, [(0, 1)], outcomes)
     assert all(row.deals == 25 and row.deal_interval is not None for row in rows)
     assert rows[0].interval == rows[0].deal_interval and "25 deals as units" in str(rows[0])
+
+
+def test_a_mean_over_deals_counts_each_deals_values_as_one():
+    deals = [d for d in range(30) for _ in range(2)]
+    together = [float(d % 5) for d in deals]  # both games of a deal alike: 30 values' worth, not 60
+    clustered = MeanInterval.of(together, units=deals)
+    by_deal = MeanInterval.of([float(d % 5) for d in range(30)])
+    assert math.isclose(clustered.mean, by_deal.mean) and math.isclose(clustered.width, by_deal.width, rel_tol=1e-9)
+    assert clustered.width > MeanInterval.of(together).width
+    opposite = [(1.0 if s else -1.0) * (d % 5) for d in range(30) for s in range(2)]  # a deal's games cancel
+    assert MeanInterval.of(opposite, units=deals).width == 0 < MeanInterval.of(opposite).width
+    few = deals[:38]  # fewer than 20 deals: the values count as independent
+    assert MeanInterval.of(together[:38], units=few) == MeanInterval.of(together[:38])
+
+
+def test_the_luck_and_the_adjusted_rate_take_the_deal_as_the_unit():
+    deals = [d for d in range(40) for _ in range(2)]
+    results = [float((d + s) % 3 == 0) for d in range(40) for s in range(2)]
+    luck = [0.3 * (r - 0.4) + (0.2 if d % 2 else -0.2) for r, d in zip(results, deals, strict=True)]
+    row = MatchResult("a", len(results), int(sum(results)), 0)
+    row.measure_deals(results, deals)
+    row.measure_luck(results, luck, deals)
+    assert row.luck == MeanInterval.of(luck, units=deals) != MeanInterval.of(luck)
+    adjusted = adjusted_results(results, luck, [d % 2 for d in deals])
+    assert row.adjusted == MeanInterval.adjusted_rate(adjusted, results, units=deals)
+    assert row.adjusted != MeanInterval.adjusted_rate(adjusted, results)

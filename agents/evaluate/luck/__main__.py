@@ -86,7 +86,7 @@ def pairings(seats: Sequence[SeatGame]) -> list[PairingResult]:
         )
         row.measure_deals(results, [g.deal for g in games])
         if len(games) > 1:
-            row.measure_luck(results, luck, [g.deal % 2 for g in games])
+            row.measure_luck(results, luck, [g.deal for g in games])
         rows.append(row)
     return rows
 

@@ -48,6 +48,5 @@ def seat_rotated_match(
             float(estimator.game(players, int(d), ids).luck[s])
             for d, ids, s in zip(deal_seeds, history, seats, strict=True)
         ]
-        folds = [int(d) % 2 for d in deal_seeds]
-        result.measure_luck(won.astype(float).tolist(), luck, folds)
+        result.measure_luck(won.astype(float).tolist(), luck, [int(d) for d in deal_seeds])
     return result
