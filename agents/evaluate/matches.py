@@ -57,19 +57,13 @@ def deal_clustered_interval(
         The interval, or None with fewer than :data:`MIN_DEALS` deals or a rate of 0 or 1 (where no spread can be
         measured: Wilson's over games stands).
     """
-    wins: dict[int, float] = {}
-    games: dict[int, int] = {}
-    for result, deal in zip(results, deals, strict=True):
-        wins[deal] = wins.get(deal, 0.0) + result
-        games[deal] = games.get(deal, 0) + 1
-    clusters, total = len(games), sum(games.values())
-    rate = sum(wins.values()) / total
-    if clusters < MIN_DEALS or rate in (0.0, 1.0):
+    if len(set(deals)) < MIN_DEALS:
         return None
-    spread = sum((wins[d] - rate * games[d]) ** 2 for d in games) * clusters / (clusters - 1)
-    if spread <= 0.0:
+    rate = math.fsum(results) / len(results)
+    variance = (MeanInterval.of(results, z, deals).width / (2 * z)) ** 2  # the rate's, over deals
+    if rate in (0.0, 1.0) or variance <= 0.0:
         return None
-    effective = rate * (1 - rate) * total * total / spread
+    effective = rate * (1 - rate) / variance
     return wilson_interval(rate * effective, effective, z)
 
 
