@@ -33,8 +33,8 @@ from gubs_env.support.cli import (
     non_negative_int,
     player_count,
     positive_int,
+    refuse_unwritable_out,
     run_command,
-    unwritable_folder,
 )
 from gubs_env.support.progress import progress_bar
 
@@ -286,9 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         missing = [f for f in args.fields if f not in args.bots]
         if missing:
             parser.error(f"--fields {missing[0][:60]!r} is not one of --bots")
-    problem = unwritable_folder(args.out)
-    if problem:
-        parser.error(f"--out: {problem}")
+    refuse_unwritable_out(parser, args.out)
     from agents.bots.registry import AgentSpecError, make_agent
 
     for spec in args.bots:

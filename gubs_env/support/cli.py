@@ -259,6 +259,13 @@ def _discard_stdout() -> None:
         pass
 
 
+def refuse_unwritable_out(parser: argparse.ArgumentParser, folder: Path) -> None:
+    """End the command with the parser's one-line error (``--out: why``) where ``folder`` cannot be written."""
+    problem = unwritable_folder(folder)
+    if problem:
+        parser.error(f"--out: {problem}")
+
+
 def unwritable_folder(folder: Path) -> str | None:
     """Why ``folder`` cannot be created or written to, or None; nothing is left behind by the check.
 

@@ -33,7 +33,7 @@ from agents.bots.model_file import PolicyWeights, load_policy, save_network, sav
 from agents.bots.names import SELFPLAY_SEARCH
 from agents.bots.search.playout_net import PLAYOUT, load_playout
 from agents.training.search_nets.fitting import FitSettings
-from agents.training.search_nets.playout import distill, network_decisions, network_file, network_to_distil
+from agents.training.search_nets.playout import distill, network_argument, network_decisions, network_file
 from gubs_env.support.files import write_atomically
 
 PROG = "python -m agents.training.expert.rounds"
@@ -281,18 +281,12 @@ def build_parser():
 
 def main(argv: list[str] | None = None) -> int:
     """Run the rounds not yet done; status 2 (one line) for a bad command line or a folder of other rounds."""
-    from agents.bots.model_file import ModelFileError
-    from gubs_env.support.cli import jobs_or_cores, unwritable_folder
+    from gubs_env.support.cli import jobs_or_cores, refuse_unwritable_out
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    problem = unwritable_folder(args.out)
-    if problem:
-        parser.error(f"--out: {problem}")
-    try:
-        network_to_distil(args.network)
-    except (ModelFileError, OSError) as err:
-        parser.error(f"--network: {err}")
+    refuse_unwritable_out(parser, args.out)
+    network_argument(parser, args.network)
     settings = RoundSettings(
         network=args.network, rounds=args.rounds, players=args.players, games=args.games, eval_games=args.eval_games
     )

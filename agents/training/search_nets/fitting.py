@@ -363,13 +363,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Play, fit, write the weights and the report; status 2 (one line) for a bad command line."""
-    from gubs_env.support.cli import unwritable_folder
+    from gubs_env.support.cli import refuse_unwritable_out
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    problem = unwritable_folder(args.out)
-    if problem:
-        parser.error(f"--out: {problem}")
+    refuse_unwritable_out(parser, args.out)
     fit = FitSettings(tuple(args.value_hidden), tuple(args.hands_hidden), epochs=args.epochs)
     started = time.perf_counter()
     data = play_positions(args.games, args.players, args.seed, not args.no_progress, target=args.target)

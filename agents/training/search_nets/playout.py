@@ -15,6 +15,7 @@ policy of a shipped network by copying it to ``agents/bots/models/`` under the n
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from dataclasses import asdict, dataclass
@@ -125,6 +126,14 @@ def network_to_distil(name: str) -> PolicyWeights:
     return weights
 
 
+def network_argument(parser: argparse.ArgumentParser, name: str) -> PolicyWeights:
+    """The network ``--network`` names (:func:`network_to_distil`), or the parser's one-line error."""
+    try:
+        return network_to_distil(name)
+    except (ModelFileError, OSError) as err:
+        parser.error(f"--network: {err}")
+
+
 def distill(
     data: Decisions, hidden: int, fit: FitSettings | None = None, seed: int = 0, threads: int = 2, progress: bool = True
 ) -> tuple[PlayoutNet, list[tuple[np.ndarray, np.ndarray]], DistillReport]:
@@ -189,17 +198,12 @@ def build_parser():
 
 def main(argv: list[str] | None = None) -> int:
     """Play, distil, write the policy and the report; status 2 (one line) for a bad command line."""
-    from gubs_env.support.cli import unwritable_folder
+    from gubs_env.support.cli import refuse_unwritable_out
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    problem = unwritable_folder(args.out)
-    if problem:
-        parser.error(f"--out: {problem}")
-    try:
-        weights = network_to_distil(args.network)
-    except (ModelFileError, OSError) as err:
-        parser.error(f"--network: {err}")
+    refuse_unwritable_out(parser, args.out)
+    weights = network_argument(parser, args.network)
     started = time.perf_counter()
     data = network_decisions(weights, args.players, args.games, args.seed, not args.no_progress)
     played = time.perf_counter() - started
