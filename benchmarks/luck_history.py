@@ -22,7 +22,7 @@ import numpy as np
 
 import agents.evaluate.luck as luck
 from agents.bots.registry import make_agent
-from agents.bots.spec import AgentSpecError
+from agents.bots.spec import AgentSpec, AgentSpecError
 from agents.evaluate.luck import LuckEstimator, LuckSettings
 from agents.evaluate.matches import MeanInterval, play_game
 from gubs_env.fast import layout as L
@@ -58,7 +58,9 @@ def as_estimated(with_history: bool) -> AbstractContextManager[None]:
     return nullcontext() if with_history else history_dropped()
 
 
-def heuristic_game(deal: int, heuristic_seat: int, opponent: str = "random", **rule_options: str) -> list[int]:
+def heuristic_game(
+    deal: int, heuristic_seat: int, opponent: AgentSpec | str = "random", **rule_options: str
+) -> list[int]:
     """The action ids of the heuristic against ``opponent`` at 2 players, the heuristic at ``heuristic_seat``."""
     table = [make_agent("heuristic", seed=0), make_agent(opponent, seed=1)]
     if heuristic_seat:
@@ -68,7 +70,9 @@ def heuristic_game(deal: int, heuristic_seat: int, opponent: str = "random", **r
     return ids
 
 
-def letter_probe(games: int, with_history: bool = True, opponent: str = "random", **rule_options: str) -> MeanInterval:
+def letter_probe(
+    games: int, with_history: bool = True, opponent: AgentSpec | str = "random", **rule_options: str
+) -> MeanInterval:
     """Per game: Letters revealed at chance steps less the re-dealt decks' expectation (heuristic at seat 0)."""
     estimator = LuckEstimator(LuckSettings(worlds=64), letters_laid_out)
     per_game = []
@@ -79,7 +83,7 @@ def letter_probe(games: int, with_history: bool = True, opponent: str = "random"
     return MeanInterval.of(per_game)
 
 
-def heuristic_luck(games: int, with_history: bool = True, opponent: str = "random") -> MeanInterval:
+def heuristic_luck(games: int, with_history: bool = True, opponent: AgentSpec | str = "random") -> MeanInterval:
     """The heuristic's luck per game against ``opponent``, in points (deals from 200000, both seatings)."""
     estimator = LuckEstimator()
     lucks = []
@@ -110,14 +114,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:  # built once before any game: a spec that builds nothing is a usage error
-        make_agent(args.opponent, seed=1)
+        opponent = AgentSpec.parse(args.opponent)
+        make_agent(opponent, seed=1)
     except AgentSpecError as error:
         parser.error(str(error))
     for with_history in (False, True):
         name = "given the history" if with_history else "without the history"
         for what, interval, unit in (
-            ("Letter probe", letter_probe(args.games, with_history, args.opponent), "Letters a game"),
-            ("heuristic's mean luck", heuristic_luck(args.luck_games, with_history, args.opponent), "points"),
+            ("Letter probe", letter_probe(args.games, with_history, opponent), "Letters a game"),
+            ("heuristic's mean luck", heuristic_luck(args.luck_games, with_history, opponent), "points"),
         ):
             print(f"{name}: {what} {interval.mean:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}] {unit}", flush=True)
     return 0
