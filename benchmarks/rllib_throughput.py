@@ -137,7 +137,6 @@ def sb3_rate(output: str, label: str) -> float:
 def runs(minutes: float, runner_counts: list[int], folder: Path) -> list[Run]:
     """The commands measured, in order."""
     sb3 = [sys.executable, "train.py", "--minutes", str(minutes), "--no-progress", "--eval-every", "10000000"]
-    sb3 += ["--imitate-games", "0"]  # the default warm start would take most of the minutes: rates of training alone
     out = [
         Run("train.py (sb3, default)", [*sb3, "--eval-games", "20", "--out", str(folder / "sb3")]),
     ]

@@ -286,6 +286,43 @@ def test_the_luck_cost_benchmark_times_playing_then_adjusting_the_same_games():
     assert len(re.findall(r"^\| [12] \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d× \|$", printed, re.MULTILINE)) == 2
 
 
+# --- luck_coverage.py -------------------------------------------------------------------------------------------------
+
+
+def test_the_chi_square_tail_matches_tabled_quantiles():
+    from benchmarks.luck_coverage import chi_square_survival
+
+    for dof, five_percent, one_percent in [
+        (1, 3.841, 6.635),
+        (2, 5.991, 9.210),
+        (3, 7.815, 11.345),
+        (9, 16.919, 21.666),
+    ]:
+        assert abs(chi_square_survival(five_percent, dof) - 0.05) < 1e-4
+        assert abs(chi_square_survival(one_percent, dof) - 0.01) < 1e-4
+    assert chi_square_survival(0.0, 4) == 1.0
+
+
+def test_the_dispersion_of_estimates_counts_their_scatter_over_their_intervals():
+    from agents.evaluate.matches import MeanInterval
+    from benchmarks.luck_coverage import Dispersion
+
+    half = 1.96  # a standard error of 1 each
+    found = Dispersion.of([MeanInterval.around(mean, half) for mean in (-1.0, 1.0, 0.0)])
+    assert (found.chi_square, found.dof, found.holding) == (2.0, 2, 3)
+    assert abs(found.pooled.mean) < 1e-12 and abs(found.pooled.high - half / 3**0.5) < 1e-12
+    far = Dispersion.of([MeanInterval.around(-3.0, half), MeanInterval.around(3.0, half)])
+    assert far.holding == 0 and far.chi_square == 18.0 and far.p < 1e-4
+
+
+def test_the_luck_coverage_check_prints_each_set_and_the_dispersion():
+    printed = script("luck_coverage", "--opponent", "random", "--sets", "2", "--games", "6")
+    assert len(re.findall(r"^set [12] of 2 \(deals \d+ to \d+\): heuristic's mean luck [+-]\d", printed, re.M)) == 2
+    assert re.search(
+        r"^dispersion: chi-square \d+\.\d on 1 degrees of freedom, p = [01]\.\d{3}; [012] of 2 ", printed, re.M
+    )
+
+
 # --- luck_history.py --------------------------------------------------------------------------------------------------
 
 

@@ -820,6 +820,16 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--seed": NUMBERS,
         },
     ),
+    "luck_coverage": (
+        "benchmarks.luck_coverage",
+        [],
+        {
+            "--opponent": ["random", "nobody", "", "x:Y"],
+            "--sets": [*NUMBERS, "1"],
+            "--games": NUMBERS,
+            "--seed": NUMBERS,
+        },
+    ),
     "luck_history": (
         "benchmarks.luck_history",
         [],
@@ -979,6 +989,8 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "benchmark", lambda *args: _raise(_Started()))
     if name == "luck_cost":  # the agents are built first: a spec that builds nothing is the command's to refuse
         monkeypatch.setattr(module, "play_game", lambda *args, **kwargs: _raise(_Started()))
+    if name == "luck_coverage":
+        monkeypatch.setattr(module, "set_luck", lambda *args: _raise(_Started()))
     if name == "luck_history":
         monkeypatch.setattr(module, "letter_probe", lambda *args, **kwargs: _raise(_Started()))
     if name == "rllib_bench":  # both parts start Ray: the first one reached stops the command

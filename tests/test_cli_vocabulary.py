@@ -49,6 +49,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "python benchmarks/heuristic_speed.py": ("benchmarks.heuristic_speed", "build_parser"),
     "python benchmarks/hold_ratio.py": ("benchmarks.hold_ratio", "build_parser"),
     "python benchmarks/luck_cost.py": ("benchmarks.luck_cost", "build_parser"),
+    "python benchmarks/luck_coverage.py": ("benchmarks.luck_coverage", "build_parser"),
     "python benchmarks/luck_history.py": ("benchmarks.luck_history", "build_parser"),
     "python benchmarks/rllib_throughput.py": ("benchmarks.rllib_throughput", "build_parser"),
     "python benchmarks/sb3_throughput.py": ("benchmarks.sb3_throughput", "build_parser"),

@@ -4,10 +4,12 @@ import csv
 import json
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from agents.bots.spec import AgentSpec
 from agents.training import PoolConfig, TrainingConfig, train
 from agents.training.command import main, parse
 from agents.training.core.config import DEFAULTS, ConfigError
@@ -28,7 +30,6 @@ TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-pro
         (["--opponent", "ppo-9p"], "unknown shipped model 'ppo-9p'"),
         (["--p-random", "0.6", "--p-heuristic", "0.6"], "add up to more than 1"),
         (["--backend", "rllib", "--shaping", "1"], "the rllib backend cannot honour shaping"),
-        (["--backend", "rllib", "--init", "gubs-net"], "the rllib backend cannot honour init"),
         (["--iterations", "3"], "the sb3 backend cannot honour iterations"),
         (["--backend", "tf"], "invalid choice: 'tf'"),
     ],
@@ -56,13 +57,73 @@ def test_flags_become_the_config_a_notebook_would_build(tmp_path):
     assert parse([]).config == TrainingConfig()  # no flag: the defaults, nothing more
 
 
-def test_default_recipe_imitates_then_plays_a_league_of_itself_its_snapshots_and_the_heuristic():
+def test_default_recipe_starts_from_the_shipped_network_and_plays_a_league_of_itself_and_the_heuristic():
     config = TrainingConfig().resolved()
     assert config.minutes == 10.0 and config.steps is None and config.players.as_list() == [2]
-    assert config.imitate_games == 1500 and config.pool == PoolConfig(0.0, 0.35, 5, self_share=0.4, prioritize=1.0)
+    assert config.init == AgentSpec.parse("ppo-2p") and config.imitate_games == 0 and config.teacher is None
+    assert config.pool == PoolConfig(0.0, 0.35, 5, self_share=0.4, prioritize=1.0)
     shares = config.pool.shares(has_snapshots=True)
     assert shares["self"] + shares["snapshots"] >= 0.6  # issue 39: most opponent seats are the learner's
-    assert (config.learning_rate, config.ent_coef) == (1e-4, 0.0)
+    assert (config.learning_rate, config.ent_coef) == (3e-5, 0.0)  # a trained network drifts at 1e-4
+
+
+def test_a_run_starts_from_the_strongest_shipped_network_for_the_table_unless_it_imitates():
+    for players, network in [((2,), "ppo-2p"), ((4,), "gubs-net"), ((2, 3), "gubs-net")]:
+        started = TrainingConfig(players=players).resolved()
+        assert (started.init, started.imitate_games, started.imitate_lr) == (AgentSpec.parse(network), 0, 3e-4)
+    fresh = [TrainingConfig(imitate_games=1500), TrainingConfig(init="none"), TrainingConfig(rule_facts=True)]
+    for config in fresh:  # asked to imitate, asked for a fresh network, or facts no shipped network reads
+        resolved = config.resolved()
+        assert (resolved.init, resolved.init_network, resolved.imitate_games) == ("none", None, 1500)
+        assert (resolved.teacher, resolved.imitate_lr, resolved.learning_rate) == ("heuristic-tuned", 1e-3, 1e-4)
+    chosen = TrainingConfig(init="gubs-net").resolved()
+    assert (chosen.init, chosen.imitate_games) == (AgentSpec.parse("gubs-net"), 0)  # not pulled back to a teacher
+    assert TrainingConfig(backend="rllib").resolved().init == AgentSpec.parse("ppo-2p")  # the one recipe
+    narrow = TrainingConfig(backend="rllib", hidden=(64,)).resolved()  # no shipped network has its shape
+    assert (narrow.init_network, narrow.imitate_games) == (None, 1500)
+    assert TrainingConfig(backend="native").resolved().init is None  # self-play's backend starts fresh
+    with pytest.raises(ConfigError, match=r"^teacher goes with imitate_games: this run imitates no teacher games$"):
+        TrainingConfig(teacher="heuristic").resolved()
+    assert parse(["--init", "none"]).config.resolved().init_network is None
+    assert TrainingConfig.from_json(TrainingConfig().resolved().to_json()).resolved() == TrainingConfig().resolved()
+    earlier = {**TrainingConfig(imitate_games=0, init="none").resolved().to_json(), "teacher": "heuristic-tuned"}
+    assert TrainingConfig.from_json(earlier).resolved().teacher is None  # a run file of an earlier version
+
+
+def sb3_actor(config):
+    from agents.bots.model_file import actor_modules
+    from agents.training.sb3.train import make_envs, new_model
+
+    envs = make_envs(config)
+    try:
+        return actor_modules(new_model(config, envs).policy)[0]
+    finally:
+        envs.close()
+
+
+def native_actor(config):
+    from agents.training.native.learner import ActorCritic
+
+    return ActorCritic(config.hidden).actor_linears()
+
+
+@pytest.mark.parametrize("backend, actor", [("sb3", sb3_actor), ("native", native_actor)])
+def test_the_warm_start_copies_the_init_network_into_the_backends_actor(backend, actor):
+    from agents.bots.model_file import load_policy
+    from agents.training.imitation.warm_start import load_actor, read_init
+    from agents.training.trainer import RunSetupError
+
+    config = TrainingConfig(backend=backend, init="ppo-2p", envs=2).resolved()
+    linears = actor(config)
+    load_actor(linears, read_init(config))
+    copied = [(m.weight.detach().numpy(), m.bias.detach().numpy()) for m in linears]
+    shipped = load_policy(config.init.model_file).layers
+    for (weight, bias), (shipped_weight, shipped_bias) in zip(copied, shipped, strict=True):
+        assert np.array_equal(weight, shipped_weight) and np.array_equal(bias, shipped_bias)
+    with pytest.raises(RunSetupError, match=r"^init: ppo-2p has tanh layers shaped .* the learner's are tanh"):
+        read_init(TrainingConfig(backend="native", init="ppo-2p", hidden=(64,)).resolved())
+    with pytest.raises(RunSetupError, match=r"^init: heuristic is not a network"):
+        read_init(TrainingConfig(backend=backend, init="heuristic").resolved())
 
 
 def test_each_backend_brings_its_own_defaults_and_settings_override_them():
@@ -72,7 +133,7 @@ def test_each_backend_brings_its_own_defaults_and_settings_override_them():
     chosen = TrainingConfig(envs=16, epochs=3, eval_every=7).resolved()
     assert (chosen.envs, chosen.epochs, chosen.eval_every, chosen.n_steps) == (16, 3, 7, 64)
     rllib = TrainingConfig(backend="rllib").resolved()
-    assert (rllib.learning_rate, rllib.ent_coef, rllib.imitate_games) == (1e-4, 0.0, 1500)  # the one recipe
+    assert (rllib.learning_rate, rllib.ent_coef, rllib.imitate_games, rllib.init) == (3e-5, 0.0, 0, fast.init)
     assert (rllib.batch_size, rllib.iteration_steps, rllib.pool) == (1024, 4096, fast.pool)
     assert set(DEFAULTS) == {"sb3", "rllib", "native"}
     assert set(DEFAULTS["rllib"]) == set(DEFAULTS["sb3"])
@@ -99,7 +160,6 @@ def test_each_backend_brings_its_own_defaults_and_settings_override_them():
         ({"opponent": ""}, "opponent:"),
         ({"hidden": (0,), "backend": "rllib"}, "hidden layer's width must be from 1"),
         ({"hidden": (64,)}, "the sb3 backend cannot honour hidden"),
-        ({"backend": "rllib", "init": "gubs-net"}, "the rllib backend cannot honour init"),
         ({"address": " ", "backend": "rllib"}, "address is 'auto' or HOST:PORT"),
         ({"code_installed": True, "backend": "rllib"}, "code_installed goes with address"),
         ({"gamma": 0}, "gamma must be a number above 0 and at most 1"),
@@ -180,6 +240,20 @@ def test_resume_goes_on_with_the_runs_config_unless_flags_set_it_anew(tmp_path):
     assert again.config == replace(stored, players=(2,), pool=PoolConfig(p_heuristic=0.5), minutes=None, steps=9)
     with pytest.raises(SystemExit):
         parse(["--resume", "--out", str(tmp_path), "--backend", "rllib"])
+
+
+def test_a_run_started_from_a_network_or_labels_resumes_and_keeps_how_it_started(tmp_path):
+    from agents.training.trainer import RunSetupError, open_run
+
+    stored = TrainingConfig(labels=("round1.npz",)).resolved()  # the labels file need not exist any more
+    for start in (TrainingConfig().resolved(), stored):
+        folder = tmp_path / str(start.init)
+        committed_run(folder, timesteps=10, config=start.to_json())
+        for command in (None, parse(["--resume", "--out", str(folder), "--steps", "9"]).config):
+            run = open_run(command, folder, resume=True, started=0.0)
+            assert (run.config.init, run.config.labels) == (start.init, start.labels)
+    with pytest.raises(RunSetupError, match=r"^labels and init start a new run"):
+        open_run(TrainingConfig(init="gubs-net"), tmp_path / "ppo-2p", resume=True, started=0.0)
 
 
 def test_a_run_file_of_the_earlier_format_resumes_with_its_settings(tmp_path):
@@ -266,7 +340,6 @@ def read_eval(path):
 def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     out = tmp_path / "run"
     common = ["--out", str(out), "--eval-every", "300", "--snapshot-every", "200", "--checkpoint-every", "256", *TINY]
-    common += ["--imitate-games", "0"]  # the default imitation's 1,500 games take a minute; the test below imitates
     assert main(["--steps", "600", "--envs", "1", *common]) == 0
     for name in ("model.zip", "run.json", "eval.csv", "learning_curve.png"):
         assert (out / name).is_file(), name
@@ -280,6 +353,7 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     state = json.loads((out / "run.json").read_text())
     assert state["timesteps"] >= 600 and state["backend"] == "sb3"
     assert TrainingConfig.from_json(state["config"]).pool == PoolConfig()
+    assert state["config"]["init"] == "ppo-2p"  # the default start, kept by the resume below
 
     with pytest.raises(SystemExit):  # an existing run is never overwritten by accident
         main(["--out", str(out)])
@@ -289,8 +363,8 @@ def test_smoke_run_writes_model_logs_plot_and_resumes(tmp_path):
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(out / resumed["checkpoint"], device="cpu")  # our own run: a full load is fine here
-    assert model.ent_coef == 0 and model.learning_rate == 1e-4  # given / kept
-    assert resumed["timesteps"] >= 1000
+    assert model.ent_coef == 0 and model.learning_rate == 3e-5  # given / kept
+    assert resumed["timesteps"] >= 1000 and resumed["config"]["init"] == "ppo-2p"
     assert resumed["seconds"] > state["seconds"]
     assert len(read_eval(out / "eval.csv")) > len(first)
     assert len(list((out / "logs").glob("from_*/progress.csv"))) == 2  # the first part's log is kept
@@ -393,7 +467,6 @@ def test_a_rule_facts_run_imitates_trains_and_writes_actors_every_player_reads_w
     from agents import RandomAgent, play_game
     from agents.bots.model_file import load_policy
     from agents.bots.ppo import PPOAgent
-    from agents.bots.spec import AgentSpec
     from agents.training.sb3.masked_policy import RuleFactsExtractor
     from agents.training.trainer import RunSetupError
     from gubs_env.encoding.observation import OBS_SIZE

@@ -17,6 +17,7 @@ from agents.training.core.config import (
     BACKENDS,
     DEFAULT_MINUTES,
     DEFAULTS,
+    INIT_LEARNING_RATE,
     INIT_WARM_START_LEARNING_RATE,
     LUCK_VALUES,
     PURE_SELF_PLAY,
@@ -45,8 +46,9 @@ INVOCATION_FLAGS = ("out", "resume", "no_progress", "verbose", "seeds", "from_sc
 """The flags of one invocation, not of the run's config."""
 DESCRIPTION = """Self-play training of a Gubs bot with PPO: on stable-baselines3 in this process (--backend sb3,
 the default), on Ray RLlib (--backend rllib, a local Ray or a cluster) or on the project's own learner over batches
-of whole games (--backend native). By default a new run imitates the tuned heuristic, then plays a league for 10
-minutes on 2-player tables: the learner sits at a random seat and the other seats are its own (65%: its current
+of whole games (--backend native). By default a new run starts from the strongest shipped network for its table
+(--init none: a fresh network, which imitates the tuned heuristic first), then plays a league for 10 minutes on
+2-player tables: the learner sits at a random seat and the other seats are its own (65%: its current
 policy or one of its last 5 snapshots, those it does not yet beat drawn more often) or the heuristic's (35%, an
 anchor). --p-heuristic 1 trains against the heuristic alone; --from-scratch is pure self-play, with no hand-written
 bot at any seat and nothing imitated."""
@@ -190,7 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ppo.add_argument("--epochs", type=positive_int, help=f"PPO epochs per update ({backend_default('epochs')})")
     ppo.add_argument(
-        "--learning-rate", type=positive_float, help=f"Adam step size ({backend_default('learning_rate')})"
+        "--learning-rate",
+        type=positive_float,
+        help=f"Adam step size ({backend_default('learning_rate')}; {_shown(INIT_LEARNING_RATE)} from --init's network)",
     )
     ppo.add_argument(
         "--ent-coef",
@@ -268,13 +272,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         help=f"timesteps between checkpoints ({backend_default('checkpoint_every')})",
     )
-    warm = parser.add_argument_group("warm start of a new run (every backend; --init: sb3)")
+    warm = parser.add_argument_group("warm start of a new run (every backend)")
     warm.add_argument(
         "--imitate-games",
         type=non_negative_int,
         help=f"teacher games imitated first ({backend_default('imitate_games')})",
     )
-    warm.add_argument("--teacher", choices=TEACHERS, help="whose games are imitated (default: heuristic-tuned)")
+    warm.add_argument(
+        "--teacher", choices=TEACHERS, help="whose games --imitate-games imitates (default: heuristic-tuned)"
+    )
     warm.add_argument(
         "--labels",
         type=Path,
@@ -285,7 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
     warm.add_argument(
         "--init",
         metavar="MODEL",
-        help="start the policy from this network, a shipped name or a file; sb3 (default: none, a fresh network)",
+        help="start the policy from this network, a shipped name or a file, or none: a fresh network (default on sb3 "
+        "and RLlib when nothing is imitated: ppo-2p at 2 players, gubs-net at any other table; else none)",
     )
     warm.add_argument(
         "--imitate-lr",

@@ -16,7 +16,7 @@ from agents.bots.model_file import load_policy, save_policy
 from agents.bots.ppo import PPOAgent
 from agents.training.core.config import PoolConfig
 from agents.training.rllib.env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv, agent_id, observation_space
-from agents.training.rllib.module import FixedAgentModule, MaskedPPOModule, actor_layers
+from agents.training.rllib.module import FixedAgentModule, MaskedPPOModule, actor_layers, actor_linears
 from agents.training.rllib.selfplay import (
     ACTIVE_SNAPSHOTS,
     HEURISTIC,
@@ -64,6 +64,20 @@ def test_masked_module_samples_and_picks_only_legal_ids(module):
             picked = distribution.sample().numpy()
             assert batch[MASK_KEY][np.arange(len(picked)), picked].all()
         assert batch[MASK_KEY][np.arange(len(logits)), logits.argmax(-1).numpy()].all()
+
+
+def test_the_warm_start_copies_the_init_network_into_mains_actor():
+    from agents.training.core.config import TrainingConfig
+    from agents.training.imitation.warm_start import load_actor, read_init
+
+    config = TrainingConfig(backend="rllib").resolved()  # starts from ppo-2p
+    built = main_spec(config.hidden).build()
+    layers = read_init(config)
+    load_actor(actor_linears(built)[0], layers)
+    copied, activation = actor_layers(built)
+    assert activation == "tanh" and len(copied) == len(layers) == 3
+    for (weight, bias), (shipped_weight, shipped_bias) in zip(copied, layers, strict=True):
+        assert np.array_equal(weight, shipped_weight) and np.array_equal(bias, shipped_bias)
 
 
 def test_values_read_the_observation_vector(module):

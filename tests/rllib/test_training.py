@@ -179,7 +179,6 @@ def test_python_trains_through_the_same_config_and_the_command_resumes_it(ray_cl
         (["--iterations", "0"], "iterations"),
         (["--hidden", "0"], "hidden"),
         (["--opponent", "heuristic"], "the rllib backend cannot honour opponent"),
-        (["--init", "gubs-net"], "the rllib backend cannot honour init"),
         (["--envs", "2", "--n-steps", "10", "--batch-size", "64"], "cannot exceed an iteration's 20 steps"),
     ],
 )

@@ -7,7 +7,7 @@ a run trains on is written in one place.
 
 Every backend trains on the compiled engine, through the self-play core (:class:`gubs_env.fast.SelfPlayTables`). A
 field left ``None`` takes its backend's default (:data:`DEFAULTS`, filled in by :meth:`TrainingConfig.resolved`); a
-run file keeps the ``None``, so a resumed run takes the defaults of the version that resumes it. A setting the chosen
+run file holds the values filled in, so a resumed run keeps the settings it started with. A setting the chosen
 backend cannot honour is refused on construction with one line (:class:`ConfigError`), never ignored.
 """
 
@@ -38,7 +38,9 @@ BACKENDS: tuple[Backend, ...] = ("sb3", "rllib", "native")
 """The trainers: stable-baselines3's MaskablePPO in this process, Ray RLlib on a local Ray or a cluster, or the
 project's own PPO learner over batches of whole games on the compiled engine (:mod:`agents.training.native`)."""
 TEACHERS = ("heuristic", TUNED)
-"""Whose games a new run may imitate before PPO."""
+"""Whose games a new run may imitate before PPO (``heuristic-tuned`` when ``teacher`` is unset)."""
+NO_INIT = "none"
+"""``init``'s value for a fresh network: the policy starts from random weights."""
 RETIRED = {"engine": "fast", "vec_env": "dummy", "workers": None}
 """Fields run files of earlier versions hold, each with the only value a run may still resume with (``None``: any):
 training on the reference engine (``engine``, and its worker processes ``vec_env`` and ``workers``) was replaced by
@@ -250,7 +252,8 @@ _PPO_DEFAULTS: dict[str, Any] = {
     "pool": PoolConfig(),
     "every_seat": False,
 }
-"""What sb3 and RLlib share: the warm start, then small steps in a league."""
+"""What sb3 and RLlib share: the warm start (no teacher games when it starts from a network), then small steps in a
+league."""
 _RLLIB_DEFAULTS: dict[str, Any] = {
     **_PPO_DEFAULTS,
     "envs": 64,
@@ -294,13 +297,14 @@ DEFAULTS: dict[Backend, dict[str, Any]] = {
 }
 """What a ``None`` field means, per backend (docs/training.md).
 
-sb3 and RLlib run one recipe: a warm start imitating the tuned heuristic (1,500 games), then PPO with a small step
-size and no entropy bonus, so that it improves on the imitated teacher instead of drifting from it, in a league
-(:class:`PoolConfig`'s defaults). sb3: many games per batch, so the policy's forward passes and the opponents'
-batches are wide; large minibatches; evaluations, snapshots and checkpoints spaced out as the timesteps come fast.
-RLlib: the same 1,024-step minibatches from iterations of about 4,000 environment steps (``envs * n_steps`` per env
-runner), two torch threads for the driver's learner, which updates while the env runners wait (1.3x the timesteps of
-one thread on 2 cores), cadences suited to its slower stepping.
+sb3 and RLlib run one recipe: a warm start, then PPO with a small step size and no entropy bonus, so that it
+improves on where it started instead of drifting from it, in a league (:class:`PoolConfig`'s defaults). The warm
+start is the shipped network for the table (:func:`shipped_start`); a fresh network imitates the tuned heuristic
+(1,500 games) instead. sb3: many games per batch, so the policy's forward passes and the opponents' batches are
+wide; large minibatches; evaluations, snapshots and checkpoints spaced out as the timesteps come fast. RLlib: the
+same 1,024-step minibatches from iterations of about 4,000 environment steps (``envs * n_steps`` per env runner),
+two torch threads for the driver's learner, which updates while the env runners wait (1.3x the timesteps of one
+thread on 2 cores), cadences suited to its slower stepping.
 
 The native backend is self-play from scratch: every seat its current policy and every seat's decisions samples,
 batches of 256 whole games with two epochs, undiscounted returns with λ 0.98, and the entropy schedule of
@@ -313,6 +317,19 @@ WARM_START_LEARNING_RATE = 1e-3
 """Adam's step size for fitting a fresh policy to demonstrations (``imitate_lr``'s default, and the imitation's)."""
 INIT_WARM_START_LEARNING_RATE = 3e-4
 """The warm start's step size from a trained policy (``init``): smaller, so it is corrected rather than redrawn."""
+INIT_LEARNING_RATE = 3e-5
+"""PPO's step size from a trained policy (``init``): its ten minutes of updates are mostly noise, and at 1e-4 they
+moved ppo-2p by up to 3.6 points either way (docs/results/training-log.md)."""
+
+
+def shipped_start(players: TableSizes) -> AgentSpec:
+    """The shipped network an sb3 or RLlib run starts from when ``init`` is unset and it imitates nothing.
+
+    The strongest against the heuristic at the run's table sizes (docs/results.md): ``ppo-2p`` at 2 players alone,
+    ``gubs-net`` (one network for 2 to 6 players) at any other size or mix.
+    """
+    return AgentSpec.parse("ppo-2p" if players.distinct == [2] else "gubs-net")
+
 
 BUDGET_FIELDS = ("minutes", "steps", "iterations")
 """The fields that bound one invocation: a resumed run takes them from its own command, not from run.json."""
@@ -393,11 +410,14 @@ class TrainingConfig:
     checkpoint_every: int | None = None
     imitate_games: int | None = None
     """The teacher's games a new run imitates before PPO (0: none)."""
-    teacher: str = TUNED
+    teacher: str | None = None
+    """Whose games are imitated (:data:`TEACHERS`; None: ``heuristic-tuned``); only with ``imitate_games``."""
     labels: tuple[Path, ...] = ()
     """Search-labelled decisions to imitate instead of the teacher's games (expert iteration)."""
-    init: AgentSpec | None = None
-    """A network (shipped name or model file) whose weights the policy starts from (sb3 only)."""
+    init: AgentSpec | str | None = None
+    """A network (shipped name or model file) whose weights the policy starts from, or ``"none"``: a fresh network.
+    None: on sb3 and RLlib the shipped network for the table (:func:`shipped_start`) when the run imitates nothing
+    and its actor has the shipped shape, else a fresh one; a fresh one on the native backend."""
     imitate_lr: float | None = None
     threads: int | None = None
     env_runners: int = 1
@@ -448,7 +468,7 @@ class TrainingConfig:
         set_(self, "native", _section("native", self.native, NativeSettings))
         for name in ("opponent", "init"):
             value = getattr(self, name)
-            if value is not None:
+            if value is not None and not (name == "init" and value == NO_INIT):
                 set_(self, name, _spec(name, value))
         others = self.eval_opponents
         if isinstance(others, (str, AgentSpec)):
@@ -466,7 +486,8 @@ class TrainingConfig:
 
     def _check_values(self) -> None:
         _check_choice("backend", self.backend, BACKENDS)
-        _check_choice("teacher", self.teacher, TEACHERS)
+        if self.teacher is not None:
+            _check_choice("teacher", self.teacher, TEACHERS)
         _check_choice("luck_value", self.luck_value, LUCK_VALUES)
         _check_number("minutes", self.minutes, above=0, optional=True)
         for name in COUNT_FIELDS:
@@ -517,11 +538,7 @@ class TrainingConfig:
             "address": self.address is not None,
             "code_installed": self.code_installed,
         }
-        sb3_only = {
-            "shaping": self.shaping != 0,
-            "opponent": self.opponent is not None,
-            "init": self.init is not None,
-        }
+        sb3_only = {"shaping": self.shaping != 0, "opponent": self.opponent is not None}
         native_only = {
             "every_seat": bool(self.every_seat),
             "luck_returns": self.luck_returns,
@@ -574,7 +591,8 @@ class TrainingConfig:
         """A copy with every ``None`` field filled in from :data:`DEFAULTS` (and the budget's default).
 
         Raises:
-            ConfigError: an RLlib minibatch larger than the iteration it is drawn from.
+            ConfigError: an RLlib minibatch larger than the iteration it is drawn from, or a teacher for a run
+                that imitates no teacher games.
         """
         defaults = DEFAULTS[self.backend]
         values: dict[str, Any] = {name: value for name, value in defaults.items() if getattr(self, name) is None}
@@ -582,8 +600,7 @@ class TrainingConfig:
             values["threads"] = min(values["threads"], os.cpu_count() or 1)
         if self.minutes is None and self.steps is None and self.iterations is None:
             values["minutes"] = DEFAULT_MINUTES
-        if self.imitate_lr is None:
-            values["imitate_lr"] = INIT_WARM_START_LEARNING_RATE if self.init else WARM_START_LEARNING_RATE
+        values.update(self._warm_start(values))
         resolved = replace(self, **values)
         if resolved.backend == "rllib" and (resolved.batch_size or 0) > resolved.iteration_steps:
             raise ConfigError(
@@ -591,6 +608,39 @@ class TrainingConfig:
                 "(envs x n_steps x env runners)"
             )
         return resolved
+
+    def _warm_start(self, defaults: dict[str, Any]) -> dict[str, Any]:
+        """The warm start's unset fields: where the policy starts, what it imitates, and the step sizes.
+
+        sb3 and RLlib start from :func:`shipped_start` unless the run asks to imitate, or its actor is not the
+        shipped networks' shape (rule facts, other widths); the native backend, self-play's, starts fresh. A run
+        that starts from a network imitates no teacher games unless asked (they would pull it back to the teacher),
+        and PPO steps at :data:`INIT_LEARNING_RATE`.
+        """
+        values: dict[str, Any] = {}
+        asks_to_imitate = bool(self.labels) or bool(self.imitate_games)
+        if self.init is None and self.backend != "native":
+            starts_fresh = asks_to_imitate or self.rule_facts or self.hidden != (256, 256)
+            values["init"] = NO_INIT if starts_fresh else shipped_start(self.players)
+        starts_trained = isinstance(values.get("init", self.init), AgentSpec)
+        if self.imitate_games is None and starts_trained:
+            values["imitate_games"] = 0
+        games = values.get("imitate_games", defaults.get("imitate_games", self.imitate_games))
+        imitates = bool(self.labels) or bool(games)
+        if self.teacher is not None and not imitates:
+            raise ConfigError("teacher goes with imitate_games: this run imitates no teacher games")
+        if self.teacher is None and imitates:
+            values["teacher"] = TUNED
+        if self.imitate_lr is None:
+            values["imitate_lr"] = INIT_WARM_START_LEARNING_RATE if starts_trained else WARM_START_LEARNING_RATE
+        if self.learning_rate is None and starts_trained:
+            values["learning_rate"] = INIT_LEARNING_RATE
+        return values
+
+    @property
+    def init_network(self) -> AgentSpec | None:
+        """The network the policy starts from; None: a fresh one (or, before :meth:`resolved`, sb3's default)."""
+        return self.init if isinstance(self.init, AgentSpec) else None
 
     @property
     def seats(self) -> PoolConfig:
@@ -656,7 +706,7 @@ class TrainingConfig:
                 raise ConfigError(f"{name} must be an agent spec (a string) or null, not {_brief(text)}")
             if isinstance(text, str) and len(text) > 300:
                 raise ConfigError(f"{name} is over 300 characters: not an agent spec")
-            if isinstance(text, str) and _spec(name, text).names_code:
+            if isinstance(text, str) and text != NO_INIT and _spec(name, text).names_code:
                 raise ConfigError(
                     f"{name} {text[:60]!r} names code to import, which a run file may not; give it again "
                     "on the command line"
@@ -668,14 +718,20 @@ class TrainingConfig:
 
 
 def _without_retired(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` less the :data:`RETIRED` fields, or a ConfigError for a run that trained on the reference engine."""
+    """``data`` less the fields runs of earlier versions held, or a ConfigError for a run on the reference engine.
+
+    Those fields: the :data:`RETIRED` ones, and the teacher of a run that imitated nothing.
+    """
     for name, kept in RETIRED.items():
         if kept is not None and data.get(name, kept) != kept:
             raise ConfigError(
                 f"this run was trained with {name} {_brief(data[name])}, which training no longer plays "
                 "(replaced by the compiled engine's self-play core): start a new run"
             )
-    return {key: value for key, value in data.items() if key not in RETIRED}
+    current = {key: value for key, value in data.items() if key not in RETIRED}
+    if not current.get("imitate_games") and not current.get("labels"):
+        current.pop("teacher", None)  # earlier versions wrote the default teacher into runs that imitated nothing
+    return current
 
 
 def _section(name: str, value: Any, kind: type, optional: bool = False) -> Any:

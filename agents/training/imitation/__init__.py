@@ -1,8 +1,8 @@
-"""The imitation warm start: a policy taught to choose what a teacher chooses, before PPO.
+"""The warm start: a policy that starts from a trained network, or is taught to choose what a teacher chooses.
 
 :mod:`~agents.training.imitation.demonstrations` collects a teacher's decisions (or reads search labels) and fits a
-policy and value to them; :mod:`~agents.training.imitation.warm_start` decides what a new run of either backend
-imitates and for how long.
+policy and value to them; :mod:`~agents.training.imitation.warm_start` decides where a new run of any backend
+starts, what it imitates and for how long.
 """
 
 from agents.training.imitation.demonstrations import Demonstrations, collect, fit, pretrain

@@ -1,6 +1,8 @@
-"""What a new run imitates before PPO, the same on every backend: search-labelled decisions, or a teacher's games.
+"""Where a new run's policy starts, the same on every backend: a network's weights, then what it imitates.
 
-The sb3 learner and RLlib's ``main`` module are fitted to it by :func:`agents.training.imitation.demonstrations.fit`.
+The weights are ``init``'s (a shipped network or a model file); what it imitates before PPO, search-labelled
+decisions or a teacher's games. Each backend's learner is fitted to the imitated decisions by
+:func:`agents.training.imitation.demonstrations.fit`.
 """
 
 from __future__ import annotations
@@ -9,13 +11,23 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from agents.training.core.config import TrainingConfig
 from agents.training.core.phases import WARM_START_FIT, WARM_START_GAMES, Phases
 from agents.training.imitation.demonstrations import Demonstrations, Fitted, collect, fit
+from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.encoding.observation import OBS_SIZE
+from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
 
 if TYPE_CHECKING:
+    import torch
+
     from agents.bots.threads import LearnerThreads
     from agents.training.core.runs import Run
+
+Layers = list[tuple[np.ndarray, np.ndarray]]
+"""An actor's linear layers, input to output: ``(weight (out, in), bias (out,))``."""
 
 
 def read_labels(config: TrainingConfig) -> Any:
@@ -33,6 +45,52 @@ def read_labels(config: TrainingConfig) -> Any:
         return join_labels([load_labels(path) for path in config.labels])
     except LabelsFileError as error:
         raise RunSetupError(f"labels: {error}") from None
+
+
+def actor_shapes(config: TrainingConfig) -> list[tuple[int, int]]:
+    """The learner's actor layers ``(out, in)``: its inputs, then ``hidden`` (tanh), then the action logits."""
+    widths = [POLICY_INPUT_SIZE if config.rule_facts else OBS_SIZE, *config.hidden, NUM_ACTIONS]
+    return list(zip(widths[1:], widths[:-1], strict=True))
+
+
+def read_init(config: TrainingConfig) -> Layers | None:
+    """The actor layers of the run's ``init`` network, shaped as the learner's actor (None: a fresh network).
+
+    Raises:
+        agents.training.core.runs.RunSetupError: not a network, a file that cannot be read or trusted, or an actor
+            of another shape or activation.
+    """
+    init = config.init_network
+    if init is None:
+        return None
+    from agents.bots.model_file import ModelFileError, load_policy
+    from agents.training.core.runs import RunSetupError
+
+    if init.model_file is None:
+        raise RunSetupError(f"init: {init} is not a network (a shipped name or a .zip or .npz model file)")
+    try:
+        weights = load_policy(init.model_file)
+    except ModelFileError as error:
+        raise RunSetupError(f"init: {error}") from None
+    shapes = [w.shape for w, _ in weights.layers]
+    expected = actor_shapes(config)
+    if weights.activation != "tanh" or shapes != expected:
+        raise RunSetupError(
+            f"init: {init} has {weights.activation} layers shaped {shapes}; the learner's are tanh {expected}"
+            + (" (rule_facts: its first layer reads the observation and the facts)" if config.rule_facts else "")
+        )
+    return list(weights.layers)
+
+
+def load_actor(linears: list[torch.nn.Linear], layers: Layers) -> None:
+    """Copy ``layers`` into the learner's actor, given as its linear layers from input to output."""
+    import torch
+
+    assert [tuple(m.weight.shape) for m in linears] == [w.shape for w, _ in layers], "read_init checks the shapes"
+    with torch.no_grad():
+        for module, (weight, bias) in zip(linears, layers, strict=True):
+            module.weight.copy_(torch.from_numpy(np.array(weight)))  # a copy: the loaded arrays are read-only
+            module.bias.copy_(torch.from_numpy(np.array(bias)))
 
 
 GAMES_SHARE = 0.25
@@ -76,6 +134,7 @@ def warm_start_data(
         return None, ""
     from agents.bots.registry import make_agent
 
+    assert config.teacher is not None, "resolve it"
     teacher = make_agent(config.teacher)
     data = collect(teacher, config.players.distinct, config.imitate_games, config.seed, progress, gamma, deadline)
     return data, f"{len(data):,} {config.teacher} decisions from {data.games:,} games"
@@ -97,21 +156,33 @@ def describe_warm_start(config: TrainingConfig, data: Demonstrations, what: str,
     return line
 
 
-def imitate(
-    run: Run,
-    labels: Any,
-    phases: Phases,
-    threads: LearnerThreads,
-    parameters: Iterable[Any],
-    heads: Callable[[Any], tuple[Any, Any]],
-) -> bool:
-    """The warm start of every backend: the labels or the teacher's games, then the network fitted to them.
+@dataclass(frozen=True)
+class Network:
+    """A backend's network as the warm start sees it: what :func:`fit` trains, and the actor's linear layers."""
 
-    Both stay within the run's budget (:class:`WarmStartDeadlines`), each timed as a phase of the run; the fit
-    follows the machine's load (``threads``). ``parameters`` and ``heads`` are the backend's network, as
-    :func:`~agents.training.imitation.demonstrations.fit` takes it. Prints what was imitated and what the budget cut.
-    Returns whether anything was fitted.
+    parameters: Iterable[Any]
+    heads: Callable[[Any], tuple[Any, Any]]
+    actor: list[Any]
+
+
+def warm_start(
+    run: Run, init: Layers | None, labels: Any, phases: Phases, threads: LearnerThreads, network: Network
+) -> bool:
+    """The warm start of every backend: the actor from ``init``, then fitted to the labels or the teacher's games.
+
+    ``init`` and ``labels`` are what :func:`read_init` and :func:`read_labels` read before anything was written.
+    The games and the fit stay within the run's budget (:class:`WarmStartDeadlines`), each timed as a phase of the
+    run; the fit follows the machine's load (``threads``). Prints where the policy starts, what was imitated and
+    what the budget cut. Returns whether the network changed.
     """
+    if init is not None:
+        load_actor(network.actor, init)
+        print(f"policy starts from {run.config.init_network}", flush=True)
+    return imitate(run, labels, phases, threads, network) or init is not None
+
+
+def imitate(run: Run, labels: Any, phases: Phases, threads: LearnerThreads, network: Network) -> bool:
+    """The labels or the teacher's games, then ``network`` fitted to them; returns whether anything was fitted."""
     config = run.config
     assert config.gamma is not None and config.imitate_lr is not None, "resolve it"
     if labels is None and not config.imitate_games:
@@ -123,8 +194,8 @@ def imitate(
         return False
     with phases.timed(WARM_START_FIT):
         fitted = fit(
-            parameters,
-            heads,
+            network.parameters,
+            network.heads,
             data,
             seed=config.seed,
             progress=run.progress,

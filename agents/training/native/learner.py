@@ -77,12 +77,15 @@ class ActorCritic(nn.Module):
         """The critic's normalized value of each observation."""
         return self.critic(obs).squeeze(-1)
 
+    def actor_linears(self) -> list[nn.Linear]:
+        """The actor's linear layers, input to output."""
+        return [m for m in self.actor if isinstance(m, nn.Linear)]
+
     def actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The actor's linear layers as ``(weight, bias)`` float32 arrays, the model file's order."""
         return [
             (m.weight.detach().cpu().numpy().astype(np.float32), m.bias.detach().cpu().numpy().astype(np.float32))
-            for m in self.actor
-            if isinstance(m, nn.Linear)
+            for m in self.actor_linears()
         ]
 
 

@@ -39,7 +39,7 @@ from agents.training.core.league import League
 from agents.training.core.phases import BUILDING, CHECKPOINTS, EVALUATIONS, LEARNER, SAVING, Phases
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
 from agents.training.core.seating import seat_player
-from agents.training.imitation.warm_start import imitate, read_labels
+from agents.training.imitation.warm_start import Network, read_init, read_labels, warm_start
 from agents.training.native import rollout
 from agents.training.native.evaluate import OPPONENT_KINDS, seat_rotated_match
 from agents.training.native.learner import Learner, UpdateStats, ValueNorm
@@ -54,8 +54,10 @@ SEAT_KINDS = {SELF: rollout.POLICY, HEURISTIC: rollout.HEURISTIC, RANDOM: rollou
 def train_native(run: Run) -> TrainingResult:
     """Run (or continue) ``run`` on the native backend; see :func:`agents.training.train`."""
     config = run.config
-    checkpoint = _verified_resume(run) if run.state is not None else None
-    labels = read_labels(config)
+    resuming = run.state is not None  # a resumed run goes on from its checkpoint
+    checkpoint = _verified_resume(run) if resuming else None
+    labels = None if resuming else read_labels(config)
+    init = None if resuming else read_init(config)
     threads = LearnerThreads(config.threads or 1)  # the cores other processes leave free, up to config.threads
     threads.start()
     phases = Phases(run.started)
@@ -67,7 +69,9 @@ def train_native(run: Run) -> TrainingResult:
         runs.discard_uncommitted(run.out, trainer.state)
         print(f"resuming at update {trainer.state.iterations} ({trainer.state.timesteps:,} learner steps)")
     else:
-        imitate(run, labels, phases, threads, trainer.learner.model.parameters(), trainer.learner.imitation_heads)
+        model = trainer.learner.model
+        network = Network(model.parameters(), trainer.learner.imitation_heads, model.actor_linears())
+        warm_start(run, init, labels, phases, threads, network)
         with phases.timed(EVALUATIONS):
             print(reports.describe_evaluation(trainer.evaluate(), 0), flush=True)
     return _train_loop(trainer, phases, threads)

@@ -103,6 +103,17 @@ def actor_layers(module: MaskedPPOModule) -> tuple[list[tuple[np.ndarray, np.nda
     Raises:
         ValueError: the actor is not a plain MLP with one activation kind (tanh or relu) and a linear head.
     """
+    linears, activation = actor_linears(module)
+    layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
+    return layers, activation
+
+
+def actor_linears(module: MaskedPPOModule) -> tuple[list[torch.nn.Linear], str]:
+    """The actor's linear layers from input to output, and its activation.
+
+    Raises:
+        ValueError: see :func:`actor_layers`.
+    """
     actor = getattr(module.encoder, "actor_encoder", None)
     if actor is None:
         raise ValueError("the module shares its encoder with the critic (vf_share_layers): export needs its own actor")
@@ -115,8 +126,7 @@ def actor_layers(module: MaskedPPOModule) -> tuple[list[tuple[np.ndarray, np.nda
         raise ValueError(f"the actor must use one activation of {sorted(ACTIVATIONS.values())}, not {others}")
     if not isinstance(parts[-1], torch.nn.Linear):
         raise ValueError("the actor must end with a linear layer (no output activation)")
-    layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
-    return layers, ACTIVATIONS[next(iter(others))]
+    return linears, ACTIVATIONS[next(iter(others))]
 
 
 def _fixed_agent(name: str, seed: int) -> Agent:

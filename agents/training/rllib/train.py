@@ -31,7 +31,7 @@ from agents.training.core.phases import (
     Phases,
 )
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
-from agents.training.imitation.warm_start import read_labels
+from agents.training.imitation.warm_start import Layers, Network, read_init, read_labels, warm_start
 
 
 def build_config(config: TrainingConfig, callback: Any = None) -> Any:
@@ -178,8 +178,10 @@ def train_rllib(run: Run) -> TrainingResult:
     from agents.training.rllib.selfplay import push_snapshots
 
     config = run.config
-    folder = _verified_resume(run) if run.state is not None else None
-    labels = read_labels(config)
+    resuming = run.state is not None  # a resumed run goes on from its checkpoint
+    folder = _verified_resume(run) if resuming else None
+    labels = None if resuming else read_labels(config)
+    init = None if resuming else read_init(config)
     # the learner runs in this process, never beside sampling (PPO's iterations sample, then update): a thread a core
     # that other processes leave free, up to config.threads, measured before Ray starts (its env runners, once
     # running, would count as other processes)
@@ -206,7 +208,7 @@ def train_rllib(run: Run) -> TrainingResult:
             runs.discard_uncommitted(run.out, state)
             print(f"resuming at iteration {state.iterations} ({state.timesteps:,} learner steps)")
         else:
-            _warm_start(algorithm, run, labels, phases, threads)
+            _warm_start(algorithm, run, init, labels, phases, threads)
         # none for a new run (this process may have run another)
         push_snapshots(algorithm, state.snapshots, draw_weights=league.weights(state.snapshots))
         return _train_loop(algorithm, run, state, league, phases, threads)
@@ -217,16 +219,18 @@ def train_rllib(run: Run) -> TrainingResult:
             ray.shutdown()
 
 
-def _warm_start(algorithm: Any, run: Run, labels: Any, phases: Phases, threads: LearnerThreads) -> None:
-    """Before PPO: ``main`` fitted to the labels or to the teacher's games, as the sb3 learner is; then sent out."""
-    from agents.training.imitation.warm_start import imitate
-    from agents.training.rllib.module import imitation_heads
+def _warm_start(
+    algorithm: Any, run: Run, init: Layers | None, labels: Any, phases: Phases, threads: LearnerThreads
+) -> None:
+    """Before PPO: ``main`` from ``init``, then fitted to the labels or the teacher's games; then sent out."""
+    from agents.training.rllib.module import actor_linears, imitation_heads
     from agents.training.rllib.selfplay import MAIN
 
     config = run.config
     module = main_spec(config.hidden, config.rule_facts).build()
     module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
-    if imitate(run, labels, phases, threads, module.parameters(), imitation_heads(module)):
+    network = Network(module.parameters(), imitation_heads(module), actor_linears(module)[0])
+    if warm_start(run, init, labels, phases, threads, network):
         algorithm.learner_group.set_weights({MAIN: module.get_state()})
         algorithm.env_runner_group.sync_weights(
             from_worker_or_learner_group=algorithm.learner_group, inference_only=True

@@ -1,11 +1,11 @@
 """The sb3 backend: sb3-contrib's MaskablePPO in this process, on the compiled engine's vector env.
 
-A new run first imitates the teacher (the tuned heuristic by default; policy and critic fitted to its games,
-:mod:`agents.training.imitation`), or search-labelled decisions (``labels``, :mod:`agents.training.expert`);
-``init`` starts the policy from a network's weights before that. The learner then plays from a random seat against
-opponents drawn per seat and per episode from the pool (:class:`~agents.training.core.config.PoolConfig`), in many
-environments at once. Output (besides :mod:`agents.training.core.runs`' files): ``model.zip``, the final policy, and
-``logs/`` (CSV and TensorBoard).
+A new run starts from a network's weights (``init``, by default the shipped network for its table), or from a fresh
+network that imitates the teacher (the tuned heuristic; policy and critic fitted to its games,
+:mod:`agents.training.imitation`) or search-labelled decisions (``labels``, :mod:`agents.training.expert`). The
+learner then plays from a random seat against opponents drawn per seat and per episode from the pool
+(:class:`~agents.training.core.config.PoolConfig`), in many environments at once. Output (besides
+:mod:`agents.training.core.runs`' files): ``model.zip``, the final policy, and ``logs/`` (CSV and TensorBoard).
 """
 
 from __future__ import annotations
@@ -38,16 +38,8 @@ from agents.training.core.phases import (
     Phases,
 )
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
-from agents.training.imitation.warm_start import read_labels
-from gubs_env.encoding.action_table import NUM_ACTIONS
-from gubs_env.encoding.observation import OBS_SIZE
-from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
+from agents.training.imitation.warm_start import Network, read_init, read_labels, warm_start
 from gubs_env.support.files import write_atomically
-
-
-def init_shapes(rule_facts: bool) -> list[tuple[int, int]]:
-    """The learner's actor layers (``net_arch`` 256x256 over its inputs, then the action logits): ``init``'s."""
-    return [(256, POLICY_INPUT_SIZE if rule_facts else OBS_SIZE), (256, 256), (NUM_ACTIONS, 256)]
 
 
 class CheckpointLoadError(RunSetupError):
@@ -62,9 +54,10 @@ def train_sb3(run: Run) -> TrainingResult:
     """
     config = run.config
     learner_device(config.device)  # a device this machine lacks is refused before anything is written
-    checkpoint = _verified_resume(run) if run.state is not None else b""
-    labels = read_labels(config)
-    init_layers = _read_init(config) if config.init is not None else None
+    resuming = run.state is not None
+    checkpoint = _verified_resume(run) if resuming else b""
+    labels = None if resuming else read_labels(config)
+    init_layers = None if resuming else read_init(config)
     with learner_threads(config.threads or 1) as threads:
         return _train(run, checkpoint, labels, init_layers, threads)
 
@@ -80,28 +73,6 @@ def _verified_resume(run: Run) -> bytes:
         return runs.read_checkpoint(run.out, run.state)
     except (RunFileError, ModelFileError) as error:
         raise RunSetupError(str(error)) from None
-
-
-def _read_init(config: TrainingConfig) -> Any:
-    """The actor layers of ``init`` (a shipped network or a model file), shaped as the learner's."""
-    from agents.bots.model_file import ModelFileError, load_policy
-
-    assert config.init is not None
-    path = config.init.model_file
-    if path is None:
-        raise RunSetupError(f"init: {config.init} is not a network (a shipped name or a .zip or .npz model file)")
-    try:
-        weights = load_policy(path)
-    except ModelFileError as error:
-        raise RunSetupError(f"init: {error}") from None
-    shapes = [w.shape for w, _ in weights.layers]
-    expected = init_shapes(config.rule_facts)
-    if weights.activation != "tanh" or shapes != expected:
-        raise RunSetupError(
-            f"init: {config.init} has {weights.activation} layers shaped {shapes}; the learner's are tanh {expected}"
-            + (" (rule_facts: its first layer reads the observation and the facts)" if config.rule_facts else "")
-        )
-    return weights.layers
 
 
 @contextmanager
@@ -180,27 +151,11 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
 
 def _warm_start(model: Any, run: Run, labels: Any, init_layers: Any, phases: Phases, threads: LearnerThreads) -> None:
     """Before PPO: the policy from ``init``, then fitted to the labels or to the teacher's games, within the budget."""
-    from agents.training.imitation.demonstrations import sb3_heads
-    from agents.training.imitation.warm_start import imitate
-
-    if init_layers is not None:
-        _load_actor(model, init_layers)
-        print(f"policy starts from {run.config.init}")
-    imitate(run, labels, phases, threads, model.policy.parameters(), sb3_heads(model))
-
-
-def _load_actor(model: Any, layers: list[tuple[Any, Any]]) -> None:
-    """Copy ``layers`` (weight ``(out, in)``, bias) into the learner's actor: hidden layers, then the action head."""
-    import numpy as np
-    import torch
-
     from agents.bots.model_file import actor_modules
+    from agents.training.imitation.demonstrations import sb3_heads
 
-    modules, _ = actor_modules(model.policy)
-    with torch.no_grad():
-        for module, (weight, bias) in zip(modules, layers, strict=True):
-            module.weight.copy_(torch.from_numpy(np.array(weight)))  # a copy: the loaded arrays are read-only
-            module.bias.copy_(torch.from_numpy(np.array(bias)))
+    network = Network(model.policy.parameters(), sb3_heads(model), actor_modules(model.policy)[0])
+    warm_start(run, init_layers, labels, phases, threads, network)
 
 
 def _train(run: Run, checkpoint: bytes, labels: Any, init_layers: Any, threads: LearnerThreads) -> TrainingResult:
