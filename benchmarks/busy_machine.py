@@ -4,7 +4,8 @@
 
 1. the warm start's fit, seconds per epoch, with the learner's threads chosen by the load (as train.py does) and
    with a fixed count of two (as train.py did before: a thread pool on busy cores);
-2. ``python train.py --minutes M`` (skipped with ``--minutes 0``): its wall time, timesteps, and the shares its
+2. ``python train.py --minutes M`` (skipped with ``--minutes 0``): its wall time, timesteps, how much of its warm
+   start's imitation it kept (the default imitates nothing: it starts from the shipped network), and the shares its
    summary printed.
 
 Compare the rows of one run: figures from different runs on a shared machine differ. docs/speed.md has the
@@ -100,12 +101,18 @@ def train_run(minutes: float) -> dict[str, str]:
         wall = time.perf_counter() - start
     summary = next((line for line in done.stdout.splitlines() if "the time went to:" in line), "")
     steps = re.search(r"trained ([\d,]+) timesteps", summary)
-    cut = next((line for line in done.stdout.splitlines() if "cut to the" in line), "")
+    imitated = next((line for line in done.stdout.splitlines() if line.startswith("imitated ")), "")
+    if not imitated:  # the default starts from a shipped network: nothing to fit
+        warm_start = "imitating nothing"
+    elif "cut to the" in imitated:
+        warm_start = "cut: " + imitated.split("cut to the", 1)[1].split(". More", 1)[0]
+    else:
+        warm_start = "whole"
     return {
         "wall": f"{wall:.0f} s",
         "timesteps": steps.group(1) if steps else "?",
         "shares": summary.split("the time went to: ", 1)[-1],
-        "warm start": "cut: " + cut.split("cut to the", 1)[1].split(". More", 1)[0] if cut else "whole",
+        "warm start": warm_start,
     }
 
 
