@@ -47,6 +47,19 @@ def read_labels(config: TrainingConfig) -> Any:
         raise RunSetupError(f"labels: {error}") from None
 
 
+def read_start(run: Run) -> tuple[Layers | None, Any]:
+    """What a new run starts from, read and checked before anything is written: ``init``'s layers and the labels.
+
+    Both are None for a resumed run, which goes on from its checkpoint (and its files may be gone).
+
+    Raises:
+        agents.training.core.runs.RunSetupError: see :func:`read_init` and :func:`read_labels`.
+    """
+    if run.state is not None:
+        return None, None
+    return read_init(run.config), read_labels(run.config)
+
+
 def actor_shapes(config: TrainingConfig) -> list[tuple[int, int]]:
     """The learner's actor layers ``(out, in)``: its inputs, then ``hidden`` (tanh), then the action logits."""
     widths = [POLICY_INPUT_SIZE if config.rule_facts else OBS_SIZE, *config.hidden, NUM_ACTIONS]

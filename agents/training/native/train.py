@@ -39,7 +39,7 @@ from agents.training.core.league import League
 from agents.training.core.phases import BUILDING, CHECKPOINTS, EVALUATIONS, LEARNER, SAVING, Phases
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
 from agents.training.core.seating import seat_player
-from agents.training.imitation.warm_start import Network, read_init, read_labels, warm_start
+from agents.training.imitation.warm_start import Network, read_start, warm_start
 from agents.training.native import rollout
 from agents.training.native.evaluate import OPPONENT_KINDS, seat_rotated_match
 from agents.training.native.learner import Learner, UpdateStats, ValueNorm
@@ -54,10 +54,8 @@ SEAT_KINDS = {SELF: rollout.POLICY, HEURISTIC: rollout.HEURISTIC, RANDOM: rollou
 def train_native(run: Run) -> TrainingResult:
     """Run (or continue) ``run`` on the native backend; see :func:`agents.training.train`."""
     config = run.config
-    resuming = run.state is not None  # a resumed run goes on from its checkpoint
-    checkpoint = _verified_resume(run) if resuming else None
-    labels = None if resuming else read_labels(config)
-    init = None if resuming else read_init(config)
+    checkpoint = _verified_resume(run) if run.state is not None else None
+    init, labels = read_start(run)
     threads = LearnerThreads(config.threads or 1)  # the cores other processes leave free, up to config.threads
     threads.start()
     phases = Phases(run.started)

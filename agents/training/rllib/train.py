@@ -31,7 +31,7 @@ from agents.training.core.phases import (
     Phases,
 )
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
-from agents.training.imitation.warm_start import Layers, Network, read_init, read_labels, warm_start
+from agents.training.imitation.warm_start import Layers, Network, read_start, warm_start
 
 
 def build_config(config: TrainingConfig, callback: Any = None) -> Any:
@@ -178,10 +178,8 @@ def train_rllib(run: Run) -> TrainingResult:
     from agents.training.rllib.selfplay import push_snapshots
 
     config = run.config
-    resuming = run.state is not None  # a resumed run goes on from its checkpoint
-    folder = _verified_resume(run) if resuming else None
-    labels = None if resuming else read_labels(config)
-    init = None if resuming else read_init(config)
+    folder = _verified_resume(run) if run.state is not None else None
+    init, labels = read_start(run)
     # the learner runs in this process, never beside sampling (PPO's iterations sample, then update): a thread a core
     # that other processes leave free, up to config.threads, measured before Ray starts (its env runners, once
     # running, would count as other processes)

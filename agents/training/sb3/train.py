@@ -38,7 +38,7 @@ from agents.training.core.phases import (
     Phases,
 )
 from agents.training.core.runs import Run, RunFileError, RunSetupError, RunState, TrainingResult
-from agents.training.imitation.warm_start import Network, read_init, read_labels, warm_start
+from agents.training.imitation.warm_start import Network, read_start, warm_start
 from gubs_env.support.files import write_atomically
 
 
@@ -54,10 +54,8 @@ def train_sb3(run: Run) -> TrainingResult:
     """
     config = run.config
     learner_device(config.device)  # a device this machine lacks is refused before anything is written
-    resuming = run.state is not None
-    checkpoint = _verified_resume(run) if resuming else b""
-    labels = None if resuming else read_labels(config)
-    init_layers = None if resuming else read_init(config)
+    checkpoint = _verified_resume(run) if run.state is not None else b""
+    init_layers, labels = read_start(run)
     with learner_threads(config.threads or 1) as threads:
         return _train(run, checkpoint, labels, init_layers, threads)
 
