@@ -276,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     warm.add_argument(
         "--imitate-games",
         type=non_negative_int,
-        help=f"teacher games imitated first ({backend_default('imitate_games')})",
+        help=f"teacher games imitated first ({backend_default('imitate_games')}; 0 from --init's network)",
     )
     warm.add_argument(
         "--teacher", choices=TEACHERS, help="whose games --imitate-games imitates (default: heuristic-tuned)"

@@ -110,7 +110,10 @@ def open_run(config: TrainingConfig | None, out: str | Path | None, resume: bool
     chosen = config if config is not None else resumed_config(stored, {})  # the run's own, with a new budget
     if chosen.backend != state.backend:
         raise RunSetupError(f"{folder} is a {state.backend} run: it resumes on the {state.backend} backend only")
-    if any(getattr(chosen, name) not in (getattr(stored, name), None, False, ()) for name in NEW_RUN_FIELDS):
+    given_anew = [
+        name for name in NEW_RUN_FIELDS if getattr(chosen, name) and getattr(chosen, name) != getattr(stored, name)
+    ]
+    if given_anew:
         raise RunSetupError("labels and init start a new run; a resumed run goes on from its checkpoint")
     chosen = replace(chosen, **{name: getattr(stored, name) for name in NEW_RUN_FIELDS})  # how the run started
     for name in NETWORK_FIELDS:
