@@ -29,7 +29,8 @@ TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-pro
         (["--bogus"], "unrecognized arguments"),
         (["--opponent", "ppo-9p"], "unknown shipped model 'ppo-9p'"),
         (["--p-random", "0.6", "--p-heuristic", "0.6"], "add up to more than 1"),
-        (["--backend", "rllib", "--shaping", "1"], "the rllib backend cannot honour shaping"),
+        (["--backend", "rllib", "--opponent", "heuristic"], "the rllib backend cannot honour opponent"),
+        (["--shaping", "0.1"], "--shaping was removed: score-margin shaping gained nothing"),
         (["--iterations", "3"], "the sb3 backend cannot honour iterations"),
         (["--backend", "tf"], "invalid choice: 'tf'"),
     ],
@@ -173,7 +174,7 @@ def test_each_backend_brings_its_own_defaults_and_settings_override_them():
         ({"native": {"clip": 0.3}}, "the sb3 backend cannot honour native"),
         ({"backend": "native", "n_steps": 64}, "the native backend cannot honour n_steps"),
         ({"backend": "native", "snapshot_every": 64}, "the native backend cannot honour snapshot_every"),
-        ({"backend": "native", "shaping": 0.1}, "the native backend cannot honour shaping"),
+        ({"backend": "native", "opponent": "heuristic"}, "the native backend cannot honour opponent"),
         ({"backend": "native", "ent_coef": 0.01}, "the native backend cannot honour ent_coef"),
         ({"backend": "native", "pool": {"self_share": 0.5}}, "the native backend cannot honour a pool with snapshots"),
         ({"luck_worlds": 8, "backend": "native"}, "luck_worlds and luck_value go with luck_returns"),
@@ -192,10 +193,11 @@ def test_a_config_round_trips_through_its_json_and_refuses_hostile_run_data():
     data = json.loads(json.dumps(config.to_json()))
     assert TrainingConfig.from_json(data) == config
     assert TrainingConfig.from_json(config.resolved().to_json()) == config.resolved()
-    earlier = {**data, "engine": "fast", "vec_env": "dummy", "workers": 4}  # a run file of an earlier version
+    earlier = {**data, "engine": "fast", "vec_env": "dummy", "workers": 4, "shaping": 0.0}  # an earlier version's
     assert TrainingConfig.from_json(earlier) == config
     for hostile, message in [
-        ({**data, "engine": "reference"}, "trained with engine 'reference', which training no longer plays"),
+        ({**data, "engine": "reference"}, r"trained with engine 'reference' \(replaced by the compiled engine's"),
+        ({**data, "shaping": 0.5}, r"trained with shaping 0.5 \(score-margin shaping was removed"),
         ({**data, "vec_env": "subproc"}, "trained with vec_env 'subproc'"),
         ({**data, "speed": 1}, "unknown setting 'speed'"),
         ({**data, "opponent": "os:system"}, "names code to import, which a run file may not"),
@@ -232,7 +234,7 @@ def committed_run(folder, **state):
 
 
 def test_resume_goes_on_with_the_runs_config_unless_flags_set_it_anew(tmp_path):
-    stored = TrainingConfig(players=(4,), shaping=0.5, opponent="heuristic", minutes=1, seed=3)
+    stored = TrainingConfig(players=(4,), opponent="heuristic", minutes=1, seed=3)
     committed_run(tmp_path, timesteps=10, config=stored.to_json())
     resumed = parse(["--resume", "--out", str(tmp_path)])
     assert resumed.resume and resumed.config == replace(stored, minutes=None)  # the budget is this command's
@@ -277,7 +279,7 @@ def test_a_run_file_of_the_earlier_format_resumes_with_its_settings(tmp_path):
         ({"config": {"players": [9]}}, "a table size must be from 2 to 6"),
         ({"config": {"players": "2"}}, "table sizes must be"),
         ({"config": {"pool": {"p_random": 2}}}, "p_random must be a number from 0 to 1"),
-        ({"config": {"shaping": -1}}, "shaping must be"),
+        ({"config": {"shaping": -1}}, "trained with shaping -1"),
         ({"config": {"speed": 1}}, "unknown setting 'speed'"),
         ({"config": {"opponent": 5}}, "opponent must be an agent spec"),
         ({"config": {"opponent": "ppo-9p"}}, "unknown shipped model"),

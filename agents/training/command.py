@@ -52,8 +52,14 @@ of whole games (--backend native). By default a new run starts from the stronges
 policy or one of its last 5 snapshots, those it does not yet beat drawn more often) or the heuristic's (35%, an
 anchor). --p-heuristic 1 trains against the heuristic alone; --from-scratch is pure self-play, with no hand-written
 bot at any seat and nothing imitated."""
-RETIRED_FLAGS = ("--engine", "--vec-env", "--workers")
-"""Flags of training on the reference engine, refused with a line saying what replaced them (CHANGELOG.md)."""
+REFERENCE_ENGINE_GONE = "every backend trains on the compiled engine's self-play core, which plays the same games"
+RETIRED_FLAGS = {
+    "--engine": REFERENCE_ENGINE_GONE,
+    "--vec-env": REFERENCE_ENGINE_GONE,
+    "--workers": REFERENCE_ENGINE_GONE,
+    "--shaping": "score-margin shaping gained nothing, measured twice",
+}
+"""Removed flags, each refused with a line saying why it went (CHANGELOG.md)."""
 SEEDS_OUT = "runs/seeds-{backend}"
 """Where ``--seeds`` puts its runs without ``--out``: one folder, so that running the command again finishes them."""
 
@@ -90,13 +96,11 @@ def _shown(value: object) -> str:
 
 
 class _Retired(argparse.Action):
-    """A retired flag: one line saying that every run trains on the compiled engine now."""
+    """A retired flag: one line saying why it went (:data:`RETIRED_FLAGS`)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        parser.error(
-            f"{self.option_strings[0]} was removed: every backend trains on the compiled engine's self-play core, "
-            "which plays the same games (CHANGELOG.md); leave it out"
-        )
+        flag = self.option_strings[0]
+        parser.error(f"{flag} was removed: {RETIRED_FLAGS[flag]} (CHANGELOG.md); leave it out")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -213,7 +217,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DEVICE",
         help="where the learner computes: auto (a CUDA GPU when torch sees one), cpu, cuda or cuda:N (default: auto)",
     )
-    ppo.add_argument("--shaping", type=non_negative_float, help="score-margin reward shaping weight (sb3; default: 0)")
     levers = parser.add_argument_group("levers (a backend that cannot apply one refuses it)")
     levers.add_argument(
         "--rule-facts",

@@ -19,19 +19,11 @@ from gubs_env.envs.selfplay import SelfPlayEnv
 
 
 class PoolSelfPlayEnv(SelfPlayEnv):
-    """A :class:`SelfPlayEnv` whose opponents are drawn from an :class:`OpponentPool` at every reset.
+    """A :class:`SelfPlayEnv` whose opponents are drawn from an :class:`OpponentPool` at every reset."""
 
-    ``shaping`` adds a potential-based term to the reward: ``shaping * (phi(after) - phi(before))`` with
-    ``phi`` the learner's score minus the best opponent score, and ``phi = 0`` once the game is over. It gives
-    credit for gaining ground during the game without changing which policy is best; the win/loss reward
-    at the end is unchanged.
-    """
-
-    def __init__(self, num_players: int, pool: PoolConfig, seed: int = 0, shaping: float = 0.0, **kwargs: Any) -> None:
+    def __init__(self, num_players: int, pool: PoolConfig, seed: int = 0, **kwargs: Any) -> None:
         super().__init__(num_players=num_players, **kwargs)
         self.pool = OpponentPool(pool, seed)
-        self.shaping = shaping
-        self._potential = 0.0
         self.labels: list[str] = []
         """This episode's opponents' seat labels, clockwise from the learner (:mod:`agents.training.core.league`)."""
 
@@ -53,26 +45,12 @@ class PoolSelfPlayEnv(SelfPlayEnv):
         for opponent in opponents:
             opponent.reset(int(self.pool.rng.integers(2**31)))
         self.set_opponents(opponents)
-        observation, info = super().reset(seed=seed, options=options)
-        self._potential = self._margin()
-        return observation, info
+        return super().reset(seed=seed, options=options)
 
     def step(self, action: int):
-        """The env's step, with the shaping term added to the reward.
-
-        At the end of an episode ``info["opponents"]`` holds the opponents' seat labels clockwise from the learner.
-        """
+        """The env's step; at the end of an episode ``info["opponents"]`` holds the opponents' seat labels clockwise
+        from the learner."""
         observation, reward, terminated, truncated, info = super().step(action)
         if terminated or truncated:
             info["opponents"] = list(self.labels)
-        if not self.shaping:  # the scores cost time at every step
-            return observation, reward, terminated, truncated, info
-        potential = 0.0 if terminated or truncated else self._margin()
-        reward += self.shaping * (potential - self._potential)
-        self._potential = potential
         return observation, reward, terminated, truncated, info
-
-    def _margin(self) -> float:
-        scores = self._started().scores()
-        me = scores[self.learner]
-        return float(me - max(s for seat, s in enumerate(scores) if seat != self.learner))

@@ -41,10 +41,16 @@ TEACHERS = ("heuristic", TUNED)
 """Whose games a new run may imitate before PPO (``heuristic-tuned`` when ``teacher`` is unset)."""
 NO_INIT = "none"
 """``init``'s value for a fresh network: the policy starts from random weights."""
-RETIRED = {"engine": "fast", "vec_env": "dummy", "workers": None}
-"""Fields run files of earlier versions hold, each with the only value a run may still resume with (``None``: any):
-training on the reference engine (``engine``, and its worker processes ``vec_env`` and ``workers``) was replaced by
-the compiled engine's self-play core, which plays the same games."""
+REFERENCE_ENGINE_RETIRED = "replaced by the compiled engine's self-play core, which plays the same games"
+RETIRED: dict[str, tuple[Any, str]] = {
+    "engine": ("fast", REFERENCE_ENGINE_RETIRED),
+    "vec_env": ("dummy", REFERENCE_ENGINE_RETIRED),
+    "workers": (None, REFERENCE_ENGINE_RETIRED),
+    "shaping": (0.0, "score-margin shaping was removed: it gained nothing, measured twice"),
+}
+"""Fields run files of earlier versions hold, each with the only value a run may still resume with (``None``: any)
+and why the others are gone: training on the reference engine (``engine``, and its worker processes ``vec_env`` and
+``workers``), and sb3's score-margin reward (``shaping``; docs/results/training-log.md)."""
 
 RANDOM = "random"
 HEURISTIC = "heuristic"
@@ -384,8 +390,6 @@ class TrainingConfig:
     pool: PoolConfig | None = None
     """Who plays the opponent seats (None: the backend's default: the league on sb3 and RLlib, every seat the
     learner's current policy on the native backend, which keeps no snapshots)."""
-    shaping: float = 0.0
-    """Weight of the potential-based score-margin reward term (sb3 only; 0: none)."""
     opponent: AgentSpec | None = None
     """One agent that plays every opponent seat instead of the pool, evaluated against too (sb3)."""
     learning_rate: float | None = None
@@ -495,7 +499,6 @@ class TrainingConfig:
         _check_int("seed", self.seed, 0, MAX_TRAINING_SEED)
         _check_int("imitate_games", self.imitate_games, 0, optional=True)
         _check_int("env_runners", self.env_runners, 0)
-        _check_number("shaping", self.shaping, at_least=0)
         _check_number("learning_rate", self.learning_rate, above=0, optional=True)
         _check_number("imitate_lr", self.imitate_lr, above=0, optional=True)
         _check_number("ent_coef", self.ent_coef, at_least=0, optional=True)
@@ -538,7 +541,7 @@ class TrainingConfig:
             "address": self.address is not None,
             "code_installed": self.code_installed,
         }
-        sb3_only = {"shaping": self.shaping != 0, "opponent": self.opponent is not None}
+        sb3_only = {"opponent": self.opponent is not None}
         native_only = {
             "every_seat": bool(self.every_seat),
             "luck_returns": self.luck_returns,
@@ -718,16 +721,13 @@ class TrainingConfig:
 
 
 def _without_retired(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` less the fields runs of earlier versions held, or a ConfigError for a run on the reference engine.
+    """``data`` less the fields runs of earlier versions held, or a ConfigError for a run trained in a retired way.
 
     Those fields: the :data:`RETIRED` ones, and the teacher of a run that imitated nothing.
     """
-    for name, kept in RETIRED.items():
+    for name, (kept, why) in RETIRED.items():
         if kept is not None and data.get(name, kept) != kept:
-            raise ConfigError(
-                f"this run was trained with {name} {_brief(data[name])}, which training no longer plays "
-                "(replaced by the compiled engine's self-play core): start a new run"
-            )
+            raise ConfigError(f"this run was trained with {name} {_brief(data[name])} ({why}): start a new run")
     current = {key: value for key, value in data.items() if key not in RETIRED}
     if not current.get("imitate_games") and not current.get("labels"):
         current.pop("teacher", None)  # earlier versions wrote the default teacher into runs that imitated nothing

@@ -13,7 +13,7 @@ vector env's (one implementation); this adapter adds what belongs to training:
   one numpy forward pass per round over the stacked observations of its games; any other agent is asked game by
   game; a decision with a single legal id is played for any opponent without asking it, as ``SelfPlayEnv`` does;
 * an environment whose episode ended is reset at once (SB3's auto-reset, the vector env's SAME_STEP mode): the
-  ended episode's observation is in ``infos[i]["terminal_observation"]``; the optional shaping term is added.
+  ended episode's observation is in ``infos[i]["terminal_observation"]``.
 
 Seeded the same way, each environment draws its opponents, its learner seats and its deals from the same
 generators, in the same order, as its readable oracle does (:class:`gubs_env.envs.selfplay.SelfPlayEnv` with the
@@ -129,8 +129,7 @@ class FastSelfPlayVecEnv(VecEnv):
 
     The games, the opponent rounds and the new episodes are :class:`gubs_env.envs.vector.GubsVectorEnv`'s (in its
     SAME_STEP autoreset mode); this class draws each episode's opponents from the environment's pool, turns them
-    into batched opponents, and speaks SB3's ``VecEnv`` (infos as a list of dicts, ``terminal_observation``, the
-    shaping term).
+    into batched opponents, and speaks SB3's ``VecEnv`` (infos as a list of dicts, ``terminal_observation``).
 
     Args:
         num_envs: how many environments (games) the vector holds.
@@ -138,7 +137,6 @@ class FastSelfPlayVecEnv(VecEnv):
             (environment ``i`` plays ``players[i % len(players)]``), as train.py's ``--players`` does.
         pool: the opponent pool's probabilities (its snapshot list is set later by ``set_snapshots``).
         seed: environment ``i``'s generators start from ``seed + i`` (see :meth:`seed` to change them).
-        shaping: weight of a potential-based term: shaping * (score margin after - before), 0 once over (0: none).
         on_illegal: ``"lose"`` (an illegal learner id ends that episode with reward -1 and
             ``info["illegal_action"] = True``) or ``"raise"`` (the engine's ``IllegalActionError``, nothing
             changes), as in ``SelfPlayEnv``.
@@ -148,7 +146,7 @@ class FastSelfPlayVecEnv(VecEnv):
         **rule_options: engine rule options for every game.
 
     Raises:
-        ValueError: a bad count, table size, probability, shaping or rule option.
+        ValueError: a bad count, table size, probability or rule option.
     """
 
     def __init__(
@@ -157,7 +155,6 @@ class FastSelfPlayVecEnv(VecEnv):
         players: int | Sequence[int] | TableSizes = 2,
         pool: PoolConfig | None = None,
         seed: int = 0,
-        shaping: float = 0.0,
         on_illegal: str = "lose",
         threads: int | None = None,
         opponent: Agent | None = None,
@@ -165,8 +162,6 @@ class FastSelfPlayVecEnv(VecEnv):
     ) -> None:
         if opponent is not None and not isinstance(opponent, Agent):
             raise ValueError(f"opponent must be None or an Agent, not {brief(opponent)}")
-        if isinstance(shaping, bool) or not isinstance(shaping, (int, float)) or not 0 <= shaping < float("inf"):
-            raise ValueError(f"shaping must be a finite number of at least 0, not {brief(shaping)}")
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seed must be an int >= 0, not {brief(seed)}")
         config = PoolConfig() if pool is None else pool
@@ -181,7 +176,6 @@ class FastSelfPlayVecEnv(VecEnv):
             threads=1 if threads is None else threads,
             **rule_options,
         )
-        self.shaping = float(shaping)
         self.render_mode = None
         self.pools = [OpponentPool(config, seed + i) for i in range(num_envs)]
         self.opponent = opponent
@@ -198,7 +192,6 @@ class FastSelfPlayVecEnv(VecEnv):
         self._ended_labels: list[list[str]] = [[] for _ in range(num_envs)]
         """Per environment, the labels of the episode that ended in this step (the next one is drawn before the
         step returns)."""
-        self._potential = np.zeros(num_envs, dtype=np.float64)
         self._started = False
         self._pending: Any = None
         self._has_pending = False
@@ -257,8 +250,6 @@ class FastSelfPlayVecEnv(VecEnv):
         self._reset_options()
         observations, _ = self.vector.reset(seed=seeds)
         self._started = True
-        if self.shaping:
-            self._potential[:] = self._margins()
         self.reset_infos = [{"learner_seat": int(s)} for s in self.learner_seat]
         return observations
 
@@ -275,8 +266,6 @@ class FastSelfPlayVecEnv(VecEnv):
         pending, self._pending, self._has_pending = self._pending, None, False
         observations, rewards, terminated, truncated, info = self.vector.step(pending)
         dones = terminated | truncated
-        if self.shaping:
-            self._add_shaping(rewards, dones)
         return observations, rewards, dones, self._infos(dones, truncated & ~terminated, info)
 
     def action_masks(self) -> np.ndarray:
@@ -415,22 +404,6 @@ class FastSelfPlayVecEnv(VecEnv):
             if illegal is not None and illegal[i]:
                 infos[i]["illegal_action"] = True
         return infos
-
-    def _add_shaping(self, rewards: np.ndarray, dones: np.ndarray) -> None:
-        """The potential-based term: shaping * (margin after - margin before), 0 once over."""
-        margins = self._margins()  # the ended environments' margins are their next episodes' first ones
-        potential = np.where(dones, 0.0, margins)
-        rewards += (self.shaping * (potential - self._potential)).astype(np.float32)
-        self._potential[:] = np.where(dones, margins, potential)
-
-    def _margins(self) -> np.ndarray:
-        """Per game, the learner's score minus the best other score."""
-        scores = self.games.scores().astype(np.float64)
-        rows = np.arange(self.num_envs)
-        mine = scores[rows, self.learner_seat].copy()
-        scores[rows, self.learner_seat] = -np.inf
-        scores[np.arange(MAX_PLAYERS) >= self.num_players[:, None]] = -np.inf  # seats a game does not have hold 0
-        return mine - scores.max(axis=1)
 
     def _indices(self, indices: VecEnvIndices) -> list[int]:
         return list(self._get_indices(indices))

@@ -116,7 +116,6 @@ def make_envs(config: TrainingConfig) -> Any:
         config.players,
         config.seats,
         seed=config.seed,
-        shaping=config.shaping,
         opponent=opponent,
     )
     venv.seed(config.seed)
