@@ -169,7 +169,6 @@ def test_each_backend_brings_its_own_defaults_and_settings_override_them():
         ({"rule_facts": 1}, "rule_facts must be True or False"),
         ({"luck_returns": True}, "the sb3 backend cannot honour luck_returns"),
         ({"every_seat": True, "backend": "rllib"}, "the rllib backend cannot honour every_seat"),
-        ({"skip_forced": True, "backend": "rllib"}, "the rllib backend cannot honour skip_forced"),
         ({"skip_forced": False}, "the sb3 backend cannot honour skip_forced"),
         ({"native": {"clip": 0.3}}, "the sb3 backend cannot honour native"),
         ({"backend": "native", "n_steps": 64}, "the native backend cannot honour n_steps"),

@@ -231,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     levers.add_argument(
         "--skip-forced",
         action=argparse.BooleanOptionalAction,
-        help="play decisions with one legal id without learning from them (native, default on; sb3 fast: always)",
+        help="play decisions with one legal id without learning from them (default on; sb3: always)",
     )
     levers.add_argument(
         "--luck-returns",

@@ -473,6 +473,16 @@ def test_thirds_with_a_known_letter_and_one_drawn():
     assert ref.chi2_fits(drawn, {bin_: p for bin_, p in exact.items() if p > 1e-12})
 
 
+@pytest.mark.parametrize("size", [2, 3, 4, 17, 61])
+def test_the_compiled_put_back_is_the_references_to_the_bit(size):
+    rng = np.random.default_rng(size)
+    cube = rng.random((size + 2,) * 3) * det._increasing(3, size + 2)  # Letters stand at rising heights
+    for p in (cube, cube[:size, :size, :size], np.zeros((size,) * 3)):  # a larger array read below size, a view
+        assert np.array_equal(fd.compiled_put_back(p, size), det.put_back(p, size))
+    fewer = rng.random((size, size)) * det._increasing(2, size)  # fewer Letters: the reference's own step
+    assert np.array_equal(fd.compiled_put_back(fewer, size), det.put_back(fewer, size))
+
+
 def test_the_kernels_draw_the_reference_posterior():
     # The compiled sampler reads the reference's own arrays: each way's cells and the running sum of its probability.
     history = ((50, det.PUT_BACK), (51, det.PUT_BACK), (44, det.LETTER_DRAWN), (30, det.PUT_BACK))

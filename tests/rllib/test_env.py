@@ -146,6 +146,8 @@ def test_step_before_reset_is_a_clear_error():
         {"players": [2], "rule_options": {"no_such_rule": 1}},
         {"players": [2], "rule_options": "max_turns=5"},
         {"players": [2], "rule_options": {1: 2}},
+        {"players": [2], "skip_forced": 1},
+        {"players": [2], "skip_forced": "yes"},
         [("players", [2])],
         "players",
     ],

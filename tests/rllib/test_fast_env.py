@@ -58,6 +58,49 @@ def test_both_engines_give_the_same_episodes_for_a_seed(players):
         assert_same(play(fast, seed, games=2), play(reference, seed, games=2))
 
 
+def first_legal_game(env: GubsMultiAgentEnv, seed: int) -> tuple[list, dict]:
+    """One game from ``seed`` in which every seat plays its lowest legal id: the results and the game played."""
+    observations, _ = env.reset(seed=seed)
+    trace: list = [observations]
+    while True:
+        ((name, observation),) = observations.items()
+        result = env.step({name: int(np.flatnonzero(observation[MASK_KEY])[0])})
+        trace.append(result)
+        observations = result[0]
+        if result[2]["__all__"] or result[3]["__all__"]:
+            return trace, env.game.to_dict()
+
+
+@pytest.mark.parametrize("players", [[2], [3, 5]])
+def test_skipping_forced_decisions_plays_the_same_games_with_no_single_id_shown(players):
+    """Both engines of the env and the tables' slots skip alike; the game played is the one every decision gives."""
+    sizes = TableSizes.of(players)
+    tables = FastTables(len(players), sizes, {}, skip_forced=True)
+    for slot in range(len(players)):
+        config = {"players": players, "slot": slot}
+        skipping = {
+            engine: GubsMultiAgentEnv({**config, "engine": engine, "skip_forced": True})
+            for engine in ("fast", "reference")
+        }
+        every = GubsMultiAgentEnv({**config, "engine": "fast"})
+        for seed in range(3):
+            trace, game = first_legal_game(skipping["reference"], seed)
+            assert_same(first_legal_game(skipping["fast"], seed), (trace, game))
+            every_trace, every_game = first_legal_game(every, seed)
+            assert game == every_game and len(trace) < len(every_trace)  # a forced id is the lowest legal one
+            shown = [trace[0]] + [result[0] for result in trace[1:-1]]
+            assert all(observation[MASK_KEY].sum() > 1 for step in shown for observation in step.values())
+            observations = tables.reset([slot], [seed])[0]
+            assert_same(observations, trace[0])
+            for expected in trace[1:]:
+                ((_, observation),) = observations.items()
+                actions = np.full(len(players), -1, dtype=np.int64)
+                actions[slot] = int(np.flatnonzero(observation[MASK_KEY])[0])
+                result = tables.step(actions)[slot]
+                assert_same(result, expected)
+                observations = result[0]
+
+
 @pytest.mark.parametrize("illegal_at", [0, 1, 7])
 def test_an_illegal_id_ends_the_game_alike_on_both_engines(illegal_at):
     config = {"players": [3]}

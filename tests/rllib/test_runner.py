@@ -16,10 +16,12 @@ from tests.rllib.test_training import tiny_config
 pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-multi-agent-env-v0")
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory):
+@pytest.fixture(
+    scope="module", params=[("--no-skip-forced",), ("--skip-forced",)], ids=["every-decision", "skip-forced"]
+)
+def recorded(request):
     """A fast env runner (3 games, 2- and 3-player tables) that records every deal and step of its batch."""
-    config = build_config(tiny_config("--env-runners", "0", "--envs", "3", "--players", "2", "3"))
+    config = build_config(tiny_config("--env-runners", "0", "--envs", "3", "--players", "2", "3", *request.param))
     assert config.env_runner_cls is FastEnvRunner
     runner = FastEnvRunner(config=config)
     tables = runner._tables
@@ -61,10 +63,11 @@ def test_each_slot_plays_the_reference_envs_games_for_its_seed(recorded):
             acting[slot] = next(iter(result[0]))
     assert log[0][1] == ([0, 1, 2], [config.seed, config.seed + 1, config.seed + 2])
     assert games > 3  # some games ended and their slots were dealt again
+    assert envs[0]._play.skip_forced is config.env_config["skip_forced"]
 
 
 def test_the_episodes_hold_what_was_played(recorded):
-    _, log, episodes = recorded
+    config, log, episodes = recorded
     steps = sum(len(returned) for kind, _, returned in log if kind == "step")
     assert sum(episode.env_steps() for episode in episodes) == steps
     done = [episode for episode in episodes if episode.is_done]
@@ -76,5 +79,7 @@ def test_the_episodes_hold_what_was_played(recorded):
             actions = agent_episode.get_actions()
             assert observations[OBS_KEY].shape[1] == 512
             assert all(masks[t][actions[t]] == 1 for t in range(len(actions))), f"{name} chose an illegal id"
+            if config.env_config["skip_forced"]:  # a seat is shown no decision with a single legal id
+                assert all(masks[t].sum() > 1 for t in range(len(actions)))
             assert not masks[-1].any()  # the last observation closes the seat's episode
             assert sum(agent_episode.get_rewards()) in (-1.0, 0.0, 1.0)

@@ -269,7 +269,7 @@ _RLLIB_DEFAULTS: dict[str, Any] = {
     "eval_every": 100_000,
     "snapshot_every": 50_000,
     "checkpoint_every": 50_000,
-    "skip_forced": False,
+    "skip_forced": True,
 }
 DEFAULTS: dict[Backend, dict[str, Any]] = {
     "sb3": {
@@ -432,8 +432,8 @@ class TrainingConfig:
     """Learn from the decisions of every seat the learner's current policy plays, not only its own seat's (the
     native backend; sb3 and RLlib learn from one seat a game)."""
     skip_forced: bool | None = None
-    """Decisions with a single legal id are played without becoming samples (the native backend either way, sb3
-    always, RLlib never)."""
+    """Decisions with a single legal id are played without becoming samples (the native backend and RLlib either
+    way, by default; sb3 always). On RLlib the seats then neither observe nor act at them."""
     luck_returns: bool = False
     """Each decision learns from its outcome less the luck of the draws after it (the native backend:
     :mod:`agents.training.native.luck_returns`; the same expectation, less of the draw's noise)."""
@@ -552,12 +552,7 @@ class TrainingConfig:
             forced = self.skip_forced is False
             return {**rllib_only, **native_only, "hidden": self.hidden != (256, 256), "skip_forced": forced}
         if self.backend == "rllib":
-            return {
-                **sb3_only,
-                **native_only,
-                "skip_forced": bool(self.skip_forced),
-                "device cuda:N": self.device.startswith("cuda:"),
-            }
+            return {**sb3_only, **native_only, "device cuda:N": self.device.startswith("cuda:")}
         return {
             **rllib_only,
             **sb3_only,

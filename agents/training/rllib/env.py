@@ -48,6 +48,7 @@ from agents.training.rllib.seats import (
     playing,
     possible_agents,
     rule_options_of,
+    skip_forced_of,
     slot_of,
     table_sizes,
 )
@@ -76,8 +77,10 @@ class GubsMultiAgentEnv(MultiAgentEnv):
     Args:
         config: ``players`` (the run's table sizes, default ``[2]``), ``slot`` (which of the run's slots this env
             is, so which size it plays; default the env runner's index, else 0), ``rule_options`` (engine rule
-            options, e.g. ``{"max_turns": 500}``) and ``engine`` (``"reference"``, the default, ``"fast"`` or
-            ``"auto"``); RLlib passes its ``EnvContext`` here. The agent ids cover every size of ``players``.
+            options, e.g. ``{"max_turns": 500}``), ``engine`` (``"reference"``, the default, ``"fast"`` or
+            ``"auto"``) and ``skip_forced`` (decisions with one legal id are played for their seat, which neither
+            observes nor acts at them; default False); RLlib passes its ``EnvContext`` here. The agent ids cover
+            every size of ``players``.
 
     Raises:
         ValueError: a bad table size, rule option or engine.
@@ -93,7 +96,7 @@ class GubsMultiAgentEnv(MultiAgentEnv):
         self.engine = engine_of(config)
         self.players = int(self.sizes.per_slot(1, slot_of(config))[0])
         """The table size this env's games have."""
-        self._play = _Games(self.engine, self.players, self.rule_options)
+        self._play = _Games(self.engine, self.players, self.rule_options, skip_forced_of(config))
         self.possible_agents = list[Any](possible_agents(self.sizes.as_list()))
         self.agents = []
         one = observation_space()
@@ -149,9 +152,10 @@ class GubsMultiAgentEnv(MultiAgentEnv):
 class _Games:
     """One game after another on either engine: the deals of a seat stream, ids in, the env's dicts out."""
 
-    def __init__(self, engine: Engine, players: int, rule_options: dict[str, Any]) -> None:
+    def __init__(self, engine: Engine, players: int, rule_options: dict[str, Any], skip_forced: bool) -> None:
         open_table(engine, players, 0, **rule_options)  # the engine checks the options now, not at the first reset
         self.engine, self.players, self.rule_options = engine, players, rule_options
+        self.skip_forced = skip_forced
         self._rng = np.random.default_rng()
         self._table: IdTable | None = None
         self._names: list[str] = []
@@ -178,8 +182,12 @@ class _Games:
             self._rng = np.random.default_rng(seed)
         # the slot's stream draws as the self-play core's does (a seat, then the deal), so both deal the same games;
         # RLlib's own runner seats the learner by the episode (agents.training.rllib.selfplay.learner_seat)
-        _, deal = next_game(self._rng, self.players)
-        self._table = open_table(self.engine, self.players, deal, **self.rule_options)
+        while True:  # a deal whose forced decisions end it is followed by the next one
+            _, deal = next_game(self._rng, self.players)
+            self._table = open_table(self.engine, self.players, deal, **self.rule_options)
+            self._play_forced()
+            if not self._table.over:
+                break
         self._names = [agent_id(seat, self.players) for seat in range(self.players)]
         self._seen = set()
         return self._to_act()
@@ -189,9 +197,19 @@ class _Games:
         if not self._mask[action]:
             return illegal_end(self._final_observations(), self._names[seat], action)
         table.step(action)
+        self._play_forced()
         if table.over:
             return game_over(self._final_observations(), self._names, table.winners(), table.truncated)
         return playing(self._to_act())
+
+    def _play_forced(self) -> None:
+        """With ``skip_forced``, play every decision with one legal id until one has more or the game is over."""
+        table = self.table()
+        while self.skip_forced and not table.over:
+            mask = table.action_mask()
+            if mask.sum() != 1:
+                break
+            table.step(int(np.argmax(mask)))
 
     def _to_act(self) -> AgentDict:
         table, seat = self.table(), self.seat_to_act()

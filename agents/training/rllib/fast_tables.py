@@ -39,13 +39,24 @@ class FastTables:
         sizes: the run's table sizes (checked by :func:`~agents.training.rllib.seats.table_sizes`).
         rule_options: engine rule options for every game.
         first: the run's number of this batch's first slot (an env runner's offset among the runners).
+        skip_forced: decisions with one legal id are played for their seat, as the env plays them
+            (:func:`~agents.training.rllib.seats.skip_forced_of`).
 
     Raises:
         ValueError: a bad slot count, first slot or rule option.
     """
 
-    def __init__(self, num_slots: int, sizes: TableSizes, rule_options: Mapping[str, Any], first: int = 0) -> None:
+    def __init__(
+        self,
+        num_slots: int,
+        sizes: TableSizes,
+        rule_options: Mapping[str, Any],
+        first: int = 0,
+        *,
+        skip_forced: bool = False,
+    ) -> None:
         self.num_slots = num_slots
+        self.skip_forced = skip_forced
         # the core's one thread: env runners are one process per core already, and the learner may share this one
         self.core = SelfPlayTables(num_slots, sizes, first=first, rule_options=rule_options)
         """The self-play core these games are played on."""
@@ -81,7 +92,10 @@ class FastTables:
         restart = [(slot, seed) for slot, seed in zip(slots, seeds, strict=True) if seed is not None]
         if restart:
             self.core.seed_streams(*zip(*restart, strict=True))
-        self.core.deal_next(slots)
+        dealing = np.asarray(slots, dtype=np.int64)
+        while dealing.size:  # a deal whose forced decisions end it is followed by the slot's next one, as in the env
+            self.core.deal_next(dealing)
+            dealing = np.asarray(self._play_forced(dealing), dtype=np.int64)
         self._seen[list(slots)] = False
         return [self._to_act(slot) for slot in slots]
 
@@ -103,8 +117,9 @@ class FastTables:
         legal = tables.legal(actions)
         seats = {int(slot): self.seat_to_act(int(slot)) for slot in slots}
         illegal = np.flatnonzero(acting & ~legal)
-        ended = sorted([*tables.step(np.where(legal, actions, SKIP)).tolist(), *illegal.tolist()])
+        ended = [*tables.step(np.where(legal, actions, SKIP)).tolist(), *illegal.tolist()]
         tables.end(illegal)
+        ended = sorted([*ended, *self._play_forced(slots)])
         finals = self._final_observations(ended)
         results: list[StepResult | None] = [None] * self.num_slots
         for slot in ended:
@@ -117,6 +132,18 @@ class FastTables:
             if results[slot] is None:
                 results[slot] = playing(self._to_act(slot))
         return results
+
+    def _play_forced(self, slots: np.ndarray) -> list[int]:
+        """Play each decision with one legal id in ``slots``' running games (``skip_forced``); the games it ended."""
+        ended: list[int] = []
+        while self.skip_forced:
+            rows = slots[self.core.forced()[slots]]
+            if not rows.size:
+                break
+            actions = np.full(self.num_slots, SKIP, dtype=np.int64)
+            actions[rows] = self.core.forced_ids(rows)
+            ended += self.core.step(actions).tolist()
+        return ended
 
     def _check(self, actions: np.ndarray) -> np.ndarray:
         """The slots that act; raises ``ValueError`` for anything :meth:`step` refuses."""

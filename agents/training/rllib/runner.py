@@ -45,7 +45,7 @@ from ray.rllib.utils.metrics import (
 
 from agents.bots.threads import set_torch_threads
 from agents.training.rllib.fast_tables import FastTables
-from agents.training.rllib.seats import MASK_KEY, OBS_KEY, AgentDict, rule_options_of, table_sizes
+from agents.training.rllib.seats import MASK_KEY, OBS_KEY, AgentDict, rule_options_of, skip_forced_of, table_sizes
 from agents.training.rllib.selfplay import tag_learner_seat
 
 _NOT_STORED = (Columns.ACTIONS, Columns.ACTIONS_FOR_ENV)
@@ -68,7 +68,9 @@ class FastEnvRunner(MultiAgentEnvRunner):
         config = self.config.env_config
         # the runners' games are the run's slots, numbered runner after runner (the local runner is 0)
         first = (self.worker_index or 0) * self.num_envs  # a runner built alone has no index
-        self._tables = FastTables(self.num_envs, table_sizes(config), rule_options_of(config), first)
+        self._tables = FastTables(
+            self.num_envs, table_sizes(config), rule_options_of(config), first, skip_forced=skip_forced_of(config)
+        )
         self._acting: list[tuple[str, dict[str, np.ndarray]]] = [("", {})] * self.num_envs
         """Per slot, the agent that must decide and its observation."""
 

@@ -65,12 +65,13 @@ def observation_space() -> spaces.Dict:
     )
 
 
-def env_config_sizes(sizes: TableSizes) -> dict[str, Any]:
-    """The ``players`` entry of an env config, written from the run's table sizes (Ray's configs are plain dicts).
+def env_config(sizes: TableSizes, skip_forced: bool = False) -> dict[str, Any]:
+    """An env config written from the run's table sizes and ``skip_forced`` (Ray's configs are plain dicts).
 
-    :func:`table_sizes` reads it back: the one pair of functions through which table sizes cross into Ray.
+    :func:`table_sizes` and :func:`skip_forced_of` read it back: the one pair of ways the run's settings cross into
+    Ray.
     """
-    return {"players": sizes.as_list()}
+    return {"players": sizes.as_list(), "skip_forced": skip_forced}
 
 
 def table_sizes(config: Mapping[str, Any]) -> TableSizes:
@@ -80,6 +81,20 @@ def table_sizes(config: Mapping[str, Any]) -> TableSizes:
         ValueError: a missing, empty or out-of-range list.
     """
     return TableSizes.of(config.get("players", [2]))
+
+
+def skip_forced_of(config: Mapping[str, Any]) -> bool:
+    """The ``skip_forced`` entry of an env config (default False): forced decisions are played for their seat.
+
+    A decision with one legal id is then neither observed nor acted on by its seat.
+
+    Raises:
+        ValueError: not True or False.
+    """
+    skip = config.get("skip_forced", False)
+    if not isinstance(skip, bool):
+        raise ValueError(f"skip_forced is True or False, not {skip!r}")
+    return skip
 
 
 def rule_options_of(config: Mapping[str, Any]) -> dict[str, Any]:

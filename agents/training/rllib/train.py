@@ -49,7 +49,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
     from agents.training.rllib.learner import DiagnosedPPOLearner
     from agents.training.rllib.module import FixedAgentModule
     from agents.training.rllib.runner import FastEnvRunner
-    from agents.training.rllib.seats import env_config_sizes
+    from agents.training.rllib.seats import env_config
     from agents.training.rllib.selfplay import HEURISTIC, MAIN, RANDOM, SeatMapping, slots, tally_episode
     from gubs_env.encoding.action_table import NUM_ACTIONS
 
@@ -65,7 +65,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
         )
     ppo = (
         PPOConfig()
-        .environment(GubsMultiAgentEnv, env_config=env_config_sizes(config.players))
+        .environment(GubsMultiAgentEnv, env_config=env_config(config.players, bool(config.skip_forced)))
         .framework("torch")
         .env_runners(
             num_env_runners=config.env_runners,

@@ -18,7 +18,7 @@ import functools
 import itertools
 import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from math import comb
 from typing import NamedTuple, TypeVar
@@ -519,7 +519,13 @@ def dealt_letters(placement: str, num_players: int) -> np.ndarray:
     return p
 
 
-def follow_history(p: np.ndarray, size: int, history: Sequence[DeckEvent], deck_size: int) -> np.ndarray | None:
+PutBack = Callable[[np.ndarray, int], np.ndarray]
+"""How a card other than a Letter put back is followed: :func:`put_back`, or the compiled engine's same step."""
+
+
+def follow_history(
+    p: np.ndarray, size: int, history: Sequence[DeckEvent], deck_size: int, put_back_step: PutBack = put_back
+) -> np.ndarray | None:
     """The Letters' heights after ``history``, then cards other than Letters drawn down to ``deck_size``.
 
     Args:
@@ -527,6 +533,7 @@ def follow_history(p: np.ndarray, size: int, history: Sequence[DeckEvent], deck_
         size: the deck's size that ``p`` is for.
         history: the deck's events since, in order (:data:`DeckEvent`); every Letter drawn is one of them.
         deck_size: the deck's size now.
+        put_back_step: what follows a card other than a Letter put back (the compiled engine passes its own).
 
     Returns:
         The heights now, or ``None`` where the history does not fit (a size it could not reach, a Letter drawn or put
@@ -537,7 +544,7 @@ def follow_history(p: np.ndarray, size: int, history: Sequence[DeckEvent], deck_
             return None
         p, size = draw_others(p, at), at
         if what == PUT_BACK:
-            p, size = put_back(p, size), size + 1
+            p, size = put_back_step(p, size), size + 1
         elif what == PUT_BACK_LETTER and p.ndim < len(LETTERS):
             p, size = put_back_letter(p, size), size + 1
         elif what == LETTER_DRAWN and p.ndim:
@@ -567,6 +574,7 @@ def letter_posterior(
     known_letters: tuple[int, ...],
     missing: int,
     history: tuple[DeckEvent, ...] | None = None,
+    put_back_step: PutBack = put_back,
 ) -> LetterPosterior | None:
     """The exact posterior of the hidden Letters' cells, given the deal, the history and what the viewer knows.
 
@@ -579,6 +587,7 @@ def letter_posterior(
         missing: Letters among the hidden cells.
         history: the deck's events since the deal (:data:`DeckEvent`); ``None`` where it was not recorded: no card
             was put back since, and the Letters out of the deck were drawn at any time.
+        put_back_step: as :func:`follow_history`'s.
 
     Returns:
         The posterior, or ``None`` where the model can't explain the position (the deck is larger than the
@@ -587,7 +596,7 @@ def letter_posterior(
     if history is None:
         p, after_deal = dealt_letters(placement, num_players), _after_deal(num_players)
         return seen_letters(p, after_deal, deck_size, hidden, known_letters, missing, drawn_unrecorded=True)
-    followed = _followed(placement, num_players, history)
+    followed = _followed(placement, num_players, history, put_back_step)
     if followed is None:
         return None
     p, size = followed
@@ -603,7 +612,9 @@ def _after_deal(num_players: int) -> int:
 
 
 @functools.lru_cache(maxsize=16)
-def _followed(placement: str, num_players: int, history: tuple[DeckEvent, ...]) -> tuple[np.ndarray, int] | None:
+def _followed(
+    placement: str, num_players: int, history: tuple[DeckEvent, ...], put_back_step: PutBack
+) -> tuple[np.ndarray, int] | None:
     """The Letters' heights just after ``history``'s last event, and the deck's size then, remembered (read-only).
 
     Built on the history less its last event (remembered too): a game asks again after each new event, and the draws
@@ -611,12 +622,12 @@ def _followed(placement: str, num_players: int, history: tuple[DeckEvent, ...]) 
     """
     if not history:
         return dealt_letters(placement, num_players), _after_deal(num_players)
-    previous = _followed(placement, num_players, history[:-1])
+    previous = _followed(placement, num_players, history[:-1], put_back_step)
     if previous is None:
         return None
     at, what = history[-1]
     size = at - 1 if what == LETTER_DRAWN else at + 1
-    p = follow_history(previous[0], previous[1], history[-1:], size)
+    p = follow_history(previous[0], previous[1], history[-1:], size, put_back_step)
     if p is None:
         return None
     p.setflags(write=False)
