@@ -5,13 +5,17 @@ opponent at every other seat, seat-rotated (game ``g``: seat ``g % n``, deal ``s
 deals them), timing each game (:func:`agents.evaluate.matches.play_game`, its action ids kept), then the adjustment
 of the same games (:meth:`agents.evaluate.luck.LuckEstimator.game`, which also replays the deck's history). Each
 round is timed in CPU time of this process, one BLAS and torch thread, as a tournament worker runs; the first round
-also loads what the later ones find cached. docs/luck.md ("Cost") has the figures and the aims.
+also loads what the later ones find cached. ``--reference-put-back`` adjusts each round's games a second time with
+the reference engine's step for a card put back in place of the compiled one (an A/B in one process, whose rounds
+share the machine's load). docs/luck.md ("Cost") has the figures and the aims.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from contextlib import nullcontext
+from unittest import mock
 
 from agents.bots.registry import make_agent
 from agents.bots.spec import AgentSpecError
@@ -41,7 +45,27 @@ def build_parser() -> CommandParser:
         "--worlds", type=luck_worlds, default=worlds, help=f"re-dealt worlds a step (default: {worlds})"
     )
     parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal (default: 0)")
+    parser.add_argument(
+        "--reference-put-back",
+        action="store_true",
+        help="also adjust each round with the reference's step for a card put back (a column more)",
+    )
     return parser
+
+
+def adjusting_ms(estimator: LuckEstimator, n: int, games: list[tuple[int, list[int]]], reference: bool) -> float:
+    """CPU ms a game to adjust ``games``, nothing remembered from before; ``reference``: the reference's put-back."""
+    import gubs_env.engine.positions.determinize as det
+    import gubs_env.fast.determinize as fd
+
+    det.letter_posterior.cache_clear()
+    det._followed.cache_clear()
+    step = mock.patch.object(fd, "compiled_put_back", det.put_back) if reference else nullcontext()
+    with step:
+        start = time.process_time()
+        for deal, ids in games:
+            estimator.game(n, deal, ids)
+    return (time.process_time() - start) / len(games) * 1e3
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,8 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     n = args.players
     estimator = LuckEstimator(LuckSettings(worlds=args.worlds))
     print(f"{args.agent} against {args.opponent}, {n} players, {args.games} games a round, {args.worlds} worlds")
-    print("| round | playing, ms a game | adjusting, ms a game | adjusting / playing |")
-    print("|---:|---:|---:|---:|")
+    extra = (" | adjusting, reference put-back", "|---:") if args.reference_put_back else ("", "")
+    print(f"| round | playing, ms a game | adjusting, ms a game | adjusting / playing{extra[0]} |")
+    print(f"|---:|---:|---:|---:{extra[1]}|")
     with threadpool_limits(1):
         for round_ in range(1, args.rounds + 1):
             agent, opponent = make_agent(args.agent, args.seed), make_agent(args.opponent, args.seed + 1)
@@ -71,11 +96,11 @@ def main(argv: list[str] | None = None) -> int:
                 play_game([opponent] * seat + [agent] + [opponent] * (n - 1 - seat), deal, played=ids)
                 games.append((deal, ids))
             playing = (time.process_time() - start) / args.games * 1e3
-            start = time.process_time()
-            for deal, ids in games:
-                estimator.game(n, deal, ids)
-            adjusting = (time.process_time() - start) / args.games * 1e3
-            print(f"| {round_} | {playing:.2f} | {adjusting:.2f} | {adjusting / playing:.2f}× |", flush=True)
+            adjusting = adjusting_ms(estimator, n, games, reference=False)
+            row = f"| {round_} | {playing:.2f} | {adjusting:.2f} | {adjusting / playing:.2f}× |"
+            if args.reference_put_back:
+                row += f" {adjusting_ms(estimator, n, games, reference=True):.2f} |"
+            print(row, flush=True)
     return 0
 
 
