@@ -217,6 +217,10 @@ class NativeSettings:
         return self.entropy_start + (self.entropy_end - self.entropy_start) * progress
 
 
+MAX_GRAD_NORM = 0.5
+"""The norm each PPO update's gradient is clipped to on sb3 (its own default) and RLlib (which clipped nothing
+before; docs/results/training-log.md); native's is :attr:`NativeSettings.max_grad_norm`."""
+
 DEVICE = re.compile(r"auto|cpu|cuda(:\d{1,2})?")
 """What :attr:`TrainingConfig.device` may be."""
 

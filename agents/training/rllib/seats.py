@@ -68,8 +68,7 @@ def observation_space() -> spaces.Dict:
 def env_config(sizes: TableSizes, skip_forced: bool = False) -> dict[str, Any]:
     """An env config written from the run's table sizes and ``skip_forced`` (Ray's configs are plain dicts).
 
-    :func:`table_sizes` and :func:`skip_forced_of` read it back: the one pair of ways the run's settings cross into
-    Ray.
+    :func:`table_sizes` and :func:`skip_forced_of` read it back: the one way the run's settings cross into Ray.
     """
     return {"players": sizes.as_list(), "skip_forced": skip_forced}
 

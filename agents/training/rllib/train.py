@@ -19,7 +19,7 @@ from typing import Any
 from agents.bots.spec import FINAL_POLICY
 from agents.bots.threads import LearnerThreads
 from agents.training.core import budget, reports, runs
-from agents.training.core.config import TrainingConfig, learner_device
+from agents.training.core.config import MAX_GRAD_NORM, TrainingConfig, learner_device
 from agents.training.core.curves import plot_learning_curve, read_progress
 from agents.training.core.league import League
 from agents.training.core.phases import (
@@ -86,6 +86,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
             train_batch_size_per_learner=config.iteration_steps,
             minibatch_size=config.batch_size,
             num_epochs=config.epochs,
+            grad_clip=MAX_GRAD_NORM,
         )
         .multi_agent(
             policies=set(specs),
