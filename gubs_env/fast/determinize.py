@@ -156,7 +156,7 @@ def compiled_put_back(p: np.ndarray, size: int) -> np.ndarray:
     """
     if p.ndim != 3:
         return put_back(p, size)
-    return _put_back_three(np.ascontiguousarray(p[:size, :size, :size], dtype=np.float64), size)
+    return _put_back_three(p, size)  # read in place: the kernel reads no cell at or above size
 
 
 @nb.njit(cache=True)
@@ -165,7 +165,8 @@ def _put_back_three(p: np.ndarray, size: int) -> np.ndarray:
 
     The card lands above them all (``size - c`` places of ``size + 1``), or moves the Letters from the ``j``-lowest
     up one cell: from ``(a-1, b-1, c-1)`` by ``a`` places, from ``(a, b-1, c-1)`` by ``b-1-a``, from ``(a, b, c-1)``
-    by ``c-1-b``; a cell at or above ``size`` held no Letter before.
+    by ``c-1-b``; a cell at or above ``size`` held no Letter before, and ``p`` (of side ``size`` or more) is read
+    below it only.
     """
     room = size + 1
     out = np.zeros((room, room, room))
