@@ -256,6 +256,10 @@ def test_the_luck_diagnostics_run_on_a_runs_checkpoint(tmp_path):
     assert "luck (shipped), 2 worlds" in paired and "luck (critic), 2 worlds" in paired and "grad_cosine" in paired
     decisions = script("luck_returns_decisions", str(run), "1", "4")
     assert "both off: advantages" in decisions
+    cost = script("luck_returns_cost", str(run), "--batches", "1", "--worlds", "2", "--players", "3")
+    assert "8 games a batch at 3 players" in cost and "luck (critic, every row)" in cost
+    difference = float(re.search(r"largest difference (\S+)$", cost, re.MULTILINE).group(1))
+    assert difference < 1e-5  # the same judgement both ways, to float32's precision
 
 
 # --- apprentice_step.py -----------------------------------------------------------------------------------------------

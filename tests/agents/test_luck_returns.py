@@ -150,6 +150,17 @@ def test_a_checkpoint_with_a_garbage_luck_scale_is_a_one_line_refusal(tmp_path, 
     assert "\n" not in str(refused.value)
 
 
+def seat_views(rows, n):
+    """Each seat's own observation in each row, in row order (row 0's seats first)."""
+    from agents.bots.search.value import FEATURES, leaf_features
+    from gubs_env.encoding.observation import OBS_SIZE
+
+    views = np.zeros((len(rows) * n, FEATURES), dtype=np.float32)
+    for index in range(len(views)):
+        leaf_features(rows[index // n], index % n, views[index])
+    return views[:, :OBS_SIZE]
+
+
 def test_the_critics_judgement_is_each_seats_outcome_as_a_chance_scaled_to_one_and_a_finished_game_its_result():
     from agents.evaluate.luck import ObservationValue
     from gubs_env.fast import FastGames
@@ -160,19 +171,56 @@ def test_the_critics_judgement_is_each_seats_outcome_as_a_chance_scaled_to_one_a
         games.step(np.argmax(games.mask, axis=1))
     rows = games.states.copy()
     calls = []
+    weights = np.random.default_rng(0).normal(size=512)
 
     def outcome(observations):
         calls.append(observations.copy())
-        return np.linspace(-1.0, 0.5, len(observations))
+        return np.tanh(observations @ weights)
 
     chances = ObservationValue(outcome)(rows, 3)
     assert chances.shape == (3, 3) and np.allclose(chances.sum(axis=1), 1.0)
-    expected = (np.linspace(-1.0, 0.5, 9) + 1) / 2
-    expected = np.clip(expected, 1e-6, 1).reshape(3, 3)
+    views = seat_views(rows, 3)
+    assert len(calls) == 1 and {v.tobytes() for v in calls[0]} == {v.tobytes() for v in views}
+    expected = np.clip((outcome(views) + 1) / 2, 1e-6, 1).reshape(3, 3)
     assert np.allclose(chances, expected / expected.sum(axis=1, keepdims=True))
     actor = int(games.actor[0])
-    own_view = calls[0][actor]  # the acting seat's observation, as the games show it
-    assert calls[0].shape == (9, 512) and np.allclose(own_view, games.obs[0], rtol=FLOAT32["rel"], atol=FLOAT32["abs"])
+    own_view = views[actor]  # the acting seat's observation, as the games show it
+    assert np.allclose(own_view, games.obs[0], rtol=FLOAT32["rel"], atol=FLOAT32["abs"])
+
+
+def test_the_critic_is_asked_once_per_distinct_observation_and_never_of_a_finished_row():
+    from agents.evaluate.luck import ObservationValue
+    from gubs_env.fast import S_OVER, FastGames
+    from gubs_env.fast import layout as L
+
+    games = FastGames(2)
+    games.reset(seeds=np.arange(2), num_players=np.array([2, 2]))
+    for _ in range(20):
+        games.step(np.argmax(games.mask, axis=1))
+    open_row, finished = games.states[0].copy(), games.states[1].copy()
+    finished[L.STEP] = S_OVER
+    rows = np.stack([open_row, open_row, finished, open_row])  # one position three times, and a finished game
+    calls = []
+    weights = np.random.default_rng(1).normal(size=512)
+
+    def outcome(observations):
+        calls.append(observations.copy())
+        return np.tanh(observations @ weights)
+
+    chances = ObservationValue(outcome)(rows, 2)
+    assert len(calls) == 1 and len(calls[0]) == 2  # the open position's two seats, once each
+    assert np.array_equal(chances[0], chances[1]) and np.array_equal(chances[0], chances[3])
+    expected = np.clip((outcome(seat_views(rows[:1], 2)) + 1) / 2, 1e-6, 1)
+    assert np.allclose(chances[0], expected / expected.sum())
+
+
+def test_rows_are_grouped_exactly_even_where_two_distinct_ones_share_their_weighted_sum(monkeypatch):
+    import agents.evaluate.luck as luck
+
+    monkeypatch.setattr(luck, "_ROW_KEY", np.zeros(512, dtype=np.float32))  # every row the same sum
+    rows = np.random.default_rng(2).integers(0, 2, size=(40, 512)).astype(np.float32)[np.arange(80) % 7]
+    first, inverse = luck._distinct_rows(rows)
+    assert len(first) == 7 and np.array_equal(rows[first][inverse], rows)
 
 
 def test_a_run_judged_by_its_own_critic_logs_its_scale_resumes_with_it_and_keeps_its_judge(tmp_path):

@@ -157,6 +157,10 @@ class ObservationValue:
     :class:`NetworkValue`'s are. A finished game is worth its result. A self-play run's own critic judges the luck
     this way, with no network fitted on anyone else's games; as long as ``outcome`` stays one function while a
     batch's luck is measured, each correction keeps mean 0 whatever it estimates.
+
+    ``outcome`` is asked once per distinct observation of an unfinished row. Most rows of a chance step repeat one:
+    a seat that saw nothing of a re-dealt card has the same view in every world (about 62% of the rows at 2
+    players, 72% at 4), and a critic's forward pass is most of the cost.
     """
 
     def __init__(self, outcome: Callable[[np.ndarray], np.ndarray]) -> None:
@@ -167,11 +171,37 @@ class ObservationValue:
         features = np.empty((len(rows) * num_players, FEATURES), dtype=np.float32)
         results = np.empty((len(rows), num_players), dtype=np.float64)
         open_rows = _features_and_results(rows, num_players, features, results)
-        # a seat's value features begin with its observation (leaf_features): the critic reads that part alone
-        values = np.asarray(self.outcome(np.ascontiguousarray(features[:, :OBS_SIZE])), dtype=np.float64)
-        chances = np.clip((values + 1) / 2, 1e-6, 1.0).reshape(len(rows), num_players)
+        chances = np.ones((len(rows), num_players))  # a finished row's stand-in: its results replace it below
+        asked = np.repeat(open_rows, num_players)
+        if asked.any():
+            # a seat's value features begin with its observation (leaf_features): the critic reads that part alone
+            values = self._each_outcome(features[asked, :OBS_SIZE])
+            chances[open_rows] = np.clip((values + 1) / 2, 1e-6, 1.0).reshape(-1, num_players)
         chances /= chances.sum(axis=1, keepdims=True)
         return np.where(open_rows[:, None], chances, results)
+
+    def _each_outcome(self, observations: np.ndarray) -> np.ndarray:
+        """float64 ``outcome`` of every observation, computed on the distinct ones only."""
+        with one_blas_thread():  # the grouping's product is small: more BLAS threads would only wait on each other
+            first, inverse = _distinct_rows(observations)
+        return np.asarray(self.outcome(observations[first]), dtype=np.float64)[inverse]
+
+
+_ROW_KEY = np.random.default_rng(0).random(OBS_SIZE).astype(np.float32)
+"""Weights that turn an observation into one number: distinct observations almost never share it."""
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The index of each distinct row's first copy, and each row's distinct row: ``rows[first][inverse] == rows``.
+
+    Rows are grouped by a weighted sum (fast), then checked; where two distinct rows share a sum, they are grouped by
+    their bytes instead (exact, a few times slower).
+    """
+    _, first, inverse = np.unique(rows @ _ROW_KEY, return_index=True, return_inverse=True)
+    if not np.array_equal(rows[first][inverse], rows):
+        keys = np.ascontiguousarray(rows).view(np.dtype((np.void, rows.shape[1] * rows.itemsize))).ravel()
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
 
 
 class ConstantValue:
