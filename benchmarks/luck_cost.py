@@ -5,9 +5,10 @@ opponent at every other seat, seat-rotated (game ``g``: seat ``g % n``, deal ``s
 deals them), timing each game (:func:`agents.evaluate.matches.play_game`, its action ids kept), then the adjustment
 of the same games (:meth:`agents.evaluate.luck.LuckEstimator.game`, which also replays the deck's history). Each
 round is timed in CPU time of this process, one BLAS and torch thread, as a tournament worker runs; the first round
-also loads what the later ones find cached. ``--reference-put-back`` adjusts each round's games a second time with
-the reference engine's step for a card put back in place of the compiled one (an A/B in one process, whose rounds
-share the machine's load). docs/luck.md ("Cost") has the figures and the aims.
+also loads what the later ones find cached. ``--reference-steps`` adjusts each round's games a second time with
+the reference engine's steps of the Letters' posterior in place of the compiled ones (a card put back, the ways'
+weights: an A/B in one process, whose rounds share the machine's load). docs/luck.md ("Cost") has the figures and
+the aims.
 """
 
 from __future__ import annotations
@@ -46,21 +47,21 @@ def build_parser() -> CommandParser:
     )
     parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal (default: 0)")
     parser.add_argument(
-        "--reference-put-back",
+        "--reference-steps",
         action="store_true",
-        help="also adjust each round with the reference's step for a card put back (a column more)",
+        help="also adjust each round with the reference's steps of the Letters' posterior (a column more)",
     )
     return parser
 
 
 def adjusting_ms(estimator: LuckEstimator, n: int, games: list[tuple[int, list[int]]], reference: bool) -> float:
-    """CPU ms a game to adjust ``games``, nothing remembered from before; ``reference``: the reference's put-back."""
+    """CPU ms a game to adjust ``games``, nothing remembered from before; ``reference``: the reference's steps."""
     import gubs_env.engine.positions.determinize as det
     import gubs_env.fast.determinize as fd
 
     det.letter_posterior.cache_clear()
     det._followed.cache_clear()
-    step = mock.patch.object(fd, "compiled_put_back", det.put_back) if reference else nullcontext()
+    step = mock.patch.object(fd, "COMPILED_STEPS", det.REFERENCE_STEPS) if reference else nullcontext()
     with step:
         start = time.process_time()
         for deal, ids in games:
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     n = args.players
     estimator = LuckEstimator(LuckSettings(worlds=args.worlds))
     print(f"{args.agent} against {args.opponent}, {n} players, {args.games} games a round, {args.worlds} worlds")
-    extra = (" | adjusting, reference put-back", "|---:") if args.reference_put_back else ("", "")
+    extra = (" | adjusting, reference steps", "|---:") if args.reference_steps else ("", "")
     print(f"| round | playing, ms a game | adjusting, ms a game | adjusting / playing{extra[0]} |")
     print(f"|---:|---:|---:|---:{extra[1]}|")
     with threadpool_limits(1):
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             playing = (time.process_time() - start) / args.games * 1e3
             adjusting = adjusting_ms(estimator, n, games, reference=False)
             row = f"| {round_} | {playing:.2f} | {adjusting:.2f} | {adjusting / playing:.2f}× |"
-            if args.reference_put_back:
+            if args.reference_steps:
                 row += f" {adjusting_ms(estimator, n, games, reference=True):.2f} |"
             print(row, flush=True)
     return 0

@@ -165,8 +165,8 @@ def _private_fast_imports(graph: dict[str, set[str]], package: str = "agents") -
 
 ENGINE_BENCHMARKS = {"engine_speed", "world_sampler", "luck_cost"}
 """The benchmarks that time the compiled engine's internals (docs/fast.md, "The public face"): its own, and the luck
-adjustment's, whose ``--reference-put-back`` puts the reference's step for a card put back in place of the compiled
-one."""
+adjustment's, whose ``--reference-steps`` puts the reference's steps of the Letters' posterior in place of the
+compiled ones."""
 
 
 def test_the_other_benchmarks_use_the_compiled_engine_through_its_public_face_only() -> None:

@@ -289,7 +289,7 @@ def test_the_luck_cost_benchmark_times_playing_then_adjusting_the_same_games():
     printed = script("luck_cost", *argv)
     assert "random against heuristic, 3 players, 6 games a round, 2 worlds" in printed
     assert len(re.findall(r"^\| [12] \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d× \|$", printed, re.MULTILINE)) == 2
-    both = script("luck_cost", *argv, "--rounds", "1", "--reference-put-back")
+    both = script("luck_cost", *argv, "--rounds", "1", "--reference-steps")
     assert re.search(r"^\| 1 \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d× \| \d+\.\d\d \|$", both, re.MULTILINE)
 
 

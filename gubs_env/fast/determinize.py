@@ -22,6 +22,7 @@ cannot see reaches a world.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,10 +38,12 @@ from gubs_env.engine.positions.determinize import (
     DeckEvent,
     DeckRedeal,
     Knowledge,
+    PosteriorSteps,
     _answer_kinds,  # one definition of which kinds answer the open window, shared with the reference sampler
     answer_splits,
     letter_posterior,
     put_back,
+    rising_weights,
     unknown_counts,
     window_demands,
 )
@@ -141,9 +144,9 @@ def letter_ways(
 
     Each way's cells (int32, one row each) and the running sum of the ways' probabilities (float64): the kernel
     draws a way as the reference does, by a uniform float in ``[0, total)`` (the arrays are shared: never written).
-    The cards put back are followed by :func:`compiled_put_back`.
+    The posterior's costliest steps are compiled (:data:`COMPILED_STEPS`).
     """
-    posterior = letter_posterior("thirds", n, size, hidden, known_letters, missing, history, compiled_put_back)
+    posterior = letter_posterior("thirds", n, size, hidden, known_letters, missing, history, COMPILED_STEPS)
     return _NO_WAYS if posterior is None else (posterior.cells, posterior.cumulative)
 
 
@@ -184,6 +187,65 @@ def _put_back_three(p: np.ndarray, size: int) -> np.ndarray:
                     total += (c - 1 - b) * p[a, b, c - 1]
                 out[a, b, c] = total / room
     return out
+
+
+def compiled_rising_weights(p: np.ndarray, hidden: int) -> tuple[np.ndarray, np.ndarray]:
+    """``determinize.rising_weights`` in compiled code: the ways' weights read in place, with their running sum.
+
+    The reference copies the cells below ``hidden`` (some 60,000 with three Letters) to gather the sixth that rise;
+    this reads only those. Its running sum adds in the same order as numpy's, so both are the reference's to the bit.
+    """
+    k = p.ndim
+    if k == 0 or hidden < k:
+        return rising_weights(p, hidden)
+    ways = math.comb(hidden, k)
+    weights, running = np.empty(ways), np.empty(ways)
+    if k == 1:
+        _gather_one(p, hidden, weights, running)
+    elif k == 2:
+        _gather_two(p, hidden, weights, running)
+    else:
+        _gather_three(p, hidden, weights, running)
+    return weights, running
+
+
+@nb.njit(cache=True)
+def _gather_one(p: np.ndarray, hidden: int, weights: np.ndarray, running: np.ndarray) -> None:
+    """:func:`compiled_rising_weights` for one Letter."""
+    total = 0.0
+    for a in range(hidden):
+        weights[a] = p[a]
+        total += p[a]
+        running[a] = total
+
+
+@nb.njit(cache=True)
+def _gather_two(p: np.ndarray, hidden: int, weights: np.ndarray, running: np.ndarray) -> None:
+    """:func:`compiled_rising_weights` for two Letters, cell by rising cell ``a < b``."""
+    total, i = 0.0, 0
+    for a in range(hidden):
+        for b in range(a + 1, hidden):
+            weights[i] = p[a, b]
+            total += p[a, b]
+            running[i] = total
+            i += 1
+
+
+@nb.njit(cache=True)
+def _gather_three(p: np.ndarray, hidden: int, weights: np.ndarray, running: np.ndarray) -> None:
+    """:func:`compiled_rising_weights` for three Letters, cell by rising cell ``a < b < c``."""
+    total, i = 0.0, 0
+    for a in range(hidden):
+        for b in range(a + 1, hidden):
+            for c in range(b + 1, hidden):
+                weights[i] = p[a, b, c]
+                total += p[a, b, c]
+                running[i] = total
+                i += 1
+
+
+COMPILED_STEPS = PosteriorSteps(compiled_put_back, compiled_rising_weights)
+"""The reference's posterior with its two costliest steps compiled: what the compiled engine's samplers use."""
 
 
 def _letter_choices(k: Knowledge, hidden: int, missing: int) -> tuple[np.ndarray, np.ndarray]:

@@ -483,6 +483,28 @@ def test_the_compiled_put_back_is_the_references_to_the_bit(size):
     assert np.array_equal(fd.compiled_put_back(fewer, size), det.put_back(fewer, size))
 
 
+@pytest.mark.parametrize("letters", [1, 2, 3])
+@pytest.mark.parametrize("hidden", [0, 1, 2, 3, 9, 40])
+def test_the_compiled_ways_weights_are_the_references_to_the_bit(letters, hidden):
+    rng = np.random.default_rng(hidden * 10 + letters)
+    side = max(hidden, 1) + 3
+    array = rng.random((side,) * letters) * det._increasing(letters, side)
+    for p in (array, array[..., : side - 1]):  # a contiguous array, and a view of another's cells (strided)
+        weights, running = fd.compiled_rising_weights(p, hidden)
+        expected_weights, expected_running = det.rising_weights(p, hidden)
+        assert np.array_equal(weights, expected_weights) and np.array_equal(running, expected_running)
+
+
+def test_the_compiled_posterior_steps_give_the_references_posterior_to_the_bit():
+    history = ((50, det.PUT_BACK), (51, det.PUT_BACK), (44, det.LETTER_DRAWN), (30, det.PUT_BACK))
+    for args in ((2, 40, 37, (), 3, None), (4, 25, 25, (), 2, history), (2, 40, 37, (39,), 2, None)):
+        reference = det.letter_posterior("thirds", *args, steps=det.REFERENCE_STEPS)
+        compiled = det.letter_posterior("thirds", *args, steps=fd.COMPILED_STEPS)
+        assert reference is not None and compiled is not None
+        assert np.array_equal(compiled.cells, reference.cells)
+        assert np.array_equal(compiled.cumulative, reference.cumulative)
+
+
 def test_the_kernels_draw_the_reference_posterior():
     # The compiled sampler reads the reference's own arrays: each way's cells and the running sum of its probability.
     history = ((50, det.PUT_BACK), (51, det.PUT_BACK), (44, det.LETTER_DRAWN), (30, det.PUT_BACK))

@@ -519,12 +519,34 @@ def dealt_letters(placement: str, num_players: int) -> np.ndarray:
     return p
 
 
-PutBack = Callable[[np.ndarray, int], np.ndarray]
-"""How a card other than a Letter put back is followed: :func:`put_back`, or the compiled engine's same step."""
+def rising_weights(p: np.ndarray, hidden: int) -> tuple[np.ndarray, np.ndarray]:
+    """The weight of each way the Letters of ``p`` (one axis each) can lie in the bottom ``hidden`` cells.
+
+    Returns the weights in :func:`_rising`'s order, and their running sum.
+    """
+    below = np.ascontiguousarray(p[(slice(0, hidden),) * p.ndim])
+    weights = below.reshape(-1)[_rising(p.ndim, hidden)[1]]
+    return weights, np.cumsum(weights)
+
+
+class PosteriorSteps(NamedTuple):
+    """The posterior's two costliest steps, which the compiled engine swaps for its own (equal to the bit)."""
+
+    put_back: Callable[[np.ndarray, int], np.ndarray] = put_back
+    """How a card other than a Letter put back is followed (:func:`put_back`)."""
+    rising_weights: Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]] = rising_weights
+    """The ways' weights and their running sum (:func:`rising_weights`)."""
+
+
+REFERENCE_STEPS = PosteriorSteps()
 
 
 def follow_history(
-    p: np.ndarray, size: int, history: Sequence[DeckEvent], deck_size: int, put_back_step: PutBack = put_back
+    p: np.ndarray,
+    size: int,
+    history: Sequence[DeckEvent],
+    deck_size: int,
+    put_back_step: Callable[[np.ndarray, int], np.ndarray] = put_back,
 ) -> np.ndarray | None:
     """The Letters' heights after ``history``, then cards other than Letters drawn down to ``deck_size``.
 
@@ -574,7 +596,7 @@ def letter_posterior(
     known_letters: tuple[int, ...],
     missing: int,
     history: tuple[DeckEvent, ...] | None = None,
-    put_back_step: PutBack = put_back,
+    steps: PosteriorSteps = REFERENCE_STEPS,
 ) -> LetterPosterior | None:
     """The exact posterior of the hidden Letters' cells, given the deal, the history and what the viewer knows.
 
@@ -587,7 +609,7 @@ def letter_posterior(
         missing: Letters among the hidden cells.
         history: the deck's events since the deal (:data:`DeckEvent`); ``None`` where it was not recorded: no card
             was put back since, and the Letters out of the deck were drawn at any time.
-        put_back_step: as :func:`follow_history`'s.
+        steps: the steps to follow (the compiled engine passes its own).
 
     Returns:
         The posterior, or ``None`` where the model can't explain the position (the deck is larger than the
@@ -595,15 +617,15 @@ def letter_posterior(
     """
     if history is None:
         p, after_deal = dealt_letters(placement, num_players), _after_deal(num_players)
-        return seen_letters(p, after_deal, deck_size, hidden, known_letters, missing, drawn_unrecorded=True)
-    followed = _followed(placement, num_players, history, put_back_step)
+        return seen_letters(p, after_deal, deck_size, hidden, known_letters, missing, True, steps.rising_weights)
+    followed = _followed(placement, num_players, history, steps.put_back)
     if followed is None:
         return None
     p, size = followed
     if deck_size > size:
         return None
     now = p[(slice(0, deck_size),) * p.ndim]  # cards other than Letters drawn since: every Letter lies lower
-    return seen_letters(now, deck_size, deck_size, hidden, known_letters, missing)
+    return seen_letters(now, deck_size, deck_size, hidden, known_letters, missing, rising=steps.rising_weights)
 
 
 def _after_deal(num_players: int) -> int:
@@ -613,7 +635,10 @@ def _after_deal(num_players: int) -> int:
 
 @functools.lru_cache(maxsize=16)
 def _followed(
-    placement: str, num_players: int, history: tuple[DeckEvent, ...], put_back_step: PutBack
+    placement: str,
+    num_players: int,
+    history: tuple[DeckEvent, ...],
+    put_back_step: Callable[[np.ndarray, int], np.ndarray],
 ) -> tuple[np.ndarray, int] | None:
     """The Letters' heights just after ``history``'s last event, and the deck's size then, remembered (read-only).
 
@@ -642,6 +667,7 @@ def seen_letters(
     known_letters: tuple[int, ...],
     missing: int,
     drawn_unrecorded: bool = False,
+    rising: Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]] = rising_weights,
 ) -> LetterPosterior | None:
     """The hidden Letters' cells, from their heights ``p`` in a deck of ``size`` and what the viewer knows of it now.
 
@@ -655,6 +681,7 @@ def seen_letters(
         drawn_unrecorded: the Letters followed beyond those in the deck were drawn since, at moments not recorded,
             with no card put back: they are the highest, at or above ``deck_size``. Otherwise every Letter followed
             is in the deck, and ``size == deck_size``.
+        rising: as :class:`PosteriorSteps`'.
 
     Returns:
         As :func:`letter_posterior`.
@@ -669,15 +696,13 @@ def seen_letters(
     for cell in sorted(known_letters, reverse=True):  # the known Letters are the highest: the viewer knows the top
         p = p[..., cell]
     # The others lie in the hidden cells, below the known ones, at rising heights.
-    below = np.ascontiguousarray(p[(slice(0, hidden),) * p.ndim])
-    cells, flat = _rising(p.ndim, hidden)
-    weights = below.reshape(-1)[flat]
+    weights, running = rising(p, hidden)
     total = weights.sum()
     if not total > 0:
         return None
-    cumulative = np.cumsum(weights) / total
+    cumulative = running / total
     cumulative.setflags(write=False)
-    return LetterPosterior(cells, cumulative)
+    return LetterPosterior(_rising(p.ndim, hidden)[0], cumulative)
 
 
 @functools.lru_cache(maxsize=256)
