@@ -1,9 +1,10 @@
 """Draw compare_<players>p.png: runs with luck-adjusted returns against the default recipe's, seed by seed.
 
 ``python benchmarks/luck_returns_compare.py [OUT_DIR]`` reads each run folder's eval.csv in
-docs/results/selfplay/luck-returns (``<players>p-seed<seed>``), the default recipe's baselines
+docs/results/selfplay/luck-returns (``<players>p-seed<seed>``, the luck judged by the shipped network, and
+``critic-<players>p-seed<seed>`` where there is one, judged by the run's own critic), the default recipe's baselines
 (``docs/results/selfplay/curves.csv``) and, for 2 players and seed 0, the default's 30-minute run (``run-30min``),
-and draws the win rate against the heuristic over timesteps up to a little past the luck-adjusted run's end, into
+and draws the win rate against the heuristic over timesteps up to a little past the luck-adjusted runs' end, into
 OUT_DIR (default: that folder). It also prints the points side by side.
 """
 
@@ -37,6 +38,9 @@ def curves(players: int, seed: int) -> dict[str, Curve]:
         "default (baseline run)": heuristic_points(baseline),
         "luck-adjusted returns": heuristic_points(read(HERE / f"{players}p-seed{seed}" / "eval.csv")),
     }
+    critic = HERE / f"critic-{players}p-seed{seed}" / "eval.csv"
+    if critic.is_file():
+        drawn["luck judged by its own critic"] = heuristic_points(read(critic))
     if players == 2 and seed == 0:
         drawn["default (30-minute run)"] = heuristic_points(read(THIRTY_MINUTES))
     return drawn
@@ -46,18 +50,19 @@ COLOURS = {
     "default (baseline run)": "tab:grey",
     "default (30-minute run)": "silver",
     "luck-adjusted returns": "tab:red",
+    "luck judged by its own critic": "tab:blue",
 }
 
 
 def shown(players: int, seed: int) -> dict[str, Curve]:
-    """The curves of one panel, up to a little past the luck-adjusted run's end; their points printed side by side."""
+    """The curves of one panel, up to a little past the luck-adjusted runs' end; their points printed side by side."""
     drawn = curves(players, seed)
-    end = 1.4 * max(drawn["luck-adjusted returns"][0])
+    end = 1.4 * max(max(drawn[name][0]) for name in drawn if name.startswith("luck"))
     kept = {}
     for name, (steps, rates) in drawn.items():
         points = [(s, r) for s, r in zip(steps, rates, strict=True) if s <= end]
         kept[name] = ([s for s, _ in points], [r for _, r in points])
-        print(f"{players}p seed {seed} {name:26s}", " ".join(f"{s:.1f}M:{r:.1%}" for s, r in points))
+        print(f"{players}p seed {seed} {name:29s}", " ".join(f"{s:.1f}M:{r:.1%}" for s, r in points))
     return kept
 
 
@@ -69,7 +74,7 @@ def draw(players: int, seeds: list[int], out: Path) -> None:
 def main() -> None:
     """One chart per table size that has luck-adjusted runs."""
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
-    runs = sorted(p.name for p in HERE.glob("*p-seed*") if (p / "eval.csv").is_file())
+    runs = sorted(p.name for p in HERE.glob("[0-9]p-seed*") if (p / "eval.csv").is_file())
     for size in sorted({int(name.split("p-")[0]) for name in runs}):
         draw(size, sorted(int(name.rsplit("seed", 1)[1]) for name in runs if name.startswith(f"{size}p-")), out)
 

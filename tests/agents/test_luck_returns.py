@@ -161,22 +161,34 @@ def seat_views(rows, n):
     return views[:, :OBS_SIZE]
 
 
-def test_the_critics_judgement_is_each_seats_outcome_as_a_chance_scaled_to_one_and_a_finished_game_its_result():
-    from agents.evaluate.luck import ObservationValue
+def games_played(players, steps):
+    """Three compiled games of ``players`` seats, ``steps`` decisions in (the lowest legal id each time)."""
     from gubs_env.fast import FastGames
 
     games = FastGames(3)
-    games.reset(seeds=np.arange(3), num_players=np.array([3, 3, 3]))
-    for _ in range(30):  # into the game: hands apart
+    games.reset(seeds=np.arange(3), num_players=np.full(3, players))
+    for _ in range(steps):  # into the game: hands apart
         games.step(np.argmax(games.mask, axis=1))
-    rows = games.states.copy()
-    calls = []
-    weights = np.random.default_rng(0).normal(size=512)
+    return games
+
+
+def recorded_outcome(seed):
+    """A fixed estimate of an observation's outcome, and the list of the stacks it was asked about."""
+    weights, calls = np.random.default_rng(seed).normal(size=512), []
 
     def outcome(observations):
         calls.append(observations.copy())
         return np.tanh(observations @ weights)
 
+    return outcome, calls
+
+
+def test_the_critics_judgement_is_each_seats_outcome_as_a_chance_scaled_to_one_and_a_finished_game_its_result():
+    from agents.evaluate.luck import ObservationValue
+
+    games = games_played(3, 30)
+    rows = games.states.copy()
+    outcome, calls = recorded_outcome(0)
     chances = ObservationValue(outcome)(rows, 3)
     assert chances.shape == (3, 3) and np.allclose(chances.sum(axis=1), 1.0)
     views = seat_views(rows, 3)
@@ -190,26 +202,18 @@ def test_the_critics_judgement_is_each_seats_outcome_as_a_chance_scaled_to_one_a
 
 def test_the_critic_is_asked_once_per_distinct_observation_and_never_of_a_finished_row():
     from agents.evaluate.luck import ObservationValue
-    from gubs_env.fast import S_OVER, FastGames
+    from gubs_env.fast import S_OVER
     from gubs_env.fast import layout as L
 
-    games = FastGames(2)
-    games.reset(seeds=np.arange(2), num_players=np.array([2, 2]))
-    for _ in range(20):
-        games.step(np.argmax(games.mask, axis=1))
+    games = games_played(2, 20)
     open_row, finished = games.states[0].copy(), games.states[1].copy()
     finished[L.STEP] = S_OVER
     rows = np.stack([open_row, open_row, finished, open_row])  # one position three times, and a finished game
-    calls = []
-    weights = np.random.default_rng(1).normal(size=512)
-
-    def outcome(observations):
-        calls.append(observations.copy())
-        return np.tanh(observations @ weights)
-
+    outcome, calls = recorded_outcome(1)
     chances = ObservationValue(outcome)(rows, 2)
     assert len(calls) == 1 and len(calls[0]) == 2  # the open position's two seats, once each
     assert np.array_equal(chances[0], chances[1]) and np.array_equal(chances[0], chances[3])
+    assert set(chances[2]) <= {0.0, 1.0}  # the finished game: its results
     expected = np.clip((outcome(seat_views(rows[:1], 2)) + 1) / 2, 1e-6, 1)
     assert np.allclose(chances[0], expected / expected.sum())
 
