@@ -617,7 +617,9 @@ def letter_posterior(
     """
     if history is None:
         p, after_deal = dealt_letters(placement, num_players), _after_deal(num_players)
-        return seen_letters(p, after_deal, deck_size, hidden, known_letters, missing, True, steps.rising_weights)
+        return seen_letters(
+            p, after_deal, deck_size, hidden, known_letters, missing, drawn_unrecorded=True, rising=steps.rising_weights
+        )
     followed = _followed(placement, num_players, history, steps.put_back)
     if followed is None:
         return None
