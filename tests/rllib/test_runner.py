@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from agents.training.core.config import MAX_GRAD_NORM
+from agents.training.core.config import CLIP_RANGE, MAX_GRAD_NORM, VALUE_COEF
 from agents.training.rllib.env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv
 from agents.training.rllib.runner import FastEnvRunner
 from agents.training.rllib.train import build_config
@@ -65,7 +65,9 @@ def test_each_slot_plays_the_reference_envs_games_for_its_seed(recorded):
     assert log[0][1] == ([0, 1, 2], [config.seed, config.seed + 1, config.seed + 2])
     assert games > 3  # some games ended and their slots were dealt again
     assert envs[0]._play.skip_forced is config.env_config["skip_forced"]
-    assert config.grad_clip == MAX_GRAD_NORM  # the gradient's norm is clipped as on sb3
+    # the update is sb3's: the gradient's norm clipped, its ratio clip and value weight, no KL penalty
+    assert (config.grad_clip, config.clip_param, config.vf_loss_coeff) == (MAX_GRAD_NORM, CLIP_RANGE, VALUE_COEF)
+    assert config.use_kl_loss is False
 
 
 def test_the_episodes_hold_what_was_played(recorded):

@@ -220,6 +220,13 @@ class NativeSettings:
 MAX_GRAD_NORM = 0.5
 """The norm each PPO update's gradient is clipped to on sb3 (its own default) and RLlib (which clipped nothing
 before; docs/results/training-log.md); native's is :attr:`NativeSettings.max_grad_norm`."""
+CLIP_RANGE = 0.2
+"""PPO's ratio clip on sb3 (its own default) and RLlib (whose default is 0.3); native's is
+:attr:`NativeSettings.clip`."""
+VALUE_COEF = 0.5
+"""The value loss's weight on sb3 (its own default) and RLlib (whose default is 1.0); native's is
+:attr:`NativeSettings.value_coef`. With these three, and no KL penalty (RLlib's default adds one), both libraries
+make the same PPO update."""
 
 DEVICE = re.compile(r"auto|cpu|cuda(:\d{1,2})?")
 """What :attr:`TrainingConfig.device` may be."""

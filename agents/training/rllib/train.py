@@ -19,7 +19,7 @@ from typing import Any
 from agents.bots.spec import FINAL_POLICY
 from agents.bots.threads import LearnerThreads
 from agents.training.core import budget, reports, runs
-from agents.training.core.config import MAX_GRAD_NORM, TrainingConfig, learner_device
+from agents.training.core.config import CLIP_RANGE, MAX_GRAD_NORM, VALUE_COEF, TrainingConfig, learner_device
 from agents.training.core.curves import plot_learning_curve, read_progress
 from agents.training.core.league import League
 from agents.training.core.phases import (
@@ -87,6 +87,9 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
             minibatch_size=config.batch_size,
             num_epochs=config.epochs,
             grad_clip=MAX_GRAD_NORM,
+            clip_param=CLIP_RANGE,
+            vf_loss_coeff=VALUE_COEF,
+            use_kl_loss=False,  # sb3's update has no KL penalty
         )
         .multi_agent(
             policies=set(specs),

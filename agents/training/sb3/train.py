@@ -25,7 +25,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.bots.spec import FINAL_MODEL
 from agents.bots.threads import LearnerThreads, one_blas_thread
 from agents.training.core import budget, reports, runs
-from agents.training.core.config import MAX_GRAD_NORM, TrainingConfig, learner_device
+from agents.training.core.config import CLIP_RANGE, MAX_GRAD_NORM, VALUE_COEF, TrainingConfig, learner_device
 from agents.training.core.curves import DIAGNOSTICS, Series, plot_learning_curve
 from agents.training.core.league import League
 from agents.training.core.phases import (
@@ -141,6 +141,8 @@ def new_model(config: TrainingConfig, envs: Any) -> Any:
         gae_lambda=config.gae_lambda,
         ent_coef=config.ent_coef,
         max_grad_norm=MAX_GRAD_NORM,
+        clip_range=CLIP_RANGE,
+        vf_coef=VALUE_COEF,
         seed=config.seed,
         device=learner_device(config.device),
         policy_kwargs={"net_arch": [256, 256]},
