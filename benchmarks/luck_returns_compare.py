@@ -36,7 +36,7 @@ def curves(players: int, seed: int) -> dict[str, Curve]:
     baseline = [r for r in read(BASELINES) if int(r["players"]) == players and int(r["seed"]) == seed]
     drawn = {
         "default (baseline run)": heuristic_points(baseline),
-        "luck-adjusted returns": heuristic_points(read(HERE / f"{players}p-seed{seed}" / "eval.csv")),
+        "luck judged by the shipped network": heuristic_points(read(HERE / f"{players}p-seed{seed}" / "eval.csv")),
     }
     critic = HERE / f"critic-{players}p-seed{seed}" / "eval.csv"
     if critic.is_file():
@@ -49,7 +49,7 @@ def curves(players: int, seed: int) -> dict[str, Curve]:
 COLOURS = {
     "default (baseline run)": "tab:grey",
     "default (30-minute run)": "silver",
-    "luck-adjusted returns": "tab:red",
+    "luck judged by the shipped network": "tab:red",
     "luck judged by its own critic": "tab:blue",
 }
 
@@ -62,7 +62,7 @@ def shown(players: int, seed: int) -> dict[str, Curve]:
     for name, (steps, rates) in drawn.items():
         points = [(s, r) for s, r in zip(steps, rates, strict=True) if s <= end]
         kept[name] = ([s for s, _ in points], [r for _, r in points])
-        print(f"{players}p seed {seed} {name:29s}", " ".join(f"{s:.1f}M:{r:.1%}" for s, r in points))
+        print(f"{players}p seed {seed} {name:34s}", " ".join(f"{s:.1f}M:{r:.1%}" for s, r in points))
     return kept
 
 
