@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         seeds = np.arange(games, dtype=np.uint64) + 9_000_000_000 + b * games
         history: list[list[int]] = [[] for _ in seeds]
         spent = {"play": time.process_time()}
-        batch = table.play(seeds, kinds, learner.decide, True, history)
+        batch = table.play(seeds, kinds, learner.decide, history=history)  # as a run plays: forced ids no samples
         luck = {}
         for name, judge in judges.items():
             spent[name] = time.process_time()

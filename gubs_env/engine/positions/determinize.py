@@ -596,7 +596,7 @@ def letter_posterior(
     known_letters: tuple[int, ...],
     missing: int,
     history: tuple[DeckEvent, ...] | None = None,
-    steps: PosteriorSteps = REFERENCE_STEPS,
+    steps: PosteriorSteps | None = None,
 ) -> LetterPosterior | None:
     """The exact posterior of the hidden Letters' cells, given the deal, the history and what the viewer knows.
 
@@ -609,12 +609,13 @@ def letter_posterior(
         missing: Letters among the hidden cells.
         history: the deck's events since the deal (:data:`DeckEvent`); ``None`` where it was not recorded: no card
             was put back since, and the Letters out of the deck were drawn at any time.
-        steps: the steps to follow (the compiled engine passes its own).
+        steps: the steps to follow: the reference's (``None``), or the compiled engine's own.
 
     Returns:
         The posterior, or ``None`` where the model can't explain the position (the deck is larger than the
         history allows, or no way fits): the caller then takes the hidden Letters at uniform places.
     """
+    steps = steps or REFERENCE_STEPS
     if history is None:
         p, after_deal = dealt_letters(placement, num_players), _after_deal(num_players)
         return seen_letters(
