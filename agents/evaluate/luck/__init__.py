@@ -139,14 +139,11 @@ class NetworkValue:
 
     def __call__(self, rows: np.ndarray, num_players: int) -> np.ndarray:
         """float64 ``(len(rows), num_players)``: each seat's chance of winning in each row."""
-        features = np.empty((len(rows) * num_players, FEATURES), dtype=np.float32)
-        results = np.empty((len(rows), num_players), dtype=np.float64)
-        open_rows = _features_and_results(rows, num_players, features, results)
+        return _seat_chances(rows, num_players, self._estimates)
+
+    def _estimates(self, features: np.ndarray) -> np.ndarray:
         with one_blas_thread():  # tournaments run a process per core: more BLAS threads would only contend
-            values = self.net.values(features)
-        estimates = np.clip(values, 1e-6, 1.0).reshape(len(rows), num_players)
-        estimates /= estimates.sum(axis=1, keepdims=True)
-        return np.where(open_rows[:, None], estimates, results)
+            return self.net.values(features)
 
 
 class ObservationValue:
@@ -168,23 +165,34 @@ class ObservationValue:
 
     def __call__(self, rows: np.ndarray, num_players: int) -> np.ndarray:
         """float64 ``(len(rows), num_players)``: each seat's chance of winning in each row."""
-        features = np.empty((len(rows) * num_players, FEATURES), dtype=np.float32)
-        results = np.empty((len(rows), num_players), dtype=np.float64)
-        open_rows = _features_and_results(rows, num_players, features, results)
-        chances = np.ones((len(rows), num_players))  # a finished row's stand-in: its results replace it below
-        asked = np.repeat(open_rows, num_players)
-        if asked.any():
-            # a seat's value features begin with its observation (leaf_features): the critic reads that part alone
-            values = self._each_outcome(features[asked, :OBS_SIZE])
-            chances[open_rows] = np.clip((values + 1) / 2, 1e-6, 1.0).reshape(-1, num_players)
-        chances /= chances.sum(axis=1, keepdims=True)
-        return np.where(open_rows[:, None], chances, results)
+        return _seat_chances(rows, num_players, self._estimates)
+
+    def _estimates(self, features: np.ndarray) -> np.ndarray:
+        # a seat's value features begin with its observation (leaf_features): the critic reads that part alone
+        return (self._each_outcome(features[:, :OBS_SIZE]) + 1) / 2
 
     def _each_outcome(self, observations: np.ndarray) -> np.ndarray:
         """float64 ``outcome`` of every observation, computed on the distinct ones only."""
         with one_blas_thread():  # the grouping's product is small: more BLAS threads would only wait on each other
             first, inverse = _distinct_rows(observations)
         return np.asarray(self.outcome(observations[first]), dtype=np.float64)[inverse]
+
+
+def _seat_chances(rows: np.ndarray, num_players: int, estimates: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """Each seat's chance in each row: a finished row's results, an unfinished one's ``estimates`` scaled to sum 1.
+
+    ``estimates`` maps the value features of the unfinished rows' seats (:func:`leaf_features`, row by row, seat by
+    seat) to each seat's estimated chance; it is not asked about finished rows.
+    """
+    features = np.empty((len(rows) * num_players, FEATURES), dtype=np.float32)
+    results = np.empty((len(rows), num_players), dtype=np.float64)
+    open_rows = _features_and_results(rows, num_players, features, results)
+    chances = np.ones((len(rows), num_players))  # a finished row's stand-in: its results replace it below
+    if open_rows.any():
+        values = estimates(features[np.repeat(open_rows, num_players)])
+        chances[open_rows] = np.clip(values, 1e-6, 1.0).reshape(-1, num_players)
+    chances /= chances.sum(axis=1, keepdims=True)
+    return np.where(open_rows[:, None], chances, results)
 
 
 _ROW_KEY = np.random.default_rng(0).random(OBS_SIZE).astype(np.float32)
