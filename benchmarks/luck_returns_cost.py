@@ -23,7 +23,7 @@ import numpy as np
 from luck_returns_paired import checkpoint_learner  # the script beside this one
 
 from agents.bots.threads import set_torch_threads
-from agents.evaluate.luck import LuckEstimator, LuckSettings, ObservationValue
+from agents.evaluate.luck import LuckEstimator, LuckSettings, ObservationValue, luck_worlds
 from agents.training.native.rollout import POLICY, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.support.cli import positive_int
@@ -40,9 +40,18 @@ def main(argv: list[str] | None = None) -> int:
     """Print the CPU seconds of each part of a batch, and the two critic paths' largest difference."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a native run folder with a checkpoint")
-    parser.add_argument("--players", type=int, choices=range(2, MAX_PLAYERS + 1), default=None)
-    parser.add_argument("--batches", type=positive_int, default=4)
-    parser.add_argument("--worlds", type=positive_int, default=16)
+    parser.add_argument(
+        "--players",
+        type=int,
+        choices=range(2, MAX_PLAYERS + 1),
+        default=None,
+        help="table size (default: the run's own)",
+    )
+    parser.add_argument("--batches", type=positive_int, default=4, help="batches timed (default: 4)")
+    worlds = LuckSettings().worlds
+    parser.add_argument(
+        "--worlds", type=luck_worlds, default=worlds, help=f"re-dealt decks a chance step (default: {worlds})"
+    )
     args = parser.parse_args(argv)
     set_torch_threads(1)
     config, learner = checkpoint_learner(args.run)
