@@ -46,6 +46,15 @@ def small_selfplay_run(out: Path) -> Path:
     return out
 
 
+# --- agreement_cost.py -----------------------------------------------------------------------------------------------
+
+
+def test_the_agreement_cost_benchmark_times_both_updates_of_the_same_batch():
+    printed = script("agreement_cost", "--players", "3", "--games", "6", "--rounds", "2")
+    assert len(re.findall(r"^round \d: [\d,]+ samples; play \d+\.\d\d, update \d+\.\d\d with", printed, re.M)) == 2
+    assert re.search(r"^median CPU seconds: play .* the agreement costs (\d+\.\d% of a batch|less than)", printed, re.M)
+
+
 # --- busy_machine.py -------------------------------------------------------------------------------------------
 
 

@@ -139,11 +139,11 @@ def random_tensors(rows: int, seed: int) -> dict[str, torch.Tensor]:
 def test_gradient_agreement_is_1_for_identical_halves_and_about_0_for_noise():
     model = ActorCritic((32,))
     half = random_tensors(300, 0)
-    # game 2k and game 2k + 1 hold the same samples: both halves have the same gradient
-    doubled = {k: torch.cat([v, v]) for k, v in half.items()}
-    game = np.concatenate([np.arange(300) * 2, np.arange(300) * 2 + 1])
+    # games 2k and 2k + 1 hold the same sample, one after the other: both halves have the same gradient
+    doubled = {k: torch.repeat_interleave(v, 2, dim=0) for k, v in half.items()}
+    game = np.arange(600)
     adv = torch.randn(300, generator=torch.Generator().manual_seed(1))
-    assert gradient_agreement(model, doubled, game, torch.cat([adv, adv])) == pytest.approx(1.0, abs=1e-5)
+    assert gradient_agreement(model, doubled, game, torch.repeat_interleave(adv, 2)) == pytest.approx(1.0, abs=1e-5)
     # independent positions and advantages with no signal in them: unrelated directions
     noise = random_tensors(4000, 2)
     game = np.arange(4000)
@@ -218,7 +218,8 @@ def test_a_run_writes_its_diagnostics_and_curve_and_resumes_where_its_checkpoint
     assert "median grad_cosine over the last half of the updates" in capsys.readouterr().out
     progress = read_rows(out / "progress.csv")
     assert list(progress[0])[: len(PROGRESS_START)] == PROGRESS_START and len(progress) >= 2
-    assert all(-1 <= float(r["grad_cosine"]) <= 1 for r in progress)
+    measured = [float(r["grad_cosine"]) for r in progress[:: NativeSettings().agreement_every]]
+    assert all(-1 <= value <= 1 for value in measured)
     assert (out / "learning_curve.png").read_bytes().startswith(b"\x89PNG") and first.model == out / "policy.npz"
     evaluation = read_rows(out / "eval.csv")
     assert {r["opponent"] for r in evaluation} == {"heuristic", "random"} and evaluation[0]["timesteps"] == "0"
@@ -254,6 +255,24 @@ def test_runs_are_deterministic_by_seed(tmp_path):
     b = train(small_config(steps=2000), out=tmp_path / "b", progress=False)
     assert (tmp_path / "a" / "policy.npz").read_bytes() == (tmp_path / "b" / "policy.npz").read_bytes()
     assert a.timesteps == b.timesteps
+
+
+def test_measuring_the_agreement_on_fewer_updates_changes_nothing_else(tmp_path):
+    every = train(
+        small_config(steps=7000, native=NativeSettings(agreement_every=1)), out=tmp_path / "a", progress=False
+    )
+    fewer = train(
+        small_config(steps=7000, native=NativeSettings(agreement_every=3)), out=tmp_path / "b", progress=False
+    )
+    assert (tmp_path / "a" / "policy.npz").read_bytes() == (tmp_path / "b" / "policy.npz").read_bytes()
+    assert every.timesteps == fewer.timesteps
+    all_rows, some_rows = read_rows(tmp_path / "a" / "progress.csv"), read_rows(tmp_path / "b" / "progress.csv")
+    assert len(all_rows) == len(some_rows) >= 4
+    for update, (a, b) in enumerate(zip(all_rows, some_rows, strict=True)):
+        assert b["grad_cosine"] == (a["grad_cosine"] if update % 3 == 0 else "nan")
+        assert {k: v for k, v in a.items() if k not in ("grad_cosine", "seconds")} == {
+            k: v for k, v in b.items() if k not in ("grad_cosine", "seconds")
+        }
 
 
 def test_a_run_folder_is_refused_when_it_does_not_match_or_already_holds_a_run(tmp_path):

@@ -30,7 +30,7 @@ import torch
 from torch import nn
 
 from agents.training.core.config import TrainingConfig
-from agents.training.core.diagnostics import cosine
+from agents.training.core.diagnostics import agreement
 from agents.training.native.rollout import Batch
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
@@ -199,17 +199,18 @@ def _surrogate_gradient(model: ActorCritic, part: dict[str, torch.Tensor]) -> to
 def gradient_agreement(
     model: ActorCritic, tensors: dict[str, torch.Tensor], game: np.ndarray, adv: torch.Tensor
 ) -> float:
-    """The cosine between the policy gradients of two disjoint halves of a batch, split by game (even, odd slots).
+    """The cosine between the policy gradients of two disjoint halves of a batch, split by game (:func:`agreement`).
 
     Near 1, both halves point the same way and a step follows the batch's signal; near 0, the gradient is noise:
     a step moves the policy in a direction the next batch would not confirm.
     """
-    gradients = []
-    for parity in (0, 1):
-        half = torch.from_numpy(np.flatnonzero(game % 2 == parity))
-        part = {k: tensors[k][half] for k in ("obs", "masks", "actions")} | {"adv": adv[half]}
-        gradients.append(_surrogate_gradient(model, part))
-    return cosine(gradients[0], gradients[1])
+
+    def gradient(rows: np.ndarray) -> torch.Tensor:
+        index = torch.from_numpy(rows)
+        part = {k: tensors[k][index] for k in ("obs", "masks", "actions")} | {"adv": adv[index]}
+        return _surrogate_gradient(model, part)
+
+    return agreement(game, gradient)
 
 
 def _minibatches(size: int, minibatch: int, rng: np.random.Generator) -> Iterator[torch.Tensor]:
@@ -277,8 +278,12 @@ class Learner:
         """What the networks read for observations ``obs``: the observations, or with ``rule_facts`` their facts too."""
         return torch.from_numpy(policy_input(obs) if self.config.rule_facts else obs)
 
-    def update(self, batch: Batch, samples_before: int) -> UpdateStats:
-        """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO."""
+    def update(self, batch: Batch, samples_before: int, measure_agreement: bool = True) -> UpdateStats:
+        """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO.
+
+        Without ``measure_agreement`` the agreement is nan. It reads the network and changes nothing, so the update
+        is the same either way.
+        """
         config, native = self.config, self.config.native
         assert config.gae_lambda is not None and config.gamma is not None and config.batch_size is not None
         adv = advantages(batch, batch.values, config.gae_lambda, config.gamma)
@@ -296,7 +301,9 @@ class Learner:
             "adv": torch.from_numpy(norm_adv.astype(np.float32)),
             "targets": torch.from_numpy(((targets - mean) / std).astype(np.float32)),
         }
-        agreement = gradient_agreement(self.model, tensors, batch.game, tensors["adv"])
+        agreement = (
+            gradient_agreement(self.model, tensors, batch.game, tensors["adv"]) if measure_agreement else math.nan
+        )
         ent_coef = native.entropy_coefficient(samples_before)
         totals = np.zeros(5)
         steps = 0

@@ -182,7 +182,8 @@ class NativeRun:
             luck_scale = self.luck.apply(batch, self.games.players, self.games.tables.deals, history)
         if not config.every_seat:
             batch = batch.only(batch.seat == learners[batch.game])
-        stats = self.learner.update(batch, self.samples)
+        measure = state.iterations % config.native.agreement_every == 0
+        stats = self.learner.update(batch, self.samples, measure)
         state.timesteps += batch.policy_decisions
         self.samples += len(batch)
         state.iterations += 1
