@@ -8,6 +8,9 @@
    start's imitation it kept (the default imitates nothing: it starts from the shipped network), and the shares its
    summary printed.
 
+``--from-scratch`` measures ``python train.py --from-scratch --minutes M`` instead (the native backend, which fits
+no warm start: the first measurement is skipped), and also prints the torch threads its learner took.
+
 Compare the rows of one run: figures from different runs on a shared machine differ. docs/speed.md has the
 figures and the command.
 """
@@ -92,15 +95,16 @@ def fit_in_a_process(games: int, adaptive: bool) -> tuple[float, int]:
     return float(seconds), int(threads)
 
 
-def train_run(minutes: float) -> dict[str, str]:
-    """``python train.py --minutes M`` in a fresh folder: its wall time, timesteps and summary line."""
+def train_run(minutes: float, from_scratch: bool = False) -> dict[str, str]:
+    """``python train.py --minutes M`` (or ``--from-scratch``) in a fresh folder: its wall time, timesteps, summary."""
     with tempfile.TemporaryDirectory(prefix="gubs-busy-") as tmp:
         argv = [sys.executable, str(ROOT / "train.py"), "--minutes", f"{minutes:g}", "--out", f"{tmp}/run"]
+        argv += ["--from-scratch"] if from_scratch else []
         start = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=True)
         wall = time.perf_counter() - start
     summary = next((line for line in done.stdout.splitlines() if "the time went to:" in line), "")
-    steps = re.search(r"trained ([\d,]+) timesteps", summary)
+    steps = re.search(r"trained ([\d,]+) (?:timesteps|learner steps)", summary)
     imitated = next((line for line in done.stdout.splitlines() if line.startswith("imitated ")), "")
     if not imitated:  # the default starts from a shipped network: nothing to fit
         warm_start = "imitating nothing"
@@ -108,7 +112,9 @@ def train_run(minutes: float) -> dict[str, str]:
         warm_start = "cut: " + imitated.split("cut to the", 1)[1].split(". More", 1)[0]
     else:
         warm_start = "whole"
+    fewer = re.search(r"the learner took (\d+) torch thread", done.stdout)
     return {
+        "threads": f"fewest learner threads {fewer.group(1)}" if fewer else "learner threads as configured",
         "wall": f"{wall:.0f} s",
         "timesteps": steps.group(1) if steps else "?",
         "shares": summary.split("the time went to: ", 1)[-1],
@@ -122,19 +128,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--busy", type=int, default=2, help="CPU-bound processes beside the loaded runs (default 2)")
     parser.add_argument("--games", type=int, default=300, help="teacher games the fit learns from (default 300)")
     parser.add_argument("--minutes", type=float, default=2.0, help="train.py's budget; 0 skips the runs (default 2)")
+    parser.add_argument("--from-scratch", action="store_true", help="time train.py --from-scratch (native) instead")
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.1f}", flush=True)
     for label, busy in (("quiet", 0), (f"beside {args.busy} busy processes", args.busy)):
         with busy_processes(busy, seconds=3600):
-            for adaptive in (True, False):
+            for adaptive in () if args.from_scratch else (True, False):
                 seconds, threads = fit_in_a_process(args.games, adaptive)
                 how = "threads chosen by the load" if adaptive else "2 threads, fixed"
                 print(f"{label}: warm start fit {seconds:.2f} s/epoch ({how}: {threads})", flush=True)
             if args.minutes > 0:
-                run = train_run(args.minutes)
+                run = train_run(args.minutes, args.from_scratch)
+                command = "train.py --from-scratch" if args.from_scratch else "train.py"
                 print(
-                    f"{label}: train.py --minutes {args.minutes:g}: {run['wall']}, {run['timesteps']} timesteps, "
-                    f"warm start {run['warm start']}; shares: {run['shares']}",
+                    f"{label}: {command} --minutes {args.minutes:g}: {run['wall']}, {run['timesteps']} timesteps, "
+                    f"{run['threads']}, warm start {run['warm start']}; shares: {run['shares']}",
                     flush=True,
                 )
     return 0

@@ -66,7 +66,21 @@ def test_the_busy_machine_benchmark_measures_the_fit_and_a_run_quiet_and_loaded(
     printed = capsys.readouterr().out
     assert len(re.findall(r"warm start fit \d+\.\d+ s/epoch", printed)) == 4
     warm_start = r"warm start (imitating nothing|whole|cut: .+)"  # the default starts from the shipped network
-    runs = re.findall(rf"train.py --minutes 0.05: \d+ s, [\d,]+ timesteps, {warm_start}; shares: .+", printed)
+    threads = r"(fewest learner threads \d|learner threads as configured)"
+    runs = re.findall(
+        rf"train.py --minutes 0.05: \d+ s, [\d,]+ timesteps, {threads}, {warm_start}; shares: .+", printed
+    )
+    assert len(runs) == 2 and "beside 1 busy processes" in printed
+
+
+@pytest.mark.slow
+def test_the_busy_machine_benchmark_times_a_from_scratch_run_quiet_and_loaded(capsys):
+    from benchmarks.busy_machine import main
+
+    assert main(["--busy", "1", "--minutes", "0.1", "--from-scratch"]) == 0
+    printed = capsys.readouterr().out
+    assert "warm start fit" not in printed
+    runs = re.findall(r"train.py --from-scratch --minutes 0.1: \d+ s, [\d,]+ timesteps, .+; shares: .+", printed)
     assert len(runs) == 2 and "beside 1 busy processes" in printed
 
 
