@@ -316,6 +316,23 @@ def test_the_luck_cost_benchmark_times_playing_then_adjusting_the_same_games():
     assert re.search(r"^\| 1 \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d× \| \d+\.\d\d \|$", both, re.MULTILINE)
 
 
+# --- luck_judges.py ---------------------------------------------------------------------------------------------------
+
+
+def test_the_luck_judges_comparison_gives_each_judge_a_row_on_the_same_games(tmp_path):
+    from agents.bots.names import CATALOGUE
+
+    copy = tmp_path / "judge.npz"
+    copy.write_bytes(CATALOGUE["luck-value"].path.read_bytes())
+    printed = script("luck_judges", "--games", "44", "--worlds", "2", "--agent", "random", str(copy))
+    assert "random against heuristic, 2 players, 44 games from deal 9000000" in printed
+    rows = re.findall(r"^\| (\S+) \| \d+\.\d% \[\d+\.\d%, \d+\.\d%\] \| \d\.\d{3}× \| .+ \| \d+\.\d \|$", printed, re.M)
+    assert rows == ["shipped", str(copy)]
+    # the same network judges the same games alike
+    lines = [line for line in printed.splitlines() if line.startswith("| shipped") or line.startswith(f"| {copy}")]
+    assert lines[0].split("|")[2:5] == lines[1].split("|")[2:5]
+
+
 # --- luck_coverage.py -------------------------------------------------------------------------------------------------
 
 

@@ -301,7 +301,7 @@ class Learner:
             "adv": torch.from_numpy(norm_adv.astype(np.float32)),
             "targets": torch.from_numpy(((targets - mean) / std).astype(np.float32)),
         }
-        agreement = (
+        grad_cosine = (
             gradient_agreement(self.model, tensors, batch.game, tensors["adv"]) if measure_agreement else math.nan
         )
         ent_coef = native.entropy_coefficient(samples_before)
@@ -317,7 +317,7 @@ class Learner:
             approx_kl=float(kl),
             clip_fraction=float(clipped),
             explained_variance=ev,
-            grad_cosine=agreement,
+            grad_cosine=grad_cosine,
             value_loss=float(v_loss),
             policy_loss=float(p_loss),
             entropy_coef=ent_coef,
