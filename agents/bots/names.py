@@ -73,6 +73,7 @@ CATALOGUE = {
         ShippedModel("value", "value.npz", ModelKind.SEARCH_NET),
         ShippedModel("hands", "hands.npz", ModelKind.SEARCH_NET),
         ShippedModel("luck-value", "luck_value.npz", ModelKind.SEARCH_NET),
+        ShippedModel("luck-value-2p", "luck_value_2p.npz", ModelKind.SEARCH_NET),
         ShippedModel("selfplay-2p-playout", "selfplay_2p_playout.npz", ModelKind.SEARCH_NET),
     )
 }

@@ -132,18 +132,23 @@ class NetworkValue:
     chance from that seat's side, and the estimates are scaled to add up to 1: one of the seats wins, and the
     network's errors common to every seat (a turn passing, a window opening) cancel. That halves the noise ``V``
     adds where nothing was drawn (docs/luck.md).
+
+    Args:
+        net: the network; None: the shipped judge of each game's table size (:func:`shipped_luck_value`).
     """
 
     def __init__(self, net: ValueNet | None = None) -> None:
-        self.net = net if net is not None else shipped_luck_value()
+        self.net = net
 
     def __call__(self, rows: np.ndarray, num_players: int) -> np.ndarray:
         """float64 ``(len(rows), num_players)``: each seat's chance of winning in each row."""
-        return _seat_chances(rows, num_players, self._estimates)
+        net = self.net if self.net is not None else shipped_luck_value(num_players)
 
-    def _estimates(self, features: np.ndarray) -> np.ndarray:
-        with one_blas_thread():  # tournaments run a process per core: more BLAS threads would only contend
-            return self.net.values(features)
+        def estimates(features: np.ndarray) -> np.ndarray:
+            with one_blas_thread():  # tournaments run a process per core: more BLAS threads would only contend
+                return net.values(features)
+
+        return _seat_chances(rows, num_players, estimates)
 
 
 class ObservationValue:
@@ -223,10 +228,15 @@ class ConstantValue:
         return np.full((len(rows), num_players), self.value)
 
 
+SIZE_JUDGES = {2: "luck-value-2p"}
+"""The table sizes with a judge of their own (a catalogue name), fitted on that size's games alone; every other size
+is judged by ``luck-value``, fitted on games of every size from 2 to 6 (docs/luck.md, "The judges")."""
+
+
 @cache
-def shipped_luck_value() -> ValueNet:
-    """The shipped luck value network, read once per process (as data: nothing in the file is run)."""
-    return ValueNet.load(CATALOGUE["luck-value"].path)
+def shipped_luck_value(num_players: int | None = None) -> ValueNet:
+    """The shipped judge of games at ``num_players`` (None: the one of every size), read once per process as data."""
+    return ValueNet.load(CATALOGUE[SIZE_JUDGES.get(num_players or 0, "luck-value")].path)
 
 
 @dataclass(frozen=True)
@@ -263,7 +273,7 @@ class LuckEstimator:
 
     Args:
         settings: the number of re-dealt worlds per chance step and their seed.
-        value: ``V`` (default: :class:`NetworkValue` with the shipped network).
+        value: ``V`` (default: :class:`NetworkValue` with the shipped judges).
     """
 
     def __init__(self, settings: LuckSettings | None = None, value: SeatValues | None = None) -> None:
