@@ -22,8 +22,10 @@ from agents.evaluate.luck import (
     LuckError,
     LuckEstimator,
     LuckSettings,
+    NetworkValue,
     adjusted_results,
     luck_scales,
+    shipped_luck_value,
 )
 from agents.evaluate.matches import MeanInterval, play_game
 from agents.evaluate.tournament import run_tournament
@@ -120,6 +122,18 @@ def test_the_estimate_is_the_same_for_the_same_game_and_seed() -> None:
     assert np.array_equal(first.corrections, again.corrections)
     assert not np.array_equal(first.corrections, other.corrections)
     assert first.steps == other.steps
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_the_shipped_judge_is_the_table_sizes_own_where_it_has_one(num_players: int) -> None:
+    ids = random_game(num_players, 21)
+    own = LuckEstimator(LuckSettings(worlds=4, seed=5), NetworkValue(shipped_luck_value(num_players)))
+    every_size = LuckEstimator(LuckSettings(worlds=4, seed=5), NetworkValue(shipped_luck_value()))
+    default = LuckEstimator(LuckSettings(worlds=4, seed=5)).game(num_players, 21, ids).corrections
+    assert np.array_equal(default, own.game(num_players, 21, ids).corrections)
+    by_every_size = every_size.game(num_players, 21, ids).corrections
+    assert np.array_equal(default, by_every_size) == (num_players not in luck.SIZE_JUDGES)
+    assert shipped_luck_value(2) is not shipped_luck_value() and shipped_luck_value(3) is shipped_luck_value(4)
 
 
 def test_engine_actions_and_ids_give_the_same_luck() -> None:

@@ -233,10 +233,14 @@ SIZE_JUDGES = {2: "luck-value-2p"}
 is judged by ``luck-value``, fitted on games of every size from 2 to 6 (docs/luck.md, "The judges")."""
 
 
-@cache
 def shipped_luck_value(num_players: int | None = None) -> ValueNet:
     """The shipped judge of games at ``num_players`` (None: the one of every size), read once per process as data."""
-    return ValueNet.load(CATALOGUE[SIZE_JUDGES.get(num_players or 0, "luck-value")].path)
+    return _shipped_judge(SIZE_JUDGES.get(num_players or 0, "luck-value"))
+
+
+@cache
+def _shipped_judge(name: str) -> ValueNet:
+    return ValueNet.load(CATALOGUE[name].path)
 
 
 @dataclass(frozen=True)
