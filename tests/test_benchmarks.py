@@ -323,7 +323,7 @@ def test_the_luck_judges_comparison_gives_each_judge_a_row_on_the_same_games(tmp
     from agents.bots.names import CATALOGUE
 
     copy = tmp_path / "judge.npz"
-    copy.write_bytes(CATALOGUE["luck-value"].path.read_bytes())
+    copy.write_bytes(CATALOGUE["luck-value-2p"].path.read_bytes())  # the judge of 2-player games
     printed = script("luck_judges", "--games", "44", "--worlds", "2", "--agent", "random", str(copy))
     assert "random against heuristic, 2 players, 44 games from deal 9000000" in printed
     rows = re.findall(r"^\| (\S+) \| \d+\.\d% \[\d+\.\d%, \d+\.\d%\] \| \d\.\d{3}× \| .+ \| \d+\.\d \|$", printed, re.M)
