@@ -103,7 +103,7 @@ def test_a_value_that_sees_nothing_leaves_every_reward_at_0():
 
 
 def luck_config(**changes) -> TrainingConfig:
-    base = dict(envs=8, eval_every=10**6, eval_games=4, checkpoint_every=1, luck_returns=True, luck_worlds=2)
+    base = dict(envs=8, eval_every=10**6, eval_games=4, checkpoint_every=1, luck_returns=True, luck_worlds=2, threads=1)
     return TrainingConfig.from_scratch(**{**base, "hidden": (32,), "batch_size": 512, **changes})
 
 

@@ -200,7 +200,8 @@ def test_the_curves_luck_adjustment_replays_the_games_the_batch_played():
 
 
 def small_config(**changes) -> TrainingConfig:
-    base = dict(envs=8, eval_every=3000, eval_games=20, checkpoint_every=1, hidden=(32,), batch_size=512)
+    # one torch thread: the updates are compared to the bit, and must not depend on what else keeps the cores busy
+    base = dict(envs=8, eval_every=3000, eval_games=20, checkpoint_every=1, hidden=(32,), batch_size=512, threads=1)
     return TrainingConfig.from_scratch(**{**base, **changes})
 
 
