@@ -457,7 +457,7 @@ class TrainingConfig:
     luck_worlds: int = 16
     """Re-dealt decks per chance step for ``luck_returns``."""
     luck_value: LuckValue = "shipped"
-    """Who judges the luck of ``luck_returns``: the shipped luck network (fitted on the heuristic's games), or the
+    """Who judges the luck of ``luck_returns``: the shipped judge of the table size (fitted on heuristic games), or the
     run's own critic (``"critic"``: no network fitted on another agent's games, so the run is self-play alone)."""
     native: NativeSettings = field(default_factory=NativeSettings)
     """The settings only the native backend reads."""

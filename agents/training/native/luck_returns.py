@@ -86,7 +86,7 @@ class LuckReturns:
         worlds: re-dealt decks per chance step (:class:`~agents.evaluate.luck.LuckSettings`).
         state: the running slope's statistics from :meth:`state` (a resumed run), or None for a new run.
         beta: how fast older batches' slopes fade.
-        value: the luck's judge ``V`` (default: the shipped luck network; a run's own critic through
+        value: the luck's judge ``V`` (default: the shipped judge of each table size; a run's own critic through
             :class:`~agents.evaluate.luck.ObservationValue` keeps the run self-play alone).
     """
 
