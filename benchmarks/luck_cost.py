@@ -18,6 +18,7 @@ import time
 from contextlib import nullcontext
 from unittest import mock
 
+from agents.bots.base import Agent
 from agents.bots.registry import make_agent
 from agents.bots.spec import AgentSpecError
 from agents.bots.threads import set_torch_threads
@@ -52,6 +53,20 @@ def build_parser() -> CommandParser:
         help="also adjust each round with the reference's steps of the Letters' posterior (a column more)",
     )
     return parser
+
+
+def rotated_games(agent: Agent, opponent: Agent, n: int, games: int, seed: int) -> list[tuple[int, list[int], float]]:
+    """Each game's deal, action ids and ``agent``'s result (1: a win), ``opponent`` at every other seat.
+
+    As ``agents.evaluate`` deals them: game ``g`` seats the agent at ``g % n`` on deal ``seed + g // n``.
+    """
+    played = []
+    for g in range(games):
+        seat, deal = g % n, seed + g // n
+        ids: list[int] = []
+        game = play_game([opponent] * seat + [agent] + [opponent] * (n - 1 - seat), deal, played=ids)
+        played.append((deal, ids, 1.0 if seat in game.winners() else 0.0))
+    return played
 
 
 def adjusting_ms(estimator: LuckEstimator, n: int, games: list[tuple[int, list[int]]], reference: bool) -> float:
@@ -89,13 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     with threadpool_limits(1):
         for round_ in range(1, args.rounds + 1):
             agent, opponent = make_agent(args.agent, args.seed), make_agent(args.opponent, args.seed + 1)
-            games: list[tuple[int, list[int]]] = []
             start = time.process_time()
-            for g in range(args.games):
-                seat, deal = g % n, args.seed + g // n
-                ids: list[int] = []
-                play_game([opponent] * seat + [agent] + [opponent] * (n - 1 - seat), deal, played=ids)
-                games.append((deal, ids))
+            games = [(deal, ids) for deal, ids, _ in rotated_games(agent, opponent, n, args.games, args.seed)]
             playing = (time.process_time() - start) / args.games * 1e3
             adjusting = adjusting_ms(estimator, n, games, reference=False)
             row = f"| {round_} | {playing:.2f} | {adjusting:.2f} | {adjusting / playing:.2f}× |"

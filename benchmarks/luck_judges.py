@@ -20,13 +20,15 @@ import sys
 import time
 from pathlib import Path
 
+from luck_cost import rotated_games  # the script beside this one
+
 from agents.bots.model_file import ModelFileError
 from agents.bots.registry import make_agent
 from agents.bots.search.value import ValueNet
 from agents.bots.spec import AgentSpecError
 from agents.bots.threads import set_torch_threads
 from agents.evaluate.luck import LuckEstimator, LuckSettings, NetworkValue, luck_worlds
-from agents.evaluate.matches import MatchResult, play_game
+from agents.evaluate.matches import MatchResult
 from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int, run_command
 
 SHIPPED = "shipped"
@@ -47,20 +49,6 @@ def build_parser() -> CommandParser:
     parser.add_argument("--seed", type=non_negative_int, default=9_000_000, help="the first deal (default: 9000000)")
     parser.add_argument("--worlds", type=luck_worlds, default=16, help="decks dealt again a chance step (default: 16)")
     return parser
-
-
-def play(agent: str, opponent: str, n: int, games: int, seed: int) -> tuple[list[int], list[list[int]], list[float]]:
-    """Each game's deal, action ids and the agent's result (1 for a win, a shared one too)."""
-    me, other = make_agent(agent, seed), make_agent(opponent, seed + 1)
-    deals, played, results = [], [], []
-    for g in range(games):
-        seat, deal = g % n, seed + g // n
-        ids: list[int] = []
-        game = play_game([other] * seat + [me] + [other] * (n - 1 - seat), deal, played=ids)
-        deals.append(deal)
-        played.append(ids)
-        results.append(1.0 if seat in game.winners() else 0.0)
-    return deals, played, results
 
 
 def judged(
@@ -89,13 +77,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        make_agent(args.agent, args.seed), make_agent(args.opponent, args.seed + 1)
+        agent, opponent = make_agent(args.agent, args.seed), make_agent(args.opponent, args.seed + 1)
         judges = {SHIPPED: NetworkValue()} | {str(path): NetworkValue(ValueNet.load(path)) for path in args.values}
     except (AgentSpecError, ModelFileError) as error:
         parser.error(str(error))
     set_torch_threads(1)
     n = args.players
-    deals, played, results = play(args.agent, args.opponent, n, args.games, args.seed)
+    games = rotated_games(agent, opponent, n, args.games, args.seed)
+    deals, played, results = [g[0] for g in games], [g[1] for g in games], [g[2] for g in games]
     match = MatchResult(args.agent, len(results), int(sum(results)), 0)
     match.measure_deals(results, deals)
     low, high = match.interval

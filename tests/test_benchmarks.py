@@ -333,6 +333,30 @@ def test_the_luck_judges_comparison_gives_each_judge_a_row_on_the_same_games(tmp
     assert lines[0].split("|")[2:5] == lines[1].split("|")[2:5]
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["NOT_A_ZIP"], "not a zip archive"),
+        (["MISSING"], "cannot read"),
+        (["--agent", "nosuch"], "unknown agent 'nosuch'"),
+        (["--worlds", "0"], "must be at least 1"),
+    ],
+)
+def test_the_luck_judges_comparison_refuses_garbage_in_one_line(argv, message, tmp_path):
+    (tmp_path / "junk.npz").write_bytes(b"garbage")
+    argv = [{"NOT_A_ZIP": str(tmp_path / "junk.npz"), "MISSING": str(tmp_path / "none.npz")}.get(a, a) for a in argv]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "luck_judges.py"), *argv],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert done.returncode == 2 and message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not done.stdout
+
+
 # --- luck_coverage.py -------------------------------------------------------------------------------------------------
 
 
