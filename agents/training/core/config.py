@@ -263,7 +263,14 @@ def weighted_index(v: float, weights: Sequence[float]) -> int:
     return min(int(np.searchsorted(cdf / cdf[-1], v, side="right")), len(cdf) - 1)
 
 
+_EVERY_BACKEND: dict[str, Any] = {"threads": 2, "skip_forced": True}
+"""What every backend takes: two torch threads for the learner (fewer where other processes keep cores busy), and
+forced decisions played without becoming samples."""
 _PPO_DEFAULTS: dict[str, Any] = {
+    **_EVERY_BACKEND,
+    "envs": 64,
+    "n_steps": 64,
+    "batch_size": 1024,
     "epochs": 5,
     "eval_games": 200,
     "learning_rate": 1e-4,
@@ -276,35 +283,14 @@ _PPO_DEFAULTS: dict[str, Any] = {
 }
 """What sb3 and RLlib share: the warm start (no teacher games when it starts from a network), then small steps in a
 league."""
-_RLLIB_DEFAULTS: dict[str, Any] = {
-    **_PPO_DEFAULTS,
-    "envs": 64,
-    "n_steps": 64,
-    "batch_size": 1024,
-    "threads": 2,
-    "eval_every": 100_000,
-    "snapshot_every": 50_000,
-    "checkpoint_every": 50_000,
-    "skip_forced": True,
-}
 DEFAULTS: dict[Backend, dict[str, Any]] = {
-    "sb3": {
-        **_PPO_DEFAULTS,
-        "envs": 64,
-        "n_steps": 64,
-        "batch_size": 1024,
-        "threads": 2,
-        "eval_every": 250_000,
-        "snapshot_every": 150_000,
-        "checkpoint_every": 100_000,
-        "skip_forced": True,
-    },
-    "rllib": _RLLIB_DEFAULTS,
+    "sb3": {**_PPO_DEFAULTS, "eval_every": 250_000, "snapshot_every": 150_000, "checkpoint_every": 100_000},
+    "rllib": {**_PPO_DEFAULTS, "eval_every": 100_000, "snapshot_every": 50_000, "checkpoint_every": 50_000},
     "native": {
+        **_EVERY_BACKEND,
         "envs": 256,
         "batch_size": 4096,
         "epochs": 2,
-        "threads": 2,
         "eval_every": 2_000_000,
         "eval_games": 2000,
         "checkpoint_every": 500_000,
@@ -314,7 +300,6 @@ DEFAULTS: dict[Backend, dict[str, Any]] = {
         "imitate_games": 0,
         "pool": PURE_SELF_PLAY,
         "every_seat": True,
-        "skip_forced": True,
     },
 }
 """What a ``None`` field means, per backend (docs/training.md).
