@@ -19,17 +19,7 @@ from agents.bots.search import SearchAgent, SearchSettings
 from agents.bots.search.belief import HANDS, HandModel
 from agents.bots.search.rollout import FULL_PLAYOUTS, TO_THE_END, Leaves, candidate_values, paired_gains, seat_tables
 from agents.bots.search.value import FEATURES, VALUE, ValueNet, leaf_features
-from agents.training.search_nets.fitting import (
-    HEURISTIC,
-    NO_MIX,
-    RANDOM,
-    FitSettings,
-    Positions,
-    SeatMix,
-    fit_value,
-    play_positions,
-    seat_players,
-)
+from agents.training.search_nets.fitting import FitSettings, Positions, fit_value, play_positions
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game
@@ -251,56 +241,21 @@ def test_value_positions_are_labelled_with_their_games_outcome_and_depend_on_the
     assert np.all(first.players[first.games % 2 == 0] == 2)
 
 
-def _seating(mix: SeatMix, seed: int, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    kinds = np.empty(L.SEATS, dtype=np.int64)
-    tables = np.empty((L.SEATS, TABLES.floats.shape[0]), dtype=TABLES.floats.dtype)
-    tuned = SeatMix.of(["heuristic-tuned"]).tables[0]
-    seat_players(np.uint64(seed), seat, mix.kinds, mix.tables, tuned, kinds, tables)
-    return kinds, tables
+def test_joined_positions_keep_their_order_and_the_parts_are_let_go():
+    from agents.training.search_nets.fitting import _joined
 
-
-def test_without_a_mix_the_heuristic_plays_every_seat_tuned_at_the_recorded_one():
-    tuned = SeatMix.of(["heuristic-tuned"]).tables[0]
-    assert not np.array_equal(tuned, TABLES.floats, equal_nan=True)  # the tables hold nan entries
-    kinds, tables = _seating(NO_MIX, seed=12, seat=1)
-    assert np.all(kinds == HEURISTIC)
-    assert np.array_equal(tables[1], tuned, equal_nan=True)
-    assert all(np.array_equal(tables[s], TABLES.floats, equal_nan=True) for s in range(L.SEATS) if s != 1)
-
-
-def test_a_mix_draws_every_seat_from_the_players_it_names():
-    mix = SeatMix.of(["random", "heuristic-tuned", "heuristic-tuned"])
-    drawn = np.array([_seating(mix, seed, 0)[0] for seed in range(600)])
-    assert set(np.unique(drawn)) == {HEURISTIC, RANDOM}
-    assert 0.25 < np.mean(drawn == RANDOM) < 0.42  # a name twice weighs twice: a third of the seats random
-
-
-def test_mixed_games_are_played_by_the_players_drawn_at_their_seats():
-    """The recorded seat wins about 90% as the heuristic against random play, about 10% the other way round."""
-    mix = SeatMix.of(["heuristic", "random"])
-    data = play_positions(800, [2], seed=31, progress=False, keep_every=8, target="win", mix=mix)
-    wins: dict[tuple[int, int], list[float]] = {}
-    for game in np.unique(data.games):
-        seat = (31 + int(game)) % 2
-        kinds = _seating(mix, 31 + int(game), seat)[0]
-        wins.setdefault((int(kinds[seat]), int(kinds[1 - seat])), []).append(float(data.labels[data.games == game][0]))
-    assert len(wins) == 4 and all(len(results) > 100 for results in wins.values())
-    assert np.mean(wins[HEURISTIC, RANDOM]) > 0.75 and np.mean(wins[RANDOM, HEURISTIC]) < 0.25
-
-
-@pytest.mark.parametrize(
-    "mix", [["gubs-nett"], ["selfplay-2p", "missing_playout.npz"], ["not_a_model.npz"], ["heuristic", "ppo-2p"]]
-)
-def test_the_command_refuses_a_mix_it_cannot_seat_in_one_line(mix, tmp_path, capsys):
-    from agents.training.search_nets.fitting import main
-
-    (tmp_path / "not_a_model.npz").write_bytes(b"garbage")
-    with pytest.raises(SystemExit) as exit_info:
-        main(["--games", "10", "--mix", *[str(tmp_path / m) if m.startswith("not_") else m for m in mix],
-              "--out", str(tmp_path / "out")])  # fmt: skip
-    assert exit_info.value.code == 2
-    assert len(capsys.readouterr().err.strip().splitlines()) <= 2
-    assert not (tmp_path / "out").exists()
+    rng = np.random.default_rng(3)
+    sizes = (5, 0, 7)
+    parts = [
+        Positions(rng.random((m, FEATURES), dtype=np.float32), rng.random(m, dtype=np.float32),
+                  np.arange(m, dtype=np.int64), np.full(m, 2, dtype=np.int64))
+        for m in sizes
+    ]  # fmt: skip
+    expected = [np.concatenate([getattr(part, name) for part in parts]) for name in Positions.__dataclass_fields__]
+    joined = _joined(parts)
+    assert parts == []  # each part is dropped once copied: the positions are held once, not twice
+    names = Positions.__dataclass_fields__
+    assert all(np.array_equal(getattr(joined, n), e) for n, e in zip(names, expected, strict=True))
 
 
 def test_a_fitted_value_network_explains_part_of_the_held_out_outcomes(tmp_path):

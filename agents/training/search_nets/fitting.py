@@ -3,9 +3,7 @@
 ``python -m agents.training.search_nets --games 300000 --out runs/search_nets`` plays ``--games`` whole games in
 compiled code, the table sizes in turn, every seat the heuristic as the search's playouts play it (one seat, the
 one whose positions are kept, with the tuned weights the searching seat plays out with, the others with the
-default ones). With ``--mix`` each seat of each game is drawn from several players instead (:class:`SeatMix`):
-a judge of luck measures games between any agents, so it is best fitted on more than one way of playing.
-Positions are kept at random decisions of each game (:data:`KEEP_EVERY` on average), each as that
+default ones). Positions are kept at random decisions of each game (:data:`KEEP_EVERY` on average), each as that
 seat's :func:`~agents.bots.search.value.leaf_features` (its observation and every other hand), labelled with the
 value the search gives the game's end (:func:`~agents.bots.search.rollout.outcome_of`). Two networks are fitted:
 
@@ -27,7 +25,7 @@ import itertools
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,20 +33,20 @@ from typing import TYPE_CHECKING
 import numba as nb
 import numpy as np
 
-from agents.bots.heuristic.decide import choose_among, new_scratch
+from agents.bots.heuristic.decide import new_scratch
 from agents.bots.heuristic.tables import TABLES
 from agents.bots.heuristic.weights_file import load_weights
-from agents.bots.model_file import ModelFileError, save_network
-from agents.bots.names import CATALOGUE, PLAYOUTS, TUNED
+from agents.bots.model_file import save_network
+from agents.bots.names import CATALOGUE, TUNED
 from agents.bots.search.belief import HANDS
-from agents.bots.search.playout_net import NO_NET, PlayoutNet, choose_by_net, load_playout, shipped_playout
-from agents.bots.search.rollout import legal_ids, outcome_of, playout_scratch, win_of
+from agents.bots.search.playout_net import NO_NET
+from agents.bots.search.rollout import outcome_of, play_to_end, playout_scratch, win_of
 from agents.bots.search.value import FEATURES, VALUE
 from agents.bots.search.value import leaf_features as write_features
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import COPIES
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
-from gubs_env.fast import S_OVER, advance, encode, integers, reset_one, seed_pcg64
+from gubs_env.fast import S_OVER, integers, reset_one, seed_pcg64
 from gubs_env.fast import layout as L
 from gubs_env.support.progress import progress_bar
 
@@ -83,81 +81,6 @@ class FitSettings:
     """Share of the games, the last ones, kept out of the fit to measure it."""
 
 
-HEURISTIC, RANDOM, NETWORK = 0, 1, 2
-"""How a seat of a recorded game decides: the heuristic (with its seat's weights), uniformly at random among the
-legal ids, or the mix's playout network (its largest logit)."""
-MIXABLE = ("heuristic", "heuristic-tuned", "random")
-"""The players ``--mix`` names besides a playout network (a shipped network that has one, or a playout file)."""
-
-
-@dataclass(frozen=True)
-class SeatMix:
-    """Who sits at a recorded game's seats: each seat of each game draws one of ``names`` uniformly.
-
-    A name may come more than once, to weigh it. ``kinds[i]`` and ``tables[i]`` are how name ``i`` decides and its
-    heuristic weights (unused but for the heuristic); ``net`` is the one playout network the mix may hold. No mix
-    (``names`` empty) is the search's own seating: the heuristic everywhere, tuned at the recorded seat.
-    """
-
-    names: tuple[str, ...]
-    kinds: np.ndarray
-    tables: np.ndarray
-    net: PlayoutNet
-
-    @classmethod
-    def of(cls, names: Sequence[str]) -> SeatMix:
-        """The mix of ``names``: ``MIXABLE`` players and at most one playout network.
-
-        Raises:
-            ValueError: a name that is none of them, or two different networks (one line).
-            ModelFileError: a playout file that cannot be read.
-        """
-        default = TABLES.floats
-        tables = np.tile(default, (max(len(names), 1), 1))
-        kinds = np.full(len(names), HEURISTIC, dtype=np.int64)
-        networks = sorted({name for name in names if name not in MIXABLE})
-        if len(networks) > 1:
-            raise ValueError(f"--mix holds one playout network at most, not {len(networks)}: {', '.join(networks)}")
-        net = NO_NET
-        for network in networks:
-            if network in PLAYOUTS:
-                net = shipped_playout(network)
-            elif network.endswith(".npz"):
-                net = load_playout(network)
-            else:
-                raise ValueError(
-                    f"--mix takes {', '.join(MIXABLE)}, a network with a playout policy ({', '.join(PLAYOUTS)}) or "
-                    f"a playout .npz, not {network!r:.60}"
-                )
-        for i, name in enumerate(names):
-            if name == "heuristic-tuned":
-                tables[i] = load_weights(CATALOGUE[TUNED].path).floats
-            kinds[i] = RANDOM if name == "random" else NETWORK if name not in MIXABLE else HEURISTIC
-        return cls(tuple(names), kinds, tables, net)
-
-
-NO_MIX = SeatMix((), np.zeros(0, dtype=np.int64), np.tile(TABLES.floats, (1, 1)), NO_NET)
-
-
-@nb.njit(cache=True)
-def seat_players(
-    seed: np.uint64, seat: int, kinds: np.ndarray, tables: np.ndarray, tf_tuned: np.ndarray,
-    seat_kinds: np.ndarray, tfs: np.ndarray,
-) -> None:  # fmt: skip
-    """Write each seat's way of deciding and weights for the game dealt from ``seed``; ``seat`` is the recorded one.
-
-    With no mix (``kinds`` empty) every seat plays the heuristic, ``seat`` with ``tf_tuned``; otherwise each seat
-    draws its player from the mix by a generator of its own, so the deal and the kept positions do not move.
-    """
-    who = np.empty(6, dtype=np.uint64)
-    seed_pcg64(who, seed ^ np.uint64(0x5EA75))
-    for s in range(L.SEATS):
-        m = 0 if kinds.shape[0] == 0 else integers(who, kinds.shape[0])
-        seat_kinds[s] = HEURISTIC if kinds.shape[0] == 0 else kinds[m]
-        for i in range(tfs.shape[1]):
-            tfs[s, i] = tables[m, i] if kinds.shape[0] > 0 else tf_tuned[i] if s == seat else tables[0, i]
-
-
 @nb.njit(cache=True)
 def record_games(
     seeds: np.ndarray,
@@ -165,22 +88,20 @@ def record_games(
     max_turns: int,
     uniform: int,
     ti: np.ndarray,
+    tf_default: np.ndarray,
     tf_tuned: np.ndarray,
-    kinds: np.ndarray,
-    tables: np.ndarray,
-    net: PlayoutNet,
     keep_every: int,
     win_target: bool,
     features: np.ndarray,
     labels: np.ndarray,
     games: np.ndarray,
 ) -> int:
-    """Play one game per seed, seated as :func:`seat_players` says; keep positions of one seat with its outcome.
+    """Play one game per seed with the heuristic at every seat; keep positions of one seat with its outcome.
 
-    Game ``j`` is dealt from ``seeds[j]``; its recorded seat is ``seeds[j] % players``. At each decision the
-    position is kept with probability ``1 / keep_every`` while ``features`` has room; its row of ``labels`` gets
-    the seat's :func:`outcome_of` at the game's end (its :func:`win_of` with ``win_target``), its row of ``games``
-    the game's index.
+    Game ``j`` is dealt from ``seeds[j]``; its learned seat (``seeds[j] % players``) plays with ``tf_tuned``. At
+    each decision the position is kept with probability ``1 / keep_every`` while ``features`` has room; its row
+    of ``labels`` gets the seat's :func:`outcome_of` at the game's end (its :func:`win_of` with ``win_target``), its
+    row of ``games`` the game's index.
 
     Returns:
         How many positions were kept.
@@ -188,13 +109,13 @@ def record_games(
     obs, mask, g, r, tie = playout_scratch(L.ROW)
     raw, c, f, ids, scores = new_scratch()
     keep = np.empty(6, dtype=np.uint64)
-    hidden = np.empty(net.first_bias.shape[0], dtype=np.float32)
-    tfs = np.empty((L.SEATS, tables.shape[1]), dtype=tables.dtype)
-    seat_kinds = np.empty(L.SEATS, dtype=np.int64)
+    tfs = np.empty((L.SEATS, tf_default.shape[0]), dtype=tf_default.dtype)
     kept = 0
     for j in range(seeds.shape[0]):
         seat = int(seeds[j] % np.uint64(players))
-        seat_players(seeds[j], seat, kinds, tables, tf_tuned, seat_kinds, tfs)
+        for s in range(L.SEATS):
+            for i in range(tfs.shape[1]):
+                tfs[s, i] = tf_tuned[i] if s == seat else tf_default[i]
         reset_one(g, r, seeds[j], players, max_turns, uniform)
         seed_pcg64(tie, seeds[j] ^ np.uint64(0x5EED))
         seed_pcg64(keep, seeds[j] ^ np.uint64(0xF00D))
@@ -204,18 +125,7 @@ def record_games(
                 write_features(g, seat, features[kept])
                 games[kept] = j
                 kept += 1
-            count = legal_ids(g, mask, ids)
-            a = ids[0]
-            actor = g[L.ACTOR]
-            if count > 1 and seat_kinds[actor] == RANDOM:
-                a = ids[integers(tie, count)]
-            elif count > 1:
-                encode(g, actor, obs)
-                if seat_kinds[actor] == NETWORK:
-                    a = choose_by_net(obs, ids, count, net, hidden)
-                else:
-                    a = choose_among(obs, ids, count, tie, ti, tfs[actor], raw, c, f, scores)
-            advance(g, r, a)
+            play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1, NO_NET)
         value = win_of(g, seat) if win_target else outcome_of(g, seat)
         for i in range(first, kept):
             labels[i] = value
@@ -243,12 +153,10 @@ def play_positions(
     progress: bool = True,
     keep_every: int = KEEP_EVERY,
     target: str = "search",
-    mix: SeatMix = NO_MIX,
 ) -> Positions:
-    """Play ``games`` games (the table sizes in turn, game ``i`` dealt from ``seed + i``) and keep positions.
+    """Play ``games`` heuristic games (the table sizes in turn, game ``i`` dealt from ``seed + i``) and keep positions.
 
-    Each seat is seated by ``mix`` (by default the heuristic everywhere, tuned at the recorded seat); each position
-    is labelled with its game's :data:`TARGETS` value ``target``. Depends on the arguments only.
+    Each position is labelled with its game's :data:`TARGETS` value ``target``. Depends on the arguments only.
     """
     options = RuleOptions()
     uniform = LETTER_PLACEMENTS.index(options.letter_placement)
@@ -268,8 +176,8 @@ def play_positions(
             index = np.zeros(room, dtype=np.int64)
             seeds = (np.uint64(seed) + chosen.astype(np.uint64)).astype(np.uint64)
             kept = record_games(
-                seeds, players, options.max_turns, uniform, TABLES.ints, tuned.floats, mix.kinds, mix.tables,
-                mix.net, keep_every, target == "win", features, labels, index,
+                seeds, players, options.max_turns, uniform, TABLES.ints, TABLES.floats, tuned.floats,
+                keep_every, target == "win", features, labels, index,
             )  # fmt: skip
             players_of = np.full(kept, players, dtype=np.int64)
             parts.append(Positions(features[:kept], labels[:kept], chosen[index[:kept]], players_of))
@@ -458,12 +366,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="the label: the search's value of the end (value.npz and hands.npz), or whether the seat won (only "
         "luck_value.npz, the luck-adjusted evaluation's value) (default: search)",
     )  # fmt: skip
-    parser.add_argument(
-        "--mix", nargs="+", default=[], metavar="PLAYER",
-        help=f"draw each seat of each game from these players, a name twice to weigh it: {', '.join(MIXABLE)}, or "
-        "one network with a playout policy (selfplay-2p) or a playout .npz (default: the heuristic everywhere, "
-        "tuned at the recorded seat)",
-    )  # fmt: skip
     parser.add_argument("--threads", type=positive_int, default=2, help="torch threads for the fit (default: 2)")
     parser.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="folder for value.npz, hands.npz and report.json"
@@ -479,19 +381,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     refuse_unwritable_out(parser, args.out)
-    try:
-        mix = SeatMix.of(args.mix)
-    except (ValueError, ModelFileError) as error:
-        parser.error(str(error))
     fit = FitSettings(tuple(args.value_hidden), tuple(args.hands_hidden), epochs=args.epochs)
     started = time.perf_counter()
-    data = play_positions(args.games, args.players, args.seed, not args.no_progress, target=args.target, mix=mix)
+    data = play_positions(args.games, args.players, args.seed, not args.no_progress, target=args.target)
     played = time.perf_counter() - started
     print(f"{len(data.labels):,} positions from {args.games:,} games in {played:.0f} s")
     args.out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, object] = {
         "games": args.games, "players": args.players, "seed": args.seed, "keep_every": KEEP_EVERY,
-        "fit": asdict(fit), "play_seconds": played, "target": args.target, "mix": args.mix,
+        "fit": asdict(fit), "play_seconds": played, "target": args.target,
     }  # fmt: skip
     fits = [
         ("value", fit_value, VALUE, "of the outcomes' variance explained"),
