@@ -4,7 +4,7 @@
 
 plays the heuristic against ``--opponent`` at 2 players in ``--sets`` sets of ``--games`` games (half as many
 consecutive deals, each at both seatings; the first set's first deal is ``--seed``), and measures the heuristic's
-mean luck in each set with its deal-clustered 95% interval, as a tournament's ``--adjust-luck`` does. If the
+mean luck in each set with its deal-clustered 95% interval, as a tournament's ``--adjust-luck`` does (16 worlds). If the
 intervals are honest, the sets' estimates scatter about their pooled mean as their intervals say: about 95% of the
 intervals hold it, and the dispersion (the sum of each estimate's squared distance from the pooled mean over its
 variance) follows a chi-square with one degree of freedom fewer than the sets. A small p says the intervals are too
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from agents.bots.base import Agent
 from agents.bots.registry import make_agent
 from agents.bots.spec import AgentSpec, AgentSpecError
-from agents.evaluate.luck import LuckEstimator
+from agents.evaluate.luck import LuckEstimator, LuckSettings
 from agents.evaluate.matches import MeanInterval, play_game
 from gubs_env.support.cli import CommandParser, non_negative_int, positive_int, run_command
 
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         table = [make_agent("heuristic", seed=0), make_agent(AgentSpec.parse(args.opponent), seed=1)]
     except AgentSpecError as error:
         parser.error(str(error))
-    estimator = LuckEstimator()
+    estimator = LuckEstimator(LuckSettings(worlds=16))  # the worlds of docs/luck.md's figures
     estimates = []
     deals = -(-args.games // 2)
     for number in range(args.sets):

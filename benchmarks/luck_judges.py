@@ -47,7 +47,10 @@ def build_parser() -> CommandParser:
     parser.add_argument("--players", type=player_count, default=2, help="table size (default: 2)")
     parser.add_argument("--games", type=positive_int, default=2000, help="seat-rotated games (default: 2000)")
     parser.add_argument("--seed", type=non_negative_int, default=9_000_000, help="the first deal (default: 9000000)")
-    parser.add_argument("--worlds", type=luck_worlds, default=16, help="decks dealt again a chance step (default: 16)")
+    parser.add_argument(
+        "--worlds", type=luck_worlds, default=LuckSettings.worlds,
+        help=f"decks dealt again a chance step (default: {LuckSettings.worlds}, the estimator's)",
+    )  # fmt: skip
     return parser
 
 
