@@ -78,9 +78,9 @@ class LuckSettings:
 
     Attributes:
         worlds: decks dealt again at each chance step; the expectation is their mean. More worlds cost time and
-            remove the sampling noise this mean adds (it never biases the estimate). 8 keep the adjustment's cost
-            near the cost of playing networks' games at 2 players; 16 narrow the interval by about 4% at twice the
-            adjustment's cost, worth it only for agents that play slowly, such as a search (docs/luck.md).
+            remove the sampling noise this mean adds (it never biases the estimate). 8 worlds keep the adjustment's
+            cost near the cost of playing networks' games at 2 players; 16 narrow the interval by about 4% at twice
+            the adjustment's cost, worth it only for agents that play slowly, such as a search (docs/luck.md).
         seed: seeds the re-deals; a step's worlds depend on it, the deal's seed and the step's index only.
     """
 
