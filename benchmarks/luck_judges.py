@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     set_torch_threads(1)
     n = args.players
     games = rotated_games(agent, opponent, n, args.games, args.seed)
-    deals, played, results = [g[0] for g in games], [g[1] for g in games], [g[2] for g in games]
+    deals, played, results = (list(column) for column in zip(*games, strict=True))
     match = MatchResult(args.agent, len(results), int(sum(results)), 0)
     match.measure_deals(results, deals)
     low, high = match.interval
