@@ -239,8 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="each decision learns from its outcome less the luck of the draws after it (native; docs/training.md)",
     )
     levers.add_argument(
-        "--luck-worlds", type=positive_int, help="re-dealt decks per chance step of --luck-returns (default: 16)"
-    )
+        "--luck-worlds", type=positive_int,
+        help=f"re-dealt decks per chance step of --luck-returns (default: {TrainingConfig.luck_worlds}, what the "
+        "lever was measured with; evaluations' --luck-worlds has its own default)",
+    )  # fmt: skip
     levers.add_argument(
         "--luck-value",
         choices=LUCK_VALUES,
