@@ -243,6 +243,19 @@ def test_a_resumed_run_goes_on_as_if_it_had_never_stopped(tmp_path):
     assert (tmp_path / "cut" / "policy.npz").read_bytes() == (tmp_path / "whole" / "policy.npz").read_bytes()
 
 
+def test_a_run_resumed_with_a_new_step_size_steps_with_it(tmp_path):
+    def saved_step_size(out) -> float:
+        checkpoint = json.loads((out / "run.json").read_text())["checkpoint"]
+        saved = torch.load(out / checkpoint, weights_only=True)
+        return saved["optimizer"]["param_groups"][0]["lr"]
+
+    out = tmp_path / "run"
+    train(small_config(steps=1500), out=out, progress=False)
+    assert saved_step_size(out) == small_config().resolved().learning_rate
+    train(small_config(steps=3000, learning_rate=1e-5), out=out, resume=True, progress=False)
+    assert saved_step_size(out) == 1e-5
+
+
 def test_a_run_can_draw_its_curve_with_the_luck_adjusted_rates(tmp_path):
     out = tmp_path / "run"
     train(small_config(eval_adjust_luck=True, steps=1), out=out, progress=False)

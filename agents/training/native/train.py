@@ -261,6 +261,8 @@ class NativeRun:
             saved = torch.load(io.BytesIO(data), weights_only=True)
             learner.model.load_state_dict(saved["model"])
             learner.optimizer.load_state_dict(saved["optimizer"])
+            for group in learner.optimizer.param_groups:  # the optimizer's state holds the step size it saved with
+                group["lr"] = self.run.config.learning_rate
             learner.generator.set_state(saved["generator"])
             learner.value_norm = ValueNorm.from_state([float(v) for v in saved["value_norm"]])
             learner.rng.bit_generator.state = json.loads(saved["rng"])
