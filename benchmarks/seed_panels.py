@@ -1,6 +1,6 @@
 """What the comparison charts of benchmarks/ share: a chart per table size, a panel per seed, each arm a line.
 
-Imported by the scripts beside it (``luck_returns_compare.py``, ``rule_facts_compare.py``), which only say which
+Imported by the scripts beside it (``luck_returns_compare.py``, ``lever_compare.py``), which only say which
 curves each panel holds.
 """
 

@@ -266,10 +266,17 @@ def test_the_world_sampler_benchmark_runs_and_refuses_bad_arguments(capsys):
 # --- the experiments of docs/results/selfplay ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["luck_returns_compare", "rule_facts_compare"])
-def test_the_comparison_charts_are_drawn_from_the_stored_curves(name, tmp_path):
-    script(name, str(tmp_path))
+def test_the_comparison_charts_are_drawn_from_the_stored_curves(tmp_path):
+    script("luck_returns_compare", str(tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["compare_2p.png", "compare_4p.png"]
+    printed = script(
+        "lever_compare", str(ROOT / "docs/results/selfplay/rule-facts-baselines"), "rule facts", str(tmp_path / "facts")
+    )
+    assert sorted(p.name for p in (tmp_path / "facts").iterdir()) == ["compare_2p.png", "compare_4p.png"]
+    lines = printed.splitlines()
+    assert len(lines) == 4 and all(re.fullmatch(
+        r"[24]p seed [01], \d+\.\dM to \d+\.\dM timesteps: rule facts \d+\.\d%, default \d+\.\d%, "
+        r"difference [+-]\d+\.\d points", line) for line in lines)  # fmt: skip
 
 
 @pytest.mark.slow

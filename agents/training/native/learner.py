@@ -172,6 +172,7 @@ class UpdateStats:
     value_loss: float
     policy_loss: float
     entropy_coef: float
+    learning_rate: float
 
 
 def explained_variance(predicted: np.ndarray, target: np.ndarray) -> float:
@@ -286,6 +287,7 @@ class Learner:
         """
         config, native = self.config, self.config.native
         assert config.gae_lambda is not None and config.gamma is not None and config.batch_size is not None
+        assert config.learning_rate is not None
         adv = advantages(batch, batch.values, config.gae_lambda, config.gamma)
         targets = adv + batch.values
         ev = explained_variance(batch.values, targets)
@@ -305,6 +307,9 @@ class Learner:
             gradient_agreement(self.model, tensors, batch.game, tensors["adv"]) if measure_agreement else math.nan
         )
         ent_coef = native.entropy_coefficient(samples_before)
+        step_size = native.step_size(config.learning_rate, samples_before)
+        for group in self.optimizer.param_groups:  # also what a resumed run steps with, whatever its checkpoint saved
+            group["lr"] = step_size
         totals = np.zeros(5)
         steps = 0
         for _ in range(config.epochs or 1):
@@ -321,6 +326,7 @@ class Learner:
             value_loss=float(v_loss),
             policy_loss=float(p_loss),
             entropy_coef=ent_coef,
+            learning_rate=step_size,
         )
 
     def _step(self, mb: dict[str, torch.Tensor], ent_coef: float) -> np.ndarray:

@@ -261,8 +261,6 @@ class NativeRun:
             saved = torch.load(io.BytesIO(data), weights_only=True)
             learner.model.load_state_dict(saved["model"])
             learner.optimizer.load_state_dict(saved["optimizer"])
-            for group in learner.optimizer.param_groups:  # the optimizer's state holds the step size it saved with
-                group["lr"] = self.run.config.learning_rate
             learner.generator.set_state(saved["generator"])
             learner.value_norm = ValueNorm.from_state([float(v) for v in saved["value_norm"]])
             learner.rng.bit_generator.state = json.loads(saved["rng"])
@@ -300,4 +298,5 @@ class NativeRun:
 
 
 def _rounded(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in row.items()}
+    # five significant digits, not decimals: a step size of 3e-5 keeps its own
+    return {k: (float(f"{v:.5g}") if isinstance(v, float) else v) for k, v in row.items()}
