@@ -57,6 +57,9 @@ def main(argv: list[str]) -> int:
         return 2
     here, name = Path(argv[0]), argv[1]
     out = Path(argv[2]) if len(argv) == 3 else here
+    if not (here / "curves.csv").is_file():
+        print(f"lever_compare.py: no curves.csv in {here} (gather it with train.py --seeds)", file=sys.stderr)
+        return 2
     lever, baseline = rows(here / "curves.csv"), rows(BASELINES)
     out.mkdir(parents=True, exist_ok=True)
     colours = {"default": "tab:grey", name: "tab:blue"}

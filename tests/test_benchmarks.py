@@ -277,6 +277,10 @@ def test_the_comparison_charts_are_drawn_from_the_stored_curves(tmp_path):
     assert len(lines) == 4 and all(re.fullmatch(
         r"[24]p seed [01], \d+\.\dM to \d+\.\dM timesteps: rule facts \d+\.\d%, default \d+\.\d%, "
         r"difference [+-]\d+\.\d points", line) for line in lines)  # fmt: skip
+    for bad in ([], [str(tmp_path / "nowhere"), "x"]):  # a wrong count, a folder without curves
+        done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lever_compare.py"), *bad],
+                              capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and not done.stdout
 
 
 @pytest.mark.slow

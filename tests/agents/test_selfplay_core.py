@@ -410,7 +410,12 @@ json_values = st.recursive(
         ),
         json_values,
     ),
-    st.dictionaries(st.sampled_from(["clip", "entropy_decay", "value_coef", "normalize_values", "y"]), json_values),
+    st.dictionaries(
+        st.sampled_from(
+            ["clip", "entropy_decay", "learning_rate_end", "learning_rate_decay", "value_coef", "normalize_values", "y"]
+        ),
+        json_values,
+    ),
 )
 def test_a_native_run_file_from_a_stranger_is_a_config_or_a_one_line_error(top, native):
     data = TrainingConfig(backend="native").to_json()
