@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.snippets import BUDGET, ROOT, Block, blocks, check_command, commands, run_bash, run_python, with_budget
+from tests.snippets import BUDGET, ROOT, blocks, check_command, commands, run_bash, run_python, with_budget
 
 DOCS = ROOT / "docs"
 DOCUMENTS = [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *sorted((DOCS / "results").glob("*.md"))]
@@ -23,6 +23,7 @@ DOCUMENTS = [ROOT / "README.md", *sorted(DOCS.glob("*.md")), *sorted((DOCS / "re
 result folders below it)."""
 WITH_PYTHON = [d for d in DOCUMENTS if any(b.language == "python" and not b.skip_reason for b in blocks(d))]
 BASH_BLOCKS = [b for d in DOCUMENTS for b in blocks(d) if b.language == "bash" and not b.skip_reason]
+WITH_BASH = [d for d in DOCUMENTS if any(b.path == d for b in BASH_BLOCKS)]
 
 
 def _report(result) -> str:
@@ -37,13 +38,13 @@ def test_the_python_blocks_of_a_document_run(document: Path, tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("block", BASH_BLOCKS, ids=[b.where for b in BASH_BLOCKS])
-def test_a_bash_block_runs(block: Block, tmp_path_factory: pytest.TempPathFactory) -> None:
-    # the bash blocks of one document share a folder: a --resume finds the run an earlier command made
-    folder = tmp_path_factory.getbasetemp() / ("bash-" + block.path.stem)
-    folder.mkdir(exist_ok=True)
-    for command, result in run_bash(block, folder):
-        assert result.returncode == 0, f"{block.where}: {command}\n{_report(result)}"
+@pytest.mark.parametrize("document", WITH_BASH, ids=[str(d.relative_to(ROOT)) for d in WITH_BASH])
+def test_the_bash_blocks_of_a_document_run_in_order(document: Path, tmp_path: Path) -> None:
+    # one test per document, its blocks in order in one folder: a later block may read what an earlier one made (a
+    # --resume finds its run), whichever worker of ``pytest -n`` takes the document
+    for block in (b for b in BASH_BLOCKS if b.path == document):
+        for command, result in run_bash(block, tmp_path):
+            assert result.returncode == 0, f"{block.where}: {command}\n{_report(result)}"
 
 
 def test_every_block_runs_or_says_why_not() -> None:
