@@ -14,7 +14,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from benchmarks import rllib_throughput, sb3_throughput, selfplay_levers
@@ -314,33 +313,6 @@ def test_the_apprentice_step_comparison_fits_and_measures_each_step_size(tmp_pat
         re.MULTILINE,
     )
     assert lines == ["0.0001", "0.001"]
-
-
-# --- search_targets.py -----------------------------------------------------------------------------------------------
-
-
-def test_the_search_targets_comparison_labels_once_then_fits_and_measures_each_target(tmp_path):
-    argv = ["--out", str(tmp_path), "--games", "2", "--betas", "10", "100", "--eval-games", "4", "--jobs", "1"]
-    first = script("search_targets", *argv)
-    lines = re.findall(
-        r"^(\S+): held-out labels \d+\.\d%, corrections learnt \d+\.\d%; against the heuristic \d+\.\d% "
-        r"\(network \d+\.\d%\), [+-]\d+\.\d pts \[[+-]\d+\.\d, [+-]\d+\.\d\] over 2 deals$",
-        first,
-        re.MULTILINE,
-    )
-    assert lines == ["choice", "beta10", "beta100"]
-    assert {p.name for p in tmp_path.glob("apprentice-*.npz")} == {f"apprentice-{n}.npz" for n in lines}
-    # the labels are kept and read back, not played again: the same decisions, the same summary line
-    again = script("search_targets", *argv[:-5], "--eval-games", "2", "--jobs", "1")
-    assert again.splitlines()[0] == first.splitlines()[0]
-
-
-def test_a_candidate_moves_by_its_measured_gain_only_where_enough_worlds_judged_it():
-    from benchmarks.search_targets import mean_gains
-
-    candidates = np.array([[4, 7, 9], [4, 7, -1]])
-    gains = np.array([[[16, 0, 0], [16, 1.6, 0.4], [2, 1.0, 0.5]], [[3, 0, 0], [3, -0.3, 0.1], [0, 0, 0]]])
-    assert np.allclose(mean_gains(candidates, gains), [[0.0, 0.1, 0.0], [0.0, -0.1, 0.0]])
 
 
 # --- luck_cost.py -----------------------------------------------------------------------------------------------------

@@ -156,20 +156,6 @@ def test_it_keeps_the_heuristic_choice_unless_a_gain_is_clear():
     assert _pick(alike, 10.0) == 0 and _pick(np.vstack([alike, alike[:1]]), 10.0) == 1
 
 
-@pytest.mark.parametrize("settings", ["worlds=16,top=3,z=0,steps=2000", "worlds=4,top=3,z=0,steps=0"])
-def test_the_last_gains_are_what_the_choice_was_made_from(settings):
-    # expert iteration may weigh the candidates by what the search measured: that must be what it chose by
-    codec = ActionCodec(2)
-    search = SearchAgent(5, SearchSettings.parse(settings))
-    for seed in range(3):
-        game = _midgame(2, seed)
-        choice, candidates = search.decide(game, codec)
-        gains = search.last_gains
-        assert gains is not None and gains.shape == (candidates.size, 3)
-        assert gains[0, 1] == gains[0, 2] == 0  # the base's choice gains nothing over itself
-        assert choice == candidates[_pick_gain(gains, 0.0)]
-
-
 # --- compiled playouts ---------------------------------------------------------------------------------
 
 

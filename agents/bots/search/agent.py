@@ -205,9 +205,6 @@ class SearchAgent(GameSearcher):
         self.settings = settings or SearchSettings()
         self.deviations = 0
         """Searched decisions where the bot played something other than its base policy's choice."""
-        self.last_gains: np.ndarray | None = None
-        """``(candidates, 3)``, the last searched decision's worlds and the sum and sum of squares of each candidate's
-        gain over the first (:func:`_pick_gain` reads the same): what the search measured, beside what it chose."""
         self._networks: dict[str, PPOAgent] = {}
         if network is not None:
             self._networks[self.settings.base] = PPOAgent(network)
@@ -240,8 +237,7 @@ class SearchAgent(GameSearcher):
     def _search(self, game: Game, seat: int, candidates: np.ndarray) -> int:
         seed = int(self.rng.integers(2**62))
         if self.settings.steps == 0:
-            self.last_gains = _gains(self.playout_values(game, seat, candidates, seed))
-            return int(candidates[_pick_gain(self.last_gains, self.settings.z)])
+            return int(candidates[_pick(self.playout_values(game, seat, candidates, seed), self.settings.z)])
         worlds, world_rngs = self.world_rows(game, seat, seed)
         gains = np.zeros((candidates.size, 3), dtype=np.float64)
         tfs = self.playout_tables(seat)
@@ -251,7 +247,6 @@ class SearchAgent(GameSearcher):
             worlds, world_rngs, candidates, seat, tie_seed, TABLES.ints, tfs, s.steps, ROUND, s.z, gains, self.leaves(),
             self.playout_net(),
         )  # fmt: skip
-        self.last_gains = gains
         return int(candidates[_pick_gain(gains, s.z)])
 
     def playout_values(self, game: Game, seat: int, candidates: np.ndarray, seed: int) -> np.ndarray:
@@ -413,13 +408,8 @@ def _pick_gain(gains: np.ndarray, z: float) -> int:
     return pick
 
 
-def _gains(values: np.ndarray) -> np.ndarray:
-    """:func:`_pick_gain`'s ``gains`` from each candidate's value in each world (columns: candidates, base's first)."""
-    differences = values - values[:, :1]
-    n = np.full(values.shape[1], float(values.shape[0]))
-    return np.stack([n, differences.sum(axis=0), (differences**2).sum(axis=0)], axis=1)
-
-
 def _pick(values: np.ndarray, z: float) -> int:
     """:func:`_pick_gain` from every candidate's value in every world (columns: candidates, the base's first)."""
-    return _pick_gain(_gains(values), z)
+    differences = values - values[:, :1]
+    n = np.full(values.shape[1], float(values.shape[0]))
+    return _pick_gain(np.stack([n, differences.sum(axis=0), (differences**2).sum(axis=0)], axis=1), z)

@@ -98,7 +98,15 @@ def fit_apprentice(
     from agents.training.imitation.demonstrations import fit
 
     torch.manual_seed(seed)
-    actor = torch_actor(weights)
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[weights.activation]
+    modules: list[torch.nn.Module] = []
+    for index, (weight, bias) in enumerate(weights.layers):
+        linear = torch.nn.Linear(weight.shape[1], weight.shape[0])
+        with torch.no_grad():
+            linear.weight.copy_(torch.from_numpy(np.array(weight)))
+            linear.bias.copy_(torch.from_numpy(np.array(bias)))
+        modules += [linear] if index == len(weights.layers) - 1 else [linear, activation()]
+    actor = torch.nn.Sequential(*modules)
     cut = len(labels) * 9 // 10
     train, held = _rows(labels, slice(0, cut)), _rows(labels, slice(cut, None))
 
@@ -121,30 +129,9 @@ def fit_apprentice(
         progress=progress,
         learning_rate=learning_rate,
     )
-    return actor_layers(actor), Apprentice(before, *agreement(), fitted.losses)
-
-
-def torch_actor(weights: PolicyWeights) -> Any:
-    """A ``torch.nn.Sequential`` holding a copy of the policy ``weights``, to fit."""
-    import torch
-
-    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[weights.activation]
-    modules: list[torch.nn.Module] = []
-    for index, (weight, bias) in enumerate(weights.layers):
-        linear = torch.nn.Linear(weight.shape[1], weight.shape[0])
-        with torch.no_grad():
-            linear.weight.copy_(torch.from_numpy(np.array(weight)))
-            linear.bias.copy_(torch.from_numpy(np.array(bias)))
-        modules += [linear] if index == len(weights.layers) - 1 else [linear, activation()]
-    return torch.nn.Sequential(*modules)
-
-
-def actor_layers(actor: Any) -> list[tuple[np.ndarray, np.ndarray]]:
-    """A :func:`torch_actor`'s layers as ``(weight, bias)`` arrays shaped ``(out, in)``, for a policy file."""
-    import torch
-
     linears = [m for m in actor if isinstance(m, torch.nn.Linear)]
-    return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
+    layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
+    return layers, Apprentice(before, *agreement(), fitted.losses)
 
 
 def _rows(labels: Any, rows: slice) -> Any:
