@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agents.training import TrainingConfig, train
-from agents.training.core.config import NativeSettings
+from agents.training.core.config import ConfigError, NativeSettings
 from agents.training.core.runs import RUN_FILE
 from gubs_env.support.cli import CommandParser, add_progress_argument, non_negative_int, player_count, positive_float
 
@@ -86,7 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     """Train the variants not yet in ``--out``, then print the table; status 2 (one line) for a bad command line."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    configs = variants(args.players, args.seed)
+    try:
+        configs = variants(args.players, args.seed)
+    except ConfigError as error:  # a seed the training config refuses (too large)
+        parser.error(str(error))
     unknown = [name for name in args.variants if name not in configs]
     if unknown:
         parser.error(f"unknown variant {unknown[0]!r}; known: {', '.join(configs)}")
