@@ -181,10 +181,6 @@ class NativeSettings:
         clip: PPO's ratio clip.
         entropy_start, entropy_end, entropy_decay: the entropy bonus falls linearly from start to end over the
             first ``entropy_decay`` samples (without it the policy collapsed before it had learnt anything).
-        learning_rate_end, learning_rate_decay: the step size falls linearly from the run's ``learning_rate`` to
-            ``learning_rate_end`` over the first ``learning_rate_decay`` samples, then stays; ``None`` keeps it
-            constant. (At the self-play plateau each update is mostly its batch's luck, and Adam moves every weight
-            by about the step size whatever the gradient: a smaller step wanders less.)
         value_coef: the value loss's weight.
         max_grad_norm: gradients are clipped to this norm.
         normalize_values: the critic learns normalized targets (so its scale does not depend on the table size).
@@ -200,8 +196,6 @@ class NativeSettings:
     entropy_start: float = 0.03
     entropy_end: float = 0.003
     entropy_decay: int = 20_000_000
-    learning_rate_end: float | None = None
-    learning_rate_decay: int = 60_000_000
     value_coef: float = 0.5
     max_grad_norm: float = 0.5
     normalize_values: bool = True
@@ -216,8 +210,6 @@ class NativeSettings:
             if not _is_number(value) or not 0 <= value <= 1:
                 raise ConfigError(f"{name} must be a number from 0 to 1, not {_brief(value)}")
         _check_int("entropy_decay", self.entropy_decay, 1)
-        _check_number("learning_rate_end", self.learning_rate_end, above=0, optional=True)
-        _check_int("learning_rate_decay", self.learning_rate_decay, 1)
         _check_number("value_coef", self.value_coef, at_least=0)
         _check_number("max_grad_norm", self.max_grad_norm, above=0)
         _check_int("agreement_every", self.agreement_every, 1)
@@ -228,13 +220,6 @@ class NativeSettings:
         """The entropy bonus after ``samples`` samples: linear from start to end over ``entropy_decay``, then flat."""
         progress = min(1.0, samples / self.entropy_decay)
         return self.entropy_start + (self.entropy_end - self.entropy_start) * progress
-
-    def step_size(self, learning_rate: float, samples: int) -> float:
-        """The step size after ``samples`` samples of a run at ``learning_rate``: linear to the end, then flat."""
-        if self.learning_rate_end is None:
-            return learning_rate
-        progress = min(1.0, samples / self.learning_rate_decay)
-        return learning_rate * (1 - progress) + self.learning_rate_end * progress  # exact at both ends
 
 
 MAX_GRAD_NORM = 0.5

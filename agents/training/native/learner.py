@@ -307,9 +307,8 @@ class Learner:
             gradient_agreement(self.model, tensors, batch.game, tensors["adv"]) if measure_agreement else math.nan
         )
         ent_coef = native.entropy_coefficient(samples_before)
-        step_size = native.step_size(config.learning_rate, samples_before)
-        for group in self.optimizer.param_groups:  # also what a resumed run steps with, whatever its checkpoint saved
-            group["lr"] = step_size
+        for group in self.optimizer.param_groups:  # what a resumed run steps with, whatever its checkpoint saved
+            group["lr"] = config.learning_rate
         totals = np.zeros(5)
         steps = 0
         for _ in range(config.epochs or 1):
@@ -326,7 +325,7 @@ class Learner:
             value_loss=float(v_loss),
             policy_loss=float(p_loss),
             entropy_coef=ent_coef,
-            learning_rate=step_size,
+            learning_rate=config.learning_rate,
         )
 
     def _step(self, mb: dict[str, torch.Tensor], ent_coef: float) -> np.ndarray:
