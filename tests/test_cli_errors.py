@@ -799,6 +799,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--rule-facts": SWITCH,
             "--from-scratch": SWITCH,
             "--seeds": NUMBERS,
+            "--jobs": NUMBERS,
             "--every-seat": SWITCH,
             "--no-skip-forced": SWITCH,
             "--luck-returns": SWITCH,

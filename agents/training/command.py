@@ -29,6 +29,7 @@ from agents.training.core.config import (
 from gubs_env.support.cli import (
     CommandParser,
     add_progress_argument,
+    failure,
     non_negative_float,
     non_negative_int,
     player_count,
@@ -42,7 +43,7 @@ from gubs_env.support.cli import (
 PROG = "python train.py"
 POOL_FLAGS = ("p_random", "p_heuristic", "pool_size", "self_share", "prioritize")
 """The flags that set the opponent pool (:class:`PoolConfig`)."""
-INVOCATION_FLAGS = ("out", "resume", "no_progress", "verbose", "seeds", "from_scratch")
+INVOCATION_FLAGS = ("out", "resume", "no_progress", "verbose", "seeds", "jobs", "from_scratch")
 """The flags of one invocation, not of the run's config."""
 DESCRIPTION = """Self-play training of a Gubs bot with PPO: on stable-baselines3 in this process (--backend sb3,
 the default), on Ray RLlib (--backend rllib, a local Ray or a cluster) or on the project's own learner over batches
@@ -144,6 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         help="train one run per seed, each in OUT/seed-<seed> with the budget in all (run again to finish), and "
         f"draw their curves together (default --out: {SEEDS_OUT.format(backend='<backend>')})",
+    )
+    run.add_argument(
+        "--jobs",
+        type=positive_int,
+        help="with --seeds: runs trained side by side, a process each, every line led by its seed (default: one "
+        "per core; rllib: 1)",
     )
     run.add_argument(
         "--out",
@@ -355,6 +362,8 @@ class Invocation:
     verbose: bool
     seeds: tuple[int, ...] = ()
     """With several seeds: one run each (:mod:`agents.training.seeds`)."""
+    jobs: int | None = None
+    """The seeds' runs trained side by side (None: one per core)."""
 
 
 def parse(argv: list[str] | None = None, backend: str | None = None) -> Invocation:
@@ -374,6 +383,9 @@ def parse(argv: list[str] | None = None, backend: str | None = None) -> Invocati
     seeds = tuple(getattr(args, "seeds", ()))
     if seeds and (resume or hasattr(args, "seed")):
         parser.error("--seeds names the runs' seeds and resumes them itself: leave out --seed and --resume")
+    jobs = getattr(args, "jobs", None)
+    if jobs is not None and not seeds:
+        parser.error("--jobs trains the runs of --seeds side by side: give --seeds, or leave out --jobs")
     try:
         stored = None
         if resume:
@@ -382,29 +394,40 @@ def parse(argv: list[str] | None = None, backend: str | None = None) -> Invocati
         config = config_from_args(args, stored)
     except (ConfigError, RunSetupError) as error:
         parser.error(str(error))
+    if (jobs or 1) > 1 and config.backend == "rllib":
+        parser.error("rllib trains --seeds one after another (each run starts a Ray of its own): leave out --jobs")
     if seeds and out is None:
         out = Path(SEEDS_OUT.format(backend=config.backend))
     progress, verbose = not getattr(args, "no_progress", False), getattr(args, "verbose", False)
-    return Invocation(config, out, resume, progress, verbose, seeds)
+    return Invocation(config, out, resume, progress, verbose, seeds, jobs)
 
 
 def main(argv: list[str] | None = None, backend: str | None = None) -> int:
     """Parse the flags into a config, train, report (``backend``: the default of ``--backend``).
 
     Returns:
-        0 when done. A bad command line or a run that cannot start exits with status 2 and one line.
+        0 when done; 1 and one line when a run of ``--seeds`` trained side by side stopped before its end. A bad
+        command line or a run that cannot start exits with status 2 and one line.
     """
     from agents.training.trainer import RunSetupError, train
 
     invocation = parse(argv, backend)
     try:
         if invocation.seeds:
-            from agents.training.seeds import report, train_seeds
+            from agents.training.seeds import SeedRunError, report, train_seeds
 
             assert invocation.out is not None
-            folders = train_seeds(
-                invocation.config, invocation.seeds, invocation.out, invocation.progress, invocation.verbose
-            )
+            try:
+                folders = train_seeds(
+                    invocation.config,
+                    invocation.seeds,
+                    invocation.out,
+                    invocation.progress,
+                    invocation.verbose,
+                    invocation.jobs,
+                )
+            except SeedRunError as error:
+                return failure(PROG, error)
             print("\n".join(report(folders, invocation.out)))
             return 0
         train(

@@ -6,21 +6,36 @@ has left, so the command can be run again to finish, to redraw or to add seeds. 
 gathered into ``OUT/curves.csv`` and drawn as ``OUT/curves_<players>p.png``: each seed a thin line, their mean a
 thick one, and each run's gradient agreement beside them. This is how the from-scratch figures of
 docs/results/selfplay-log.md are made (``python train.py --from-scratch --seeds 0 1 --minutes 120``).
+
+The runs go side by side, one process each and one per core by default (``jobs``), so two seeds of two hours take
+two hours on two cores. Every line a run prints is led by its seed, and its progress bar is a line every few seconds
+with its ETA. Each learner takes as many torch threads as the cores the others leave free
+(:class:`agents.bots.threads.LearnerThreads`), so the runs do not thrash.
 """
 
 from __future__ import annotations
 
+import _thread
 import csv
+import io
+import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Sequence
-from dataclasses import replace
+from contextlib import redirect_stdout
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agents.training.core.config import DEFAULT_MINUTES, TrainingConfig
+from agents.evaluate.processes import worker_count
+from agents.training.core.config import DEFAULT_MINUTES, ConfigError, TrainingConfig
 from agents.training.core.curves import read_progress
 from agents.training.core.reports import describe_agreement
-from agents.training.core.runs import RUN_FILE, RunState
-from agents.training.trainer import load_state, stored_config, train
+from agents.training.core.runs import RUN_FILE, RunSetupError, RunState
+from agents.training.trainer import load_state, open_run, stored_config, train
+from gubs_env.support.cli import jobs_or_cores
 
 CURVES_CSV = "curves.csv"
 FINISHED = 0.99
@@ -32,34 +47,169 @@ def seed_folder(out: Path, seed: int) -> Path:
     return out / f"seed-{seed}"
 
 
+POLL_SECONDS = 0.5
+"""How often the runs side by side are looked at, to start the next one when one ends."""
+STOP_SECONDS = 30.0
+"""How long a run side by side may take to stop once interrupted, before it is ended."""
+
+
+class SeedRunError(RuntimeError):
+    """A run side by side that stopped before its end (an error, printed above, or a process killed)."""
+
+
+@dataclass(frozen=True)
+class SeedRun:
+    """One seed's run still to train: a new one, or one to resume for what is left of its budget."""
+
+    seed: int
+    config: TrainingConfig
+    folder: Path
+    resume: bool
+
+
 def train_seeds(
-    config: TrainingConfig, seeds: Sequence[int], out: Path, progress: bool = True, verbose: bool = False
+    config: TrainingConfig,
+    seeds: Sequence[int],
+    out: Path,
+    progress: bool = True,
+    verbose: bool = False,
+    jobs: int | None = None,
 ) -> list[Path]:
     """Train ``config`` on each seed not yet finished in ``out``; returns the run folders, in the order of ``seeds``.
 
+    Args:
+        config: the runs' config; each run takes its seed from ``seeds`` and the budget is each run's in all.
+        seeds: one run each, in ``out/seed-<seed>``.
+        out: the folder of the runs.
+        progress: show each run's progress bar (side by side: a line every few seconds, led by its seed).
+        verbose: show the backend's start-up logging.
+        jobs: runs trained side by side, each in a process of its own (None: one per core; RLlib: one, since
+            each run starts a Ray of its own). 1 trains them one after another in this process.
+
     Raises:
-        RunSetupError: a run in ``out`` that cannot be resumed with ``config`` (another backend, other networks).
+        RunSetupError: a run in ``out`` that cannot be resumed with ``config`` (another backend, other networks),
+            checked for every seed before any trains; or an input a run refused once started (its ``init``).
         ConfigError: settings the config refuses once its defaults are filled in.
+        SeedRunError: a run side by side that stopped before its end (the others ran to theirs).
     """
     if config.minutes is None and config.steps is None and config.iterations is None:
         config = replace(config, minutes=DEFAULT_MINUTES)  # each run's in all, as any other budget given here
-    folders = []
-    for seed in seeds:
-        folder = seed_folder(out, seed)
-        folders.append(folder)
-        wanted = replace(config, seed=seed)
-        if not (folder / RUN_FILE).exists():
-            print(f"seed {seed}: a new run in {folder}", flush=True)
-            train(wanted, out=folder, progress=progress, verbose=verbose)
-            continue
-        state = load_state(folder)
-        if _spent(wanted, state):
-            print(f"seed {seed}: {folder} has spent its budget, kept", flush=True)
-            continue
-        print(f"seed {seed}: resuming {folder}", flush=True)
-        left = replace(wanted, minutes=_minutes_left(wanted, state))
-        train(left, out=folder, resume=True, progress=progress, verbose=verbose)
-    return folders
+    runs = [run for run in (_planned(config, seed, out) for seed in seeds) if run is not None]
+    if jobs is None:
+        jobs = 1 if config.backend == "rllib" else jobs_or_cores(None)
+    if jobs > 1 and len(runs) > 1 and worker_count(jobs, "train_seeds") > 1:
+        _side_by_side(runs, jobs, progress, verbose)
+    else:
+        for run in runs:
+            train(run.config, out=run.folder, resume=run.resume, progress=progress, verbose=verbose)
+    return [seed_folder(out, seed) for seed in seeds]
+
+
+def _planned(config: TrainingConfig, seed: int, out: Path) -> SeedRun | None:
+    """What ``seed`` still needs (None: its run has spent the budget), said in one line."""
+    folder = seed_folder(out, seed)
+    wanted = replace(config, seed=seed)
+    if not (folder / RUN_FILE).exists():
+        print(f"seed {seed}: a new run in {folder}", flush=True)
+        return SeedRun(seed, wanted, folder, resume=False)
+    state = load_state(folder)
+    if _spent(wanted, state):
+        print(f"seed {seed}: {folder} has spent its budget, kept", flush=True)
+        return None
+    print(f"seed {seed}: resuming {folder}", flush=True)
+    return SeedRun(seed, replace(wanted, minutes=_minutes_left(wanted, state)), folder, resume=True)
+
+
+def _side_by_side(runs: list[SeedRun], jobs: int, progress: bool, verbose: bool) -> None:
+    """Each run in a spawned process, ``jobs`` at a time; a refusal is one line for every seed refused.
+
+    Every run's folder is checked here before any process starts (``open_run`` prints its line again there). When
+    this process is stopped, so are the runs: each resumes from its last checkpoint.
+    """
+    from multiprocessing import get_context
+
+    for run in runs:
+        with redirect_stdout(io.StringIO()):
+            open_run(run.config, run.folder, run.resume, time.perf_counter())
+    context = get_context("spawn")  # a forked torch can deadlock
+    waiting = list(runs)
+    running: list[tuple[Any, Any]] = []  # each process, and the pipe a refusal comes back through
+    ended: list[tuple[Any, Any]] = []
+    try:
+        while waiting or running:
+            ended += [entry for entry in running if not entry[0].is_alive()]
+            running = [entry for entry in running if entry[0].is_alive()]
+            while waiting and len(running) < jobs:
+                run = waiting.pop(0)
+                reader, writer = context.Pipe(duplex=False)
+                process = context.Process(target=_train_led_by_seed, args=(run, progress, verbose, writer))
+                process.name = f"seed {run.seed}"
+                process.start()
+                writer.close()  # the child's end: once it exits, the pipe reads as ended
+                running.append((process, reader))
+            time.sleep(POLL_SECONDS)
+    finally:  # stopped early (Ctrl-C): each run stops as it would alone, and resumes from its last checkpoint
+        for process, _ in running:
+            if process.is_alive():
+                os.kill(process.pid, signal.SIGINT)
+        for process, _ in running:
+            process.join(timeout=STOP_SECONDS)
+            process.terminate()
+    stopped = sorted(f"{process.name} (exit status {process.exitcode})" for process, _ in ended if process.exitcode)
+    if stopped:
+        raise SeedRunError(f"runs stopped before their end: {', '.join(stopped)}; run the command again to resume them")
+    refused = [line for line in (_refusal(reader) for _, reader in ended) if line]
+    if refused:
+        raise RunSetupError("; ".join(sorted(refused)))
+
+
+def _refusal(reader: Any) -> str | None:
+    """The one line a run's process sent before it ended, or None (it sent nothing)."""
+    try:
+        return reader.recv() if reader.poll() else None
+    except EOFError:
+        return None
+
+
+def _train_led_by_seed(run: SeedRun, progress: bool, verbose: bool, refusals: Any) -> None:
+    """A run in a process of its own, every line it prints led by its seed (its bar: a line every few seconds).
+
+    A file or setting the run refuses once started (its ``init``) is sent through the pipe ``refusals``, one line.
+    """
+    sys.stdout = _LedLines(sys.__stdout__, f"seed {run.seed}: ")
+    sys.stderr = _LedLines(sys.__stderr__, f"seed {run.seed}: ")
+    threading.Thread(target=_interrupt_when_orphaned, args=(os.getppid(),), daemon=True).start()
+    try:
+        train(run.config, out=run.folder, resume=run.resume, progress=progress, verbose=verbose)
+    except (ConfigError, RunSetupError) as error:
+        refusals.send(f"seed {run.seed}: {error}")
+    except KeyboardInterrupt:  # Ctrl-C, or the command was stopped: the run resumes from its last checkpoint
+        pass
+
+
+def _interrupt_when_orphaned(parent: int) -> None:
+    """Interrupt this process's run once ``parent`` is gone: a killed command leaves no run training behind."""
+    while os.getppid() == parent:
+        time.sleep(POLL_SECONDS)
+    _thread.interrupt_main()
+
+
+class _LedLines(io.TextIOBase):
+    """A text stream that writes each whole line to ``stream`` with ``lead`` before it.
+
+    It is no terminal, so a progress bar writes plain timed lines to it rather than redrawing in place.
+    """
+
+    def __init__(self, stream: Any, lead: str) -> None:
+        self.stream, self.lead, self.pending = stream, lead, ""
+
+    def write(self, text: str) -> int:
+        """Pass on the whole lines of ``text`` (and of what came before it), each led by ``lead``."""
+        *lines, self.pending = (self.pending + text).split("\n")
+        for line in lines:
+            self.stream.write(self.lead + line + "\n")
+        self.stream.flush()
+        return len(text)
 
 
 def _spent(config: TrainingConfig, state: RunState) -> bool:

@@ -2,6 +2,7 @@
 
 import csv
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,7 @@ def test_the_runs_eval_logs_become_one_csv_a_chart_per_table_size_and_a_summary(
 
 
 def test_the_command_trains_what_is_missing_keeps_what_is_finished_and_resumes_what_was_cut(tmp_path, capsys):
-    argv = ["--from-scratch", "--seeds", "5", "6", "--steps", "1", "--out", str(tmp_path), *SMALL]
+    argv = ["--from-scratch", "--seeds", "5", "6", "--steps", "1", "--out", str(tmp_path), *SMALL, "--jobs", "1"]
     assert main(argv) == 0
     assert all((seed_folder(tmp_path, s) / "policy.npz").is_file() for s in (5, 6))
     assert (tmp_path / "curves_2p.png").is_file()
@@ -103,5 +104,131 @@ def test_without_a_budget_each_seed_trains_the_default_minutes_in_all(tmp_path, 
 
     asked = []
     monkeypatch.setattr(seeds, "train", lambda config, **kwargs: asked.append(config))
-    train_seeds(TrainingConfig.from_scratch(), [3, 4], tmp_path, progress=False)
+    train_seeds(TrainingConfig.from_scratch(), [3, 4], tmp_path, progress=False, jobs=1)
     assert [(c.seed, c.minutes, c.steps) for c in asked] == [(3, 10.0, None), (4, 10.0, None)]
+
+
+def test_runs_side_by_side_lead_each_line_with_their_seed_and_resume_together(tmp_path, capfd):
+    argv = ["--from-scratch", "--seeds", "5", "6", "--steps", "1", "--out", str(tmp_path), *SMALL, "--jobs", "2"]
+    assert main(argv) == 0
+    out = capfd.readouterr().out
+    for seed in (5, 6):
+        assert (seed_folder(tmp_path, seed) / "policy.npz").is_file()
+        assert f"seed {seed}: new run in {seed_folder(tmp_path, seed)}" in out  # the run's own line, from its process
+        assert f"seed {seed}: policy: {seed_folder(tmp_path, seed) / 'policy.npz'}" in out
+    assert "2p vs heuristic, seed 6" in out and (tmp_path / "curves_2p.png").is_file()
+    assert main([*argv[:5], "6000", *argv[6:]]) == 0  # a larger budget: both resume
+    out = capfd.readouterr().out
+    assert "seed 5: resuming the run in" in out and "seed 6: resuming the run in" in out
+
+
+def test_a_file_the_runs_refuse_once_started_is_one_error_naming_each_seed(tmp_path):
+    from agents.training.core.runs import RunSetupError
+
+    (tmp_path / "bad.npz").write_text("not a model")
+    config = TrainingConfig(backend="native", init=str(tmp_path / "bad.npz"), steps=1, envs=8, hidden=(16,))
+    with pytest.raises(RunSetupError, match=r"^seed 0: init: .*not a zip archive.*; seed 1: init: ") as refused:
+        train_seeds(config, [0, 1], tmp_path / "runs", progress=False, jobs=2)
+    assert "\n" not in str(refused.value)
+    assert not (tmp_path / "runs").exists()  # each run removes what it made
+
+
+def test_runs_side_by_side_killed_are_one_error_line_that_says_to_run_the_command_again(tmp_path, capsys):
+    import multiprocessing
+    import signal
+    import threading
+    import time
+
+    def kill_both() -> None:
+        while len(multiprocessing.active_children()) < 2:
+            time.sleep(0.1)
+        for child in multiprocessing.active_children():
+            os.kill(child.pid, signal.SIGKILL)
+
+    threading.Thread(target=kill_both, daemon=True).start()
+    argv = ["--from-scratch", "--seeds", "0", "1", "--steps", "3000000", "--out", str(tmp_path), *SMALL, "--jobs", "2"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "seed 0 (exit status -9), seed 1 (exit status -9)" in err
+    assert err.strip().endswith("run the command again to resume them")
+
+
+def test_the_lines_of_a_run_side_by_side_are_whole_and_led_by_its_seed():
+    import io
+
+    from agents.training.seeds import _LedLines
+
+    target = io.StringIO()
+    stream = _LedLines(target, "seed 3: ")
+    stream.write("training: 10%")
+    assert target.getvalue() == ""  # not a whole line yet
+    stream.write(" ETA 5:00\neval at 0 steps\nhalf")
+    assert target.getvalue() == "seed 3: training: 10% ETA 5:00\nseed 3: eval at 0 steps\n"
+    assert not stream.isatty()  # so a progress bar writes timed lines to it
+
+
+@pytest.mark.parametrize(
+    ("argv", "refused"),
+    [
+        (["--from-scratch", "--jobs", "2"], "--jobs trains the runs of --seeds side by side"),
+        (["--backend", "rllib", "--seeds", "0", "1", "--jobs", "2"], "rllib trains --seeds one after another"),
+    ],
+)
+def test_jobs_that_cannot_mean_what_they_say_are_one_line(argv, refused, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert refused in err and err.count("\n") == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", ["ctrl-c", "kill"])
+def test_runs_side_by_side_stop_with_the_command_and_resume(stop, tmp_path):
+    """Ctrl-C reaches every process of the terminal's group; a killed command's runs notice and stop themselves."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[2]
+    argv = ["--from-scratch", "--seeds", "5", "6", "--steps", "3000000", "--out", str(tmp_path), *SMALL]
+    argv += ["--checkpoint-every", "20000"]
+    command = subprocess.Popen(
+        [sys.executable, str(root / "train.py"), *argv],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    runs = [seed_folder(tmp_path, seed) / "run.json" for seed in (5, 6)]
+    deadline = time.monotonic() + 120
+    while not all(run.exists() for run in runs) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    if stop == "ctrl-c":
+        os.killpg(command.pid, signal.SIGINT)
+    else:
+        command.kill()
+    output = command.communicate(timeout=60)[0]
+    assert command.returncode == (130 if stop == "ctrl-c" else -signal.SIGKILL), output[-2000:]
+    deadline = time.monotonic() + 30
+    while _processes_in(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _processes_in(tmp_path)
+    steps = [json.loads(run.read_text())["timesteps"] for run in runs]
+    assert all(0 < s < 3_000_000 for s in steps)
+    assert main([*argv[:5], "1", *argv[6:], "--no-progress"]) == 0  # their budget spent: kept
+
+
+def _processes_in(folder: Path) -> list[str]:
+    """The processes whose open files or working state name ``folder`` (the runs writing into it)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and any(str(folder) in os.readlink(fd) for fd in (proc / "fd").iterdir()):
+                found.append(proc.name)
+        except OSError:
+            continue
+    return found
