@@ -4,14 +4,16 @@ Tournaments and checkpoint selection start their workers with ``spawn`` (forking
 run can deadlock the children). A spawned worker first re-imports the main module to find what the parent
 defined; a script that calls :func:`~agents.evaluate.tournament.run_tournament` at its top level, outside the
 guard, would then call it again in every worker, and Python stops each one with a long traceback about
-"bootstrapping". :func:`worker_count` spots that case before any worker starts, says so in one line, and plays
-in this process instead. A notebook, ``python -c`` and an interactive session have no main file to re-import,
-and keep their workers.
+"bootstrapping". A script read from standard input (``python - <<EOF``, ``python < script.py``) cannot be read
+again at all, and every worker dies at its start. :func:`worker_count` spots both cases before any worker starts,
+says so in one line, and plays in this process instead. A notebook, ``python -c`` and an interactive session have
+no main file to re-import, and keep their workers.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from types import FrameType
 
@@ -60,8 +62,14 @@ def _is_main_guard(test: ast.expr) -> bool:
     return len(names) == 1 and len(constants) == 1
 
 
+def unreadable_main_script() -> str | None:
+    """The main script's name when it is no file a spawned worker could read again (``<stdin>``), or None."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    return path if isinstance(path, str) and not os.path.isfile(path) else None
+
+
 def worker_count(jobs: int, what: str) -> int:
-    """``jobs``, or 1 (with one line on stderr saying why) when spawned workers would re-run an unguarded script.
+    """``jobs``, or 1 (with one line on stderr saying why) when spawned workers could not start from the main script.
 
     Args:
         jobs: the worker processes asked for.
@@ -69,13 +77,13 @@ def worker_count(jobs: int, what: str) -> int:
     """
     if jobs <= 1:
         return jobs
-    where = unguarded_main_call()
-    if where is None:
+    unreadable, where = unreadable_main_script(), unguarded_main_call()
+    if unreadable is not None:
+        why = f"the main script ({unreadable}) is no file a worker can read again; save it to a file"
+    elif where is not None:
+        why = f"{where} calls it outside `{GUARD_HINT}`, and each worker would run the script again; put the call under"
+        why += " that line"
+    else:
         return jobs
-    print(
-        f"{what}: playing in this process, not in {jobs} workers: {where} calls it outside "
-        f"`{GUARD_HINT}`, and each worker would run the script again; put the call under that line to use the workers",
-        file=sys.stderr,
-        flush=True,
-    )
+    print(f"{what}: playing in this process, not in {jobs} workers: {why} to use the workers", file=sys.stderr)
     return 1

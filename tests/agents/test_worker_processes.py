@@ -41,6 +41,18 @@ def test_a_script_without_the_guard_plays_in_one_process_and_says_why(tmp_path: 
     assert 'my_tournament.py:4 calls it outside `if __name__ == "__main__":`' in line
 
 
+def test_a_script_read_from_standard_input_plays_in_one_process_and_says_why(tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GUBS_QUIET_COMPILE="1")
+    result = subprocess.run(
+        [sys.executable, "-"], input=CALL, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "games 4"
+    assert "Traceback" not in result.stderr  # every spawned worker would have died reading "<stdin>"
+    [line] = [line for line in result.stderr.splitlines() if "run_tournament" in line]
+    assert "playing in this process, not in 2 workers: the main script (<stdin>) is no file" in line
+
+
 @pytest.mark.slow
 def test_a_script_with_the_guard_uses_its_workers(tmp_path: Path) -> None:
     guarded = 'if __name__ == "__main__":\n' + textwrap.indent(CALL, "    ")
