@@ -77,12 +77,15 @@ def worker_count(jobs: int, what: str) -> int:
     """
     if jobs <= 1:
         return jobs
-    unreadable, where = unreadable_main_script(), unguarded_main_call()
+    unreadable = unreadable_main_script()
+    where = None if unreadable else unguarded_main_call()
     if unreadable is not None:
         why = f"the main script ({unreadable}) is no file a worker can read again; save it to a file"
     elif where is not None:
-        why = f"{where} calls it outside `{GUARD_HINT}`, and each worker would run the script again; put the call under"
-        why += " that line"
+        why = (
+            f"{where} calls it outside `{GUARD_HINT}`, and each worker would run the script again; "
+            "put the call under that line"
+        )
     else:
         return jobs
     print(f"{what}: playing in this process, not in {jobs} workers: {why} to use the workers", file=sys.stderr)
