@@ -139,11 +139,14 @@ def test_runs_side_by_side_killed_are_one_error_line_that_says_to_run_the_comman
     import threading
     import time
 
+    def runs() -> list[multiprocessing.Process]:
+        return [child for child in multiprocessing.active_children() if child.name in ("seed 0", "seed 1")]
+
     def kill_both() -> None:
-        while len(multiprocessing.active_children()) < 2:
+        while len(runs()) < 2:
             time.sleep(0.1)
-        for child in multiprocessing.active_children():
-            os.kill(child.pid, signal.SIGKILL)
+        for child in runs():
+            os.kill(child.pid, signal.SIGKILL)  # type: ignore[arg-type]
 
     threading.Thread(target=kill_both, daemon=True).start()
     argv = ["--from-scratch", "--seeds", "0", "1", "--steps", "3000000", "--out", str(tmp_path), *SMALL, "--jobs", "2"]
