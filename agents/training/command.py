@@ -28,6 +28,7 @@ from agents.training.core.config import (
 )
 from gubs_env.support.cli import (
     CommandParser,
+    add_jobs_argument,
     add_progress_argument,
     failure,
     non_negative_float,
@@ -143,15 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--seeds",
         type=training_seed,
         nargs="+",
-        help="train one run per seed, each in OUT/seed-<seed> with the budget in all (run again to finish), and "
-        f"draw their curves together (default --out: {SEEDS_OUT.format(backend='<backend>')})",
+        help="train one run per seed, each in OUT/seed-<seed> with the budget in all (run again to finish), side by "
+        "side in --jobs processes (rllib: one after another), each line led by its seed, and draw their curves "
+        f"together (default --out: {SEEDS_OUT.format(backend='<backend>')})",
     )
-    run.add_argument(
-        "--jobs",
-        type=positive_int,
-        help="with --seeds: runs trained side by side, a process each, every line led by its seed (default: one "
-        "per core; rllib: 1)",
-    )
+    add_jobs_argument(run)
     run.add_argument(
         "--out",
         type=Path,
