@@ -40,17 +40,15 @@ from gubs_env.support.cli import jobs_or_cores
 CURVES_CSV = "curves.csv"
 FINISHED = 0.99
 """A run that has spent this share of its budget is finished (its last update may stop a little short of it)."""
+POLL_SECONDS = 0.5
+"""How often the runs side by side are looked at, to start the next one when one ends."""
+STOP_SECONDS = 30.0
+"""How long a run side by side may take to stop once interrupted, before it is ended."""
 
 
 def seed_folder(out: Path, seed: int) -> Path:
     """Where the run of one seed goes."""
     return out / f"seed-{seed}"
-
-
-POLL_SECONDS = 0.5
-"""How often the runs side by side are looked at, to start the next one when one ends."""
-STOP_SECONDS = 30.0
-"""How long a run side by side may take to stop once interrupted, before it is ended."""
 
 
 class SeedRunError(RuntimeError):
