@@ -18,9 +18,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from agents.training import TrainingConfig, train
-from agents.training.core.config import ConfigError, NativeSettings
+from agents.training.core.config import NativeSettings
 from agents.training.core.runs import RUN_FILE
-from gubs_env.support.cli import CommandParser, add_progress_argument, non_negative_int, player_count, positive_float
+from gubs_env.support.cli import CommandParser, add_progress_argument, player_count, positive_float, training_seed
 
 PROG = "python benchmarks/selfplay_levers.py"
 
@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         "variants", nargs="*", default=[], metavar="VARIANT", help=f"of: {' '.join(names)} (default: all)"
     )
     parser.add_argument("--players", type=player_count, default=2, help="table size, 2 to 6 (default: 2)")
-    parser.add_argument("--seed", type=non_negative_int, default=1, help="every variant's seed (default: 1)")
+    parser.add_argument("--seed", type=training_seed, default=1, help="every variant's seed (default: 1)")
     parser.add_argument("--minutes", type=positive_float, default=8.0, help="minutes per variant (default: 8)")
     parser.add_argument(
         "--out", type=Path, default=Path("runs/levers"), metavar="DIR", help="the runs' folder (default: runs/levers)"
@@ -86,10 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     """Train the variants not yet in ``--out``, then print the table; status 2 (one line) for a bad command line."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        configs = variants(args.players, args.seed)
-    except ConfigError as error:  # a seed the training config refuses (too large)
-        parser.error(str(error))
+    configs = variants(args.players, args.seed)
     unknown = [name for name in args.variants if name not in configs]
     if unknown:
         parser.error(f"unknown variant {unknown[0]!r}; known: {', '.join(configs)}")
