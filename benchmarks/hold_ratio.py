@@ -59,7 +59,7 @@ def build_parser() -> CommandParser:
 def main(argv: list[str] | None = None) -> int:
     """Print :data:`~agents.bots.search.belief.HOLD_RATIO` measured again, card by card."""
     args = build_parser().parse_args(argv)
-    for name, value in measure(args.games, args.seed, False if args.no_progress else None).items():
+    for name, value in measure(args.games, args.seed, not args.no_progress).items():
         print(f"{name:20s} {value:5.2f}")
     return 0
 

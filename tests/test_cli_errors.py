@@ -210,7 +210,9 @@ def test_evaluate_reports_an_output_that_fails_after_all_with_status_1(tmp_path:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(agents.evaluate.tournament.TournamentResult, "save", full_disk)
-    code = evaluate.main(["random", "heuristic", "--games", "2", "--jobs", "1", "--out", str(tmp_path / "out")])
+    code = evaluate.main(
+        ["random", "heuristic", "--games", "2", "--jobs", "1", "--no-progress", "--out", str(tmp_path / "out")]
+    )
     assert code == cli.EXIT_FAILURE
     err = capsys.readouterr().err
     _one_error_line(err, "python -m agents.evaluate")

@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     if games != args.games:
         print(f"--games {args.games} rounded up to {games}: whole deals of {args.players} games")
     try:
-        audits = audit_tables(tables, games, args.seed, against, args.examples, False if args.no_progress else None)
+        audits = audit_tables(tables, games, args.seed, against, args.examples, not args.no_progress)
     except ValueError as err:  # a bot that chose an id outside the action space, or one the game refuses
         return failure(PROG, f"a bot's choice was refused: {err}")
     print(report(audits))

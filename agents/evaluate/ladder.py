@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         except AgentSpecError as err:
             parser.error(str(err))
     deals = {n: DEFAULT_DEALS if args.games is None else math.ceil(args.games / n) for n in args.players}
-    progress = not args.no_progress and sys.stderr.isatty()
+    progress = not args.no_progress
     start = time.time()
     rows = run_ladder(
         args.bots, args.players, deals, args.seed, args.jobs, args.out, progress, args.fields, args.adjust_luck

@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(error))
         if not 0 < args.share <= 1:
             parser.error(f"--share must be in (0, 1], not {args.share:g}")
-        progress = False if args.no_progress else None
+        progress = not args.no_progress
         if args.redeals < 2:
             parser.error("--redeals must be at least 2 (the yardstick states its own error)")
         pairs = collect_gaps(args.players, args.games, settings, args.share, args.seed, progress, args.redeals)

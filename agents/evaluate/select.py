@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, AgentSpecError) as err:
         parser.error(str(err))
     sizes = TableSizes.of(args.players).distinct
-    progress = False if args.no_progress else None
+    progress = not args.no_progress
     try:
         results = {
             n: evaluate_candidates(found, n, args.opponent, args.games, args.seed, jobs_or_cores(args.jobs), progress)

@@ -191,7 +191,7 @@ def test_the_command_prints_both_tables_and_examples(capsys):
 
 
 def test_a_bot_choosing_an_illegal_action_fails_with_status_1_and_one_line(capsys):
-    assert audit.main(["tests.agents.test_audit:IllegalBot", "--games", "2"]) == EXIT_FAILURE
+    assert audit.main(["tests.agents.test_audit:IllegalBot", "--games", "2", "--no-progress"]) == EXIT_FAILURE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "a bot's choice was refused" in err and "not legal" in err
 

@@ -225,6 +225,18 @@ def test_command_prints_the_report_and_writes_files(capsys, tmp_path):
     assert len(list((tmp_path / "games").glob("*.json"))) == 6
 
 
+def test_command_shows_its_progress_in_a_log_unless_told_not_to(capsys):
+    """A tournament written to a log file still says how far it is (plain lines, no redraws); --no-progress is
+    silent. Before, the command showed progress only on a terminal, so a long run in the background said nothing."""
+    argv = ["random", "heuristic", "--games", "5", "--seed", "2", "--jobs", "1"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines and lines[-1].startswith("tournament: 100%") and "6/6" in lines[-1], lines
+    assert not any("\r" in line or "\x1b" in line for line in lines)
+    assert main([*argv, "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_command_parses_each_spec_it_is_given_once(monkeypatch, capsys):
     from agents.bots.spec import AgentSpec
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import math
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -234,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         threads=min(jobs_or_cores(args.threads), cpu_count()),
     )
     start = time.monotonic()
-    best = tuning.run(args.out, progress=not args.no_progress and sys.stderr.isatty())
+    best = tuning.run(args.out, progress=not args.no_progress)
     print(f"done in {(time.monotonic() - start) / 60:.1f} min: {_validation_line(best)}")
     print(f"weights: {args.out / 'weights.json'} (play it as the agent spec {args.out / 'weights.json'})")
     return 0
