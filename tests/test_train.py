@@ -91,6 +91,28 @@ def test_a_run_starts_from_the_strongest_shipped_network_for_the_table_unless_it
     assert TrainingConfig.from_json(earlier).resolved().teacher is None  # a run file of an earlier version
 
 
+def test_a_native_run_keeps_a_trained_networks_entropy_bonus_at_its_end_value():
+    """A fresh network's bonus starts high so the policy does not collapse; a trained one (init) would be pulled back
+    towards chance by it, so it stays at the schedule's end value. A value given is kept either way."""
+    from agents.training.core.config import FRESH_ENTROPY_START, NativeSettings
+
+    fresh = TrainingConfig(backend="native").resolved().native
+    assert (fresh.entropy_start, fresh.entropy_end) == (FRESH_ENTROPY_START, 0.003) and FRESH_ENTROPY_START > 0.003
+    trained = TrainingConfig(backend="native", init="selfplay-2p").resolved()
+    assert (trained.native.entropy_start, trained.learning_rate) == (0.003, 3e-5)
+    assert trained.native.entropy_coefficient(0) == trained.native.entropy_coefficient(10**9) == 0.003
+    given = TrainingConfig(backend="native", init="selfplay-2p", native=NativeSettings(entropy_start=0.01)).resolved()
+    assert given.native.entropy_start == 0.01
+    assert TrainingConfig.from_json(trained.to_json()) == trained  # run.json stores the resolved bonus
+    assert TrainingConfig(backend="sb3").resolved().native == NativeSettings()  # nothing native-only on sb3
+    for backend in ("sb3", "rllib"):  # earlier versions wrote the fresh bonus into every run file; they still load
+        earlier = TrainingConfig(backend=backend).resolved().to_json()
+        earlier["native"]["entropy_start"] = FRESH_ENTROPY_START
+        assert TrainingConfig.from_json(earlier).native == NativeSettings()
+    with pytest.raises(ConfigError, match=r"entropy_start is unset"):
+        NativeSettings().entropy_coefficient(0)
+
+
 def sb3_actor(config):
     from agents.bots.model_file import actor_modules
     from agents.training.sb3.train import make_envs, new_model

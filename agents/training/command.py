@@ -17,6 +17,7 @@ from agents.training.core.config import (
     BACKENDS,
     DEFAULT_MINUTES,
     DEFAULTS,
+    FRESH_ENTROPY_START,
     INIT_LEARNING_RATE,
     INIT_WARM_START_LEARNING_RATE,
     LUCK_VALUES,
@@ -24,6 +25,7 @@ from agents.training.core.config import (
     TEACHERS,
     WARM_START_LEARNING_RATE,
     ConfigError,
+    NativeSettings,
     TrainingConfig,
 )
 from gubs_env.support.cli import (
@@ -207,7 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     ppo.add_argument(
         "--ent-coef",
         type=non_negative_float,
-        help=f"entropy bonus, sb3 and rllib ({backend_default('ent_coef')}; native decays its own from 0.03)",
+        help=f"entropy bonus, sb3 and rllib ({backend_default('ent_coef')}; native's falls from "
+        f"{FRESH_ENTROPY_START:g} to {NativeSettings.entropy_end:g}, and stays there from --init's network)",
     )
     ppo.add_argument("--gamma", type=probability, help=f"discount of the returns, above 0 ({backend_default('gamma')})")
     ppo.add_argument("--gae-lambda", type=probability, help=f"GAE's lambda ({backend_default('gae_lambda')})")

@@ -258,6 +258,18 @@ def test_a_run_resumed_with_a_new_step_size_steps_with_it(tmp_path):
     assert steps[0] == small_config().resolved().learning_rate and steps[-1] == 1e-5
 
 
+def test_a_run_from_a_trained_network_learns_with_the_end_value_of_the_entropy_bonus(tmp_path):
+    fresh = tmp_path / "fresh"
+    train(small_config(steps=1500), out=fresh, progress=False)
+    bonuses = {float(row["entropy_coef"]) for row in read_rows(fresh / "progress.csv")}
+    assert max(bonuses) > NativeSettings.entropy_end  # a fresh network's bonus starts high and falls
+    base = dict(envs=8, eval_every=3000, eval_games=20, hidden=(32,), batch_size=512, threads=1, steps=1500)
+    config = TrainingConfig(backend="native", init=str(fresh / "policy.npz"), **base)
+    train(config, out=tmp_path / "on", progress=False)
+    bonuses = {float(row["entropy_coef"]) for row in read_rows(tmp_path / "on" / "progress.csv")}
+    assert bonuses == {NativeSettings.entropy_end}
+
+
 def test_a_run_can_draw_its_curve_with_the_luck_adjusted_rates(tmp_path):
     out = tmp_path / "run"
     train(small_config(eval_adjust_luck=True, steps=1), out=out, progress=False)

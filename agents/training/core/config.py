@@ -173,6 +173,10 @@ PURE_SELF_PLAY = PoolConfig(p_random=0.0, p_heuristic=0.0, self_share=1.0)
 """Every seat the learner's current policy: the native backend's default, and the from-scratch preset's."""
 
 
+FRESH_ENTROPY_START = 0.03
+"""The native backend's entropy bonus at the start of a run from a fresh network (:class:`NativeSettings`)."""
+
+
 @dataclass(frozen=True)
 class NativeSettings:
     """The settings only the native backend reads (``TrainingConfig.native``); the others refuse a change to them.
@@ -180,7 +184,10 @@ class NativeSettings:
     Attributes:
         clip: PPO's ratio clip.
         entropy_start, entropy_end, entropy_decay: the entropy bonus falls linearly from start to end over the
-            first ``entropy_decay`` samples (without it the policy collapsed before it had learnt anything).
+            first ``entropy_decay`` samples. ``entropy_start`` None is resolved with the run
+            (:meth:`TrainingConfig.resolved`): :data:`FRESH_ENTROPY_START` for a fresh network (without it the
+            policy collapsed before it had learnt anything), ``entropy_end`` for a trained one (``init``), whose
+            policy a larger bonus would pull back towards chance.
         value_coef: the value loss's weight.
         max_grad_norm: gradients are clipped to this norm.
         normalize_values: the critic learns normalized targets (so its scale does not depend on the table size).
@@ -193,7 +200,7 @@ class NativeSettings:
     """
 
     clip: float = 0.2
-    entropy_start: float = 0.03
+    entropy_start: float | None = None
     entropy_end: float = 0.003
     entropy_decay: int = 20_000_000
     value_coef: float = 0.5
@@ -207,6 +214,8 @@ class NativeSettings:
             raise ConfigError(f"clip must be below 1, not {self.clip}")
         for name in ("entropy_start", "entropy_end"):
             value = getattr(self, name)
+            if name == "entropy_start" and value is None:
+                continue
             if not _is_number(value) or not 0 <= value <= 1:
                 raise ConfigError(f"{name} must be a number from 0 to 1, not {_brief(value)}")
         _check_int("entropy_decay", self.entropy_decay, 1)
@@ -218,6 +227,8 @@ class NativeSettings:
 
     def entropy_coefficient(self, samples: int) -> float:
         """The entropy bonus after ``samples`` samples: linear from start to end over ``entropy_decay``, then flat."""
+        if self.entropy_start is None:
+            raise ConfigError("entropy_start is unset: train a resolved config (TrainingConfig.resolved())")
         progress = min(1.0, samples / self.entropy_decay)
         return self.entropy_start + (self.entropy_end - self.entropy_start) * progress
 
@@ -610,12 +621,12 @@ class TrainingConfig:
         return resolved
 
     def _warm_start(self, defaults: dict[str, Any]) -> dict[str, Any]:
-        """The warm start's unset fields: where the policy starts, what it imitates, and the step sizes.
+        """The warm start's unset fields: where the policy starts, what it imitates, the step sizes and the bonus.
 
         sb3 and RLlib start from :func:`shipped_start` unless the run asks to imitate, or its actor is not the
         shipped networks' shape (rule facts, other widths); the native backend, self-play's, starts fresh. A run
         that starts from a network imitates no teacher games unless asked (they would pull it back to the teacher),
-        and PPO steps at :data:`INIT_LEARNING_RATE`.
+        PPO steps at :data:`INIT_LEARNING_RATE`, and the native backend's entropy bonus stays at its end value.
         """
         values: dict[str, Any] = {}
         asks_to_imitate = bool(self.labels) or bool(self.imitate_games)
@@ -635,6 +646,9 @@ class TrainingConfig:
             values["imitate_lr"] = INIT_WARM_START_LEARNING_RATE if starts_trained else WARM_START_LEARNING_RATE
         if self.learning_rate is None and starts_trained:
             values["learning_rate"] = INIT_LEARNING_RATE
+        if self.backend == "native" and self.native.entropy_start is None:
+            start = self.native.entropy_end if starts_trained else FRESH_ENTROPY_START
+            values["native"] = replace(self.native, entropy_start=start)
         return values
 
     @property
@@ -720,7 +734,8 @@ class TrainingConfig:
 def _without_retired(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` less the fields runs of earlier versions held, or a ConfigError for a run trained in a retired way.
 
-    Those fields: the :data:`RETIRED` ones, and the teacher of a run that imitated nothing.
+    Those fields: the :data:`RETIRED` ones, the teacher of a run that imitated nothing, and the fresh network's
+    entropy bonus that earlier versions wrote into the native section of every run.
     """
     for name, (kept, why) in RETIRED.items():
         if kept is not None and data.get(name, kept) != kept:
@@ -728,6 +743,10 @@ def _without_retired(data: dict[str, Any]) -> dict[str, Any]:
     current = {key: value for key, value in data.items() if key not in RETIRED}
     if not current.get("imitate_games") and not current.get("labels"):
         current.pop("teacher", None)  # earlier versions wrote the default teacher into runs that imitated nothing
+    native = current.get("native")
+    unread = current.get("backend") != "native"  # sb3 and RLlib never read the native section
+    if unread and isinstance(native, dict) and native.get("entropy_start") == FRESH_ENTROPY_START:
+        current["native"] = {**native, "entropy_start": None}
     return current
 
 
