@@ -199,10 +199,13 @@ def test_the_curves_luck_adjustment_replays_the_games_the_batch_played():
     assert adjusted.adjusted is not None and adjusted.luck is not None
 
 
+SMALL = dict(envs=8, eval_every=3000, eval_games=20, checkpoint_every=1, hidden=(32,), batch_size=512, threads=1)
+"""A native run small enough for a test; one torch thread, since the updates are compared to the bit and must not
+depend on what else keeps the cores busy."""
+
+
 def small_config(**changes) -> TrainingConfig:
-    # one torch thread: the updates are compared to the bit, and must not depend on what else keeps the cores busy
-    base = dict(envs=8, eval_every=3000, eval_games=20, checkpoint_every=1, hidden=(32,), batch_size=512, threads=1)
-    return TrainingConfig.from_scratch(**{**base, **changes})
+    return TrainingConfig.from_scratch(**{**SMALL, **changes})
 
 
 def read_rows(path):
@@ -263,8 +266,7 @@ def test_a_run_from_a_trained_network_learns_with_the_end_value_of_the_entropy_b
     train(small_config(steps=1500), out=fresh, progress=False)
     bonuses = {float(row["entropy_coef"]) for row in read_rows(fresh / "progress.csv")}
     assert max(bonuses) > NativeSettings.entropy_end  # a fresh network's bonus starts high and falls
-    base = dict(envs=8, eval_every=3000, eval_games=20, hidden=(32,), batch_size=512, threads=1, steps=1500)
-    config = TrainingConfig(backend="native", init=str(fresh / "policy.npz"), **base)
+    config = TrainingConfig(backend="native", init=str(fresh / "policy.npz"), steps=1500, **SMALL)
     train(config, out=tmp_path / "on", progress=False)
     bonuses = {float(row["entropy_coef"]) for row in read_rows(tmp_path / "on" / "progress.csv")}
     assert bonuses == {NativeSettings.entropy_end}

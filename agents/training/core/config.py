@@ -214,7 +214,7 @@ class NativeSettings:
             raise ConfigError(f"clip must be below 1, not {self.clip}")
         for name in ("entropy_start", "entropy_end"):
             value = getattr(self, name)
-            if name == "entropy_start" and value is None:
+            if name == "entropy_start" and value is None:  # resolved with the run (TrainingConfig.resolved)
                 continue
             if not _is_number(value) or not 0 <= value <= 1:
                 raise ConfigError(f"{name} must be a number from 0 to 1, not {_brief(value)}")
