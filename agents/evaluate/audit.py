@@ -210,7 +210,8 @@ def audit_tables(
 ) -> list[Audit]:
     """Audit each bot of ``tables`` (from :func:`build_tables`) in turn, with one progress bar over all the games."""
     audits = []
-    with progress_bar(total=games * len(tables), unit="game", disable=not wants_progress(progress)) as bar:
+    shown = wants_progress(progress)
+    with progress_bar(total=games * len(tables), unit="game", desc="auditing", disable=not shown) as bar:
         for bot, opponents in tables:
             bar.set_description(f"auditing {bot.name}")
             audits.append(

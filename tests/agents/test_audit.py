@@ -190,6 +190,14 @@ def test_the_command_prints_both_tables_and_examples(capsys):
     assert all(name in out for name in KIND_NAMES)
 
 
+def test_every_progress_line_in_a_log_names_the_audit(capsys):
+    """The bar's first line in a log was an unnamed "0%": the bot's name is set only when its games start."""
+    assert audit.main(["random", "heuristic", "--games", "2"]) == EXIT_OK
+    lines = capsys.readouterr().err.splitlines()
+    assert lines and all(line.startswith("auditing") for line in lines), lines
+    assert lines[-1].startswith("auditing heuristic: 100%")
+
+
 def test_a_bot_choosing_an_illegal_action_fails_with_status_1_and_one_line(capsys):
     assert audit.main(["tests.agents.test_audit:IllegalBot", "--games", "2", "--no-progress"]) == EXIT_FAILURE
     err = capsys.readouterr().err
