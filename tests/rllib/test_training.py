@@ -135,6 +135,31 @@ def test_command_line_trains_exports_and_resumes(ray_cluster, tmp_path, capsys):
     assert match(agent, RandomAgent(), 2, games=4).games == 4
 
 
+def test_a_run_resumed_with_a_new_step_size_takes_its_first_update_with_it(ray_cluster, tmp_path, monkeypatch):
+    """RLlib restored the optimizer with the checkpoint's step size and set the run's only after an update."""
+    from agents.training.rllib import train as rllib_train
+    from agents.training.rllib.selfplay import MAIN
+
+    out = tmp_path / "run"
+    common = [*TINY, "--out", str(out), "--env-runners", "0", "--backend", "rllib", "--checkpoint-every", "1"]
+    assert main([*common, "--iterations", "1", "--learning-rate", "1e-3"]) == 0
+    before_training = []
+
+    def step_sizes(learner):
+        return [
+            group["lr"] for _, optimizer in learner.get_optimizers_for_module(MAIN) for group in optimizer.param_groups
+        ]
+
+    def train_loop(algorithm, *args):
+        before_training.extend(call.get() for call in algorithm.learner_group.foreach_learner(step_sizes))
+        return train_loop.original(algorithm, *args)
+
+    train_loop.original = rllib_train._train_loop
+    monkeypatch.setattr(rllib_train, "_train_loop", train_loop)
+    assert main([*common, "--iterations", "2", "--resume", "--learning-rate", "2e-5"]) == 0
+    assert before_training == [[2e-5]]
+
+
 def test_the_league_is_played_reported_and_kept_on_resume(ray_cluster, tmp_path):
     out = tmp_path / "league"
     # about 4 games an iteration (a game is some 280 env steps), snapshots every 3 or so: enough snapshot seats

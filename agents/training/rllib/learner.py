@@ -1,5 +1,7 @@
 """RLlib's PPO learner with the gradient agreement of every update (``grad_cosine``), as the other trainers log it.
 
+A restored learner steps at the run's step size from its first update, as the other backends' resumed runs do.
+
 Before each update the learner splits ``main``'s batch into two halves by game (:mod:`agents.training.core.diagnostics`:
 the games alternately, in the order the batch holds them), computes the policy gradient of each half,
 ``-mean(advantage * log_prob)`` over the rows that count in the loss with the advantages centred, and logs the
@@ -57,6 +59,16 @@ class DiagnosedPPOLearner(PPOTorchLearner):
         self._games = RecordGames()
         if self._learner_connector is not None:
             self._learner_connector.insert_before(AgentToModuleMapping, self._games)
+
+    def set_state(self, state: Any) -> None:
+        """RLlib's restore, then each optimizer's step size from the run's config, not the one its checkpoint saved.
+
+        RLlib sets the configured step size only after an update: a run resumed with another ``--learning-rate``
+        took its first update at the old one.
+        """
+        super().set_state(state)
+        for optimizer, schedule in self._optimizer_lr_schedules.items():
+            self._set_optimizer_lr(optimizer, lr=schedule.get_current_value())
 
     def _make_batch_if_necessary(self, training_data: Any) -> Any:
         batch = super()._make_batch_if_necessary(training_data)
