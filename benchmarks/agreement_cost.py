@@ -32,7 +32,7 @@ def timed_update(learner: Learner, batch: Batch, measure: bool) -> tuple[float, 
     """The CPU seconds of one update of a copy of ``learner``, and the copy."""
     copied = copy.deepcopy(learner)
     start = time.process_time()
-    copied.update(batch, 0, 0, measure)
+    copied.update(batch, 0, measure)
     return time.process_time() - start, copied
 
 

@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             played = zip(table.players, seeds, history, strict=True)
             luck[name] = np.concatenate([judge.game(int(n), int(s), ids).luck for n, s, ids in played])
         spent["update"] = time.process_time()
-        learner.update(batch, 0, 0)
+        learner.update(batch, 0)
         spent["end"] = time.process_time()
         largest = max(largest, float(np.abs(luck["luck (critic)"] - luck["luck (critic, every row)"]).max()))
         if b:  # the first batch compiled what it ran

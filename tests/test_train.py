@@ -113,47 +113,6 @@ def test_a_native_run_keeps_a_trained_networks_entropy_bonus_at_its_end_value():
         NativeSettings().entropy_coefficient(0)
 
 
-def test_a_fresh_two_player_native_run_steps_smaller_past_the_plateau():
-    """The measured drops (the self-play log's smaller step) are the default where they were measured: a fresh network
-    at 2 players. Elsewhere none; a value given is kept; a run file from before the field resumes without drops."""
-    from agents.training.core.config import PLATEAU_STEP_DROPS, NativeSettings
-
-    fresh = TrainingConfig(backend="native", players=(2,)).resolved()
-    assert fresh.native.step_drops == PLATEAU_STEP_DROPS == ((70_000_000, 1 / 3), (100_000_000, 0.1))
-    sizes = [fresh.native.step_size(fresh.learning_rate, t) for t in (0, 69_999_999, 70_000_000, 100_000_000)]
-    assert sizes == pytest.approx([3e-4, 3e-4, 1e-4, 3e-5], rel=1e-12)  # a factor of the run's step size
-    assert fresh.native.step_size(6e-4, 70_000_000) == pytest.approx(2e-4, rel=1e-12)
-    for elsewhere in ({"players": (4,)}, {"players": (2, 3)}, {"init": "selfplay-2p"}):
-        assert TrainingConfig(backend="native", **elsewhere).resolved().native.step_drops == ()
-    given = NativeSettings(step_drops=[[5, 0.5]])  # as a run file holds it
-    assert TrainingConfig(backend="native", native=given).resolved().native.step_drops == ((5, 0.5),)
-    assert TrainingConfig.from_json(fresh.to_json()) == fresh  # run.json stores the resolved drops
-    earlier = fresh.to_json()
-    del earlier["native"]["step_drops"]
-    assert TrainingConfig.from_json(earlier).native.step_drops == ()
-
-
-@pytest.mark.parametrize(
-    ("drops", "message"),
-    [
-        ("x", "pairs"),
-        ([(1,)], "pairs"),
-        ([(0, 1e-4)], "at least 1"),
-        ([(1.5, 1e-4)], "whole number"),
-        ([(5, 0)], "above 0"),
-        ([(5, float("nan"))], "finite"),
-        ([(6, 1e-4), (5, 1e-5)], "must rise"),
-        ([(5, 1e-4), (5, 1e-5)], "must rise"),
-    ],
-)
-def test_bad_step_drops_are_one_line_errors(drops, message):
-    from agents.training.core.config import NativeSettings
-
-    with pytest.raises(ConfigError, match=message) as error:
-        NativeSettings(step_drops=drops)
-    assert "\n" not in str(error.value)
-
-
 def sb3_actor(config):
     from agents.bots.model_file import actor_modules
     from agents.training.sb3.train import make_envs, new_model
@@ -205,8 +164,7 @@ def test_each_backend_brings_its_own_defaults_and_settings_override_them():
     assert (native.envs, native.batch_size, native.epochs, native.gamma, native.gae_lambda) == (256, 4096, 2, 1.0, 0.98)
     assert (native.imitate_games, native.every_seat, native.skip_forced, native.eval_games) == (0, True, True, 2000)
     assert native.pool == PoolConfig(p_heuristic=0.0, self_share=1.0) and native.n_steps is None
-    four = replace(native, players=TableSizes((4,)), native=replace(native.native, step_drops=()))  # 2 players' only
-    assert TrainingConfig.from_scratch(players=(4,)).resolved() == four
+    assert TrainingConfig.from_scratch(players=(4,)).resolved() == replace(native, players=TableSizes((4,)))
 
 
 @pytest.mark.parametrize(

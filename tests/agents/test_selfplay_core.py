@@ -261,18 +261,6 @@ def test_a_run_resumed_with_a_new_step_size_steps_with_it(tmp_path):
     assert steps[0] == small_config().resolved().learning_rate and steps[-1] == 1e-5
 
 
-def test_a_run_steps_at_each_drop_from_its_timesteps_on(tmp_path):
-    """progress.csv's step size, update by update: the run's own until the first drop, then a factor of it."""
-    drops = ((1500, 0.5), (3000, 0.1))  # a batch is about 2,000 timesteps
-    out = tmp_path / "run"
-    train(small_config(steps=5000, native=NativeSettings(step_drops=drops)), out=out, progress=False)
-    rows = read_rows(out / "progress.csv")
-    before = [0] + [int(row["timesteps"]) for row in rows[:-1]]  # each update steps by the timesteps before it
-    expected = [3e-4 if t < 1500 else 1.5e-4 if t < 3000 else 3e-5 for t in before]
-    assert [float(row["learning_rate"]) for row in rows] == pytest.approx(expected, rel=1e-4)  # five digits kept
-    assert set(expected) == {3e-4, 1.5e-4, 3e-5}
-
-
 def test_a_run_from_a_trained_network_learns_with_the_end_value_of_the_entropy_bonus(tmp_path):
     fresh = tmp_path / "fresh"
     train(small_config(steps=1500), out=fresh, progress=False)

@@ -175,10 +175,6 @@ PURE_SELF_PLAY = PoolConfig(p_random=0.0, p_heuristic=0.0, self_share=1.0)
 
 FRESH_ENTROPY_START = 0.03
 """The native backend's entropy bonus at the start of a run from a fresh network (:class:`NativeSettings`)."""
-PLATEAU_STEP_DROPS = ((70_000_000, 1 / 3), (100_000_000, 0.1))
-"""The native backend's step-size drops past the 2-player plateau of a fresh network (:attr:`NativeSettings.step_drops`;
-from 3e-4 to 1e-4, then 3e-5): where the curve flattens, a smaller step takes part of the updates' noise out
-(docs/results/selfplay-log.md)."""
 
 
 @dataclass(frozen=True)
@@ -192,9 +188,6 @@ class NativeSettings:
             (:meth:`TrainingConfig.resolved`): :data:`FRESH_ENTROPY_START` for a fresh network (without it the
             policy collapsed before it had learnt anything), ``entropy_end`` for a trained one (``init``), whose
             policy a larger bonus would pull back towards chance.
-        step_drops: ``(timesteps, factor)`` pairs, in rising order: from each count of timesteps on, the update
-            steps at ``learning_rate`` times that factor. None is resolved with the run: :data:`PLATEAU_STEP_DROPS`
-            for a fresh network at 2 players, none otherwise.
         value_coef: the value loss's weight.
         max_grad_norm: gradients are clipped to this norm.
         normalize_values: the critic learns normalized targets (so its scale does not depend on the table size).
@@ -210,7 +203,6 @@ class NativeSettings:
     entropy_start: float | None = None
     entropy_end: float = 0.003
     entropy_decay: int = 20_000_000
-    step_drops: tuple[tuple[int, float], ...] | None = None
     value_coef: float = 0.5
     max_grad_norm: float = 0.5
     normalize_values: bool = True
@@ -227,8 +219,6 @@ class NativeSettings:
             if not _is_number(value) or not 0 <= value <= 1:
                 raise ConfigError(f"{name} must be a number from 0 to 1, not {_brief(value)}")
         _check_int("entropy_decay", self.entropy_decay, 1)
-        if self.step_drops is not None:
-            object.__setattr__(self, "step_drops", _step_drops(self.step_drops))
         _check_number("value_coef", self.value_coef, at_least=0)
         _check_number("max_grad_norm", self.max_grad_norm, above=0)
         _check_int("agreement_every", self.agreement_every, 1)
@@ -241,27 +231,6 @@ class NativeSettings:
             raise ConfigError("entropy_start is unset: train a resolved config (TrainingConfig.resolved())")
         progress = min(1.0, samples / self.entropy_decay)
         return self.entropy_start + (self.entropy_end - self.entropy_start) * progress
-
-    def step_size(self, learning_rate: float, timesteps: int) -> float:
-        """The step size after ``timesteps``: ``learning_rate`` times the factor of the last drop reached, if any."""
-        reached = [factor for at, factor in self.step_drops or () if timesteps >= at]
-        return learning_rate * reached[-1] if reached else learning_rate
-
-
-def _step_drops(value: Any) -> tuple[tuple[int, float], ...]:
-    """``value`` (pairs, as Python or a run file gives them) as the drops' tuple, or a ConfigError."""
-    if not isinstance(value, (list, tuple)):
-        raise ConfigError(f"step_drops must be (timesteps, factor) pairs, not {_brief(value)}")
-    drops = []
-    for pair in value:
-        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise ConfigError(f"step_drops must be (timesteps, factor) pairs, not {_brief(pair)}")
-        _check_int("a step drop's timesteps", pair[0], 1)
-        _check_number("a step drop's factor", pair[1], above=0)
-        drops.append((int(pair[0]), float(pair[1])))
-    if [at for at, _ in drops] != sorted({at for at, _ in drops}):
-        raise ConfigError(f"step_drops' timesteps must rise, not {_brief(value)}")
-    return tuple(drops)
 
 
 MAX_GRAD_NORM = 0.5
@@ -677,19 +646,10 @@ class TrainingConfig:
             values["imitate_lr"] = INIT_WARM_START_LEARNING_RATE if starts_trained else WARM_START_LEARNING_RATE
         if self.learning_rate is None and starts_trained:
             values["learning_rate"] = INIT_LEARNING_RATE
-        if self.backend == "native":
-            values["native"] = self._native_start(starts_trained)
+        if self.backend == "native" and self.native.entropy_start is None:
+            start = self.native.entropy_end if starts_trained else FRESH_ENTROPY_START
+            values["native"] = replace(self.native, entropy_start=start)
         return values
-
-    def _native_start(self, starts_trained: bool) -> NativeSettings:
-        """The native section with its unset fields filled in for a fresh or a trained network (``init``)."""
-        native = self.native
-        if native.entropy_start is None:
-            native = replace(native, entropy_start=native.entropy_end if starts_trained else FRESH_ENTROPY_START)
-        if native.step_drops is None:
-            plateau = not starts_trained and self.players.distinct == [2]
-            native = replace(native, step_drops=PLATEAU_STEP_DROPS if plateau else ())
-        return native
 
     @property
     def init_network(self) -> AgentSpec | None:
@@ -775,8 +735,7 @@ def _without_retired(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` less the fields runs of earlier versions held, or a ConfigError for a run trained in a retired way.
 
     Those fields: the :data:`RETIRED` ones, the teacher of a run that imitated nothing, and the fresh network's
-    entropy bonus that earlier versions wrote into the native section of every run. A native run from before
-    ``step_drops`` goes on without drops, as it was trained.
+    entropy bonus that earlier versions wrote into the native section of every run.
     """
     for name, (kept, why) in RETIRED.items():
         if kept is not None and data.get(name, kept) != kept:
@@ -788,8 +747,6 @@ def _without_retired(data: dict[str, Any]) -> dict[str, Any]:
     unread = current.get("backend") != "native"  # sb3 and RLlib never read the native section
     if unread and isinstance(native, dict) and native.get("entropy_start") == FRESH_ENTROPY_START:
         current["native"] = {**native, "entropy_start": None}
-    if not unread and isinstance(native, dict) and "step_drops" not in native:
-        current["native"] = {**native, "step_drops": []}
     return current
 
 

@@ -279,10 +279,8 @@ class Learner:
         """What the networks read for observations ``obs``: the observations, or with ``rule_facts`` their facts too."""
         return torch.from_numpy(policy_input(obs) if self.config.rule_facts else obs)
 
-    def update(self, batch: Batch, samples_before: int, timesteps: int, measure_agreement: bool = True) -> UpdateStats:
+    def update(self, batch: Batch, samples_before: int, measure_agreement: bool = True) -> UpdateStats:
         """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO.
-
-        The entropy bonus follows the samples learnt from before it, the step size the run's ``timesteps``.
 
         Without ``measure_agreement`` the agreement is nan. It reads the network and changes nothing, so the update
         is the same either way.
@@ -309,9 +307,8 @@ class Learner:
             gradient_agreement(self.model, tensors, batch.game, tensors["adv"]) if measure_agreement else math.nan
         )
         ent_coef = native.entropy_coefficient(samples_before)
-        learning_rate = native.step_size(config.learning_rate, timesteps)
         for group in self.optimizer.param_groups:  # what a resumed run steps with, whatever its checkpoint saved
-            group["lr"] = learning_rate
+            group["lr"] = config.learning_rate
         totals = np.zeros(5)
         steps = 0
         for _ in range(config.epochs or 1):
@@ -328,7 +325,7 @@ class Learner:
             value_loss=float(v_loss),
             policy_loss=float(p_loss),
             entropy_coef=ent_coef,
-            learning_rate=learning_rate,
+            learning_rate=config.learning_rate,
         )
 
     def _step(self, mb: dict[str, torch.Tensor], ent_coef: float) -> np.ndarray:

@@ -183,7 +183,7 @@ class NativeRun:
         if not config.every_seat:
             batch = batch.only(batch.seat == learners[batch.game])
         measure = state.iterations % config.native.agreement_every == 0
-        stats = self.learner.update(batch, self.samples, state.timesteps, measure)
+        stats = self.learner.update(batch, self.samples, measure)
         state.timesteps += batch.policy_decisions
         self.samples += len(batch)
         state.iterations += 1
