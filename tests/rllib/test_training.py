@@ -144,6 +144,7 @@ def test_a_run_resumed_with_a_new_step_size_takes_its_first_update_with_it(ray_c
     common = [*TINY, "--out", str(out), "--env-runners", "0", "--backend", "rllib", "--checkpoint-every", "1"]
     assert main([*common, "--iterations", "1", "--learning-rate", "1e-3"]) == 0
     before_training = []
+    original = rllib_train._train_loop
 
     def step_sizes(learner):
         return [
@@ -152,9 +153,8 @@ def test_a_run_resumed_with_a_new_step_size_takes_its_first_update_with_it(ray_c
 
     def train_loop(algorithm, *args):
         before_training.extend(call.get() for call in algorithm.learner_group.foreach_learner(step_sizes))
-        return train_loop.original(algorithm, *args)
+        return original(algorithm, *args)
 
-    train_loop.original = rllib_train._train_loop
     monkeypatch.setattr(rllib_train, "_train_loop", train_loop)
     assert main([*common, "--iterations", "2", "--resume", "--learning-rate", "2e-5"]) == 0
     assert before_training == [[2e-5]]

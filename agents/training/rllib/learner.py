@@ -68,7 +68,7 @@ class DiagnosedPPOLearner(PPOTorchLearner):
         """
         super().set_state(state)
         for optimizer, schedule in self._optimizer_lr_schedules.items():
-            self._set_optimizer_lr(optimizer, lr=schedule.get_current_value())
+            self._set_optimizer_lr(optimizer, lr=float(schedule.get_current_value()))
 
     def _make_batch_if_necessary(self, training_data: Any) -> Any:
         batch = super()._make_batch_if_necessary(training_data)
