@@ -81,6 +81,13 @@ def _check_number(
         raise ConfigError(f"{name} must be at least {at_least:g}, not {value}")
 
 
+def _check_share(name: str, value: Any, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if not _is_number(value) or not 0 <= value <= 1:
+        raise ConfigError(f"{name} must be a number from 0 to 1, not {_brief(value)}")
+
+
 def _check_int(name: str, value: Any, low: int, high: int = 2**63 - 1, *, optional: bool = False) -> None:
     if value is None and optional:
         return
@@ -132,10 +139,8 @@ class PoolConfig:
 
     def __post_init__(self) -> None:
         for name in ("p_random", "p_heuristic", "self_share"):
-            value = getattr(self, name)
-            if not _is_number(value) or not 0 <= value <= 1:
-                raise ConfigError(f"{name} must be a number from 0 to 1, not {_brief(value)}")
-            object.__setattr__(self, name, float(value))
+            _check_share(name, getattr(self, name))
+            object.__setattr__(self, name, float(getattr(self, name)))
         if self.p_random + self.p_heuristic > 1 + 1e-12:
             raise ConfigError("p_random and p_heuristic add up to more than 1")
         _check_int("pool_size", self.pool_size, 1)
@@ -212,12 +217,8 @@ class NativeSettings:
         _check_number("clip", self.clip, above=0)
         if self.clip >= 1:
             raise ConfigError(f"clip must be below 1, not {self.clip}")
-        for name in ("entropy_start", "entropy_end"):
-            value = getattr(self, name)
-            if name == "entropy_start" and value is None:  # resolved with the run (TrainingConfig.resolved)
-                continue
-            if not _is_number(value) or not 0 <= value <= 1:
-                raise ConfigError(f"{name} must be a number from 0 to 1, not {_brief(value)}")
+        _check_share("entropy_start", self.entropy_start, optional=True)  # None: resolved with the run
+        _check_share("entropy_end", self.entropy_end)
         _check_int("entropy_decay", self.entropy_decay, 1)
         _check_number("value_coef", self.value_coef, at_least=0)
         _check_number("max_grad_norm", self.max_grad_norm, above=0)
