@@ -5,7 +5,10 @@ the same deals for every pairing, 95% Wilson intervals, OpenSkill ratings), on e
 search setting over whole games. It writes, into ``--out``:
 
 - ``ladder.md``: per agent and table size, the win rate against a field of heuristics (with its interval) and the
-  OpenSkill ordinal, and the search settings' decision times (median and 99th percentile);
+  OpenSkill ordinal, and the search settings' decision times (median and 99th percentile); then each table size's
+  steps: every agent's win rate less the next one down's, against the heuristics on the same deals, with its
+  interval over deals (:func:`~agents.evaluate.paired.paired_comparison`), so that a step the deals cannot tell
+  apart shows as one;
 - ``ladder.csv`` and ``ladder.json``: the same figures as data;
 - ``ladder.png``: the win rate against heuristics by table size, and the search's strength against its time;
 - ``<N>p/``: each table size's full tournament (tournament.csv, .json, .png).
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import json
 import math
 import sys
@@ -40,6 +44,7 @@ from gubs_env.support.progress import progress_bar
 
 if TYPE_CHECKING:
     from agents.bots.spec import AgentSpec
+    from agents.evaluate.tournament import TournamentResult
 
 PROG = "python -m agents.evaluate.ladder"
 DEFAULT_AGENTS = (
@@ -82,6 +87,16 @@ class LadderRow:
     """The luck-adjusted win rate against the heuristics (``--adjust-luck``), and its 95% interval."""
     adjusted_low: float | None = None
     adjusted_high: float | None = None
+    below: str | None = None
+    """The next agent down at this table size, by win rate against the heuristics (None: the last, or unranked)."""
+    lead: float | None = None
+    """The win rate less ``below``'s against the heuristics on the same deals, and its 95% interval over deals."""
+    lead_low: float | None = None
+    lead_high: float | None = None
+    adjusted_lead: float | None = None
+    """The same lead, luck-adjusted (``--adjust-luck``; None where a game's luck was not measured)."""
+    adjusted_lead_low: float | None = None
+    adjusted_lead_high: float | None = None
 
 
 def run_ladder(
@@ -124,19 +139,49 @@ def run_ladder(
         )
         if out is not None:
             result.save(out / f"{n}p")
-        ordinals = {r.agent: r.ordinal for r in result.ratings}
-        versus = {p.agent: p for p in result.pairings if p.opponent == BASELINE}
-        for agent in result.agents:
-            pairing = versus.get(agent)
-            low, high = pairing.interval if pairing else (None, None)
-            row = LadderRow(agent, n, pairing.win_rate if pairing else None, low, high, ordinals[agent])
-            if pairing is not None and pairing.adjusted is not None:
-                row.adjusted, row.adjusted_low, row.adjusted_high = astuple(pairing.adjusted)
-            rows.append(row)
+        rows.extend(_rows(result))
     _time_searches(rows, named, players, seed, progress)
     if out is not None:
         _save(rows, players, out)
     return rows
+
+
+def _rows(result: TournamentResult) -> list[LadderRow]:
+    """One table size's rows, in the tournament's order, each ranked agent with its lead over the next one down."""
+    ordinals = {r.agent: r.ordinal for r in result.ratings}
+    versus = {p.agent: p for p in result.pairings if p.opponent == BASELINE}
+    rows = []
+    for agent in result.agents:
+        pairing = versus.get(agent)
+        low, high = pairing.interval if pairing else (None, None)
+        row = LadderRow(agent, result.num_players, pairing.win_rate if pairing else None, low, high, ordinals[agent])
+        if pairing is not None and pairing.adjusted is not None:
+            row.adjusted, row.adjusted_low, row.adjusted_high = astuple(pairing.adjusted)
+        rows.append(row)
+    _add_leads(result, rows)
+    return rows
+
+
+def _add_leads(result: TournamentResult, rows: list[LadderRow]) -> None:
+    """Each ranked agent's lead over the next one down: paired by deal against the heuristics (see paired.py).
+
+    Two rates' own intervals overlap long before the deals can no longer tell the agents apart: both played the
+    same deals, and the per-deal difference cancels most of their luck.
+    """
+    from agents.evaluate.paired import paired_comparison
+
+    rates = {r.agent: r.win_rate_vs_baseline for r in rows if r.win_rate_vs_baseline is not None}
+    ranked = sorted((r for r in rows if r.agent in rates), key=lambda r: -rates[r.agent])
+    for upper, lower in itertools.pairwise(ranked):
+        step = paired_comparison(result, upper.agent, lower.agent, [BASELINE])
+        upper.below = lower.agent
+        upper.lead, upper.lead_low, upper.lead_high = step.difference.mean, step.difference.low, step.difference.high
+        if step.adjusted is not None:
+            upper.adjusted_lead, upper.adjusted_lead_low, upper.adjusted_lead_high = (
+                step.adjusted.mean,
+                step.adjusted.low,
+                step.adjusted.high,
+            )
 
 
 def _time_searches(
@@ -185,6 +230,35 @@ def markdown(rows: list[LadderRow], players: list[int]) -> str:
             if at[agent, n].median_ms is not None
         ]
         lines.append("| " + " | ".join([agent, *cells, "; ".join(timed) or "—"]) + " |")
+    return "\n".join(lines) + "\n" + _steps(rows)
+
+
+def _points(mean: float | None, low: float | None, high: float | None) -> str:
+    """``+3.2 pts [+0.4, +6.0]``, or ``—`` where the difference was not measured."""
+    if mean is None or low is None or high is None:
+        return "—"
+    return f"{100 * mean:+.1f} pts [{100 * low:+.1f}, {100 * high:+.1f}]"
+
+
+def _steps(rows: list[LadderRow]) -> str:
+    """The ladder's steps as a Markdown table: each agent less the next one down, paired by deal (empty: no step)."""
+    steps = [r for r in rows if r.below is not None]
+    if not steps:
+        return ""
+    adjusted = any(r.adjusted_lead is not None for r in steps)
+    head = ["players", "agent", "less", "difference"] + (["luck-adjusted"] if adjusted else [])
+    lines = [
+        "",
+        f"Each agent less the next one down, against {BASELINE} on the same deals (95% interval over deals):",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for r in steps:
+        cells = [str(r.players), r.agent, str(r.below), _points(r.lead, r.lead_low, r.lead_high)]
+        if adjusted:
+            cells.append(_points(r.adjusted_lead, r.adjusted_lead_low, r.adjusted_lead_high))
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
