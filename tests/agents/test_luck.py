@@ -430,3 +430,31 @@ def test_each_chance_step_is_redealt_given_the_decks_history_since_the_deal(monk
         assert passed == [before[step] for step in steps]
         with_put_backs += sum(any(what != LETTER_DRAWN for _, what in history or ()) for history in passed)
     assert with_put_backs  # histories with cards put back were compared, not only empty ones
+
+
+def random_continuation(game: Game, prefix: list, seed: int) -> list:
+    """``prefix`` played from ``game``, then uniformly random legal actions (drawn with ``seed``) to the end."""
+    played, choose = game.clone(), random.Random(seed)
+    for action in prefix:
+        played.apply(action)
+    actions = list(prefix)
+    while not played.is_over:
+        actions.append(choose.choice(played.legal_actions()))
+        played.apply(actions[-1])
+    return actions
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_a_steps_correction_reads_its_position_and_worlds_only_not_the_game_to_come(num_players: int) -> None:
+    # Two games share a deal and their first actions, then part: the chance steps they share must be judged alike,
+    # so nothing of what follows a step (later draws, the play, the result) reaches its judge.
+    start = Game(num_players, seed=8, record_log=False)
+    first = random_continuation(start, [], seed=1)
+    shared = len(first) // 2
+    second = random_continuation(start, first[:shared], seed=2)
+    assert second[shared:] != first[shared:]
+    estimator = LuckEstimator(LuckSettings(worlds=4, seed=3))
+    one, other = (estimator.game(num_players, 8, actions) for actions in (first, second))
+    common = [i for i, step in enumerate(one.steps) if step < shared]
+    assert len(common) > 5 and one.steps[: len(common)] == other.steps[: len(common)]
+    np.testing.assert_allclose(one.corrections[common], other.corrections[common], rtol=1e-5, atol=1e-6)
