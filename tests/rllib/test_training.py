@@ -16,6 +16,7 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
+import agents.training.core.runs as runs
 from agents.bots.registry import make_agent
 from agents.training import TrainingConfig, train
 from agents.training.command import main as command
@@ -158,6 +159,43 @@ def test_a_run_resumed_with_a_new_step_size_takes_its_first_update_with_it(ray_c
     monkeypatch.setattr(rllib_train, "_train_loop", train_loop)
     assert main([*common, "--iterations", "2", "--resume", "--learning-rate", "2e-5"]) == 0
     assert before_training == [[2e-5]]
+
+
+class Killed(BaseException):
+    """A simulated kill: not an Exception, so nothing on the way catches it."""
+
+
+@pytest.mark.parametrize("point", ["checkpoint-file", "run-json"])
+def test_a_run_killed_at_a_commit_resumes_to_one_unbroken_history(ray_cluster, tmp_path, monkeypatch, point):
+    """Killed at its second checkpoint, before run.json names it or before the older one is deleted."""
+    out = tmp_path / "run"
+    common = [*TINY, "--out", str(out), "--env-runners", "0", "--backend", "rllib", "--iterations", "3"]
+    common += ["--checkpoint-every", "1", "--eval-every", "1"]
+    commits: list[int] = []
+
+    def crash(name: str, timesteps: int) -> None:
+        if name == point:
+            commits.append(timesteps)
+            if len(commits) == 2:
+                raise Killed
+
+    monkeypatch.setattr(runs, "crash_point", crash)
+    with pytest.raises(Killed):
+        main(common)
+    monkeypatch.undo()
+    assert json.loads((out / "run.json").read_text())["iterations"] == (1 if point == "checkpoint-file" else 2)
+    assert len(list(out.glob("checkpoint*"))) == 2  # the kill's leftover beside the committed one
+    assert main([*common, "--resume"]) == 0
+    state = json.loads((out / "run.json").read_text())
+    assert state["iterations"] == 3
+    assert [p.name for p in out.glob("checkpoint*")] == [state["checkpoint"]] and not list(out.rglob(".*.tmp"))
+    with (out / "progress.csv").open(newline="") as f:
+        steps = [int(r["timesteps"]) for r in csv.DictReader(f)]
+    assert len(steps) == 3 and steps == sorted(set(steps))  # the killed iteration's row went with it
+    with (out / "eval.csv").open(newline="") as f:
+        evaluated = [(r["timesteps"], r["opponent"]) for r in csv.DictReader(f)]
+    assert len(evaluated) == len(set(evaluated)) == 3 * 2  # each iteration against random and heuristic, once
+    assert make_agent(str(out / "policy.npz")) is not None
 
 
 def test_the_league_is_played_reported_and_kept_on_resume(ray_cluster, tmp_path):
