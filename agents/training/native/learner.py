@@ -114,7 +114,7 @@ class ValueNorm:
         return mean, math.sqrt(var)
 
     def state(self) -> list[float]:
-        """The statistics as numbers, for a run's state.json."""
+        """The statistics as numbers, kept in the run's checkpoint."""
         return [self.beta, self.mean, self.mean_sq, self.weight]
 
     @classmethod

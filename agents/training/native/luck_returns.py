@@ -123,7 +123,7 @@ class LuckReturns:
         return scale
 
     def state(self) -> list[float]:
-        """The running slope's statistics, for a run's state.json."""
+        """The running slope's statistics, kept in the run's checkpoint."""
         return [self.slope_sum, self.weight]
 
 
