@@ -193,6 +193,8 @@ def _time_searches(
     from agents.evaluate.matches import play_game
 
     searches = [name for name, spec in agents.items() if spec.kind is SpecKind.SEARCHER]
+    if not searches:
+        return
     jobs = [(a, n, g) for a in searches for n in players for g in range(TIMING_GAMES)]
     times: dict[tuple[str, int], list[float]] = {}
     for agent, n, game in progress_bar(jobs, desc="timing searches", unit="game", disable=not progress):
@@ -233,6 +235,11 @@ def markdown(rows: list[LadderRow], players: list[int]) -> str:
     return "\n".join(lines) + "\n" + _steps(rows)
 
 
+def _rate(row: LadderRow) -> float:
+    """The win rate against the heuristics (0 where there is none)."""
+    return row.win_rate_vs_baseline or 0.0
+
+
 def _points(mean: float | None, low: float | None, high: float | None) -> str:
     """``+3.2 pts [+0.4, +6.0]``, or ``—`` where the difference was not measured."""
     if mean is None or low is None or high is None:
@@ -242,7 +249,7 @@ def _points(mean: float | None, low: float | None, high: float | None) -> str:
 
 def _steps(rows: list[LadderRow]) -> str:
     """The ladder's steps as a Markdown table: each agent less the next one down, paired by deal (empty: no step)."""
-    steps = [r for r in rows if r.below is not None]
+    steps = sorted((r for r in rows if r.below is not None), key=lambda r: (r.players, -_rate(r)))  # top down
     if not steps:
         return ""
     adjusted = any(r.adjusted_lead is not None for r in steps)

@@ -81,6 +81,8 @@ def test_each_step_down_the_ladder_is_the_paired_difference_on_the_same_deals(tm
         assert upper.below == lower.agent
         assert (upper.lead, upper.lead_low, upper.lead_high) == (step.mean, step.low, step.high)
         assert f"| 2 | {upper.agent} | {lower.agent} | {step} |" in table
+    lines = [table.index(f"| 2 | {upper.agent} | {upper.below} |") for upper in ranked[:-1]]
+    assert lines == sorted(lines)  # the steps from the top of the ladder down
     written = {r["agent"]: r for r in csv.DictReader((tmp_path / "ladder.csv").read_text().splitlines())}
     assert written[ranked[0].agent]["below"] == ranked[1].agent
 
