@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 
 import pytest
@@ -76,7 +77,7 @@ def test_each_step_down_the_ladder_is_the_paired_difference_on_the_same_deals(tm
     assert len(ranked) == 3 and ranked[-1].below is None and ranked[-1].lead is None
     assert next(r for r in rows if r.agent == "heuristic").below is None  # the field is not ranked against itself
     table = (tmp_path / "ladder.md").read_text()
-    for upper, lower in zip(ranked, ranked[1:], strict=False):
+    for upper, lower in itertools.pairwise(ranked):
         step = paired_comparison(result, upper.agent, lower.agent, ["heuristic"]).difference
         assert upper.below == lower.agent
         assert (upper.lead, upper.lead_low, upper.lead_high) == (step.mean, step.low, step.high)
