@@ -75,14 +75,15 @@ CATALOGUE = {
         ShippedModel("luck-value", "luck_value.npz", ModelKind.SEARCH_NET),
         ShippedModel("luck-value-2p", "luck_value_2p.npz", ModelKind.SEARCH_NET),
         ShippedModel("selfplay-2p-playout", "selfplay_2p_playout.npz", ModelKind.SEARCH_NET),
+        ShippedModel("selfplay-2p-value", "selfplay_2p_value.npz", ModelKind.SEARCH_NET),
     )
 }
 """Every file of :data:`MODELS_DIR`, by name. The networks: one for every table size from 2 to 6 (gubs-net), one
 trained at each of 2 and 4 players (ppo-2p, ppo-4p, by train.py), and pure self-play from scratch at 2 and 4
 players (``python train.py --from-scratch``); docs/training.md says how each was made and
 docs/results/shipped-models-log.md gives every command. The search networks are fitted by
-``python -m agents.training.search_nets``, a network's playout policy (``selfplay-2p-playout``) by
-``python -m agents.training.search_nets.playout``."""
+``python -m agents.training.search_nets`` (a network's own leaf value, ``selfplay-2p-value``, with ``--playout``), a
+network's playout policy (``selfplay-2p-playout``) by ``python -m agents.training.search_nets.playout``."""
 
 NETWORKS = tuple(name for name, model in CATALOGUE.items() if model.kind is ModelKind.NETWORK)
 """The shipped networks' specs."""
@@ -92,6 +93,10 @@ BUILTIN = ("random", "heuristic", TUNED, *NETWORKS, SEARCH, SELFPLAY_SEARCH, ISM
 
 PLAYOUTS = {"selfplay-2p": "selfplay-2p-playout"}
 """The shipped networks that have a playout policy (:mod:`agents.bots.search.playout_net`), and its catalogue name."""
+
+
+LEAF_VALUES = {"selfplay-2p": "selfplay-2p-value"}
+"""The shipped networks that have a leaf value fitted on their playout policy's own games, and its catalogue name."""
 
 
 def playout_of(network: str) -> str:

@@ -300,3 +300,26 @@ def test_the_win_target_labels_each_position_with_whether_its_seat_won(tmp_path)
     assert ValueNet.load(tmp_path / "luck_value.npz").weights.action_count == 1
     assert not (tmp_path / "value.npz").exists() and not (tmp_path / "hands.npz").exists()
     assert json.loads((tmp_path / "report.json").read_text())["target"] == "win"
+
+
+def test_a_networks_own_positions_are_its_playout_policys_games_with_nothing_hand_written(monkeypatch, tmp_path):
+    from agents.bots.search.playout_net import shipped_playout
+    from agents.training.search_nets import fitting
+
+    playout = shipped_playout("selfplay-2p")
+    own = play_positions(40, [2], seed=9, progress=False, keep_every=4, playout=playout)
+    assert not np.array_equal(
+        own.features[:50], play_positions(40, [2], seed=9, progress=False, keep_every=4).features[:50]
+    )
+    # the compiled games get the heuristic's tables as arguments: reversed weights would change any choice it made
+    reversed_weights = type("Reversed", (), {"ints": TABLES.ints, "floats": -TABLES.floats})
+    monkeypatch.setattr(fitting, "TABLES", reversed_weights)
+    monkeypatch.setattr(fitting, "load_weights", lambda path: reversed_weights)
+    again = play_positions(40, [2], seed=9, progress=False, keep_every=4, playout=playout)
+    assert all(np.array_equal(getattr(own, f), getattr(again, f)) for f in Positions.__dataclass_fields__)
+    monkeypatch.undo()
+    assert fitting.main(["--games", "40", "--players", "2", "--epochs", "1", "--playout", "selfplay-2p", "--out",
+                         str(tmp_path), "--no-progress"]) == 0  # fmt: skip
+    assert ValueNet.load(tmp_path / CATALOGUE["selfplay-2p-value"].file).weights.action_count == 1
+    assert not (tmp_path / "value.npz").exists() and not (tmp_path / "hands.npz").exists()
+    assert json.loads((tmp_path / "report.json").read_text())["playout"] == "selfplay-2p"

@@ -19,8 +19,9 @@ the luck of the draw, so with few worlds the plain argmax picks noise (measured:
 search on the true position, for measurement only.
 
 With ``rollout=base`` (``selfplay-search``: :class:`SelfPlaySearchSettings`) every part comes from the base network:
-its best ids are the candidates, and its playout policy (:mod:`~agents.bots.search.playout_net`) plays every seat of
-every playout, to the end. No heuristic is asked anything.
+its best ids are the candidates, its playout policy (:mod:`~agents.bots.search.playout_net`) plays every seat of
+every playout, and with ``leaf`` a value fitted on that policy's own games judges the leaves. No heuristic is asked
+anything.
 """
 
 from __future__ import annotations
@@ -36,13 +37,13 @@ from agents.bots.heuristic.decide import heuristic_scores
 from agents.bots.heuristic.tables import TABLES, HeuristicTables
 from agents.bots.heuristic.weights_file import load_weights
 from agents.bots.model_file import PolicyWeights
-from agents.bots.names import CATALOGUE, NETWORKS, PLAYOUTS, SELFPLAY_SEARCH, TUNED
+from agents.bots.names import CATALOGUE, LEAF_VALUES, NETWORKS, PLAYOUTS, SELFPLAY_SEARCH, TUNED
 from agents.bots.ppo import PPOAgent
 from agents.bots.search.belief import BELIEFS, reweight_rows, shipped_hands, static_weights
 from agents.bots.search.playout_net import NO_NET, PlayoutNet, shipped_playout
 from agents.bots.search.rollout import FULL_PLAYOUTS, Leaves, candidate_values, paired_gains, seat_tables
 from agents.bots.search.settings import Settings
-from agents.bots.search.value import shipped_value
+from agents.bots.search.value import own_value, shipped_value
 from agents.bots.threads import one_blas_thread
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode
@@ -98,7 +99,8 @@ class SearchSettings(Settings):
     """The weights the searching seat plays its playouts with: ``heuristic-tuned`` (nearer the base networks'
     strength than the heuristic) or ``heuristic``, the other seats the default heuristic; or ``base``, the base
     network's playout policy at every seat. With ``base`` nothing hand-written takes part: the candidates are the
-    base's own best ids, and the belief and the leaf value (fitted on the heuristic's games) are refused."""
+    base's own best ids, the leaves are judged by the base's own value (:data:`~agents.bots.names.LEAF_VALUES`),
+    and the belief (fitted on the heuristic's games) is refused."""
     leaf: int = 0
     """Decisions a playout plays after the candidate before the value network (:mod:`~agents.bots.search.value`)
     judges the position in place of the draws still to come; 0 plays every playout to the end."""
@@ -126,10 +128,14 @@ class SearchSettings(Settings):
                 f"{self.KIND} setting rollout=base needs a base with a playout policy ({', '.join(PLAYOUTS)}), "
                 f"not {self.base!r}"
             )
-        if self.prior > 0 or self.leaf > 0:
+        if self.prior > 0:
             raise ValueError(
-                f"{self.KIND} setting rollout=base takes no prior or leaf: the belief and the leaf value were fitted "
-                "on the heuristic's games"
+                f"{self.KIND} setting rollout=base takes no prior: the belief was fitted on the heuristic's games"
+            )
+        if self.leaf > 0 and self.base not in LEAF_VALUES:
+            raise ValueError(
+                f"{self.KIND} setting rollout=base takes a leaf only over a base with a value of its own games "
+                f"({', '.join(LEAF_VALUES)}), not {self.base!r}"
             )
 
     @property
@@ -267,10 +273,14 @@ class SearchAgent(GameSearcher):
         return values
 
     def leaves(self) -> Leaves:
-        """Where this bot's playouts stop: at the end, or ``leaf`` decisions on, judged by the shipped value network."""
+        """Where this bot's playouts stop: at the end, or ``leaf`` decisions on, judged by a value network.
+
+        The value is the shipped one, fitted on the heuristic's games; with ``rollout=base``, the base's own.
+        """
         if self.settings.leaf == 0:
             return FULL_PLAYOUTS
-        return Leaves(self.settings.leaf, shipped_value(), LEAF_COST)
+        value = own_value(self.settings.base) if self.settings.rollout == SELF else shipped_value()
+        return Leaves(self.settings.leaf, value, LEAF_COST)
 
     def playout_net(self) -> PlayoutNet:
         """The playout policy every seat plays: the base network's with ``rollout=base``, else none (the heuristic)."""

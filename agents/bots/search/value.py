@@ -26,7 +26,7 @@ import numba as nb
 import numpy as np
 
 from agents.bots.model_file import NetworkKind, PolicyWeights, load_network
-from agents.bots.names import CATALOGUE
+from agents.bots.names import CATALOGUE, LEAF_VALUES
 from agents.bots.ppo import policy_logits
 from gubs_env.encoding.observation import INV_SCALE, LAYOUT, OBS_SIZE
 from gubs_env.fast import encode
@@ -87,5 +87,11 @@ class ValueNet:
 
 @cache
 def shipped_value() -> ValueNet:
-    """The shipped value network, read once per process."""
+    """The shipped value network, fitted on the heuristic's games, read once per process."""
     return ValueNet.load(CATALOGUE["value"].path)
+
+
+@cache
+def own_value(network: str) -> ValueNet:
+    """``network``'s own leaf value, fitted on its playout policy's games alone (:data:`LEAF_VALUES`), read once."""
+    return ValueNet.load(CATALOGUE[LEAF_VALUES[network]].path)

@@ -16,6 +16,10 @@ reports its loss there beside the best constant's. The command writes ``value.np
 weights-only formats :data:`~agents.bots.search.value.VALUE` and :data:`~agents.bots.search.belief.HANDS`) and
 ``report.json`` (the settings and the figures) into ``--out``; copy the two networks to ``agents/bots/models/`` to
 ship them.
+
+``--playout selfplay-2p`` plays every seat with that network's playout policy instead, so that nothing hand-written
+takes part, and fits only the network's own leaf value (``selfplay_2p_value.npz``, which ``selfplay-search:leaf=L``
+reads).
 """
 
 from __future__ import annotations
@@ -37,9 +41,9 @@ from agents.bots.heuristic.decide import new_scratch
 from agents.bots.heuristic.tables import TABLES
 from agents.bots.heuristic.weights_file import load_weights
 from agents.bots.model_file import save_network
-from agents.bots.names import CATALOGUE, TUNED
+from agents.bots.names import CATALOGUE, LEAF_VALUES, TUNED
 from agents.bots.search.belief import HANDS
-from agents.bots.search.playout_net import NO_NET
+from agents.bots.search.playout_net import NO_NET, PlayoutNet, shipped_playout
 from agents.bots.search.rollout import outcome_of, play_to_end, playout_scratch, win_of
 from agents.bots.search.value import FEATURES, VALUE
 from agents.bots.search.value import leaf_features as write_features
@@ -95,11 +99,13 @@ def record_games(
     features: np.ndarray,
     labels: np.ndarray,
     games: np.ndarray,
+    net: PlayoutNet,
 ) -> int:
-    """Play one game per seed with the heuristic at every seat; keep positions of one seat with its outcome.
+    """Play one game per seed, the heuristic (or ``net``) at every seat; keep positions of one seat with its outcome.
 
-    Game ``j`` is dealt from ``seeds[j]``; its learned seat (``seeds[j] % players``) plays with ``tf_tuned``. At
-    each decision the position is kept with probability ``1 / keep_every`` while ``features`` has room; its row
+    Game ``j`` is dealt from ``seeds[j]``; its learned seat (``seeds[j] % players``) plays with ``tf_tuned`` (with a
+    ``net`` every seat plays the net, and the tables are not read). At each decision the position is kept with
+    probability ``1 / keep_every`` while ``features`` has room; its row
     of ``labels`` gets the seat's :func:`outcome_of` at the game's end (its :func:`win_of` with ``win_target``), its
     row of ``games`` the game's index.
 
@@ -125,7 +131,7 @@ def record_games(
                 write_features(g, seat, features[kept])
                 games[kept] = j
                 kept += 1
-            play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1, NO_NET)
+            play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1, net)
         value = win_of(g, seat) if win_target else outcome_of(g, seat)
         for i in range(first, kept):
             labels[i] = value
@@ -153,10 +159,12 @@ def play_positions(
     progress: bool = True,
     keep_every: int = KEEP_EVERY,
     target: str = "search",
+    playout: PlayoutNet | None = None,
 ) -> Positions:
-    """Play ``games`` heuristic games (the table sizes in turn, game ``i`` dealt from ``seed + i``) and keep positions.
+    """Play ``games`` games (the table sizes in turn, game ``i`` dealt from ``seed + i``) and keep positions.
 
-    Each position is labelled with its game's :data:`TARGETS` value ``target``. Depends on the arguments only.
+    The heuristic plays every seat, or with a ``playout`` that playout policy does (nothing hand-written then). Each
+    position is labelled with its game's :data:`TARGETS` value ``target``. Depends on the arguments only.
     """
     options = RuleOptions()
     uniform = LETTER_PLACEMENTS.index(options.letter_placement)
@@ -177,7 +185,7 @@ def play_positions(
             seeds = (np.uint64(seed) + chosen.astype(np.uint64)).astype(np.uint64)
             kept = record_games(
                 seeds, players, options.max_turns, uniform, TABLES.ints, TABLES.floats, tuned.floats,
-                keep_every, target == "win", features, labels, index,
+                keep_every, target == "win", features, labels, index, NO_NET if playout is None else playout,
             )  # fmt: skip
             players_of = np.full(kept, players, dtype=np.int64)
             parts.append(Positions(features[:kept], labels[:kept], chosen[index[:kept]], players_of))
@@ -366,6 +374,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the label: the search's value of the end (value.npz and hands.npz), or whether the seat won (only "
         "luck_value.npz, the luck-adjusted evaluation's value) (default: search)",
     )  # fmt: skip
+    parser.add_argument(
+        "--playout", choices=sorted(LEAF_VALUES), metavar="NETWORK",
+        help="play every seat with this network's playout policy, nothing hand-written, and fit only its own leaf "
+        f"value ({', '.join(CATALOGUE[name].file for name in LEAF_VALUES.values())}) (default: the heuristic)",
+    )  # fmt: skip
     parser.add_argument("--threads", type=positive_int, default=2, help="torch threads for the fit (default: 2)")
     parser.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="folder for value.npz, hands.npz and report.json"
@@ -383,13 +396,16 @@ def main(argv: list[str] | None = None) -> int:
     refuse_unwritable_out(parser, args.out)
     fit = FitSettings(tuple(args.value_hidden), tuple(args.hands_hidden), epochs=args.epochs)
     started = time.perf_counter()
-    data = play_positions(args.games, args.players, args.seed, not args.no_progress, target=args.target)
+    playout = None if args.playout is None else shipped_playout(args.playout)
+    data = play_positions(
+        args.games, args.players, args.seed, not args.no_progress, target=args.target, playout=playout
+    )
     played = time.perf_counter() - started
     print(f"{len(data.labels):,} positions from {args.games:,} games in {played:.0f} s")
     args.out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, object] = {
         "games": args.games, "players": args.players, "seed": args.seed, "keep_every": KEEP_EVERY,
-        "fit": asdict(fit), "play_seconds": played, "target": args.target,
+        "fit": asdict(fit), "play_seconds": played, "target": args.target, "playout": args.playout,
     }  # fmt: skip
     fits = [
         ("value", fit_value, VALUE, "of the outcomes' variance explained"),
@@ -397,6 +413,9 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if args.target == "win":
         fits = [("luck_value", fit_value, VALUE, "of the wins' variance explained")]
+    if args.playout is not None:
+        own = Path(CATALOGUE[LEAF_VALUES[args.playout]].file).stem
+        fits = [(own, fit_value, VALUE, "of the outcomes' variance explained")]
     for what, fitter, kind, words in fits:
         layers, report = fitter(data, fit, args.seed, args.threads, not args.no_progress)
         weights = save_network(args.out / f"{what}.npz", layers, "relu", kind)
