@@ -105,9 +105,9 @@ def record_games(
 
     Game ``j`` is dealt from ``seeds[j]``; its learned seat (``seeds[j] % players``) plays with ``tf_tuned`` (with a
     ``net`` every seat plays the net, and the tables are not read). At each decision the position is kept with
-    probability ``1 / keep_every`` while ``features`` has room; its row
-    of ``labels`` gets the seat's :func:`outcome_of` at the game's end (its :func:`win_of` with ``win_target``), its
-    row of ``games`` the game's index.
+    probability ``1 / keep_every`` while ``features`` has room; its row of ``labels`` gets the seat's
+    :func:`outcome_of` at the game's end (its :func:`win_of` with ``win_target``), its row of ``games`` the game's
+    index.
 
     Returns:
         How many positions were kept.
