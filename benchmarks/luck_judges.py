@@ -12,85 +12,27 @@ adjusted interval's width over the plain one's (both over deals, as tournaments 
 (its interval holds 0 for an honest judge) and the CPU milliseconds a game of the adjustment. The games are the same
 for every judge, so their widths compare directly. Pick ``--seed`` away from the deals a judge was fitted on (the
 shipped ones: deals 1,000,000 on, and 3,000,000 to 3,599,999 for the 2-player one).
-
-``--playouts CARDS,K`` (repeatable) adds a judge that plays out the late chance steps: where the deck holds at most
-``CARDS`` cards, each position's value is the mean result of ``K`` heuristic playouts from it to the end (they read
-the row's deck order, as a chance step's judge may), and the shipped judge values every earlier position.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
-import numba as nb
-import numpy as np
 from luck_cost import rotated_games  # the script beside this one
 
-from agents.bots.heuristic.decide import new_scratch
-from agents.bots.heuristic.tables import TABLES
 from agents.bots.model_file import ModelFileError
 from agents.bots.registry import make_agent
-from agents.bots.search.playout_net import NO_NET
-from agents.bots.search.rollout import play_to_end, playout_scratch, win_of
 from agents.bots.search.value import ValueNet
 from agents.bots.spec import AgentSpecError
 from agents.bots.threads import set_torch_threads
-from agents.evaluate.luck import LuckEstimator, LuckSettings, NetworkValue, SeatValues, luck_worlds
+from agents.evaluate.luck import LuckEstimator, LuckSettings, NetworkValue, luck_worlds
 from agents.evaluate.matches import MatchResult
-from gubs_env.fast import layout as L
-from gubs_env.fast import seed_pcg64
 from gubs_env.support.cli import CommandParser, non_negative_int, player_count, positive_int, run_command
 
 SHIPPED = "shipped"
 """The name the shipped luck network's row goes by."""
-
-
-@nb.njit(cache=True)
-def _playout_wins(rows: np.ndarray, playouts: int, seed: int, ti: np.ndarray, tf: np.ndarray, out: np.ndarray) -> None:
-    """``out[i, s]``: seat ``s``'s mean win over ``playouts`` heuristic playouts of ``rows[i]`` to the end."""
-    obs, mask, g, r, tie = playout_scratch(L.ROW)
-    raw, c, f, ids, scores = new_scratch()
-    tfs = np.empty((L.SEATS, tf.shape[0]), dtype=tf.dtype)
-    for s in range(L.SEATS):
-        tfs[s, :] = tf
-    for i in range(rows.shape[0]):
-        for p in range(playouts):
-            g[:] = rows[i]
-            # fresh draws for the put-backs and the ties: independent of which row is the real one
-            seed_pcg64(r, np.uint64(seed * 1_000_003 + i * playouts + p))
-            seed_pcg64(tie, np.uint64(seed * 1_000_033 + i * playouts + p))
-            play_to_end(g, r, tie, ti, tfs, obs, mask, raw, c, f, ids, scores, 1 << 30, NO_NET)
-            for s in range(out.shape[1]):
-                out[i, s] += win_of(g, s) / playouts
-
-
-class LatePlayouts:
-    """``V``: the shipped judge, except where the deck holds at most ``cards``: there ``playouts`` playouts' mean."""
-
-    def __init__(self, cards: int, playouts: int) -> None:
-        self.cards, self.playouts, self.network, self.calls = cards, playouts, NetworkValue(), 0
-
-    def __call__(self, rows: np.ndarray, num_players: int) -> np.ndarray:
-        """float64 ``(len(rows), num_players)``: each seat's chance of winning in each row."""
-        values = self.network(rows, num_players)
-        late = rows[:, L.DECK_LEN] <= self.cards
-        if late.any():
-            self.calls += 1
-            played = np.zeros((int(late.sum()), num_players))
-            _playout_wins(rows[late], self.playouts, self.calls, TABLES.ints, TABLES.floats, played)
-            values[late] = played
-        return values
-
-
-def playout_setting(text: str) -> tuple[int, int]:
-    """``CARDS,K`` as two positive counts (argparse's type)."""
-    parts = text.split(",")
-    if len(parts) != 2 or not all(part.isdecimal() and 0 < int(part) <= 100 for part in parts):
-        raise argparse.ArgumentTypeError(f"takes CARDS,K, two counts from 1 to 100, not {text[:40]!r}")
-    return int(parts[0]), int(parts[1])
 
 
 def build_parser() -> CommandParser:
@@ -108,10 +50,6 @@ def build_parser() -> CommandParser:
     parser.add_argument(
         "--worlds", type=luck_worlds, default=LuckSettings.worlds,
         help=f"decks dealt again a chance step (default: {LuckSettings.worlds}, the estimator's)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--playouts", type=playout_setting, action="append", default=[], metavar="CARDS,K",
-        help="also a judge that plays K heuristic playouts where the deck holds at most CARDS cards (repeatable)",
     )  # fmt: skip
     return parser
 
@@ -143,9 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         agent, opponent = make_agent(args.agent, args.seed), make_agent(args.opponent, args.seed + 1)
-        judges: dict[str, SeatValues] = {SHIPPED: NetworkValue()}
-        judges |= {str(path): NetworkValue(ValueNet.load(path)) for path in args.values}
-        judges |= {f"playouts:{cards},{k}": LatePlayouts(cards, k) for cards, k in args.playouts}
+        judges = {SHIPPED: NetworkValue()} | {str(path): NetworkValue(ValueNet.load(path)) for path in args.values}
     except (AgentSpecError, ModelFileError) as error:
         parser.error(str(error))
     set_torch_threads(1)
