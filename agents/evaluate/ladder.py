@@ -170,8 +170,7 @@ def _add_leads(result: TournamentResult, rows: list[LadderRow]) -> None:
     """
     from agents.evaluate.paired import paired_comparison
 
-    rates = {r.agent: r.win_rate_vs_baseline for r in rows if r.win_rate_vs_baseline is not None}
-    ranked = sorted((r for r in rows if r.agent in rates), key=lambda r: -rates[r.agent])
+    ranked = sorted((r for r in rows if r.win_rate_vs_baseline is not None), key=lambda r: -_rate(r))
     for upper, lower in itertools.pairwise(ranked):
         step = paired_comparison(result, upper.agent, lower.agent, [BASELINE])
         upper.below = lower.agent
@@ -241,10 +240,12 @@ def _rate(row: LadderRow) -> float:
 
 
 def _points(mean: float | None, low: float | None, high: float | None) -> str:
-    """``+3.2 pts [+0.4, +6.0]``, or ``—`` where the difference was not measured."""
+    """:func:`~agents.evaluate.paired.points`, or ``—`` where the difference was not measured."""
+    from agents.evaluate.paired import points
+
     if mean is None or low is None or high is None:
         return "—"
-    return f"{100 * mean:+.1f} pts [{100 * low:+.1f}, {100 * high:+.1f}]"
+    return points(mean, low, high)
 
 
 def _steps(rows: list[LadderRow]) -> str:

@@ -84,7 +84,12 @@ class DealDifference:
 
     def __str__(self) -> str:
         """``+3.2 pts [+0.4, +6.0]``: percentage points."""
-        return f"{100 * self.mean:+.1f} pts [{100 * self.low:+.1f}, {100 * self.high:+.1f}]"
+        return points(self.mean, self.low, self.high)
+
+
+def points(mean: float, low: float, high: float) -> str:
+    """A difference of shares and its interval in percentage points: ``+3.2 pts [+0.4, +6.0]``."""
+    return f"{100 * mean:+.1f} pts [{100 * low:+.1f}, {100 * high:+.1f}]"
 
 
 def deal_differences(first: Sequence[Sequence[float]], second: Sequence[Sequence[float]]) -> list[float]:
