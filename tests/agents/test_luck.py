@@ -457,4 +457,5 @@ def test_a_steps_correction_reads_its_position_and_worlds_only_not_the_game_to_c
     one, other = (estimator.game(num_players, 8, actions) for actions in (first, second))
     common = [i for i, step in enumerate(one.steps) if step < shared]
     assert len(common) > 5 and one.steps[: len(common)] == other.steps[: len(common)]
-    np.testing.assert_allclose(one.corrections[common], other.corrections[common], rtol=1e-5, atol=1e-6)
+    # the judge is float32 and batches differ in size between the two games: alike to its precision
+    np.testing.assert_allclose(one.corrections[common], other.corrections[common], rtol=1e-4, atol=1e-5)
