@@ -323,6 +323,38 @@ def test_the_apprentice_step_comparison_fits_and_measures_each_step_size(tmp_pat
     assert lines == ["0.0001", "0.001"]
 
 
+# --- tail_average.py -------------------------------------------------------------------------------------------------
+
+
+def test_the_tail_average_averages_the_files_of_each_span_and_plays_the_average_against_the_newest(tmp_path):
+    import numpy as np
+
+    from agents.bots.model_file import load_policy, save_policy
+    from agents.bots.names import CATALOGUE
+    from benchmarks.tail_average import average
+
+    shipped = load_policy(CATALOGUE["selfplay-2p"].path)
+    rng = np.random.default_rng(0)
+    files = []
+    for steps in (1_000_000, 1_500_000, 3_000_000):
+        layers = [(w + rng.normal(0, 0.01, w.shape), b) for w, b in shipped.layers]
+        files.append(save_policy(tmp_path / f"policy-{steps}.npz", layers, "tanh"))
+    mean = average([load_policy(f) for f in files])
+    expected = np.mean([load_policy(f).layers[0][0] for f in files], axis=0)
+    assert np.allclose(mean[0][0], expected, atol=1e-7)
+    printed = script("tail_average", "--snapshots", *map(str, files), "--spans", "1", "2.5", "--games", "8",
+                     "--jobs", "1")  # fmt: skip
+    lines = re.findall(
+        r"^last (\S+)M timesteps \((\d) files to 3,000,000\): (\d+\.\d)% against (\d+\.\d)%, ([+-]\d+\.\d) pts "
+        r"\[[+-]\d+\.\d, [+-]\d+\.\d\]; luck-adjusted [+-]\d+\.\d pts \[[+-]\d+\.\d, [+-]\d+\.\d\]$",
+        printed,
+        re.MULTILINE,
+    )
+    assert [line[:2] for line in lines] == [("1", "1"), ("2.5", "3")]
+    one = lines[0]
+    assert one[2] == one[3] and one[4] in ("+0.0", "-0.0")  # the average of the newest file alone is that file
+
+
 # --- luck_cost.py -----------------------------------------------------------------------------------------------------
 
 

@@ -872,6 +872,18 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--jobs": NUMBERS,
         },
     ),
+    "tail_average": (
+        "benchmarks.tail_average",
+        [],
+        {
+            "--snapshots": PATHS,
+            "--spans": NUMBERS,
+            "--players": NUMBERS,
+            "--games": NUMBERS,
+            "--seed": NUMBERS,
+            "--jobs": NUMBERS,
+        },
+    ),
     "rounds": (
         "agents.training.expert.rounds",
         [],
