@@ -6,10 +6,11 @@ over a stretch of that wandering (Polyak's averaging; "stochastic weight averagi
 the middle than any one point does.
 
 ``python benchmarks/tail_average.py --snapshots SNAPS/policy-*.npz --spans 5 10 20 --players 2 --games 6000 --seed
-S`` reads actor files of one run named by their timesteps (a copy of the run folder's ``policy.npz`` at each
+S [--out DIR]`` reads actor files of one run named by their timesteps (a copy of the run folder's ``policy.npz`` at each
 checkpoint), averages, for each span (millions of timesteps), the files of the last span before the newest, and
 plays each average and the newest file against the heuristic on the same deals, luck-adjusted. It prints one line
 per span: the two win rates and their difference paired by deal, plain and luck-adjusted, with 95% intervals.
+With ``--out`` each mean is kept as ``DIR/tail-<span>M.npz``, a model file every command plays.
 docs/results/selfplay-log.md ("Averaging the last weights") has the figures.
 """
 
@@ -51,6 +52,9 @@ def build_parser() -> CommandParser:
         "--spans", type=positive_float, nargs="+", default=[10.0], metavar="M",
         help="millions of timesteps each average reaches back from the newest file (default: 10.0)",
     )  # fmt: skip
+    parser.add_argument(
+        "--out", type=Path, metavar="DIR", help="also keep each mean as DIR/tail-<span>M.npz (default: none kept)"
+    )
     parser.add_argument("--players", type=player_count, default=2, help="table size, 2 to 6 (default: 2)")
     parser.add_argument("--games", type=positive_int, default=6000, help="games each plays (default: 6000)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal (default: 0)")
@@ -92,12 +96,13 @@ def main(argv: list[str] | None = None) -> int:
     if len({tuple(layer[0].shape for layer in w.layers) for w in weights.values()}) != 1:
         parser.error("the snapshots are not all of one network's shape")
     deals = -(-args.games // args.players)
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.out or Path(scratch)
         for span in args.spans:
             chosen = [path for step, path in stamped if step >= newest_step - span * 1e6]
             first = weights[chosen[0]]
             path = save_policy(
-                Path(folder) / f"tail-{span:g}M.npz", average([weights[p] for p in chosen]), first.activation,
+                folder / f"tail-{span:g}M.npz", average([weights[p] for p in chosen]), first.activation,
                 rule_facts=first.rule_facts,
             )  # fmt: skip
             result = compare_agents(

@@ -256,6 +256,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="who judges the luck of --luck-returns: the shipped luck network or the run's own critic, which keeps "
         "the run self-play alone (default: shipped)",
     )
+    levers.add_argument(
+        "--average-from", type=non_negative_int, metavar="TIMESTEPS",
+        help="from this many timesteps on, evaluate and write the mean of the actor's weights since, not the last "
+        "weights (native; default: off)",
+    )  # fmt: skip
     cadence = parser.add_argument_group("cadence (in learner timesteps, on every backend)")
     cadence.add_argument(
         "--eval-every", type=positive_int, help=f"timesteps between evaluations ({backend_default('eval_every')})"

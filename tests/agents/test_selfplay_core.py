@@ -11,11 +11,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.bots.model_file import load_policy
 from agents.training import ConfigError, RunSetupError, TrainingConfig, train
 from agents.training.core.config import NativeSettings
 from agents.training.core.diagnostics import cosine
 from agents.training.native.evaluate import seat_rotated_match
-from agents.training.native.learner import ActorCritic, Learner, advantages, gradient_agreement
+from agents.training.native.learner import ActorCritic, Learner, advantages, gradient_agreement, linear_layers
 from agents.training.native.rollout import HEURISTIC, POLICY, Batch, SelfPlayGames
 from gubs_env.encoding.id_table import ReferenceTable
 from gubs_env.engine.cards import MAX_PLAYERS
@@ -346,6 +347,47 @@ def test_a_native_warm_start_fits_the_policy_to_the_teachers_games(tmp_path, cap
     assert "imitated" in printed and "heuristic-tuned decisions from 6 games" in printed
 
 
+def test_with_average_from_the_run_writes_and_plays_the_mean_of_its_actor_over_the_updates_since(tmp_path, monkeypatch):
+    after_each_update: list[list[tuple[np.ndarray, np.ndarray]]] = []
+    update = Learner.update
+
+    def recorded(self, *args, **kwargs):
+        stats = update(self, *args, **kwargs)
+        after_each_update.append(linear_layers(self.model.actor))
+        return stats
+
+    monkeypatch.setattr(Learner, "update", recorded)
+    out = tmp_path / "run"
+    train(small_config(steps=8000, average_from=3000), out=out, progress=False)
+    timesteps = [int(row["timesteps"]) for row in read_rows(out / "progress.csv")]
+    taken = [layers for steps, layers in zip(timesteps, after_each_update, strict=True) if steps >= 3000]
+    assert 2 <= len(taken) < len(timesteps)
+    written = load_policy(out / "policy.npz").layers
+    for index, (weight, bias) in enumerate(written):
+        assert np.allclose(
+            weight, np.mean([layers[index][0] for layers in taken], axis=0), rtol=FLOAT32["rel"], atol=FLOAT32["abs"]
+        )
+        assert np.allclose(
+            bias, np.mean([layers[index][1] for layers in taken], axis=0), rtol=FLOAT32["rel"], atol=FLOAT32["abs"]
+        )
+    assert not np.allclose(written[0][0], after_each_update[-1][0][0], rtol=FLOAT32["rel"], atol=FLOAT32["abs"])
+    for backend in ("sb3", "rllib"):  # the mean is native's alone
+        with pytest.raises(ConfigError, match=f"the {backend} backend cannot honour average_from"):
+            TrainingConfig(backend=backend, average_from=0)
+
+
+def test_a_run_that_averages_its_actor_resumes_to_the_same_mean(tmp_path):
+    config = small_config(steps=4000, average_from=1000, checkpoint_every=1500)
+    train(config, out=tmp_path / "whole", progress=False)
+    train(replace(config, steps=2000), out=tmp_path / "cut", progress=False)
+    train(config, out=tmp_path / "cut", resume=True, progress=False)
+    assert (tmp_path / "cut" / "policy.npz").read_bytes() == (tmp_path / "whole" / "policy.npz").read_bytes()
+    # the same checkpoint resumed with another start keeps nothing of the mean begun at 1000
+    train(replace(config, steps=2000), out=tmp_path / "moved", progress=False)
+    train(replace(config, average_from=2500), out=tmp_path / "moved", resume=True, progress=False)
+    assert (tmp_path / "moved" / "policy.npz").read_bytes() != (tmp_path / "whole" / "policy.npz").read_bytes()
+
+
 @pytest.mark.parametrize(
     ("bad", "refused"),
     [
@@ -354,6 +396,7 @@ def test_a_native_warm_start_fits_the_policy_to_the_teachers_games(tmp_path, cap
         (dict(eval_opponents=("gubs-net",)), "eval_opponents"),
         (dict(pool={"self_share": 0.5}), "pool"),
         (dict(native={"clip": 1.5}), "clip"),
+        (dict(average_from=-1), "average_from"),
     ],
 )
 def test_bad_settings_are_one_line_errors(bad, refused):

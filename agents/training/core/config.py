@@ -456,6 +456,10 @@ class TrainingConfig:
     luck_value: LuckValue = "shipped"
     """Who judges the luck of ``luck_returns``: the shipped judge of the table size (fitted on heuristic games), or the
     run's own critic (``"critic"``: no network fitted on another agent's games, so the run is self-play alone)."""
+    average_from: int | None = None
+    """From this many learner timesteps on (or from a resume past it), the run evaluates and writes the mean of the
+    actor's weights over its updates since, not the last weights (the native backend:
+    :class:`agents.training.native.learner.ActorAverage`). None: off."""
     native: NativeSettings = field(default_factory=NativeSettings)
     """The settings only the native backend reads."""
     rule_facts: bool = False
@@ -512,6 +516,7 @@ class TrainingConfig:
             _check_int(name, getattr(self, name), 1, optional=True)
         _check_int("seed", self.seed, 0, MAX_TRAINING_SEED)
         _check_int("imitate_games", self.imitate_games, 0, optional=True)
+        _check_int("average_from", self.average_from, 0, optional=True)
         _check_int("env_runners", self.env_runners, 0)
         _check_number("learning_rate", self.learning_rate, above=0, optional=True)
         _check_number("imitate_lr", self.imitate_lr, above=0, optional=True)
@@ -559,6 +564,7 @@ class TrainingConfig:
         native_only = {
             "every_seat": bool(self.every_seat),
             "luck_returns": self.luck_returns,
+            "average_from": self.average_from is not None,
             "native": self.native != NativeSettings(),
         }
         if self.backend == "sb3":

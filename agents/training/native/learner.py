@@ -15,11 +15,14 @@ What the update does differently from sb3-contrib's MaskablePPO, and why (measur
   table size (at 4 players the mean outcome is -0.5);
 * an entropy bonus that starts high and decays
   (:meth:`~agents.training.core.config.NativeSettings.entropy_coefficient`): without it the policy collapsed to a
-  near-deterministic one before it had learnt anything.
+  near-deterministic one before it had learnt anything;
+* with ``average_from``, what the run evaluates and writes is the mean of the actor's weights over the updates since
+  then (:class:`ActorAverage`), where the late updates are mostly noise.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -81,12 +84,38 @@ class ActorCritic(nn.Module):
         """The actor's linear layers, input to output."""
         return [m for m in self.actor if isinstance(m, nn.Linear)]
 
-    def actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The actor's linear layers as ``(weight, bias)`` float32 arrays, the model file's order."""
-        return [
-            (m.weight.detach().cpu().numpy().astype(np.float32), m.bias.detach().cpu().numpy().astype(np.float32))
-            for m in self.actor_linears()
-        ]
+
+def linear_layers(actor: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
+    """An actor's linear layers as ``(weight, bias)`` float32 arrays, input to output (the model file's order)."""
+    return [
+        (m.weight.detach().cpu().numpy().astype(np.float32), m.bias.detach().cpu().numpy().astype(np.float32))
+        for m in actor
+        if isinstance(m, nn.Linear)
+    ]
+
+
+class ActorAverage:
+    """The mean of the actor's weights over the updates it was given (``TrainingConfig.average_from``).
+
+    On the self-play plateau a batch's policy gradient agrees with another batch's at a cosine of about 0: the late
+    updates are mostly noise, so the weights wander about where the curve has flattened, and their mean over a
+    stretch plays better than the last of them (docs/results/selfplay-log.md, "Averaging the last weights").
+
+    Attributes:
+        actor: a copy of the actor holding the mean (its weights are not trained).
+        count: how many updates the mean is over (0: none yet, and ``actor`` holds nothing of meaning).
+    """
+
+    def __init__(self, actor: nn.Sequential) -> None:
+        self.actor = copy.deepcopy(actor).requires_grad_(False)
+        self.count = 0
+
+    @torch.no_grad()
+    def add(self, actor: nn.Sequential) -> None:
+        """Take the actor's weights after one more update into the mean."""
+        self.count += 1
+        for mean, now in zip(self.actor.parameters(), actor.parameters(), strict=True):
+            mean.add_((now - mean) / self.count)
 
 
 class ValueNorm:
@@ -239,6 +268,7 @@ class Learner:
         self.value_norm = ValueNorm()
         self.rng = np.random.default_rng(config.seed)
         self.generator = torch.Generator().manual_seed(config.seed)
+        self.average = ActorAverage(self.model.actor) if config.average_from is not None else None
 
     @torch.no_grad()
     def decide(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -261,11 +291,16 @@ class Learner:
 
     @torch.no_grad()
     def greedy(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The most likely legal id for each row (how network bots play in tournaments)."""
-        log_p = self.model.log_probs(self.inputs(obs), torch.from_numpy(masks))
-        ids = torch.argmax(log_p, dim=1).numpy()
+        """The most likely legal id for each row of the shipped actor (how network bots play in tournaments)."""
+        logits = self.shipped_actor()(self.inputs(obs)).masked_fill(torch.from_numpy(masks) == 0, MASKED)
+        ids = torch.argmax(logits, dim=1).numpy()
         zeros = np.zeros(ids.shape[0], dtype=np.float32)
         return ids, zeros, zeros
+
+    def shipped_actor(self) -> nn.Sequential:
+        """The actor the run evaluates and writes: the mean of its weights once there is one, else the actor."""
+        average = self.average
+        return average.actor if average is not None and average.count else self.model.actor
 
     def imitation_heads(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The actor's logits and the critic's values for a batch of observations.

@@ -14,7 +14,8 @@ What the folder holds: run.json; ``checkpoint-<timesteps>.pt`` (the network, the
 the random streams, the games' included, read back with ``torch.load(weights_only=True)``: tensors and plain values,
 never code);
 ``progress.csv`` (one row per update: entropy, approx KL, clip fraction, explained variance and ``grad_cosine``);
-``eval.csv`` and ``learning_curve.png``; ``policy.npz``, the actor in the shipped weights-only format.
+``eval.csv`` and ``learning_curve.png``; ``policy.npz``, the actor in the shipped weights-only format (with
+``average_from``, the mean of its weights since then, which the evaluations play too).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from agents.training.core.seating import seat_player
 from agents.training.imitation.warm_start import Network, read_start, warm_start
 from agents.training.native import rollout
 from agents.training.native.evaluate import OPPONENT_KINDS, seat_rotated_match
-from agents.training.native.learner import Learner, UpdateStats, ValueNorm
+from agents.training.native.learner import Learner, UpdateStats, ValueNorm, linear_layers
 from agents.training.native.luck_returns import LuckReturns
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.support.files import write_atomically
@@ -185,6 +186,9 @@ class NativeRun:
         measure = state.iterations % config.native.agreement_every == 0
         stats = self.learner.update(batch, self.samples, measure)
         state.timesteps += batch.policy_decisions
+        average, start = self.learner.average, config.average_from
+        if average is not None and start is not None and state.timesteps >= start:
+            average.add(self.learner.model.actor)
         self.samples += len(batch)
         state.iterations += 1
         row = {
@@ -201,7 +205,11 @@ class NativeRun:
         return stats
 
     def evaluate(self) -> list[dict[str, Any]]:
-        """The greedy policy against the heuristic and random play at each table size, on the run's fixed deals."""
+        """The greedy shipped policy against the heuristic and random play at each table size, on the run's fixed deals.
+
+        The shipped policy is the actor, or with ``average_from`` the mean of its weights
+        (:class:`~agents.training.native.learner.ActorAverage`).
+        """
         config, state = self.run.config, self.state
         assert config.eval_games is not None
         adjust = LuckSettings() if config.eval_adjust_luck else None
@@ -220,7 +228,7 @@ class NativeRun:
         return rows
 
     def checkpoint(self) -> None:
-        """Commit the weights, the optimizer and the counters, then write the actor as ``policy.npz``.
+        """Commit the weights, the optimizer and the counters, then write the shipped actor as ``policy.npz``.
 
         The commit is :func:`~agents.training.core.runs.commit_checkpoint`'s: the checkpoint, then run.json naming it.
         """
@@ -229,13 +237,15 @@ class NativeRun:
         data = self._checkpoint_bytes()
         committed = runs.commit_checkpoint(self.run.out, state, lambda path: write_atomically(path, data))
         state.checkpoint, state.checkpoint_sha256 = committed.checkpoint, committed.checkpoint_sha256
-        learner = self.learner
         save_policy(
-            self.run.out / FINAL_POLICY, learner.model.actor_layers(), "tanh", rule_facts=self.run.config.rule_facts
+            self.run.out / FINAL_POLICY,
+            linear_layers(self.learner.shipped_actor()),
+            "tanh",
+            rule_facts=self.run.config.rule_facts,
         )
 
     def _checkpoint_bytes(self) -> bytes:
-        learner = self.learner
+        learner, average = self.learner, self.learner.average
         saved = {
             "model": learner.model.state_dict(),
             "optimizer": learner.optimizer.state_dict(),
@@ -245,6 +255,9 @@ class NativeRun:
             "samples": self.samples,
             "luck_returns": self.luck.state() if self.luck is not None else None,
             "games": torch.from_numpy(self.games.tables.streams.view(np.int64).copy()),
+            "average_from": self.run.config.average_from,
+            "average": average.actor.state_dict() if average is not None and average.count else None,
+            "average_count": average.count if average is not None else 0,
         }
         buffer = io.BytesIO()
         torch.save(saved, buffer)
@@ -266,11 +279,20 @@ class NativeRun:
             learner.rng.bit_generator.state = json.loads(saved["rng"])
             self.samples = int(saved["samples"])
             self._load_streams(saved.get("games"))
+            self._load_average(saved)
             if self.luck is not None:
                 self.luck = self._luck_returns(saved["luck_returns"])
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as error:
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise RunSetupError(f"{self.run.out} cannot be resumed: {first[:200]}") from None
+
+    def _load_average(self, saved: dict[str, Any]) -> None:
+        """The mean of the weights where the checkpoint left it; a fresh one if it began at another ``average_from``."""
+        average = self.learner.average
+        if average is None or saved.get("average") is None or saved.get("average_from") != self.run.config.average_from:
+            return
+        average.actor.load_state_dict(saved["average"])
+        average.count = int(saved["average_count"])
 
     def _load_streams(self, saved: Any) -> None:
         """The games' streams where the checkpoint left them; a checkpoint of an earlier version kept none."""
