@@ -34,6 +34,7 @@ from gubs_env.support.cli import (
     player_count,
     positive_float,
     positive_int,
+    refuse_unwritable_out,
     run_command,
 )
 
@@ -92,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         weights = {path: load_policy(path) for _, path in stamped}
     except (ModelFileError, ValueError, OSError) as err:
         parser.error(str(err))
+    if args.out is not None:
+        refuse_unwritable_out(parser, args.out)
     newest_step, newest = stamped[-1]
     if len({tuple(layer[0].shape for layer in w.layers) for w in weights.values()}) != 1:
         parser.error("the snapshots are not all of one network's shape")

@@ -343,7 +343,7 @@ def test_the_tail_average_averages_the_files_of_each_span_and_plays_the_average_
     expected = np.mean([load_policy(f).layers[0][0] for f in files], axis=0)
     assert np.allclose(mean[0][0], expected, atol=1e-7)
     printed = script("tail_average", "--snapshots", *map(str, files), "--spans", "1", "2.5", "--games", "8",
-                     "--jobs", "1")  # fmt: skip
+                     "--jobs", "1", "--out", str(tmp_path / "kept"))  # fmt: skip
     lines = re.findall(
         r"^last (\S+)M timesteps \((\d) files to 3,000,000\): (\d+\.\d)% against (\d+\.\d)%, ([+-]\d+\.\d) pts "
         r"\[[+-]\d+\.\d, [+-]\d+\.\d\]; luck-adjusted [+-]\d+\.\d pts \[[+-]\d+\.\d, [+-]\d+\.\d\]$",
@@ -353,6 +353,8 @@ def test_the_tail_average_averages_the_files_of_each_span_and_plays_the_average_
     assert [line[:2] for line in lines] == [("1", "1"), ("2.5", "3")]
     one = lines[0]
     assert one[2] == one[3] and one[4] in ("+0.0", "-0.0")  # the average of the newest file alone is that file
+    kept = load_policy(tmp_path / "kept" / "tail-2.5M.npz").layers
+    assert all(np.allclose(k[0], m[0], rtol=0, atol=1e-7) for k, m in zip(kept, mean, strict=True))
 
 
 # --- luck_cost.py -----------------------------------------------------------------------------------------------------
