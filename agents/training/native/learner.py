@@ -115,7 +115,7 @@ class ActorAverage:
         """Take the actor's weights after one more update into the mean."""
         self.count += 1
         for mean, now in zip(self.actor.parameters(), actor.parameters(), strict=True):
-            mean.add_((now - mean) / self.count)
+            mean.lerp_(now, 1.0 / self.count)  # exactly ``now`` at the first update
 
 
 class ValueNorm:
