@@ -25,7 +25,7 @@ import numpy as np
 
 from agents.bots.model_file import ModelFileError, PolicyWeights, load_policy, save_policy
 from agents.bots.spec import AgentSpec
-from agents.evaluate.paired import DealDifference, compare_agents, points
+from agents.evaluate.paired import compare_agents
 from gubs_env.support.cli import (
     CommandParser,
     add_jobs_argument,
@@ -80,10 +80,6 @@ def average(weights: list[PolicyWeights]) -> list[tuple[np.ndarray, np.ndarray]]
     return [(mean(i, 0), mean(i, 1)) for i in range(len(weights[0].layers))]
 
 
-def _points(difference: DealDifference) -> str:
-    return points(difference.mean, difference.low, difference.high)
-
-
 def main(argv: list[str] | None = None) -> int:
     """One line per span."""
     parser = build_parser()
@@ -117,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             assert adjusted is not None
             print(
                 f"last {span:g}M timesteps ({len(chosen)} files to {newest_step:,}): {result.rate:.1%} against "
-                f"{result.other_rate:.1%}, {_points(result.difference)}; luck-adjusted {_points(adjusted)}",
+                f"{result.other_rate:.1%}, {result.difference}; luck-adjusted {adjusted}",
                 flush=True,
             )
     return 0

@@ -807,6 +807,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--luck-returns": SWITCH,
             "--luck-worlds": NUMBERS,
             "--luck-value": ["shipped", "critic", "heuristic", ""],
+            "--average-from": NUMBERS,
         },
     ),
     "belief": ("benchmarks.hold_ratio", [], {"--games": NUMBERS, "--seed": NUMBERS}),
