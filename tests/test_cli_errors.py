@@ -879,6 +879,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         {
             "--snapshots": PATHS,
             "--spans": NUMBERS,
+            "--out": PATHS,
             "--players": NUMBERS,
             "--games": NUMBERS,
             "--seed": NUMBERS,
