@@ -2,7 +2,8 @@
 
 Prints a line per pairing, then the pairings table, the payoff matrix and the ratings; with ``--fields``, also each
 two agents' paired comparison against those fields (:mod:`agents.evaluate.paired`); ``--out DIR`` also writes
-tournament.csv, tournament.json and tournament.png, ``--records DIR`` every game as a JSON record. Exit status (see
+tournament.csv, tournament.json and tournament.png (and paired.txt, the comparisons as printed), ``--records DIR``
+every game as a JSON record. Exit status (see
 :mod:`gubs_env.support.cli`): 0 done; 2, with one line on stderr, for bad input (an agent that cannot be built, a
 model file that cannot be loaded, an output folder that cannot be written) before anything is played or written;
 1 when an output cannot be written after all; 130 after Ctrl-C.
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from agents.evaluate.tournament import TournamentResult
 
 PROG = "python -m agents.evaluate"
+PAIRED_NAME = "paired.txt"
+"""The file of ``--out`` that keeps the paired comparisons, as printed."""
 DESCRIPTION = """A tournament: each agent against a field of each other, on the same seat-rotated deals. Prints a
 line per pairing, the pairings table, the payoff matrix and the ratings. With --fields, also each two agents'
 difference of win rates against those fields on the same deals, with its 95% interval over deals: is A better
@@ -58,10 +61,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(err))
     except OSError as err:  # a game record that could not be written after all (a full disk)
         return _failed(f"cannot write the game records: {err}")
+    compared = [] if fields is None else [name for name, spec in agents.items() if spec not in fields]
+    paired = _paired_table(result, compared) if len(compared) > 1 else None
     saved = []
     if args.out is not None:  # before printing: a reader that leaves early (``| head``) must not cost the files
         try:
             saved = result.save(args.out)
+            if paired is not None:
+                path = args.out / PAIRED_NAME
+                path.write_text(paired + "\n", encoding="utf-8")
+                saved.append(path)
         except OSError as err:
             return _failed(f"cannot write the results to {args.out}: {err}")
     if result.games_per_pairing != args.games:
@@ -71,9 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     print("\n".join(p.summary() for p in result.pairings), end="\n\n")
     print(result.table())
-    compared = [] if fields is None else [name for name, spec in agents.items() if spec not in fields]
-    if len(compared) > 1:
-        print("\n" + _paired_table(result, compared))
+    if paired is not None:
+        print("\n" + paired)
     if saved:
         print("\nwrote " + ", ".join(str(path) for path in saved))
     if args.records is not None:
@@ -152,7 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_jobs_argument(parser)
     parser.add_argument(
-        "--out", type=Path, metavar="DIR", help="write tournament.csv, .json and .png into this folder (default: none)"
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="write tournament.csv, .json and .png (and paired.txt with --fields) into this folder (default: none)",
     )
     parser.add_argument(
         "--records",

@@ -173,6 +173,21 @@ def test_the_command_prints_the_paired_comparison(capsys):
     assert lines[title + 1].endswith("over 2 deals (4 games each)")
 
 
+def test_the_command_keeps_the_paired_comparison_in_its_out_folder(tmp_path, capsys):
+    argv = ["random", "heuristic", "--fields", SAMPLE, "--games", "4", "--jobs", "1", "--no-progress"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    kept = (tmp_path / "paired.txt").read_text(encoding="utf-8")
+    assert kept.startswith("Paired comparisons against ") and kept.rstrip("\n") in printed
+    assert f"wrote {tmp_path / 'tournament.csv'}, " in printed and printed.rstrip().endswith("paired.txt")
+
+
+def test_the_command_writes_no_paired_file_without_a_comparison(tmp_path):
+    argv = ["random", "heuristic", "--games", "2", "--jobs", "1", "--no-progress", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["tournament.csv", "tournament.json", "tournament.png"]
+
+
 def test_the_command_prints_the_luck_adjusted_comparison(capsys):
     argv = ["random", "heuristic", "--fields", SAMPLE, "--games", "4", "--jobs", "1", "--no-progress"]
     assert main([*argv, "--adjust-luck", "--luck-worlds", "2"]) == 0
