@@ -13,11 +13,33 @@ no main file to re-import, and keep their workers.
 from __future__ import annotations
 
 import ast
+import multiprocessing
 import os
 import sys
+import threading
 from types import FrameType
 
 GUARD_HINT = 'if __name__ == "__main__":'
+PARENT_GONE = 1
+"""A worker's exit status when the process that started it ended first."""
+
+
+def exit_with_parent() -> None:
+    """End this worker process as soon as the process that started it ends; nothing in a process started otherwise.
+
+    Called first in every spawned pool worker. A parent stopped by ``kill`` runs no ``finally`` (SIGTERM and SIGKILL
+    skip it), so nothing shuts its pool down, and its workers would play on to the end of their chunk (minutes, for
+    a search) on cores nobody is waiting for. The parent's sentinel becomes ready the moment it ends.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def wait_for_the_parent() -> None:
+        parent.join()
+        os._exit(PARENT_GONE)  # no clean-up to wait for: the results have no one to go to
+
+    threading.Thread(target=wait_for_the_parent, name="exit-with-parent", daemon=True).start()
 
 
 def unguarded_main_call() -> str | None:

@@ -30,7 +30,7 @@ from agents.bots.registry import make_agent
 from agents.bots.spec import FINAL_MODEL, AgentSpec, AgentSpecError
 from agents.bots.threads import set_torch_threads
 from agents.evaluate.matches import MatchResult, match, wants_progress
-from agents.evaluate.processes import worker_count
+from agents.evaluate.processes import exit_with_parent, worker_count
 from gubs_env.engine.players import TableSizes
 
 PROG = "python -m agents.evaluate.select"
@@ -98,7 +98,7 @@ def evaluate_candidates(
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")  # see agents.evaluate.tournament: forking torch can deadlock
-    with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:
+    with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context, initializer=exit_with_parent) as pool:
         results = pool.map(_evaluate_in_worker, *zip(*tasks, strict=True))
         hidden = not wants_progress(progress)
         bar = progress_bar(results, total=len(tasks), desc=f"{num_players}p checkpoints", unit="ckpt", disable=hidden)

@@ -32,7 +32,7 @@ from agents.bots.registry import make_agent
 from agents.bots.spec import AgentSpec, SpecKind, index_of, parse_distinct
 from agents.bots.threads import set_torch_threads
 from agents.evaluate.matches import play_game, wants_progress
-from agents.evaluate.processes import worker_count
+from agents.evaluate.processes import exit_with_parent, worker_count
 from agents.evaluate.ratings import AgentRating, game_ranks, rate
 from agents.evaluate.tournament_report import PairingResult, TournamentReport
 from gubs_env.encoding.action_table import ActionCodec
@@ -476,6 +476,7 @@ def _init_worker(
     luck: LuckSettings | None,
 ) -> None:
     global _worker
+    exit_with_parent()
     # Ctrl-C reaches the whole process group: the parent stops the pool; a worker would only print a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker = _GameRunner(specs, parsed, num_players, rule_options, records_dir, allow_all_seeing, luck)

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,48 @@ def test_the_tournament_command_uses_its_workers(tmp_path: Path) -> None:
     result = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "playing in this process" not in result.stderr
+
+
+KILLED_PARENT = """
+import multiprocessing, os, signal, time
+from concurrent.futures import ProcessPoolExecutor
+
+from agents.evaluate.processes import exit_with_parent
+
+if __name__ == "__main__":
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(2, mp_context=context, initializer=exit_with_parent)
+    futures = [pool.submit(time.sleep, 300) for _ in range(2)]
+    time.sleep(3)  # both workers asleep in their task
+    print(*[child.pid for child in multiprocessing.active_children()], flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # as `kill -9` would: no finally, no pool shut down
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie, waiting to be reaped, has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_pool_workers_end_with_a_killed_parent(tmp_path: Path) -> None:
+    script = tmp_path / "killed_parent.py"
+    script.write_text(textwrap.dedent(KILLED_PARENT), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    printed = tmp_path / "printed.txt"
+    with printed.open("w", encoding="utf-8") as out:  # a file, not a pipe: workers left alive would hold a pipe open
+        status = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, stdout=out, timeout=300)
+    assert status.returncode == -9
+    pids = [int(pid) for pid in printed.read_text(encoding="utf-8").split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 60
+    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [pid for pid in pids if _running(pid)]
+    for pid in left:  # leave nothing behind, even when the test fails
+        os.kill(pid, 9)
+    assert not left, f"workers {left} outlived their killed parent"

@@ -52,6 +52,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.bots.spec import AgentSpec, AgentSpecError
+from agents.evaluate.processes import exit_with_parent
 from agents.training.imitation.demonstrations import Demonstrations
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
@@ -260,6 +261,7 @@ def _build(spec: AgentSpec, field: AgentSpec, network: Any = None) -> None:
 
 
 def _init_worker(spec: AgentSpec, field: AgentSpec, network: Any) -> None:
+    exit_with_parent()
     # Ctrl-C reaches the whole process group: the parent stops the pool; a worker would only print a traceback
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _build(spec, field, network)
