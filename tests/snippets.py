@@ -50,7 +50,10 @@ BUDGET: list[tuple[str, str]] = [
     ("--from 500000 --every 100000", "--from 0 --every 1"),
     ("cleanrl_ppo --total-timesteps 200000", "cleanrl_ppo --total-timesteps 256 --num-envs 4 --num-steps 64"),
     ("ladder --players 2 4 --out", "ladder --players 2 --games 2 --bots random heuristic search:worlds=2,top=2 --out"),
-    ("--games 80 --fields heuristic --bots random heuristic search ", "--games 2 --fields heuristic --bots random heuristic search:worlds=2,top=2 "),  # noqa: E501
+    (
+        "--games 80 --fields heuristic --bots random heuristic search ",
+        "--games 2 --fields heuristic --bots random heuristic search:worlds=2,top=2 ",
+    ),
     ("heuristic-tuned --fields heuristic --games 1000", "heuristic-tuned --fields heuristic --games 4"),
     ("deals=500, adjust_luck=True", "deals=2, adjust_luck=True"),  # docs/evaluation.md's paired comparison
     ("max_simulations=50", "max_simulations=2"),  # docs/openspiel.md's ISMCTS: 42 CPU s as written, 2 with these

@@ -49,7 +49,6 @@ def test_an_atomic_write_to_a_device_or_pipe_writes_through_and_keeps_it(tmp_pat
     import stat
     import threading
 
-
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
     received: list[bytes] = []

@@ -237,6 +237,7 @@ class raw_env(TableEnv, AECEnv, EzPickle):
             self.rewards = {a: 1 if i in winners else -1 for i, a in enumerate(self.possible_agents)}
             self.terminations = dict.fromkeys(self.agents, True)
 
+
 def render_table(table: IdTable, render_mode: str) -> str | np.ndarray | None:
     """The table from the deciding seat's view (all-seeing once over) in ``render_mode`` (one of RENDER_MODES)."""
     game = table.game

@@ -84,8 +84,14 @@ def _last_draw_with_a_spear(num_players: int) -> Game:
     for letter in ("Letter G", "Letter U", "Letter B"):
         del rest[letter]
     return Game.from_dict(
-        position(num_players, hands=hands, sides=sides, deck_top=["Letter B"], letters=["Letter G", "Letter U"],
-                 discard=dict(rest))
+        position(
+            num_players,
+            hands=hands,
+            sides=sides,
+            deck_top=["Letter B"],
+            letters=["Letter G", "Letter U"],
+            discard=dict(rest),
+        )
     )
 
 
@@ -94,8 +100,9 @@ def test_it_spears_another_seats_gub_not_its_own(num_players):
     game = _last_draw_with_a_spear(num_players)
     codec = ActionCodec(num_players)
     by_text = {str(a): i for a, i in zip(game.legal_actions(), codec.ids(game.legal_actions(), 0), strict=True)}
-    own, theirs, go = (by_text[t] for t in ("Spear → seat 0: kill a Free Gub", "Spear → seat 1: kill a Free Gub",
-                                             "Go (end turn)"))
+    own, theirs, go = (
+        by_text[t] for t in ("Spear → seat 0: kill a Free Gub", "Spear → seat 1: kill a Free Gub", "Go (end turn)")
+    )
     visits = ISMCTSAgent(0, ISMCTSSettings(iterations=100)).root_visits(game, 0, 3)
     assert visits[own] > 0 and visits[go] > 0  # every root id is tried...
     assert visits[theirs] > 3 * max(visits[own], visits[go])  # ...and the one that wins for the decider kept

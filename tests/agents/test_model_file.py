@@ -206,9 +206,7 @@ def test_relu_weights_play_the_numpy_forward_pass(tmp_path):
     agent = PPOAgent.load(save_policy(tmp_path / "relu.npz", layers, "relu"))
     observation = np.random.default_rng(1).random(OBS_SIZE).astype(np.float32)
     hidden = np.maximum(layers[0][0] @ observation + layers[0][1], 0)
-    np.testing.assert_allclose(
-        agent.action_logits(observation), layers[1][0] @ hidden + layers[1][1], **NETWORK
-    )
+    np.testing.assert_allclose(agent.action_logits(observation), layers[1][0] @ hidden + layers[1][1], **NETWORK)
     assert make_agent(str(tmp_path / "relu.npz")).name == str(tmp_path / "relu.npz")
 
 
