@@ -216,10 +216,16 @@ def test_a_config_round_trips_through_its_json_and_refuses_hostile_run_data():
     assert TrainingConfig.from_json(config.resolved().to_json()) == config.resolved()
     earlier = {**data, "engine": "fast", "vec_env": "dummy", "workers": 4, "shaping": 0.0}  # an earlier version's
     assert TrainingConfig.from_json(earlier) == config
+    scheduled = {**data["native"], "learning_rate_end": None, "learning_rate_decay": 60_000_000}  # at constant step
+    assert TrainingConfig.from_json({**data, "native": scheduled}) == config
     for hostile, message in [
         ({**data, "engine": "reference"}, r"trained with engine 'reference' \(replaced by the compiled engine's"),
         ({**data, "shaping": 0.5}, r"trained with shaping 0.5 \(score-margin shaping was removed"),
         ({**data, "vec_env": "subproc"}, "trained with vec_env 'subproc'"),
+        (
+            {**data, "native": {**data["native"], "learning_rate_end": 3e-5}},
+            r"trained with native.learning_rate_end 3e-05 \(the step-size schedule was removed",
+        ),
         ({**data, "speed": 1}, "unknown setting 'speed'"),
         ({**data, "opponent": "os:system"}, "names code to import, which a run file may not"),
         ({**data, "opponent": 5}, "opponent must be an agent spec"),

@@ -42,15 +42,24 @@ TEACHERS = ("heuristic", TUNED)
 NO_INIT = "none"
 """``init``'s value for a fresh network: the policy starts from random weights."""
 REFERENCE_ENGINE_RETIRED = "replaced by the compiled engine's self-play core, which plays the same games"
+STEP_SCHEDULE_RETIRED = "the step-size schedule was removed: level with the constant step at both table sizes"
+ANY_VALUE: Any = ...
+"""In :data:`RETIRED`: a field a run may resume with whatever it holds."""
 RETIRED: dict[str, tuple[Any, str]] = {
     "engine": ("fast", REFERENCE_ENGINE_RETIRED),
     "vec_env": ("dummy", REFERENCE_ENGINE_RETIRED),
-    "workers": (None, REFERENCE_ENGINE_RETIRED),
+    "workers": (ANY_VALUE, REFERENCE_ENGINE_RETIRED),
     "shaping": (0.0, "score-margin shaping was removed: it gained nothing, measured twice"),
 }
-"""Fields run files of earlier versions hold, each with the only value a run may still resume with (``None``: any)
-and why the others are gone: training on the reference engine (``engine``, and its worker processes ``vec_env`` and
-``workers``), and sb3's score-margin reward (``shaping``; docs/results/training-log.md)."""
+"""Fields run files of earlier versions hold, each with the only value a run may still resume with
+(:data:`ANY_VALUE`: any) and why the others are gone: training on the reference engine (``engine``, and its worker
+processes ``vec_env`` and ``workers``), and sb3's score-margin reward (``shaping``; docs/results/training-log.md)."""
+RETIRED_NATIVE: dict[str, tuple[Any, str]] = {
+    "learning_rate_end": (None, STEP_SCHEDULE_RETIRED),
+    "learning_rate_decay": (ANY_VALUE, STEP_SCHEDULE_RETIRED),
+}
+"""The same for the ``native`` section: the step-size schedule that runs of commits 28ddb4b to 04eafc3 wrote
+(``learning_rate_end`` None: the constant step, which resumes as it was)."""
 
 RANDOM = "random"
 HEURISTIC = "heuristic"
@@ -741,20 +750,27 @@ class TrainingConfig:
 def _without_retired(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` less the fields runs of earlier versions held, or a ConfigError for a run trained in a retired way.
 
-    Those fields: the :data:`RETIRED` ones, the teacher of a run that imitated nothing, and the fresh network's
-    entropy bonus that earlier versions wrote into the native section of every run.
+    Those fields: the :data:`RETIRED` and :data:`RETIRED_NATIVE` ones, the teacher of a run that imitated nothing,
+    and the fresh network's entropy bonus that earlier versions wrote into the native section of every run.
     """
-    for name, (kept, why) in RETIRED.items():
-        if kept is not None and data.get(name, kept) != kept:
-            raise ConfigError(f"this run was trained with {name} {_brief(data[name])} ({why}): start a new run")
-    current = {key: value for key, value in data.items() if key not in RETIRED}
+    current = _without_fields(data, RETIRED)
     if not current.get("imitate_games") and not current.get("labels"):
         current.pop("teacher", None)  # earlier versions wrote the default teacher into runs that imitated nothing
     native = current.get("native")
-    unread = current.get("backend") != "native"  # sb3 and RLlib never read the native section
-    if unread and isinstance(native, dict) and native.get("entropy_start") == FRESH_ENTROPY_START:
-        current["native"] = {**native, "entropy_start": None}
+    if isinstance(native, dict):
+        native = current["native"] = _without_fields(native, RETIRED_NATIVE, "native.")
+        unread = current.get("backend") != "native"  # sb3 and RLlib never read the native section
+        if unread and native.get("entropy_start") == FRESH_ENTROPY_START:
+            current["native"] = {**native, "entropy_start": None}
     return current
+
+
+def _without_fields(data: dict[str, Any], retired: dict[str, tuple[Any, str]], prefix: str = "") -> dict[str, Any]:
+    """``data`` less the ``retired`` fields, or a ConfigError naming one that holds a value no run resumes with."""
+    for name, (kept, why) in retired.items():
+        if name in data and kept is not ANY_VALUE and data[name] != kept:
+            raise ConfigError(f"this run was trained with {prefix}{name} {_brief(data[name])} ({why}): start a new run")
+    return {key: value for key, value in data.items() if key not in retired}
 
 
 def _section(name: str, value: Any, kind: type, optional: bool = False) -> Any:
