@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from agents.training.core.config import BUDGET_FIELDS, NETWORK_FIELDS, NEW_RUN_FIELDS, ConfigError, TrainingConfig
-from agents.training.core.runs import RUN_FILE, Run, RunFileError, RunSetupError, RunState, TrainingResult
+from agents.training.core.runs import (
+    RUN_FILE,
+    Run,
+    RunFileError,
+    RunSetupError,
+    RunState,
+    TrainingResult,
+    discard_uncommitted,
+)
 from gubs_env.support.cli import unwritable_folder
 from gubs_env.support.files import first_free_folder, latest_folder
 
@@ -59,6 +67,8 @@ def train(
     run = open_run(config, out, resume, started)
     run.progress, run.verbose = progress, verbose
     created = first_missing(run.out)
+    if run.state is None:
+        discard_uncommitted(run.out, None)  # the logs of a start killed before its first commit
     try:
         if run.config.backend == "rllib":
             from agents.training.rllib.train import train_rllib

@@ -247,6 +247,22 @@ def test_a_resumed_run_goes_on_as_if_it_had_never_stopped(tmp_path):
     assert (tmp_path / "cut" / "policy.npz").read_bytes() == (tmp_path / "whole" / "policy.npz").read_bytes()
 
 
+def test_a_new_run_drops_what_a_start_killed_before_its_first_commit_left(tmp_path):
+    clean = train(small_config(steps=1500), out=tmp_path / "clean", progress=False)
+    out = tmp_path / "restarted"  # a start killed by a signal (no clean-up) after its first rows, before a commit
+    out.mkdir()
+    (out / "progress.csv").write_text(",".join(PROGRESS_START) + "\n" + "512," * 6 + "0\n")
+    (out / "eval.csv").write_text("timesteps,players,opponent,games,win_rate,low,high,seconds\n0,2,random,2,1,0,1,0\n")
+    (out / "checkpoint-000000512.pt").write_bytes(b"uncommitted")
+    train(small_config(steps=1500), out=out, progress=False)
+    for log in ("progress.csv", "eval.csv"):
+        steps = [r["timesteps"] for r in read_rows(out / log)]
+        assert steps == [r["timesteps"] for r in read_rows(tmp_path / "clean" / log)], log
+    state = json.loads((out / "run.json").read_text())
+    assert sorted(path.name for path in out.glob("checkpoint-*")) == [state["checkpoint"]]
+    assert state["timesteps"] == clean.timesteps
+
+
 def test_a_run_resumed_with_a_new_step_size_steps_with_it(tmp_path):
     def saved_step_size(out) -> float:
         checkpoint = json.loads((out / "run.json").read_text())["checkpoint"]

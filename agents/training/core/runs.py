@@ -422,30 +422,36 @@ def _remove_other_checkpoints(run_dir: Path, keep: str) -> None:
             _remove(old)
 
 
-def discard_uncommitted(run_dir: Path, state: RunState) -> int:
+def discard_uncommitted(run_dir: Path, state: RunState | None) -> int:
     """Remove what a killed run wrote after its last commit; returns the last evaluated timesteps kept (-1: none).
 
     Evaluations past the checkpoint leave eval.csv (they will be played again), and so do snapshots, other
-    checkpoints and temporary files. Call it only once the checkpoint was verified.
+    checkpoints and temporary files. Call it only once the checkpoint was verified; with no state (a new run), it
+    clears what a start killed before its first commit left, so that the new run's logs begin at its step 0.
     """
-    _remove_other_checkpoints(run_dir, state.checkpoint)
+    committed = -1 if state is None else state.timesteps
+    _remove_other_checkpoints(run_dir, "" if state is None else state.checkpoint)
     for tmp in [*run_dir.glob(".*.tmp"), *(run_dir / SNAPSHOT_DIR).glob(".*.tmp")]:
         _remove(tmp)
     for snapshot in (run_dir / SNAPSHOT_DIR).glob("step_*.zip"):
         steps = _snapshot_steps(f"{SNAPSHOT_DIR}/{snapshot.name}")
-        if steps is not None and steps > state.timesteps:
+        if steps is not None and steps > committed:
             snapshot.unlink(missing_ok=True)
-    truncate_eval_log(run_dir / LEAGUE_CSV, state.timesteps)
-    truncate_eval_log(run_dir / PROGRESS_CSV, state.timesteps)
-    return truncate_eval_log(run_dir / "eval.csv", state.timesteps)
+    truncate_eval_log(run_dir / LEAGUE_CSV, committed)
+    truncate_eval_log(run_dir / PROGRESS_CSV, committed)
+    return truncate_eval_log(run_dir / "eval.csv", committed)
 
 
 def truncate_eval_log(path: Path, timesteps: int) -> int:
     """Drop a log's rows past ``timesteps`` (rewriting it atomically); returns the last timesteps kept (-1: none).
 
+    A negative ``timesteps`` (nothing committed) removes the log, whatever it holds.
+
     Raises:
         RunFileError: the file cannot be read as CSV.
     """
+    if timesteps < 0:
+        path.unlink(missing_ok=True)
     if not path.exists():
         return -1
     try:
