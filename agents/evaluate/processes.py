@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import sys
 import threading
+from collections.abc import Callable
 from types import FrameType
 
 GUARD_HINT = 'if __name__ == "__main__":'
@@ -24,12 +25,12 @@ PARENT_GONE = 1
 """A worker's exit status when the process that started it ended first."""
 
 
-def exit_with_parent() -> None:
-    """End this worker process as soon as the process that started it ends; nothing in a process started otherwise.
+def when_parent_ends(act: Callable[[], object]) -> None:
+    """Call ``act`` from a background thread the moment the process that started this one ends.
 
-    Called first in every spawned pool worker. A parent stopped by ``kill`` runs no ``finally`` (SIGTERM and SIGKILL
-    skip it), so nothing shuts its pool down, and its workers would play on to the end of their chunk (minutes, for
-    a search) on cores nobody is waiting for. The parent's sentinel becomes ready the moment it ends.
+    Nothing happens in a process that no ``multiprocessing`` parent started. A parent stopped by ``kill`` runs no
+    ``finally`` (SIGTERM and SIGKILL skip it), so nothing else would tell its children to stop; its sentinel, which
+    this thread waits on, becomes ready as it ends.
     """
     parent = multiprocessing.parent_process()
     if parent is None:
@@ -37,9 +38,18 @@ def exit_with_parent() -> None:
 
     def wait_for_the_parent() -> None:
         parent.join()
-        os._exit(PARENT_GONE)  # no clean-up to wait for: the results have no one to go to
+        act()
 
-    threading.Thread(target=wait_for_the_parent, name="exit-with-parent", daemon=True).start()
+    threading.Thread(target=wait_for_the_parent, name="parent-watch", daemon=True).start()
+
+
+def exit_with_parent() -> None:
+    """End this pool worker as soon as its parent ends: called first in every spawned pool worker.
+
+    Left alone, the workers of a killed tournament would play on to the end of their chunk (minutes, for a search)
+    on cores nobody is waiting for; their results have no one to go to, so there is nothing to clean up.
+    """
+    when_parent_ends(lambda: os._exit(PARENT_GONE))
 
 
 def unguarded_main_call() -> str | None:

@@ -21,7 +21,6 @@ import io
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from contextlib import redirect_stdout
@@ -29,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agents.evaluate.processes import worker_count
+from agents.evaluate.processes import when_parent_ends, worker_count
 from agents.training.core.config import DEFAULT_MINUTES, ConfigError, TrainingConfig
 from agents.training.core.curves import read_progress
 from agents.training.core.reports import describe_agreement
@@ -176,20 +175,13 @@ def _train_led_by_seed(run: SeedRun, progress: bool, verbose: bool, refusals: An
     """
     sys.stdout = _LedLines(sys.__stdout__, f"seed {run.seed}: ")
     sys.stderr = _LedLines(sys.__stderr__, f"seed {run.seed}: ")
-    threading.Thread(target=_interrupt_when_orphaned, args=(os.getppid(),), daemon=True).start()
+    when_parent_ends(_thread.interrupt_main)  # a killed command leaves no run training behind
     try:
         train(run.config, out=run.folder, resume=run.resume, progress=progress, verbose=verbose)
     except (ConfigError, RunSetupError) as error:
         refusals.send(f"seed {run.seed}: {error}")
     except KeyboardInterrupt:  # Ctrl-C, or the command was stopped: the run resumes from its last checkpoint
         pass
-
-
-def _interrupt_when_orphaned(parent: int) -> None:
-    """Interrupt this process's run once ``parent`` is gone: a killed command leaves no run training behind."""
-    while os.getppid() == parent:
-        time.sleep(POLL_SECONDS)
-    _thread.interrupt_main()
 
 
 class _LedLines(io.TextIOBase):
