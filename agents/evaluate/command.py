@@ -3,10 +3,9 @@
 Prints a line per pairing, then the pairings table, the payoff matrix and the ratings; with ``--fields``, also each
 two agents' paired comparison against those fields (:mod:`agents.evaluate.paired`); ``--out DIR`` also writes
 tournament.csv, tournament.json and tournament.png (and paired.txt, the comparisons as printed), ``--records DIR``
-every game as a JSON record. Exit status (see
-:mod:`gubs_env.support.cli`): 0 done; 2, with one line on stderr, for bad input (an agent that cannot be built, a
-model file that cannot be loaded, an output folder that cannot be written) before anything is played or written;
-1 when an output cannot be written after all; 130 after Ctrl-C.
+every game as a JSON record. Exit status (see :mod:`gubs_env.support.cli`): 0 done; 2, with one line on stderr,
+for bad input (an agent that cannot be built, a model file that cannot be loaded, an output folder that cannot be
+written) before anything is played or written; 1 when an output cannot be written after all; 130 after Ctrl-C.
 """
 
 from __future__ import annotations
