@@ -82,15 +82,19 @@ class ActorCritic(nn.Module):
 
     def actor_linears(self) -> list[nn.Linear]:
         """The actor's linear layers, input to output."""
-        return [m for m in self.actor if isinstance(m, nn.Linear)]
+        return linears(self.actor)
+
+
+def linears(actor: nn.Sequential) -> list[nn.Linear]:
+    """An actor's linear layers, input to output."""
+    return [m for m in actor if isinstance(m, nn.Linear)]
 
 
 def linear_layers(actor: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
     """An actor's linear layers as ``(weight, bias)`` float32 arrays, input to output (the model file's order)."""
     return [
         (m.weight.detach().cpu().numpy().astype(np.float32), m.bias.detach().cpu().numpy().astype(np.float32))
-        for m in actor
-        if isinstance(m, nn.Linear)
+        for m in linears(actor)
     ]
 
 
