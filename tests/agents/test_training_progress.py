@@ -51,13 +51,14 @@ def test_the_diagnostics_of_every_invocations_log_are_read_in_order_and_summed_u
 
     header = "time/total_timesteps,train/entropy_loss,train/approx_kl,train/clip_fraction,train/explained_variance,"
     for folder, rows in (
-        ("from_000000000", ["100,-0.5,0.01,0.1,0.2,0.5", "200,,,,,0.1"]),
+        # killed after its commit at 200, having logged an update the resumed run made again
+        ("from_000000000", ["100,-0.5,0.01,0.1,0.2,0.5", "200,,,,,0.1", "300,-0.9,0.09,0.9,0.9,0.9"]),
         ("from_000000200", ["300,-0.4,0.02,0.2,0.3,nan"]),
     ):
         (tmp_path / "logs" / folder).mkdir(parents=True)
         (tmp_path / "logs" / folder / "progress.csv").write_text(header + "grad_cosine\n" + "\n".join(rows) + "\n")
     series = read_diagnostics(tmp_path / "logs")
-    assert series["grad_cosine"] == [(100, 0.5), (200, 0.1)]  # nan and empty cells are skipped
+    assert series["grad_cosine"] == [(100, 0.5), (200, 0.1)]  # nan and empty cells are skipped, the dead row too
     assert series["entropy"] == [(100, 0.5), (300, 0.4)]  # SB3 logs minus the entropy
     assert describe_agreement([0.9, 0.9, 0.1, 0.2, 0.3]).startswith(
         "median grad_cosine over the last half of the updates: 0.20"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -292,20 +293,30 @@ SB3_COLUMNS = {
 def read_diagnostics(logs: Path) -> Series:
     """The diagnostics of every invocation's SB3 log under ``logs`` (``from_<timesteps>/progress.csv``), in order.
 
-    The folders' zero-padded names (:func:`_fresh_log_dir`) sort in the invocations' order. SB3 logs the entropy
-    loss (minus the entropy): it is turned back into the entropy. Missing values are skipped.
+    The folders' zero-padded names (:func:`_fresh_log_dir`) sort in the invocations' order. A log is read up to the
+    timesteps the next one starts from: an invocation killed after its last commit kept logging updates the run
+    then made again, and its log is kept as it was written. SB3 logs the entropy loss (minus the entropy): it is
+    turned back into the entropy. Missing values are skipped.
     """
     series: Series = {name: [] for name in DIAGNOSTICS}
-    for log in sorted(logs.glob("from_*/progress.csv")):
-        with log.open(newline="") as f:
+    folders = sorted(log.parent for log in logs.glob("from_*/progress.csv"))
+    ends = [_log_start(folder) for folder in folders[1:]] + [math.inf]
+    for folder, end in zip(folders, ends, strict=True):
+        with (folder / "progress.csv").open(newline="") as f:
             for row in csv.DictReader(f):
                 steps = row.get("time/total_timesteps", "")
                 for name, column in SB3_COLUMNS.items():
                     text = row.get(column, "")
-                    if steps and text and text != "nan":
+                    if steps and text and text != "nan" and int(float(steps)) <= end:
                         value = float(text)
                         series[name].append((int(float(steps)), -value if name == "entropy" else value))
     return series
+
+
+def _log_start(folder: Path) -> float:
+    """The timesteps an invocation's log folder starts from (``from_<timesteps>``, maybe ``-2``); inf if unnamed so."""
+    digits = folder.name.removeprefix("from_").partition("-")[0]
+    return int(digits) if digits.isdecimal() and len(digits) <= 18 else math.inf
 
 
 def model_writer(model: Any) -> Callable[[Path], None]:
