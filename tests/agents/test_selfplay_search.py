@@ -29,7 +29,6 @@ from agents.evaluate.matches import play_game
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game
-from gubs_env.fast import RNG_WORDS, seed_pcg64
 from tests.helpers import games_under_way, one_world, playout_value
 
 
@@ -56,45 +55,18 @@ def _net_choice(net: PlayoutNet, observation: np.ndarray, ids: np.ndarray) -> in
     return int(ids[np.argmax(logits)])
 
 
-def _rng_row(seed: int) -> np.ndarray:
-    row = np.empty(RNG_WORDS, dtype=np.uint64)
-    seed_pcg64(row, np.uint64(seed))
-    return row
-
-
 def test_the_compiled_choice_is_the_largest_legal_logit():
     net = _random_net(0)
     rng = np.random.default_rng(1)
     hidden = np.empty(net.hidden, dtype=np.float32)
-    untouched = _rng_row(3)
     for _ in range(200):
         observation = (rng.random(OBS_SIZE) < 0.08) * rng.random(OBS_SIZE).astype(np.float32)
         ids = np.sort(rng.choice(NUM_ACTIONS, size=int(rng.integers(2, 12)), replace=False)).astype(np.int64)
-        assert choose_by_net(observation.astype(np.float32), ids, ids.size, net, hidden, untouched) == _net_choice(
+        assert choose_by_net(observation.astype(np.float32), ids, ids.size, net, hidden) == _net_choice(
             net, observation, ids
         )
-    assert np.array_equal(untouched, _rng_row(3)), "the largest logit draws nothing"
     observations = rng.random((4, OBS_SIZE)).astype(np.float32)
     assert net_logits(net, observations).shape == (4, NUM_ACTIONS)
-
-
-@pytest.mark.parametrize("temperature", [0.5, 1.0, 4.0])
-def test_a_playout_policy_with_a_temperature_samples_the_softmax_of_its_legal_logits(temperature):
-    scaled = _random_net(1)
-    net = scaled._replace(head=scaled.head * 0.05, head_bias=scaled.head_bias * 0.05, temperature=temperature)
-    observation = (np.random.default_rng(2).random(OBS_SIZE) < 0.08).astype(np.float32)
-    ids = np.array([3, 17, 40, 41, 90, 200], dtype=np.int64)
-    first = net.first.astype(np.float64)
-    hidden64 = np.maximum(observation.astype(np.float64) @ first + net.first_bias, 0.0)
-    logits = (hidden64 @ net.head[ids].astype(np.float64).T + net.head_bias[ids]) / temperature
-    expected = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
-    assert expected.max() < 0.9, "the test's logits leave more than one id a real chance"
-    rng, hidden, draws = _rng_row(11), np.empty(net.hidden, dtype=np.float32), 20_000
-    chosen = [choose_by_net(observation, ids, ids.size, net, hidden, rng) for _ in range(draws)]
-    shares = np.array([chosen.count(int(a)) for a in ids]) / draws
-    # six binomial standard errors: a miss is a wrong distribution, not a rare draw; float32 logits move the
-    # shares by far less than 1e-3
-    assert np.all(np.abs(shares - expected) <= 6 * np.sqrt(expected * (1 - expected) / draws) + 1e-3)
 
 
 def _reference_playout(game: Game, first: int, net: PlayoutNet) -> Game:
@@ -148,12 +120,10 @@ def test_selfplay_search_spec_and_its_refusals():
     assert AgentSpec.parse("selfplay-search").search_settings == SelfPlaySearchSettings()
     assert AgentSpec.parse("selfplay-search").is_search
     assert SelfPlaySearchSettings() == SelfPlaySearchSettings.parse("base=selfplay-2p,rollout=base")
-    assert AgentSpec.parse("selfplay-search:temperature=1.5").search_settings.temperature == 1.5
     for bad, words in [
         ("search:rollout=base", "needs a base with a playout policy"),
         ("selfplay-search:base=ppo-2p", "needs a base with a playout policy"),
         ("selfplay-search:prior=0.5", "takes no prior"),
-        ("search:temperature=1", "temperature goes with rollout=base"),
     ]:
         with pytest.raises(AgentSpecError, match=words):
             AgentSpec.parse(bad)
@@ -172,16 +142,15 @@ def _play(seed: int, spec: str = "selfplay-search:worlds=48") -> tuple[list[int]
     return played, len(bot.decision_seconds)
 
 
-@pytest.mark.parametrize("spec", ["selfplay-search:worlds=48", "selfplay-search:worlds=48,temperature=1"])
-def test_selfplay_search_asks_no_hand_written_bot(monkeypatch, spec):
-    played, searched = _play(5, spec)
+def test_selfplay_search_asks_no_hand_written_bot(monkeypatch):
+    played, searched = _play(5)
     assert searched > 10
     for name in ("heuristic_scores", "load_weights", "shipped_value", "shipped_hands", "static_weights"):
         monkeypatch.setattr(search_agent, name, _refuse)
     # the compiled playouts get the heuristic's tables as an argument: reversed weights would change any choice
     # the heuristic made in them
     monkeypatch.setattr(SearchAgent, "playout_tables", lambda self, seat: seat_tables(-TABLES.floats))
-    assert _play(5, spec) == (played, searched)
+    assert _play(5) == (played, searched)
 
 
 def test_selfplay_search_judges_its_leaves_by_its_networks_own_value_and_asks_no_hand_written_bot(monkeypatch):

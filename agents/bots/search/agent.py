@@ -107,9 +107,6 @@ class SearchSettings(Settings):
     belief: str = "static"
     """What the other hands are drawn toward: ``static``, what players keep in general (the same for every seat and
     position), or ``learned``, what the hand model reads from the searching seat's observation."""
-    temperature: float = 0.0
-    """With ``rollout=base``: 0 plays the playout policy's largest logit at every playout decision; above 0, a
-    sample of its softmax at this temperature (:class:`~agents.bots.search.playout_net.PlayoutNet`)."""
 
     LIMITS = {
         "worlds": (1, 4096),
@@ -118,16 +115,13 @@ class SearchSettings(Settings):
         "prior": (0.0, 2.0),
         "steps": (0, 10_000_000),
         "leaf": (0, 10_000),
-        "temperature": (0.0, 10.0),
     }
-    FLOATS = ("z", "prior", "temperature")
+    FLOATS = ("z", "prior")
     WORDS = {"base": BASES, "rollout": ROLLOUTS, "belief": BELIEFS}
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.rollout != SELF:
-            if self.temperature > 0:
-                raise ValueError(f"{self.KIND} setting temperature goes with rollout=base (a playout policy)")
             return
         if self.base not in PLAYOUTS:
             raise ValueError(
@@ -292,8 +286,7 @@ class SearchAgent(GameSearcher):
         """The playout policy every seat plays: the base network's with ``rollout=base``, else none (the heuristic)."""
         if self.settings.rollout != SELF:
             return NO_NET
-        net = self._playout if self._playout is not None else shipped_playout(self.settings.base)
-        return net._replace(temperature=self.settings.temperature)
+        return self._playout if self._playout is not None else shipped_playout(self.settings.base)
 
     def playout_tables(self, seat: int) -> np.ndarray:
         """The weights each seat plays the playouts with: the default heuristic's, ``rollout``'s at ``seat``."""

@@ -9,8 +9,6 @@ computes the logits of the legal ids only: a few thousand multiply-adds a decisi
 
 It plays the legal id of the largest logit, the network's own deterministic choice, so that every candidate's
 playouts in a world differ only by the candidate (the worlds' draws are shared: :mod:`~agents.bots.search.rollout`).
-With a ``temperature`` above 0 it samples its softmax instead, from the playout's tie-break generator, which every
-candidate's playout in a world shares as well.
 A file is weights only, read as data (:func:`~agents.bots.model_file.load_network` with :data:`PLAYOUT`).
 """
 
@@ -27,7 +25,6 @@ from agents.bots.model_file import ModelFileError, NetworkKind, load_network
 from agents.bots.names import CATALOGUE, playout_of
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
-from gubs_env.fast import integers
 
 PLAYOUT = NetworkKind("gubs-playout-weights", OBS_SIZE, NUM_ACTIONS, "observation values", "action logits")
 """A playout policy file: the observation in, one logit per action id out, through one ReLU hidden layer."""
@@ -38,15 +35,13 @@ class PlayoutNet(NamedTuple):
 
     ``first`` is the first layer's weight transposed, ``(OBS_SIZE, H)``, so that one non-zero input's weights are
     one contiguous row; ``head`` is the last layer's, ``(NUM_ACTIONS, H)``. An empty net (``H`` = 0) is
-    :data:`NO_NET`: the playouts play the heuristic instead. ``temperature`` 0 plays the largest logit; above 0, a
-    sample of the softmax of the logits divided by it.
+    :data:`NO_NET`: the playouts play the heuristic instead.
     """
 
     first: np.ndarray
     first_bias: np.ndarray
     head: np.ndarray
     head_bias: np.ndarray
-    temperature: float = 0.0
 
     @classmethod
     def from_layers(cls, layers: tuple[tuple[np.ndarray, np.ndarray], ...]) -> PlayoutNet:
@@ -99,15 +94,9 @@ def shipped_playout(network: str) -> PlayoutNet:
 
 
 @nb.njit(cache=True)
-def choose_by_net(
-    obs: np.ndarray, ids: np.ndarray, count: int, net: PlayoutNet, hidden: np.ndarray, rng: np.ndarray
-) -> int:
-    """The id among ``ids[:count]`` whose logit is largest (the first on a tie), or one drawn from their softmax.
-
-    With ``net.temperature`` above 0 the draw comes from ``rng`` (a PCG64 row, advanced only then); ``hidden`` is
-    scratch of width H.
-    """
-    first, first_bias, head, head_bias, temperature = net
+def choose_by_net(obs: np.ndarray, ids: np.ndarray, count: int, net: PlayoutNet, hidden: np.ndarray) -> int:
+    """The id among ``ids[:count]`` whose logit is largest (the first on a tie); ``hidden`` is scratch of width H."""
+    first, first_bias, head, head_bias = net
     width = first_bias.shape[0]
     for j in range(width):
         hidden[j] = first_bias[j]
@@ -122,33 +111,14 @@ def choose_by_net(
     best = -np.inf
     pick = ids[0]
     for k in range(count):
-        logit = _logit(head, head_bias, hidden, ids[k])
+        a = ids[k]
+        logit = head_bias[a]
+        for j in range(width):
+            logit += head[a, j] * hidden[j]
         if logit > best:
             best = logit
-            pick = ids[k]
-    if temperature <= 0.0 or count == 1:
-        return pick
-    total = 0.0
-    for k in range(count):
-        total += np.exp((_logit(head, head_bias, hidden, ids[k]) - best) / temperature)
-    left = integers(rng, SAMPLE_STEPS) * total / SAMPLE_STEPS
-    for k in range(count):
-        left -= np.exp((_logit(head, head_bias, hidden, ids[k]) - best) / temperature)
-        if left < 0.0:
-            return ids[k]
-    return pick  # rounding left a sliver past the last id
-
-
-SAMPLE_STEPS = 1 << 30
-"""A sampled playout decision draws a uniform integer below this and scales it to the softmax's total."""
-
-
-@nb.njit(cache=True, inline="always")
-def _logit(head: np.ndarray, head_bias: np.ndarray, hidden: np.ndarray, a: int) -> float:
-    logit = head_bias[a]
-    for j in range(hidden.shape[0]):
-        logit += head[a, j] * hidden[j]
-    return logit
+            pick = a
+    return pick
 
 
 def net_logits(net: PlayoutNet, observations: np.ndarray) -> np.ndarray:

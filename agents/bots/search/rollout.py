@@ -99,7 +99,7 @@ def play_to_end(
             actor = g[L.ACTOR]
             encode(g, actor, scratch_obs)
             if hidden.shape[0] > 0:
-                a = choose_by_net(scratch_obs, ids, count, net, hidden, tie)
+                a = choose_by_net(scratch_obs, ids, count, net, hidden)
             else:
                 a = choose_among(scratch_obs, ids, count, tie, ti, tfs[actor], raw, c, f, scores)
         advance(g, r, a)
