@@ -125,9 +125,9 @@ def sb3_actor(config):
 
 
 def native_actor(config):
-    from agents.training.native.learner import ActorCritic
+    from agents.training.native.learner import ActorCritic, linears
 
-    return ActorCritic(config.hidden).actor_linears()
+    return linears(ActorCritic(config.hidden).actor)
 
 
 @pytest.mark.parametrize("backend, actor", [("sb3", sb3_actor), ("native", native_actor)])

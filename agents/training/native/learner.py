@@ -80,10 +80,6 @@ class ActorCritic(nn.Module):
         """The critic's normalized value of each observation."""
         return self.critic(obs).squeeze(-1)
 
-    def actor_linears(self) -> list[nn.Linear]:
-        """The actor's linear layers, input to output."""
-        return linears(self.actor)
-
 
 def linears(actor: nn.Sequential) -> list[nn.Linear]:
     """An actor's linear layers, input to output."""

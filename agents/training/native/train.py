@@ -43,7 +43,7 @@ from agents.training.core.seating import seat_player
 from agents.training.imitation.warm_start import Network, read_start, warm_start
 from agents.training.native import rollout
 from agents.training.native.evaluate import OPPONENT_KINDS, seat_rotated_match
-from agents.training.native.learner import Learner, UpdateStats, ValueNorm, linear_layers
+from agents.training.native.learner import Learner, UpdateStats, ValueNorm, linear_layers, linears
 from agents.training.native.luck_returns import LuckReturns
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.support.files import write_atomically
@@ -69,7 +69,7 @@ def train_native(run: Run) -> TrainingResult:
         print(f"resuming at update {trainer.state.iterations} ({trainer.state.timesteps:,} learner steps)")
     else:
         model = trainer.learner.model
-        network = Network(model.parameters(), trainer.learner.imitation_heads, model.actor_linears())
+        network = Network(model.parameters(), trainer.learner.imitation_heads, linears(model.actor))
         warm_start(run, init, labels, phases, threads, network)
         with phases.timed(EVALUATIONS):
             print(reports.describe_evaluation(trainer.evaluate(), 0), flush=True)

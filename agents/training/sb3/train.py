@@ -270,9 +270,13 @@ def _learn(model: Any, callback: TrainingCallback, phases: Phases, envs: Any, re
     phases.add(LEARNER, wall - env_seconds - inside)
 
 
+LOG_PREFIX = "from_"
+"""An invocation's log folder is this prefix and the timesteps it started from (:func:`_fresh_log_dir`)."""
+
+
 def _fresh_log_dir(logs: Path, timesteps: int) -> Path:
     """``logs/from_<timesteps>``, or ``-2``, ``-3``, ... when an earlier invocation resumed from there too."""
-    base = logs / f"from_{timesteps:09d}"
+    base = logs / f"{LOG_PREFIX}{timesteps:09d}"
     candidate, n = base, 1
     while candidate.exists():
         n += 1
@@ -299,23 +303,25 @@ def read_diagnostics(logs: Path) -> Series:
     turned back into the entropy. Missing values are skipped.
     """
     series: Series = {name: [] for name in DIAGNOSTICS}
-    folders = sorted(log.parent for log in logs.glob("from_*/progress.csv"))
+    folders = sorted(log.parent for log in logs.glob(f"{LOG_PREFIX}*/progress.csv"))
     ends = [_log_start(folder) for folder in folders[1:]] + [math.inf]
     for folder, end in zip(folders, ends, strict=True):
         with (folder / "progress.csv").open(newline="") as f:
             for row in csv.DictReader(f):
-                steps = row.get("time/total_timesteps", "")
+                text_steps = row.get("time/total_timesteps", "")
+                if not text_steps or (steps := int(float(text_steps))) > end:
+                    continue
                 for name, column in SB3_COLUMNS.items():
                     text = row.get(column, "")
-                    if steps and text and text != "nan" and int(float(steps)) <= end:
+                    if text and text != "nan":
                         value = float(text)
-                        series[name].append((int(float(steps)), -value if name == "entropy" else value))
+                        series[name].append((steps, -value if name == "entropy" else value))
     return series
 
 
 def _log_start(folder: Path) -> float:
     """The timesteps an invocation's log folder starts from (``from_<timesteps>``, maybe ``-2``); inf if unnamed so."""
-    digits = folder.name.removeprefix("from_").partition("-")[0]
+    digits = folder.name.removeprefix(LOG_PREFIX).partition("-")[0]
     return int(digits) if digits.isdecimal() and len(digits) <= 18 else math.inf
 
 
