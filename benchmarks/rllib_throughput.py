@@ -191,6 +191,7 @@ def measure_sampling(layout: str, runners: int, seconds: float) -> Sampling:
     import ray
 
     from agents.training import TrainingConfig
+    from agents.training.core.config import RllibSettings
     from agents.training.rllib.train import _project_packages, build_config
 
     cluster = None
@@ -205,7 +206,7 @@ def measure_sampling(layout: str, runners: int, seconds: float) -> Sampling:
         ray.init(address=cluster.address, runtime_env=runtime_env, log_to_driver=False, logging_level=logging.WARNING)
     result = Sampling(layout, runners)
     try:
-        config = TrainingConfig(backend="rllib", env_runners=runners).resolved()
+        config = TrainingConfig(backend="rllib", rllib=RllibSettings(env_runners=runners)).resolved()
         algorithm = build_config(config).build_algo()
         try:
             group = algorithm.env_runner_group

@@ -32,6 +32,8 @@ TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "4", "--no-pro
         (["--backend", "rllib", "--opponent", "heuristic"], "the rllib backend cannot honour opponent"),
         (["--shaping", "0.1"], "--shaping was removed: score-margin shaping gained nothing"),
         (["--iterations", "3"], "the sb3 backend cannot honour iterations"),
+        (["--env-runners", "2"], "the sb3 backend cannot honour env_runners"),
+        (["--backend", "rllib", "--code-installed"], "code_installed goes with address"),
         (["--backend", "tf"], "invalid choice: 'tf'"),
     ],
 )
@@ -113,6 +115,23 @@ def test_a_native_run_keeps_a_trained_networks_entropy_bonus_at_its_end_value():
         NativeSettings().entropy_coefficient(0)
 
 
+def test_the_rllib_settings_are_one_section_and_earlier_flat_run_files_still_load():
+    """Earlier versions wrote env_runners, address and code_installed at the top of run.json; they load into the
+    rllib section, and a file that gives one both ways is refused."""
+    from agents.training.core.config import RllibSettings
+
+    flags = parse(["--backend", "rllib", "--env-runners", "3", "--address", "auto", "--code-installed"]).config
+    assert flags.rllib == RllibSettings(env_runners=3, address="auto", code_installed=True)
+    one_runner = TrainingConfig(backend="rllib").resolved()
+    assert flags.resolved().iteration_steps == 3 * one_runner.iteration_steps  # each runner steps its own games
+    earlier = TrainingConfig(backend="rllib").resolved().to_json()
+    del earlier["rllib"]
+    earlier |= {"env_runners": 4, "address": "10.0.0.2:6379", "code_installed": False}
+    assert TrainingConfig.from_json(earlier).rllib == RllibSettings(env_runners=4, address="10.0.0.2:6379")
+    with pytest.raises(ConfigError, match=r"^env_runners is given twice"):
+        TrainingConfig.from_json(earlier | {"rllib": {"env_runners": 2}})
+
+
 def sb3_actor(config):
     from agents.bots.model_file import actor_modules
     from agents.training.sb3.train import make_envs, new_model
@@ -183,8 +202,12 @@ def test_each_backend_brings_its_own_defaults_and_settings_override_them():
         ({"opponent": ""}, "opponent:"),
         ({"hidden": (0,), "backend": "rllib"}, "hidden layer's width must be from 1"),
         ({"hidden": (64,)}, "the sb3 backend cannot honour hidden"),
-        ({"address": " ", "backend": "rllib"}, "address is 'auto' or HOST:PORT"),
-        ({"code_installed": True, "backend": "rllib"}, "code_installed goes with address"),
+        ({"rllib": {"address": " "}, "backend": "rllib"}, "address is 'auto' or HOST:PORT"),
+        ({"rllib": {"code_installed": True}, "backend": "rllib"}, "code_installed goes with address"),
+        ({"rllib": {"env_runners": -1}, "backend": "rllib"}, "env_runners must be"),
+        ({"rllib": {"workers": 2}, "backend": "rllib"}, "unknown rllib setting 'workers'"),
+        ({"rllib": {"env_runners": 2}}, "the sb3 backend cannot honour env_runners"),
+        ({"rllib": {"address": "auto"}, "backend": "native"}, "the native backend cannot honour address"),
         ({"gamma": 0}, "gamma must be a number above 0 and at most 1"),
         ({"gae_lambda": 1.5}, "gae_lambda must be a number above 0 and at most 1"),
         ({"eval_adjust_luck": "yes"}, "eval_adjust_luck must be True or False"),

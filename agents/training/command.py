@@ -26,6 +26,7 @@ from agents.training.core.config import (
     WARM_START_LEARNING_RATE,
     ConfigError,
     NativeSettings,
+    RllibSettings,
     TrainingConfig,
 )
 from gubs_env.support.cli import (
@@ -46,6 +47,8 @@ from gubs_env.support.cli import (
 PROG = "python train.py"
 POOL_FLAGS = ("p_random", "p_heuristic", "pool_size", "self_share", "prioritize")
 """The flags that set the opponent pool (:class:`PoolConfig`)."""
+RLLIB_FLAGS = ("env_runners", "address", "code_installed")
+"""The flags that set the RLlib section (:class:`RllibSettings`)."""
 INVOCATION_FLAGS = ("out", "resume", "no_progress", "verbose", "seeds", "jobs", "from_scratch")
 """The flags of one invocation, not of the run's config."""
 DESCRIPTION = """Self-play training of a Gubs bot with PPO: on stable-baselines3 in this process (--backend sb3,
@@ -340,6 +343,9 @@ def config_from_args(args: argparse.Namespace, stored: TrainingConfig | None = N
     """
     given = {name: value for name, value in vars(args).items() if name not in INVOCATION_FLAGS}
     pool = {name: given.pop(name) for name in POOL_FLAGS if name in given}
+    cluster = {name: given.pop(name) for name in RLLIB_FLAGS if name in given}
+    if cluster:
+        given["rllib"] = replace(stored.rllib if stored else RllibSettings(), **cluster)
     if stored is None:
         if getattr(args, "from_scratch", False):  # the preset refuses a pool of its own, so it is given the flags
             return TrainingConfig.from_scratch(**given, **({"pool": replace(PURE_SELF_PLAY, **pool)} if pool else {}))

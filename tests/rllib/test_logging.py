@@ -12,6 +12,7 @@ pytest.importorskip("ray")
 import ray
 
 from agents.training import TrainingConfig
+from agents.training.core.config import RllibSettings
 from agents.training.rllib.train import start_ray
 
 
@@ -28,7 +29,7 @@ def test_ray_starts_quiet_unless_verbose(
         assert calls[0]["logging_level"] == level and calls[0]["log_to_driver"] is False
         assert logging.getLogger("ray").level == level
         calls.clear()
-        start_ray(TrainingConfig(backend="rllib", address="auto"), verbose)
+        start_ray(TrainingConfig(backend="rllib", rllib=RllibSettings(address="auto")), verbose)
         assert calls[0]["logging_level"] == level
     finally:
         logging.getLogger("ray").setLevel(before)

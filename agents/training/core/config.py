@@ -243,6 +243,34 @@ class NativeSettings:
         return self.entropy_start + (self.entropy_end - self.entropy_start) * progress
 
 
+@dataclass(frozen=True)
+class RllibSettings:
+    """The settings only the RLlib backend reads (``TrainingConfig.rllib``); the others refuse a change to them.
+
+    Attributes:
+        env_runners: env runner actors (0: the driver steps the games itself).
+        address: the Ray cluster to join, ``"auto"`` or ``HOST:PORT``; None: a local Ray.
+        code_installed: with ``address``: the cluster's nodes have this project installed, so its code is not
+            shipped to them.
+
+    Raises:
+        ConfigError: a value out of range, or ``code_installed`` without a cluster to join.
+    """
+
+    env_runners: int = 1
+    address: str | None = None
+    code_installed: bool = False
+
+    def __post_init__(self) -> None:
+        _check_int("env_runners", self.env_runners, 0)
+        if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
+            raise ConfigError("address is 'auto' or HOST:PORT, not empty")
+        if not isinstance(self.code_installed, bool):
+            raise ConfigError(f"code_installed must be True or False, not {_brief(self.code_installed)}")
+        if self.code_installed and self.address is None:
+            raise ConfigError("code_installed goes with address (a cluster to join)")
+
+
 MAX_GRAD_NORM = 0.5
 """The norm each PPO update's gradient is clipped to on sb3 (its own default) and RLlib (which clipped nothing
 before; docs/results/training-log.md); native's is :attr:`NativeSettings.max_grad_norm`."""
@@ -447,10 +475,8 @@ class TrainingConfig:
     and its actor has the shipped shape, else a fresh one; a fresh one on the native backend."""
     imitate_lr: float | None = None
     threads: int | None = None
-    env_runners: int = 1
-    """RLlib env runner actors (rllib only)."""
     hidden: tuple[int, ...] = (256, 256)
-    """Widths of the actor's and the critic's hidden layers (RLlib; the sb3 learner's are 256x256)."""
+    """Widths of the actor's and the critic's hidden layers (RLlib and native; the sb3 learner's are 256x256)."""
     every_seat: bool | None = None
     """Learn from the decisions of every seat the learner's current policy plays, not only its own seat's (the
     native backend; sb3 and RLlib learn from one seat a game)."""
@@ -474,10 +500,8 @@ class TrainingConfig:
     rule_facts: bool = False
     """Both networks read the observation followed by its rule facts (:mod:`gubs_env.encoding.rule_facts`), worked
     out in their feature layer (:mod:`agents.training.core.features`); fixed for the life of a run."""
-    address: str | None = None
-    """The Ray cluster to join ('auto' or HOST:PORT; None: a local Ray) (rllib only)."""
-    code_installed: bool = False
-    """With ``address``: the cluster's nodes have this project installed, so its code is not shipped."""
+    rllib: RllibSettings = field(default_factory=RllibSettings)
+    """The settings only the RLlib backend reads: its env runners and the cluster."""
     device: str = "auto"
     """Where the learner computes: ``"auto"`` (a CUDA GPU when torch sees one, else the CPU), ``"cpu"``,
     ``"cuda"`` or ``"cuda:N"`` (sb3; RLlib places its learner on a GPU itself: ``"cuda"``). The games are played
@@ -497,6 +521,7 @@ class TrainingConfig:
             raise ConfigError(f"players: {error}") from None
         set_(self, "pool", _section("pool", self.pool, PoolConfig, optional=True))
         set_(self, "native", _section("native", self.native, NativeSettings))
+        set_(self, "rllib", _section("rllib", self.rllib, RllibSettings))
         for name in ("opponent", "init"):
             value = getattr(self, name)
             if value is not None and not (name == "init" and value == NO_INIT):
@@ -526,7 +551,6 @@ class TrainingConfig:
         _check_int("seed", self.seed, 0, MAX_TRAINING_SEED)
         _check_int("imitate_games", self.imitate_games, 0, optional=True)
         _check_int("average_from", self.average_from, 0, optional=True)
-        _check_int("env_runners", self.env_runners, 0)
         _check_number("learning_rate", self.learning_rate, above=0, optional=True)
         _check_number("imitate_lr", self.imitate_lr, above=0, optional=True)
         _check_number("ent_coef", self.ent_coef, at_least=0, optional=True)
@@ -538,8 +562,6 @@ class TrainingConfig:
             raise ConfigError(f"hidden must be a list of layer widths, not {_brief(self.hidden)}")
         for width in self.hidden:
             _check_int("a hidden layer's width", width, 1, MAX_WIDTH)  # the policy file every backend exports
-        if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
-            raise ConfigError("address is 'auto' or HOST:PORT, not empty")
         for name in ("eval_adjust_luck", "rule_facts", "luck_returns", "every_seat", "skip_forced"):
             value = getattr(self, name)
             if not isinstance(value, bool) and not (value is None and name in ("every_seat", "skip_forced")):
@@ -548,26 +570,21 @@ class TrainingConfig:
             raise ConfigError(f"luck_worlds must be at most {MAX_WORLDS}, not {self.luck_worlds}")
         if not isinstance(self.device, str) or not DEVICE.fullmatch(self.device):
             raise ConfigError(f"device must be auto, cpu, cuda or cuda:N, not {_brief(self.device)}")
-        if not isinstance(self.code_installed, bool):
-            raise ConfigError(f"code_installed must be True or False, not {_brief(self.code_installed)}")
 
     def _check_backend(self) -> None:
         """Refuse what the chosen backend cannot do, naming the setting and the backend (one line)."""
         refused = [name for name, set_ in self._unsupported().items() if set_]
         if refused:
             raise ConfigError(f"the {self.backend} backend cannot honour {', '.join(refused)}: leave it unset")
-        if self.code_installed and self.address is None:
-            raise ConfigError("code_installed goes with address (a cluster to join)")
         if (self.luck_worlds != 16 or self.luck_value != "shipped") and not self.luck_returns:
             raise ConfigError("luck_worlds and luck_value go with luck_returns")
 
     def _unsupported(self) -> dict[str, bool]:
         """Each setting the chosen backend cannot honour, and whether it is set."""
-        rllib_only = {
-            "iterations": self.iterations is not None,
-            "env_runners": self.env_runners != 1,
-            "address": self.address is not None,
-            "code_installed": self.code_installed,
+        cluster_default = RllibSettings()
+        rllib_only = {"iterations": self.iterations is not None} | {
+            item.name: getattr(self.rllib, item.name) != getattr(cluster_default, item.name)
+            for item in fields(RllibSettings)
         }
         sb3_only = {"opponent": self.opponent is not None}
         native_only = {
@@ -680,7 +697,7 @@ class TrainingConfig:
     @property
     def iteration_steps(self) -> int:
         """RLlib's environment steps per training iteration: ``n_steps`` for each game of each env runner."""
-        return (self.envs or 1) * (self.n_steps or 1) * max(self.env_runners, 1)
+        return (self.envs or 1) * (self.n_steps or 1) * max(self.rllib.env_runners, 1)
 
     @property
     def evaluated_against(self) -> tuple[AgentSpec, ...]:
@@ -700,7 +717,7 @@ class TrainingConfig:
             value = getattr(self, item.name)
             if isinstance(value, TableSizes):
                 value = value.as_list()
-            elif isinstance(value, (PoolConfig, NativeSettings)):
+            elif isinstance(value, (PoolConfig, NativeSettings, RllibSettings)):
                 value = {f.name: getattr(value, f.name) for f in fields(value)}
             elif isinstance(value, AgentSpec):
                 value = str(value)
@@ -751,9 +768,15 @@ def _without_retired(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` less the fields runs of earlier versions held, or a ConfigError for a run trained in a retired way.
 
     Those fields: the :data:`RETIRED` and :data:`RETIRED_NATIVE` ones, the teacher of a run that imitated nothing,
-    and the fresh network's entropy bonus that earlier versions wrote into the native section of every run.
+    and the fresh network's entropy bonus that earlier versions wrote into the native section of every run. The
+    RLlib settings that earlier versions kept at the top level are moved into the ``rllib`` section.
     """
     current = _without_fields(data, RETIRED)
+    flat = [item.name for item in fields(RllibSettings) if item.name in current]
+    if flat and "rllib" in current:
+        raise ConfigError(f"{flat[0]} is given twice: at the top level and in the rllib section")
+    if flat:
+        current["rllib"] = {name: current.pop(name) for name in flat}
     if not current.get("imitate_games") and not current.get("labels"):
         current.pop("teacher", None)  # earlier versions wrote the default teacher into runs that imitated nothing
     native = current.get("native")

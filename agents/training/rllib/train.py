@@ -68,7 +68,7 @@ def build_config(config: TrainingConfig, callback: Any = None) -> Any:
         .environment(GubsMultiAgentEnv, env_config=env_config(config.players, bool(config.skip_forced)))
         .framework("torch")
         .env_runners(
-            num_env_runners=config.env_runners,
+            num_env_runners=config.rllib.env_runners,
             num_envs_per_env_runner=config.envs,
             num_cpus_per_env_runner=1,
             env_runner_cls=FastEnvRunner,
@@ -140,15 +140,15 @@ def start_ray(config: TrainingConfig, verbose: bool = False) -> None:
     # progress line; a user asks for them with --verbose
     level = logging.INFO if verbose else logging.WARNING
     logging.getLogger("ray").setLevel(level)
-    if config.address is not None:
-        runtime_env = {} if config.code_installed else {"py_modules": _project_packages()}
-        ray.init(address=config.address, runtime_env=runtime_env, log_to_driver=False, logging_level=level)
+    if config.rllib.address is not None:
+        runtime_env = {} if config.rllib.code_installed else {"py_modules": _project_packages()}
+        ray.init(address=config.rllib.address, runtime_env=runtime_env, log_to_driver=False, logging_level=level)
     else:
         # "local": a Ray of its own even where another runs on this machine (ray.init() alone would join that one,
         # and refuse the CPU count); a cluster is joined only when --address names it
         ray.init(
             address="local",
-            num_cpus=config.env_runners + 1,
+            num_cpus=config.rllib.env_runners + 1,
             include_dashboard=False,
             log_to_driver=False,
             logging_level=level,
