@@ -7,6 +7,7 @@ benchmarks/NAME.py ...``, in a fresh process; the slow ones are marked ``slow``.
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import subprocess
@@ -469,3 +470,25 @@ def test_the_heuristic_speed_benchmark_times_the_three_ways_of_asking():
     assert "CPU µs per decision over 40 positions (best of 1):" in printed
     for way in ("HeuristicAgent.act, one at a time", "one batch of every position", "batches of 8"):
         assert re.search(rf"^  {re.escape(way)} +\d+\.\d\d$", printed, re.M)
+
+
+# --- playout_width.py -------------------------------------------------------------------------------------------------
+
+
+def test_the_playout_comparison_plays_the_shipped_playout_file_exactly_as_selfplay_search(tmp_path):
+    """Given the shipped playout file, the tried search is selfplay-search itself: every game the same, so the paired
+    difference is exactly 0; a file that is no playout policy is refused in one line."""
+    shipped = ROOT / "agents" / "bots" / "models" / "selfplay_2p_playout.npz"
+    printed = script("playout_width", "--playout", str(shipped), "--games", "4", "--jobs", "1", "--out", str(tmp_path))
+    assert re.search(r"^selfplay-search \S+% less playout_width:FilePlayoutSearch \S+% = \+0\.0 pts", printed, re.M)
+    with open(tmp_path / "tournament.csv", newline="") as table:
+        rows = {row["agent"]: row for row in csv.DictReader(table) if row["opponent"] == "heuristic"}
+    played = [(rows[name]["wins"], rows[name]["mean_score"], rows[name]["mean_margin"]) for name in rows]
+    assert len(played) == 2 and played[0] == played[1]  # the same games: the same wins, scores and margins
+    refused = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "playout_width.py"), "--playout", str(ROOT / "README.md")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "--playout:" in refused.stderr
