@@ -477,9 +477,14 @@ def test_the_heuristic_speed_benchmark_times_the_three_ways_of_asking():
 
 def test_the_playout_comparison_plays_the_shipped_playout_file_exactly_as_selfplay_search(tmp_path):
     """Given the shipped playout file, the tried search is selfplay-search itself: every game the same, so the paired
-    difference is exactly 0; a file that is no playout policy is refused in one line."""
+    difference is exactly 0; each search's decision times are printed first; a file that is no playout policy is
+    refused in one line."""
     shipped = ROOT / "agents" / "bots" / "models" / "selfplay_2p_playout.npz"
-    printed = script("playout_width", "--playout", str(shipped), "--games", "4", "--jobs", "1", "--out", str(tmp_path))
+    args = ["--playout", str(shipped), "--games", "4", "--timing-games", "1", "--jobs", "1", "--out", str(tmp_path)]
+    printed = script("playout_width", *args)
+    for name in ("selfplay-search", "playout_width:FilePlayoutSearch"):
+        timed = rf"^  {name}: median \d+ ms, mean \d+ ms, 99th percentile \d+ ms \([1-9]\d* decisions\)$"
+        assert re.search(timed, printed, re.M), printed
     assert re.search(r"^selfplay-search \S+% less playout_width:FilePlayoutSearch \S+% = \+0\.0 pts", printed, re.M)
     with open(tmp_path / "tournament.csv", newline="") as table:
         rows = {row["agent"]: row for row in csv.DictReader(table) if row["opponent"] == "heuristic"}

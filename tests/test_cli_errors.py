@@ -886,6 +886,18 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--jobs": NUMBERS,
         },
     ),
+    "playout_width": (
+        "benchmarks.playout_width",
+        [],
+        {
+            "--playout": [*PATHS, str(ROOT / "agents" / "bots" / "models" / "selfplay_2p_playout.npz")],
+            "--games": NUMBERS,
+            "--seed": NUMBERS,
+            "--out": PATHS,
+            "--timing-games": NUMBERS,
+            "--jobs": NUMBERS,
+        },
+    ),
     "rounds": (
         "agents.training.expert.rounds",
         [],
@@ -1015,6 +1027,13 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(agents.training.native.train, "train_native", lambda run: _raise(_Started()))
     if name == "apprentice":
         monkeypatch.setattr(module, "fit_apprentice", lambda *args: _raise(_Started()))
+    if name == "playout_width":  # the tried search's spec names the script's module, as its workers see it
+        import agents.evaluate.tournament
+
+        monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+        monkeypatch.setenv(module.PLAYOUT_FILE, "")  # the command sets it; the test's end restores it
+        monkeypatch.setattr(module, "print_decision_times", lambda *args: _raise(_Started()))
+        monkeypatch.setattr(agents.evaluate.tournament, "run_tournament", _build_then_start)
     if name == "rounds":
         monkeypatch.setattr(module.Rounds, "run", lambda self: _raise(_Started()))
     if name == "search_nets":
