@@ -13,7 +13,6 @@ figures, measured while 64 units were shipped, that made 256 the shipped width.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -42,32 +41,21 @@ class FilePlayoutSearch(SearchAgent):
         super().__init__(seed, SearchSettings(base="selfplay-2p", rollout="base"), playout=playout)
 
 
-def decision_milliseconds(make: Callable[[int], SearchAgent], games: int) -> np.ndarray:
-    """Each searched decision's time (ms), over ``games`` games of ``make(game)`` against the heuristic, in turn."""
-    from agents.bots.registry import make_agent
-    from agents.evaluate.matches import play_game
-
-    seconds: list[float] = []
-    for game in range(games):
-        bot = make(game)
-        play_game([bot, make_agent("heuristic", seed=game + 1)], TIMING_SEED + game)
-        seconds += bot.decision_seconds
-    return 1000 * np.array(seconds)
-
-
 def print_decision_times(games: int) -> None:
     """The two searches' decision times (median, mean, 99th percentile), after a game that compiles what they use."""
-    from agents.bots.registry import make_agent
+    from agents.bots.spec import AgentSpec
+    from agents.evaluate.ladder import decision_seconds
 
-    shipped = "selfplay-search"
-    searches: dict[str, Callable[[int], SearchAgent]] = {
-        shipped: lambda game: make_agent(shipped, seed=game),
-        TRIED: lambda game: FilePlayoutSearch(seed=game),
-    }
-    decision_milliseconds(searches[shipped], 1)
+    def milliseconds(spec: AgentSpec, count: int) -> np.ndarray:
+        return 1000 * np.array(
+            [t for game in range(count) for t in decision_seconds(spec, 2, TIMING_SEED + game, game)]
+        )
+
+    searches = {name: AgentSpec.parse(name) for name in ("selfplay-search", TRIED)}
+    milliseconds(searches["selfplay-search"], 1)
     print(f"time a searched decision, one core, {games} games against the heuristic each:")
-    for name, make in searches.items():
-        times = decision_milliseconds(make, games)
+    for name, spec in searches.items():
+        times = milliseconds(spec, games)
         median, mean, p99 = np.median(times), times.mean(), np.percentile(times, 99)
         spread = f"median {median:.0f} ms, mean {mean:.0f} ms, 99th percentile {p99:.0f} ms"
         print(f"  {name}: {spread} ({times.size} decisions)")

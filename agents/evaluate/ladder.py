@@ -183,13 +183,25 @@ def _add_leads(result: TournamentResult, rows: list[LadderRow]) -> None:
             )
 
 
+def decision_seconds(spec: AgentSpec, players: int, deal: int, seed: int) -> list[float]:
+    """Each searched decision's seconds over one game of ``spec`` (built with ``seed``) against heuristics, one core.
+
+    The game is dealt from ``deal``, ``spec`` at seat 0, and played in this process.
+    """
+    from agents.bots.registry import make_agent
+    from agents.evaluate.matches import play_game
+
+    searcher = make_agent(spec, seed=seed, allow_all_seeing=True)
+    table = [searcher] + [make_agent(BASELINE, seed=s) for s in range(1, players)]
+    play_game(table, deal)
+    return list(getattr(searcher, "decision_seconds", []))
+
+
 def _time_searches(
     rows: list[LadderRow], agents: dict[str, AgentSpec], players: list[int], seed: int, progress: bool
 ) -> None:
     """Median and 99th percentile of each search setting's decision time over whole games, one core."""
-    from agents.bots.registry import make_agent
     from agents.bots.spec import SpecKind
-    from agents.evaluate.matches import play_game
 
     searches = [name for name, spec in agents.items() if spec.kind is SpecKind.SEARCHER]
     if not searches:
@@ -197,10 +209,7 @@ def _time_searches(
     jobs = [(a, n, g) for a in searches for n in players for g in range(TIMING_GAMES)]
     times: dict[tuple[str, int], list[float]] = {}
     for agent, n, game in progress_bar(jobs, desc="timing searches", unit="game", disable=not progress):
-        searcher = make_agent(agents[agent], seed=game, allow_all_seeing=True)
-        table = [searcher] + [make_agent(BASELINE, seed=s) for s in range(1, n)]
-        play_game(table, seed + 10_000 + game)
-        times.setdefault((agent, n), []).extend(getattr(searcher, "decision_seconds", []))
+        times.setdefault((agent, n), []).extend(decision_seconds(agents[agent], n, seed + 10_000 + game, game))
     for row in rows:
         measured = times.get((row.agent, row.players))
         if measured:
