@@ -1,7 +1,7 @@
 """What following the deck's history does to the luck adjustment: the same estimator with the history and without.
 
-The estimator (agents/evaluate/luck) re-deals each chance step given the deck's history since the deal, collected in
-its compiled replay of the game. Here it also runs with that history dropped (the Letters then lie as dealt):
+The estimator (agents/evaluate/luck) re-deals each chance step given the deck's history since the deal, which the
+compiled engine's rows keep. Here it also runs with that history dropped (the Letters then lie as dealt):
 
     python benchmarks/luck_history.py --games 1200 --luck-games 4000
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any
 
 import numpy as np
 
@@ -43,8 +42,10 @@ def history_dropped() -> Iterator[None]:
     """The estimator's re-deal without the history, as it was before it kept one (undone on leaving)."""
     original = luck.redeal_deck_rows
 
-    def without(row: np.ndarray, known: int, seed: int, rows: np.ndarray, rngs: np.ndarray, **_: Any) -> None:
-        original(row, known, seed, rows, rngs, history=None)
+    def without(row: np.ndarray, known: int, seed: int, rows: np.ndarray, rngs: np.ndarray) -> None:
+        forgot = row.copy()
+        forgot[L.HISTORY_LEN] = -1  # the history unknown, as a row without one keeps it
+        original(forgot, known, seed, rows, rngs)
 
     luck.redeal_deck_rows = without
     try:

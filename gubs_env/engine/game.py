@@ -24,10 +24,9 @@ from gubs_env.engine.display import TablePicture
 from gubs_env.engine.log import Fact, LogEntry
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.players import check_player_count
-from gubs_env.engine.positions.determinize import DeckEvent, deck_changes
 from gubs_env.engine.positions.serialize import brief, state_from_dict, state_to_dict, state_to_dict_checked
 from gubs_env.engine.setup import new_state
-from gubs_env.engine.state import GameState, Pending, Step
+from gubs_env.engine.state import DeckEvent, GameState, Pending, Step
 
 
 class IllegalActionError(ValueError):
@@ -78,7 +77,7 @@ class Game:
         ValueError: for a bad player count, seed or rule option.
     """
 
-    __slots__ = ("_legal", "deck_history", "log", "record_log", "state")
+    __slots__ = ("_legal", "log", "record_log", "state")
 
     def __init__(
         self, num_players: int = 2, seed: int | None = None, *, record_log: bool = True, **options: Any
@@ -86,20 +85,13 @@ class Game:
         players = check_player_count(num_players)
         rule_options = RuleOptions.from_dict(options)
         rng = np.random.default_rng(_check_seed(seed))
-        self._attach(new_state(players, rng, rule_options), [], record_log, [])
+        self._attach(new_state(players, rng, rule_options), [], record_log)
 
-    def _attach(
-        self, state: GameState, log: list[LogEntry], record_log: bool, deck_history: list[DeckEvent] | None
-    ) -> None:
+    def _attach(self, state: GameState, log: list[LogEntry], record_log: bool) -> None:
         self.state = state
         self.log = log
         """One :class:`LogEntry` per applied action, oldest first."""
         self.record_log = record_log
-        self.deck_history = deck_history
-        """The deck's public events since the deal (each card put back at a random place, each Letter drawn, with
-        the deck's size then: :func:`~gubs_env.engine.positions.determinize.deck_events`), which the Letters'
-        exact posterior follows in :meth:`resample` and the search bots' worlds. ``None`` for a game restored from a
-        position (:meth:`from_state`, :meth:`from_dict`), whose past is not known."""
         self._legal: tuple[Action, ...] | None = None
 
     @classmethod
@@ -112,7 +104,7 @@ class Game:
             InvalidStateError: (a ``ValueError``) ``state`` is not a :class:`GameState` or not a playable position.
         """
         game = cls.__new__(cls)
-        game._attach(state_from_dict(state_to_dict_checked(state)), [], record_log, None)
+        game._attach(state_from_dict(state_to_dict_checked(state)), [], record_log)
         return game
 
     # --- who acts, and what they may do ------------------------------------------------------------
@@ -126,6 +118,16 @@ class Game:
     def options(self) -> RuleOptions:
         """The rule options in force."""
         return self.state.options
+
+    @property
+    def deck_history(self) -> list[DeckEvent] | None:
+        """The deck's public events since the deal (read it; don't change it), kept in the state and its saved form.
+
+        Each card put back at a random place and each Letter drawn, with the deck's size just before it: the Letters'
+        exact posterior follows them in :meth:`resample`, the search bots' worlds and the luck estimate. ``None`` where
+        the past is not known: a position built by hand, or one saved by version 0.2 or earlier (docs/engine.md).
+        """
+        return self.state.deck_history
 
     @property
     def pending(self) -> Pending:
@@ -167,13 +169,9 @@ class Game:
         else:
             action = self._from_text_or_raise(action)
         state = self.state
-        turn, actor, step = state.turn, state.pending.actor, state.pending.step
-        history = self.deck_history
-        deck_before = state.deck[:] if history is not None else state.deck
+        turn, actor = state.turn, state.pending.actor
         facts: list[Fact] = []
         rules.advance(state, action, facts)
-        if history is not None and (step is Step.DRAW or len(state.deck) > len(deck_before)):
-            history += deck_changes(deck_before, step, action, state.deck)  # a draw or a put-back: events
         self._legal = None
         entry = tuple.__new__(LogEntry, (turn, actor, action, tuple(facts)))  # the fast NamedTuple path
         if self.record_log:
@@ -242,8 +240,7 @@ class Game:
     def clone(self) -> Game:
         """An independent copy with the same future (the random generator is copied too)."""
         other = Game.__new__(Game)
-        history = None if self.deck_history is None else self.deck_history[:]
-        other._attach(self.state.copy(), self.log[:], self.record_log, history)
+        other._attach(self.state.copy(), self.log[:], self.record_log)
         return other
 
     # --- what one seat knows ------------------------------------------------------------------------
@@ -258,8 +255,8 @@ class Game:
     def information_state(self, viewer: int) -> str:
         """A canonical string, equal for two positions exactly when seat ``viewer`` can't tell them apart.
 
-        It holds the viewer's hand, the public zones and counts, what the viewer's Scout showed and the
-        pending decision as the viewer sees it (docs/engine.md, "Determinization").
+        It holds the viewer's hand, the public zones and counts, what the viewer's Scout showed, the pending decision
+        as the viewer sees it and the deck's public history since the deal (docs/engine.md, "Determinization").
 
         Raises:
             ValueError: ``viewer`` is not a seat of this game.
@@ -271,11 +268,11 @@ class Game:
     def resample(self, viewer: int, seed: int | None = None) -> Game:
         """A full game drawn at random among those seat ``viewer`` can't tell from this one.
 
-        The hidden cards are spread uniformly over what the viewer's knowledge allows, the Letters by their
+        The hidden cards are spread uniformly over what the viewer's knowledge allows, the Letters by their exact
         posterior given the deck's history since the deal (:attr:`deck_history`; their placement prior as dealt
-        when it is not known); the result depends only on :meth:`information_state`, that history and ``seed``,
-        and its random generator is fresh, so its future is not this game's. The log is not copied; the
-        history, which every seat saw, is.
+        when it is not known); the result depends only on :meth:`information_state` and ``seed``, and its random
+        generator is fresh, so its future is not this game's. The log is not copied; the history, which every seat
+        saw, is.
 
         Raises:
             ValueError: ``viewer`` is not a seat of this game, or ``seed`` is not None or an int >= 0.
@@ -283,13 +280,11 @@ class Game:
         from gubs_env.engine.positions.determinize import resample
 
         world = Game.__new__(Game)
-        history = None if self.deck_history is None else self.deck_history[:]
-        state = resample(self.state, self._check_viewer(viewer), _check_seed(seed), history)
-        world._attach(state, [], self.record_log, history)
+        world._attach(resample(self.state, self._check_viewer(viewer), _check_seed(seed)), [], self.record_log)
         return world
 
     def to_dict(self) -> dict[str, Any]:
-        """The full state as a JSON-serialisable dict (the log is not included)."""
+        """The full state as a JSON-serialisable dict, the deck's history included (the log is not)."""
         return state_to_dict(self.state)
 
     @classmethod
@@ -303,7 +298,7 @@ class Game:
             InvalidStateError: (a ``ValueError``) naming the first field that is malformed or impossible.
         """
         game = cls.__new__(cls)
-        game._attach(state_from_dict(data), [], record_log, None)
+        game._attach(state_from_dict(data), [], record_log)
         return game
 
     def render(self, player: int | None = None) -> str:

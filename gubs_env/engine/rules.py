@@ -26,9 +26,10 @@ from gubs_env.engine.actions import (
 )
 from gubs_env.engine.cards import EVENTS, HAND_LIMIT, LETTERS, Kind, effects, events
 from gubs_env.engine.log import Count, Fact
-from gubs_env.engine.state import RING_BASE, RING_SIZES, GameState, Pending, Step
+from gubs_env.engine.state import LETTER_DRAWN, RING_BASE, RING_SIZES, GameState, Pending, Step
 
 KINDS: tuple[Kind, ...] = tuple(Kind)
+_LETTER_SET = frozenset(int(k) for k in LETTERS)
 
 
 def _playable() -> dict[Kind, list[tuple]]:
@@ -194,6 +195,8 @@ def _on_draw_step(st: GameState, action: Action, facts: Facts) -> None:
         _draw_to_play(st)
         return
     st.declined[p] = False
+    if st.deck[-1] in _LETTER_SET:
+        st.note_deck_event(LETTER_DRAWN)
     kind = st.deck.pop()
     for seen in st.seen_top:
         if seen:

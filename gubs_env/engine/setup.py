@@ -23,6 +23,7 @@ def new_state(num_players: int, rng: np.random.Generator, options: RuleOptions) 
     rng.shuffle(rest)
     st.deck = _place_letters(rest, rng, options.letter_placement)
     _deal(st)
+    st.deck_history = []  # the history starts after the deal, whose put-backs the Letters' prior already follows
     st.pending = Pending(Step.DRAW, 0, 0)  # R1: seat 0 starts
     return st
 

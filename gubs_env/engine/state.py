@@ -19,6 +19,20 @@ RING_SIZES: tuple[int, ...] = tuple(CARDS[r].ring_size for r in RINGS)
 BARRICADE_BASE = int(BARRICADES[0])
 RING_BASE = int(RINGS[0])
 
+PUT_BACK = 0
+"""A deck event: a card other than a Letter put back at a uniformly random place (R15, R20)."""
+PUT_BACK_LETTER = 1
+"""A deck event: a Letter put back at a uniformly random place (a flopped Letter, R20)."""
+LETTER_DRAWN = 2
+"""A deck event: a Letter drawn from the top (laid out, or about to be flopped)."""
+DeckEvent = tuple[int, int]
+"""One public event of the deck since the deal: ``(cards in the deck just before it, PUT_BACK | ...)``."""
+MAX_DECK_EVENTS = 96
+"""The most deck events a game can have since the deal. Each way a card goes back into the deck happens at most once
+a game or once a card: Flash Flood's Free plain Gubs (at most 13), Rumor of Wasps' Toad Riders with their Gubs (8),
+Gargok Plague's hands (at most 66 cards: every card but the Letters and the Plague), a flop (2: Flop Boat and
+Cricket Song are each discarded once used); and at most 5 Letters are drawn (3 laid, 2 flopped). 94 in all."""
+
 
 class Step(IntEnum):
     """The kind of decision the game is waiting for."""
@@ -159,6 +173,7 @@ class GameState:
 
     __slots__ = (
         "deck",
+        "deck_history",
         "declined",
         "discard",
         "hands",
@@ -195,6 +210,10 @@ class GameState:
         self.seen_hand: list[tuple[int, list[int]] | None] = [None] * num_players
         """Per player: the last hand their Scout showed (seat, counts), or None."""
         self.truncated = False
+        self.deck_history: list[DeckEvent] | None = None
+        """The deck's public events since the deal, oldest first: each card put back at a random place and each
+        Letter drawn, with the deck's size just before it (the Letters' posterior follows them). Every seat saw them
+        all. ``None`` where the past is not known (a hand-built position, or one saved without it)."""
 
     def copy(self) -> GameState:
         """An independent deep copy, the random generator included."""
@@ -213,7 +232,21 @@ class GameState:
         other.seen_top = [s[:] for s in self.seen_top]
         other.seen_hand = [None if s is None else (s[0], s[1][:]) for s in self.seen_hand]
         other.truncated = self.truncated
+        other.deck_history = None if self.deck_history is None else self.deck_history[:]
         return other
+
+    def note_deck_event(self, event: int) -> None:
+        """Record a deck event (:data:`PUT_BACK`, ...) that happens now, while the deck holds its size before it.
+
+        A history already :data:`MAX_DECK_EVENTS` long, which no game dealt by the rules reaches (a hand-made one
+        can), becomes unknown rather than longer.
+        """
+        history = self.deck_history
+        if history is not None:
+            if len(history) < MAX_DECK_EVENTS:
+                history.append((len(self.deck), event))
+            else:
+                self.deck_history = None
 
     def card_counts(self) -> list[int]:
         """How many cards of each kind are in all zones together (70 in all when conserved)."""

@@ -24,9 +24,9 @@ holds the ``agents`` package to it). It offers, in two layers:
   - the generator: :func:`seed_pcg64`, :func:`next_uint64`, :func:`integers` (numpy's ``default_rng``, bit for
     bit), :func:`state_to_numpy` and :func:`state_from_numpy`;
   - worlds (Python): :func:`new_rows`, :func:`sample_rows` (a seat's knowledge), :func:`redeal_rows` and
-    :func:`redeal_deck_rows` (re-deals), :func:`state_to_row` (a reference ``GameState``), :func:`row_deck_events`
-    (an action's deck events); compiled helpers :func:`world_seed`, :func:`seed_futures`, :func:`can_answer`,
-    :func:`rebuild_queue` and :func:`step_deck_events` (with room for :data:`MAX_STEP_EVENTS`).
+    :func:`redeal_deck_rows` (re-deals), :func:`state_to_row` (a reference ``GameState``), :func:`row_history` (the
+    deck's history since the deal a row keeps); compiled helpers :func:`world_seed`, :func:`seed_futures`,
+    :func:`can_answer` and :func:`rebuild_queue`.
 """
 
 import os
@@ -40,7 +40,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from gubs_env.engine import IllegalActionError
 from gubs_env.fast.batch import SKIP, FastGames
 from gubs_env.fast.boundary import max_threads
-from gubs_env.fast.convert import state_to_row
+from gubs_env.fast.convert import row_history, state_to_row
 from gubs_env.fast.core import layout
 from gubs_env.fast.core.observe import encode
 from gubs_env.fast.core.rng import RNG_WORDS, integers, next_uint64, seed_pcg64, state_from_numpy, state_to_numpy
@@ -59,16 +59,13 @@ from gubs_env.fast.core.tables import (
     S_SCOUT,
 )
 from gubs_env.fast.determinize import (
-    MAX_STEP_EVENTS,
     can_answer,
     new_rows,
     rebuild_queue,
     redeal_deck_rows,
     redeal_rows,
-    row_deck_events,
     sample_rows,
     seed_futures,
-    step_deck_events,
     world_seed,
 )
 from gubs_env.fast.kernels import reset_one, step_game, view_game
@@ -77,7 +74,6 @@ from gubs_env.fast.selfplay import SelfPlayTables
 from gubs_env.fast.single import FastGame
 
 __all__ = [
-    "MAX_STEP_EVENTS",
     "RANDOM",
     "RNG_WORDS",
     "SKIP",
@@ -112,7 +108,7 @@ __all__ = [
     "redeal_deck_rows",
     "redeal_rows",
     "reset_one",
-    "row_deck_events",
+    "row_history",
     "sample_legal",
     "sample_rows",
     "score",
@@ -122,7 +118,6 @@ __all__ = [
     "state_from_numpy",
     "state_to_numpy",
     "state_to_row",
-    "step_deck_events",
     "step_game",
     "view_game",
     "winners_into",

@@ -16,7 +16,7 @@ from gubs_env.engine.actions import Op, Part, Use, make
 from gubs_env.engine.cards import BARRICADES, CARDS, RINGS, Kind
 from gubs_env.engine.options import LETTER_PLACEMENTS, MAX_TURNS_LIMIT
 from gubs_env.engine.positions.serialize import FORMAT_VERSION, action_to_dict
-from gubs_env.engine.state import GameState, Step
+from gubs_env.engine.state import MAX_DECK_EVENTS, DeckEvent, GameState, Step
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.core.rng import RNG_WORDS, state_from_numpy, state_to_numpy
 
@@ -68,6 +68,21 @@ def _side(row: np.ndarray, seat: int) -> dict[str, Any]:
     }
 
 
+def row_history(row: np.ndarray) -> tuple[DeckEvent, ...] | None:
+    """The deck's history since the deal a row keeps (``GameState.deck_history``); None where it is not known."""
+    count = int(row[L.HISTORY_LEN])
+    if count < 0:
+        return None
+    return tuple(divmod(int(cell), L.HISTORY_KINDS) for cell in row[L.HISTORY : L.HISTORY + count])
+
+
+def history_cells(history: list[DeckEvent] | tuple[DeckEvent, ...] | None) -> list[int]:
+    """A deck history as a row's cells: its length (-1: unknown), then one cell per event."""
+    if history is None:
+        return [-1]
+    return [len(history), *(at * L.HISTORY_KINDS + what for at, what in history)]
+
+
 def row_to_dict(row: np.ndarray, rng: np.ndarray) -> dict[str, Any]:
     """The state dict of one game, equal to what :meth:`Game.to_dict` writes for the same position."""
     n = int(row[L.NUM_PLAYERS])
@@ -107,6 +122,7 @@ def row_to_dict(row: np.ndarray, rng: np.ndarray) -> dict[str, Any]:
         "seen": seen,
         "rng": state_to_numpy(rng),
         "truncated": bool(row[L.TRUNCATED]),
+        "deck_history": None if (history := row_history(row)) is None else [list(event) for event in history],
     }
 
 
@@ -158,6 +174,7 @@ def state_to_row(st: GameState, row: np.ndarray, rng: np.ndarray) -> None:
             cells[L.SEEN_HAND + s * L.KINDS : L.SEEN_HAND + (s + 1) * L.KINDS] = seen[1]
     _pending_to_cells(st, cells)
     cells[L.TRUNCATED] = int(st.truncated)
+    _put(cells, L.HISTORY_LEN, history_cells(st.deck_history), 1 + MAX_DECK_EVENTS, "the deck's history")
     if len(cells) != L.ROW:
         raise ValueError("a list of the position does not have the length the row expects")
     row[:] = cells
@@ -246,4 +263,5 @@ def canonical_row(row: np.ndarray) -> np.ndarray:
     for s in range(L.SEATS):
         base = L.SEEN_TOP + s * L.SCOUT_DEPTH
         out[base + int(out[L.SEEN_TOP_LEN + s]) : base + L.SCOUT_DEPTH] = 0
+    out[L.HISTORY + max(0, int(out[L.HISTORY_LEN])) : L.HISTORY + MAX_DECK_EVENTS] = 0
     return out

@@ -32,9 +32,6 @@ import numpy as np
 from gubs_env.engine.cards import EVENTS, LETTERS, NUM_KINDS
 from gubs_env.engine.options import LETTER_PLACEMENTS
 from gubs_env.engine.positions.determinize import (
-    LETTER_DRAWN,
-    PUT_BACK,
-    PUT_BACK_LETTER,
     DeckEvent,
     DeckRedeal,
     Knowledge,
@@ -48,7 +45,7 @@ from gubs_env.engine.positions.determinize import (
     window_demands,
 )
 from gubs_env.engine.state import GameState, Step
-from gubs_env.fast.convert import state_to_row
+from gubs_env.fast.convert import history_cells, row_history, state_to_row
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.core import tables as T
 from gubs_env.fast.core.rng import RNG_WORDS, covering_mask, next_uint64, random_interval, seed_pcg64
@@ -299,6 +296,8 @@ def _template(k: Knowledge, hidden: int, top_bottom_first: list[int]) -> np.ndar
     cells[L.PICKS_LEN] = len(k.picks)
     cells[L.MARKS : L.MARKS + len(k.marks)] = [-1 if m is None else m for m in k.marks]  # a hidden keep: drawn
     cells[L.MARKS_LEN] = len(k.marks)
+    history = history_cells(k.deck_history)
+    cells[L.HISTORY_LEN : L.HISTORY_LEN + len(history)] = history
     if k.step is Step.SCOUT:
         if k.scout_cards is not None and k.scout_placed is not None:
             cells[L.CARDS : L.CARDS + len(k.scout_cards)] = k.scout_cards
@@ -713,25 +712,17 @@ def sample_rows(k: Knowledge | WorldPlan, seed: int, rows: np.ndarray, rngs: np.
     )
 
 
-def redeal_rows(
-    st: GameState,
-    viewer: int,
-    seed: int,
-    rows: np.ndarray,
-    rngs: np.ndarray,
-    history: Sequence[DeckEvent] | None = None,
-) -> None:
+def redeal_rows(st: GameState, viewer: int, seed: int, rows: np.ndarray, rngs: np.ndarray) -> None:
     """Write ``len(rows)`` copies of ``st``, the deck dealt anew: row ``w`` is ``redeal_deck(st, viewer, seed + w)``.
 
     The hands-seeing worlds (measurement only; see
     :func:`~gubs_env.engine.positions.determinize.redeal_deck`), written straight into the rows: the position is
     converted once, and each world rewrites its deck and the other seats' Scout knowledge of the deck top. The
-    generators are the futures :func:`sample_rows` gives the same seed (:func:`seed_futures`). ``history``: the
-    deck's events since the deal, as ``redeal_deck`` takes them.
+    generators are the futures :func:`sample_rows` gives the same seed (:func:`seed_futures`).
     """
     state_to_row(st, rows[0], rngs[0])
     rows[1:] = rows[0]
-    redeal = DeckRedeal(st, viewer, history)
+    redeal = DeckRedeal(st, viewer)
     scouted = [(seat, len(seen)) for seat, seen in enumerate(st.seen_top) if seat != viewer and seen]
     for w in range(rows.shape[0]):
         deck = redeal.deck(seed + w)
@@ -745,21 +736,14 @@ def redeal_rows(
 # --- the deck alone dealt anew: the table's knowledge kept ---------------------------------------------------------
 
 
-def redeal_deck_rows(
-    row: np.ndarray,
-    known: int,
-    seed: int,
-    rows: np.ndarray,
-    rngs: np.ndarray,
-    history: tuple[DeckEvent, ...] | None = None,
-) -> None:
+def redeal_deck_rows(row: np.ndarray, known: int, seed: int, rows: np.ndarray, rngs: np.ndarray) -> None:
     """Write ``len(rows)`` copies of game row ``row`` whose deck is dealt anew below its top ``known`` cards.
 
     :meth:`~gubs_env.engine.positions.determinize.DeckRedeal.deck`'s distribution in one compiled call (the Letters
-    by their posterior given ``history``, every other hidden card at a uniform free cell): every hand, side, pile
-    and the deck top some seat knows stay. For measurement, as :func:`redeal_rows`: the luck-adjusted evaluation's
-    worlds (:mod:`agents.evaluate.luck`). World ``w`` depends on ``(row, known, seed, w, history)`` only; each gets
-    a fresh future.
+    by their posterior given the row's deck history since the deal, every other hidden card at a uniform free cell):
+    every hand, side, pile and the deck top some seat knows stay. For measurement, as :func:`redeal_rows`: the
+    luck-adjusted evaluation's worlds (:mod:`agents.evaluate.luck`). World ``w`` depends on ``(row, known, seed, w)``
+    only; each gets a fresh future.
 
     Args:
         row: the position's int32 game row.
@@ -767,8 +751,6 @@ def redeal_deck_rows(
         seed: an int in ``[0, 2**64)``.
         rows: int32 ``(W, layout.ROW)``, C-contiguous: overwritten with the worlds.
         rngs: uint64 ``(W, 6)``, C-contiguous: overwritten with each world's generator.
-        history: the deck's events since the deal (:data:`~gubs_env.engine.positions.determinize.DeckEvent`);
-            ``None`` where they were not recorded (the posterior then takes it that no card was put back since).
     """
     hidden = int(row[L.DECK_LEN]) - known
     cells, cumulative = _NO_WAYS
@@ -776,53 +758,9 @@ def redeal_deck_rows(
     if missing and LETTER_PLACEMENTS[int(row[L.UNIFORM])] == "thirds":
         known_letters = tuple(int(cell) for cell in (first, second, third) if cell >= 0)
         cells, cumulative = letter_ways(
-            int(row[L.NUM_PLAYERS]), int(row[L.DECK_LEN]), hidden, known_letters, int(missing), history
+            int(row[L.NUM_PLAYERS]), int(row[L.DECK_LEN]), hidden, known_letters, int(missing), row_history(row)
         )
     _redeal_kernel(row, hidden, cells, cumulative, np.uint64(seed), rows, rngs)
-
-
-def row_deck_events(before: np.ndarray, after: np.ndarray, drew: bool) -> list[DeckEvent]:
-    """The deck's public events of one action, from the game rows before and after it (``deck_events`` on rows).
-
-    ``drew``: the action was the turn player's draw. A replay that appends the events of every action from the
-    game's first on has the history :func:`redeal_deck_rows` and :func:`plan_worlds` (through the knowledge) take;
-    a compiled replay appends them with :func:`step_deck_events`.
-    """
-    events = np.empty((MAX_STEP_EVENTS, 2), dtype=np.int64)
-    count = step_deck_events(before, after, drew, events, 0)
-    return [(int(at), int(what)) for at, what in events[:count]]
-
-
-MAX_STEP_EVENTS = 1 + L.DECK_ROOM
-"""The most deck events one action makes: a Letter drawn, then every card of the deck put back."""
-
-
-@nb.njit(cache=True)
-def step_deck_events(before: np.ndarray, after: np.ndarray, drew: bool, events: np.ndarray, count: int) -> int:
-    """:func:`row_deck_events` in compiled code, for a replay of its own: returns the new count of events.
-
-    The events are written as rows ``(size, event)`` of int64 ``events`` from row ``count`` on; room for
-    :data:`MAX_STEP_EVENTS` more rows is the caller's to leave.
-    """
-    size = before[L.DECK_LEN]
-    if drew:
-        if T.IS_LETTER[before[L.DECK + size - 1]]:
-            events[count, 0], events[count, 1] = size, LETTER_DRAWN
-            count += 1
-        size -= 1
-    end = after[L.DECK_LEN]
-    if end <= size:  # nothing went back: most actions
-        return count
-    letters_back = 0
-    for i in range(end):
-        letters_back += T.IS_LETTER[after[L.DECK + i]]
-    for i in range(size):
-        letters_back -= T.IS_LETTER[before[L.DECK + i]]
-    what = PUT_BACK_LETTER if letters_back else PUT_BACK  # only a flop puts a Letter back, alone
-    for at in range(size, end):
-        events[count, 0], events[count, 1] = at, what
-        count += 1
-    return count
 
 
 @nb.njit(cache=True)

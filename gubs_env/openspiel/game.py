@@ -20,7 +20,6 @@ from gubs_env.engine.cards import CARDS, MAX_PLAYERS, MIN_PLAYERS
 from gubs_env.engine.game import Game
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.players import is_player_count
-from gubs_env.engine.positions.determinize import checked_deck_history
 
 GAME_NAME = "python_gubs"
 DEAL = 0
@@ -86,20 +85,12 @@ class _Engine:
         return _Engine(None if self.game is None else self.game.clone())
 
     def __getstate__(self) -> dict[str, Any] | None:
-        if self.game is None:
-            return None
-        return {"state": self.game.to_dict(), "deck_history": self.game.deck_history}
+        return None if self.game is None else self.game.to_dict()  # the deck's history is part of it
 
     def __setstate__(self, data: dict[str, Any] | None) -> None:
-        # from_dict validates every field, so a tampered saved state fails here with InvalidStateError
-        if data is None:
-            self.game = None
-            return
-        saved = data if isinstance(data, dict) and set(data) == {"state", "deck_history"} else None
-        game = Game.from_dict(data if saved is None else saved["state"], record_log=False)
-        if saved is not None and saved["deck_history"] is not None:  # an older save has none: its past is unknown
-            game.deck_history = checked_deck_history(saved["deck_history"])
-        self.game = game
+        # from_dict validates every field, so a tampered saved state fails here with InvalidStateError; a state saved
+        # by version 0.2 loads with its deck history unknown
+        self.game = None if data is None else Game.from_dict(data, record_log=False)
 
 
 class GubsGame(pyspiel.Game):

@@ -50,8 +50,14 @@ class RecordError(ValueError):
 
 
 def state_digest(game: Game) -> str:
-    """A SHA-256 of the full state (random generator included) in canonical JSON."""
-    text = json.dumps(game.to_dict(), sort_keys=True, separators=(",", ":"))
+    """A SHA-256 of the full state (random generator included) in canonical JSON.
+
+    It is taken of the state as saved-state version 1 wrote it, without the deck's history: a record's history
+    follows from its seed and actions, and records written before the history was saved keep their digests.
+    """
+    saved = game.to_dict()
+    del saved["deck_history"]
+    text = json.dumps({**saved, "version": 1}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 

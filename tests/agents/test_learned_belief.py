@@ -52,8 +52,7 @@ def test_what_the_seat_cannot_see_changes_neither_the_weights_nor_the_worlds(num
             weights = model.weights_for(encode(game.state, seat), knowledge(game.state, seat), 1.0)
             rows = searcher.world_rows(game, seat, seed=4) if seat == game.current_player else None
             for variant in hidden_variants(game, seat, rnd):
-                other = Game.from_state(variant)
-                other.deck_history = game.deck_history  # the same public past: only the hidden cards differ
+                other = Game.from_state(variant)  # the same public past (the state keeps it): only hidden cards differ
                 moved_hands += other.state.hands != game.state.hands
                 again = model.weights_for(encode(other.state, seat), knowledge(other.state, seat), 1.0)
                 assert np.array_equal(again, weights)

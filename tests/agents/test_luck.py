@@ -33,7 +33,7 @@ from benchmarks.luck_history import letter_probe
 from gubs_env.engine import Game, Op
 from gubs_env.engine.cards import LETTERS, Kind
 from gubs_env.engine.positions.determinize import LETTER_DRAWN
-from gubs_env.fast.convert import state_to_row
+from gubs_env.fast.convert import row_history, state_to_row
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.determinize import new_rows, redeal_deck_rows
 from gubs_env.fast.kernels import step_game
@@ -53,6 +53,7 @@ def three_card_position(deck_top_first: list[str], seen_by_seat1: int = 0) -> Ga
     rest = Counter(start["deck"])
     rest.subtract([*deck_top_first, "Letter G", "Letter U"])
     start |= {"deck": deck_top_first, "letters": ["Letter G", "Letter U"], "discard": dict(+rest)}
+    start["deck_history"] = None  # a table set by hand: its past is not known
     if seen_by_seat1:
         start["seen"][1]["top"] = deck_top_first[:seen_by_seat1]
     return Game.from_dict(start)
@@ -183,9 +184,8 @@ def peek_then_draw(seed: int) -> tuple[Game, list]:
     return position, first_legal_to_the_end(position, first)
 
 
-def naive_chance_steps(g, r, ids, legal, steps, deck) -> int:  # type: ignore[no-untyped-def]
+def naive_chance_steps(g, r, ids, legal, befores, afters, at) -> int:  # type: ignore[no-untyped-def]
     """The mistake the estimator must not make: every drawn card counted as chance, peeked or not."""
-    befores, afters, at = steps
     count = 0
     for i, action in enumerate(ids):
         befores[count], before_rng = g, r.copy()
@@ -411,9 +411,9 @@ def test_each_chance_step_is_redealt_given_the_decks_history_since_the_deal(monk
     passed: list[tuple | None] = []
     real = luck.redeal_deck_rows
 
-    def spy(row, known, seed, rows, rngs, history=None):  # type: ignore[no-untyped-def]
-        passed.append(history)
-        return real(row, known, seed, rows, rngs, history=history)
+    def spy(row, known, seed, rows, rngs):  # type: ignore[no-untyped-def]
+        passed.append(row_history(row))
+        return real(row, known, seed, rows, rngs)
 
     monkeypatch.setattr(luck, "redeal_deck_rows", spy)
     estimator = LuckEstimator(LuckSettings(worlds=2), luck.ConstantValue())

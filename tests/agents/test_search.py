@@ -284,7 +284,7 @@ def test_its_worlds_are_the_compiled_sampler_worlds_and_look_like_the_real_game(
     seat = game.current_player
     rows, rngs = SearchAgent(0, SearchSettings(worlds=3)).world_rows(game, seat, 1234)
     expected_rows, expected_rngs = new_rows(3)
-    sample_rows(knowledge(game.state, seat, game.deck_history), 1234, expected_rows, expected_rngs)
+    sample_rows(knowledge(game.state, seat), 1234, expected_rows, expected_rngs)
     assert np.array_equal(rows, expected_rows) and np.array_equal(rngs, expected_rngs)
     worlds = [row_to_game(rows[w], rngs[w], record_log=False) for w in range(3)]
     assert all(world.information_state(seat) == game.information_state(seat) for world in worlds)

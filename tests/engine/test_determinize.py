@@ -348,8 +348,7 @@ def test_what_the_viewer_cannot_see_does_not_reach_the_world(num_players):
             key = game.information_state(viewer)
             world = game.resample(viewer, seed=i).to_dict()
             for variant in hidden_variants(game, viewer, rnd):
-                other = Game.from_state(variant)
-                other.deck_history = game.deck_history  # the same public past: only the hidden cards differ
+                other = Game.from_state(variant)  # the same public past (the state keeps it): only hidden cards differ
                 assert other.information_state(viewer) == key
                 assert other.resample(viewer, seed=i).to_dict() == world
                 tried += 1
@@ -770,4 +769,4 @@ def test_resample_property(num_players, game_seed, depth, viewer, seed, placemen
     viewer %= num_players
     world = check_world(game, viewer, seed)
     assert game.resample(viewer, seed=seed).to_dict() == world.to_dict()
-    assert det.sample_world(det.knowledge(game.state, viewer, game.deck_history), seed).deck == world.state.deck
+    assert det.sample_world(det.knowledge(game.state, viewer), seed).deck == world.state.deck

@@ -95,7 +95,7 @@ def test_the_compiled_rows_of_the_hands_seeing_search_are_the_reference_worlds(p
     rows, rngs = searcher.world_rows(game, seat, seed=77)
     for w in range(4):
         expected_rows, expected_rngs = new_rows(1)
-        state_to_row(redeal_deck(game.state, seat, 77 + w, game.deck_history), expected_rows[0], expected_rngs[0])
+        state_to_row(redeal_deck(game.state, seat, 77 + w), expected_rows[0], expected_rngs[0])
         assert np.array_equal(rows[w], expected_rows[0])
         world = row_to_game(rows[w], rngs[w], record_log=False)
         assert world.state.hands == game.state.hands and sorted(world.state.deck) == sorted(game.state.deck)

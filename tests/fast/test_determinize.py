@@ -21,7 +21,6 @@ from hypothesis import strategies as hst
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game, Kind, Step
-from gubs_env.engine.actions import Op
 from gubs_env.engine.cards import CARDS, COPIES, EVENTS, LETTERS, NUM_KINDS
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.positions import determinize as det
@@ -29,6 +28,7 @@ from gubs_env.engine.positions import position
 from gubs_env.engine.positions.determinize import Knowledge, knowledge
 from gubs_env.engine.positions.determinize import _answer_kinds as det_answer_kinds
 from gubs_env.engine.rules import cancel_answers, flop_answers
+from gubs_env.engine.state import MAX_DECK_EVENTS
 from gubs_env.fast import determinize as fd
 from gubs_env.fast.convert import NAMES, row_to_dict, state_to_row
 from gubs_env.fast.core import layout as L
@@ -540,10 +540,10 @@ def test_letters_put_back_by_the_deal_agree_with_the_reference(monkeypatch):
 
 def test_after_put_backs_both_samplers_follow_the_history():
     # A game followed through its put-backs: the compiled worlds and redealt decks agree with the reference's.
-    game, history = next(
+    game, _ = next(
         (g, h) for g, h in (tracked_game(3, seed) for seed in range(40)) if sum(w == det.PUT_BACK for _, w in h) >= 3
     )
-    k = knowledge(game.state, 0, history)
+    k = knowledge(game.state, 0)
     count = 2000
 
     def highest(deck: list[int]) -> int:
@@ -558,9 +558,9 @@ def test_after_put_backs_both_samplers_follow_the_history():
     row, rng = fd.new_rows(1)
     state_to_row(game.state, row[0], rng[0])
     redealt, rngs = fd.new_rows(count)
-    fd.redeal_deck_rows(row[0], 0, 9, redealt, rngs, history)
+    fd.redeal_deck_rows(row[0], 0, 9, redealt, rngs)  # the row keeps the history
     compiled = Counter(highest([int(x) for x in r[L.DECK : L.DECK + int(r[L.DECK_LEN])]]) for r in redealt)
-    reference = Counter(highest(det.redeal_deck(game.state, 0, i, history).deck) for i in range(count))
+    reference = Counter(highest(det.redeal_deck(game.state, 0, i).deck) for i in range(count))
     assert homogeneous(compiled, reference)
     # Without the history the Letters are placed as if nothing was put back: another distribution.
     without = Counter(
@@ -570,19 +570,31 @@ def test_after_put_backs_both_samplers_follow_the_history():
 
 
 @pytest.mark.parametrize("num_players", [2, 5])
-def test_the_rows_give_the_deck_events_the_reference_gives(num_players):
-    for seed in range(15):
+def test_a_rows_history_is_the_reference_games_as_it_is_played(num_players):
+    # (the differential tests compare every action's whole state, this history included: here, its cells read back)
+    for seed in range(6):
         game = Game(num_players, seed=seed, record_log=False)
         rnd = random.Random(seed)
-        before, after, rng = np.zeros(L.ROW, dtype=np.int32), np.zeros(L.ROW, dtype=np.int32), fd.new_rows(1)[1][0]
+        row, rng = fd.new_rows(1)
         while not game.is_over:
-            action = rnd.choice(game.legal_actions())
-            drew = game.pending.step is Step.DRAW and action.op is Op.DRAW
-            state = game.state.copy()
-            state_to_row(state, before, rng)
-            game.apply(action)
-            state_to_row(game.state, after, rng)
-            assert fd.row_deck_events(before, after, drew) == det.deck_events(state, action, game.state)
+            game.apply(rnd.choice(game.legal_actions()))
+            state_to_row(game.state, row[0], rng[0])
+            assert fd.row_history(row[0]) == tuple(game.deck_history)
+        assert game.deck_history
+
+
+def test_a_rows_history_past_its_bound_becomes_unknown_as_the_references_does():
+    from gubs_env.fast.core.rules import insert_into_deck
+
+    game = Game(2, seed=0, record_log=False)
+    game.state.deck_history = [(62, det.PUT_BACK)] * L.HISTORY_KINDS  # room to spare: a row keeps it
+    row, rng = fd.new_rows(1)
+    state_to_row(game.state, row[0], rng[0])
+    insert_into_deck(row[0], rng[0], int(Kind.GUB))
+    assert fd.row_history(row[0]) == ((62, det.PUT_BACK),) * L.HISTORY_KINDS + ((62, det.PUT_BACK),)
+    row[0, L.HISTORY_LEN] = MAX_DECK_EVENTS  # as full as a hand-made history can make it
+    insert_into_deck(row[0], rng[0], int(Kind.GUB))
+    assert fd.row_history(row[0]) is None
 
 
 def tracked_game(num_players: int, seed: int, until: int = 20) -> tuple[Game, tuple[det.DeckEvent, ...]]:

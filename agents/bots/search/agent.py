@@ -340,7 +340,7 @@ class SearchAgent(GameSearcher):
         (:func:`~agents.bots.search.belief.reweight_rows`: what players keep, or what the hand model reads from
         the seat's observation).
         """
-        known = knowledge(game.state, seat, game.deck_history)
+        known = knowledge(game.state, seat)
         rows, rngs = new_rows(self.settings.worlds)
         sample_rows(known, seed, rows, rngs)
         if self.settings.prior > 0:
@@ -388,7 +388,7 @@ class HandsSeeingSearchAgent(SearchAgent):
         The Letters among the hidden cards follow their posterior given the game's deck history.
         """
         rows, rngs = new_rows(self.settings.worlds)
-        redeal_rows(game.state, seat, seed, rows, rngs, game.deck_history)
+        redeal_rows(game.state, seat, seed, rows, rngs)
         return rows, rngs
 
 

@@ -175,7 +175,7 @@ class ISMCTSAgent(GameSearcher):
     def root_visits(self, game: Game, seat: int, seed: int) -> np.ndarray:
         """``(N_ACTIONS,)``: how often each id at ``game``'s decision was followed; depends on ``seed`` alone."""
         rows, rngs = new_rows(self.settings.iterations)
-        sample_rows(knowledge(game.state, seat, game.deck_history), seed, rows, rngs)
+        sample_rows(knowledge(game.state, seat), seed, rows, rngs)
         visits = np.zeros(NUM_ACTIONS, dtype=np.int64)
         tree_visits(rows, rngs, np.uint64(seed), self.settings.c, TABLES.ints, seat_tables(TABLES.floats), visits)
         return visits

@@ -42,11 +42,8 @@ from agents.bots.threads import one_blas_thread
 from gubs_env.encoding.action_table import NUM_ACTIONS, describe_id, encode
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import Action, Game, action_from_dict
-from gubs_env.engine.actions import Op, make
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
 from gubs_env.fast import (
-    MAX_STEP_EVENTS,
-    S_DRAW,
     S_OVER,
     S_SCOUT,
     new_rows,
@@ -54,7 +51,6 @@ from gubs_env.fast import (
     reset_one,
     score,
     state_to_row,
-    step_deck_events,
     step_game,
     view_game,
     world_seed,
@@ -318,10 +314,8 @@ class LuckEstimator:
         g, r = row[0], rng[0]
         befores = np.empty((len(ids), L.ROW), dtype=np.int32)
         afters = np.empty_like(befores)
-        at, known = np.empty(len(ids), dtype=np.int64), np.empty(len(ids), dtype=np.int64)
-        events = np.empty((len(ids) * MAX_STEP_EVENTS, 2), dtype=np.int64)  # room for the most any action makes
-        draw = encode(make(Op.DRAW), 0, num_players)  # the draw names no seat
-        count = _chance_steps(g, r, ids, self._legal, (befores, afters, at), (draw, events, known))
+        at = np.empty(len(ids), dtype=np.int64)
+        count = _chance_steps(g, r, ids, self._legal, befores, afters, at)
         if count < 0:
             index = -count - 1
             if g[L.STEP] == S_OVER:
@@ -336,8 +330,6 @@ class LuckEstimator:
             return GameLuck((), np.zeros((0, num_players)), results, scores, truncated)
         rows, rngs = new_rows(blocks * (worlds + 1))
         base = np.random.SeedSequence([self.settings.seed, seed & (2**63 - 1)]).generate_state(1, np.uint64)[0]
-        history = [(int(size), int(what)) for size, what in events[: known[count - 1] if count else 0]]
-        histories = [tuple(history[: known[c]]) if with_deal else None for c in range(count)]
         if with_deal:
             state_to_row(start.state, rows[0], rngs[0])
             self._deal_rows(rows[: worlds + 1], rngs[: worlds + 1], start.state.options, base)
@@ -345,8 +337,9 @@ class LuckEstimator:
             block = slice((c + with_deal) * (worlds + 1), (c + with_deal + 1) * (worlds + 1))
             rows[block.start] = afters[c]
             world_rows, world_rngs = rows[block.start + 1 : block.stop], rngs[block.start + 1 : block.stop]
+            # the Letters follow the deck's history the row keeps (the position's own, for a continuation)
             redeal_deck_rows(befores[c], _known_top(befores[c]), int(world_seed(base, int(at[c]), 0)), world_rows,
-                             world_rngs, history=histories[c])  # fmt: skip
+                             world_rngs)  # fmt: skip
             if not _step_all(world_rows, world_rngs, int(ids[at[c]]), self._legal):
                 raise LuckError(f"action {at[c]} is not legal in a re-dealt world (the game is not one of this engine)")
         values = self.value(rows, num_players).reshape(blocks, worlds + 1, num_players)
@@ -420,22 +413,17 @@ def _chance_steps(
     r: np.ndarray,
     ids: np.ndarray,
     legal: np.ndarray,
-    steps: tuple,
-    deck: tuple,
+    befores: np.ndarray,
+    afters: np.ndarray,
+    at: np.ndarray,
 ) -> int:
-    """Play ``ids`` in row ``g``, keeping each chance step's index and the rows before and after it.
-
-    ``steps``: (rows before, rows after, action index) of each chance step. ``deck``: (the draw's id, the deck's
-    events of the replay as ``(size, event)`` rows, and per chance step how many of them came before it: its
-    history since ``g``'s position).
+    """Play ``ids`` in row ``g``, keeping each chance step's rows before and after it and its action's index.
 
     Returns how many chance steps there were, or ``-(i + 1)`` when id ``i`` is not legal where it comes (the game
     may be over by then).
     """
-    befores, afters, at = steps
-    draw, events, known = deck
     before_rng = np.empty_like(r)
-    count = events_count = 0
+    count = 0
     view_game(g, legal)
     for i in range(ids.size):
         a = ids[i]
@@ -443,14 +431,10 @@ def _chance_steps(
             return -(i + 1)
         befores[count] = g
         before_rng[:] = r
-        drew = befores[count, L.STEP] == S_DRAW and a == draw
         step_game(g, r, a, legal)
-        history = events_count
-        events_count = step_deck_events(befores[count], g, drew, events, events_count)
         if _is_chance_step(befores[count], before_rng, g, r):
             afters[count] = g
             at[count] = i
-            known[count] = history
             count += 1
     return count
 

@@ -6,9 +6,9 @@ Traveling Merchant's choices) are steps of :mod:`gubs_env.engine.rules`.
 
 from __future__ import annotations
 
-from gubs_env.engine.cards import BARRICADES, Kind
+from gubs_env.engine.cards import BARRICADES, LETTERS, Kind
 from gubs_env.engine.log import Count, Fact, kinds
-from gubs_env.engine.state import BARRICADE_BASE, RING_BASE, RING_SIZES, GameState
+from gubs_env.engine.state import BARRICADE_BASE, PUT_BACK, PUT_BACK_LETTER, RING_BASE, RING_SIZES, GameState
 
 TOAD_SLOT = Kind.TOAD_RIDER - BARRICADE_BASE
 
@@ -17,8 +17,9 @@ def insert_into_deck(st: GameState, kind: int) -> None:
     """Put a card into the deck at a uniformly random position (R15, R20).
 
     Any Scout knowledge of the deck top is forgotten: the position is hidden, so no player can be
-    sure the cards they saw are still on top (docs/rules.md "P2").
+    sure the cards they saw are still on top (docs/rules.md "P2"). The deck's history records it.
     """
+    st.note_deck_event(PUT_BACK_LETTER if kind in LETTERS else PUT_BACK)
     st.deck.insert(int(st.rng.integers(len(st.deck) + 1)), kind)
     for seen in st.seen_top:
         seen.clear()

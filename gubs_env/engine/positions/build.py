@@ -107,6 +107,7 @@ def position(
         "seen": [{"top": [], "hand": None} for _ in range(num_players)],
         "rng": np.random.default_rng(seed).bit_generator.state,
         "truncated": False,
+        "deck_history": None,  # a table set by hand has no known past
     }
     placed = _placed_counts(state)
     for spec in CARDS:

@@ -7,8 +7,8 @@ and :func:`sample_world` draws a complete :class:`~gubs_env.engine.state.GameSta
 and a seed alone, so a sampled world can hold nothing the seat does not know.
 
 Unknown cards are spread uniformly over the arrangements the record allows; the Letters still in
-the deck follow the deal's placement prior (R2) given how far the deck has been drawn. What is and is
-not conditioned on is set out in docs/engine.md ("Determinization").
+the deck follow their exact posterior given the deal's placement (R2) and the deck's public history since the deal
+(``GameState.deck_history``). What is and is not conditioned on is set out in docs/engine.md ("Determinization").
 """
 
 from __future__ import annotations
@@ -25,13 +25,22 @@ from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-from gubs_env.engine.actions import BLINDFOLDABLE, Action, Op
-from gubs_env.engine.cards import COPIES, DECK_SIZE, EVENTS, LETTERS, NUM_KINDS, Kind
+from gubs_env.engine.actions import BLINDFOLDABLE, Action
+from gubs_env.engine.cards import COPIES, EVENTS, LETTERS, NUM_KINDS, Kind
 from gubs_env.engine.options import RuleOptions
-from gubs_env.engine.positions.serialize import SCOUT_DEPTH, InvalidStateError, action_to_dict, brief
+from gubs_env.engine.positions.serialize import SCOUT_DEPTH, action_to_dict
 from gubs_env.engine.rules import cancel_answers, cure_answers, flop_answers
 from gubs_env.engine.setup import CARDS_DEALT
-from gubs_env.engine.state import GameState, Pending, Side, Step
+from gubs_env.engine.state import (
+    LETTER_DRAWN,
+    PUT_BACK,
+    PUT_BACK_LETTER,
+    DeckEvent,
+    GameState,
+    Pending,
+    Side,
+    Step,
+)
 
 KEY_VERSION = 2
 """Bumped whenever the information-state string changes shape."""
@@ -48,14 +57,6 @@ _LETTER_SET = frozenset(int(k) for k in LETTERS)
 _EVENT_KINDS = tuple(sorted(int(k) for k in EVENTS))
 _OTHER_EVENTS = tuple(sorted(int(k) for k in EVENTS if k not in LETTERS))
 
-PUT_BACK = 0
-"""A deck event: a card other than a Letter put back at a uniformly random place (R15, R20, a dealt Event)."""
-PUT_BACK_LETTER = 1
-"""A deck event: a Letter put back at a uniformly random place (a flopped Letter, R20)."""
-LETTER_DRAWN = 2
-"""A deck event: a Letter drawn from the top (laid out, or about to be flopped)."""
-DeckEvent = tuple[int, int]
-"""One public event of the deck since the deal: ``(cards in the deck just before it, PUT_BACK | ...)``."""
 
 T = TypeVar("T")
 W = TypeVar("W", int, float)
@@ -98,7 +99,7 @@ class Knowledge:
         scout_sizes: SCOUT: how many cards are still to place and how many were placed (public).
         deck_history: the deck's public events since the deal (:data:`DeckEvent`: each card put back at a random
             place and each Letter drawn, with the deck's size then), which the Letters' posterior follows; ``None``
-            where they were not recorded (the state does not keep them: see :func:`deck_events`).
+            where the past is not known (``GameState.deck_history``).
     """
 
     viewer: int
@@ -179,11 +180,11 @@ class Knowledge:
         return [*self.seen_top, *sorted(rest)]
 
 
-def knowledge(st: GameState, viewer: int, history: Sequence[DeckEvent] | None = None) -> Knowledge:
+def knowledge(st: GameState, viewer: int) -> Knowledge:
     """What seat ``viewer`` may know in ``st`` (the only input of :func:`sample_world`).
 
-    ``history`` is the deck's public events since the deal (:func:`deck_events` collects them), which the state does
-    not keep; without it the Letters' posterior takes it that no card was put back since the deal.
+    The deck's public history since the deal is the state's (``st.deck_history``); where it is ``None`` the Letters'
+    posterior takes it that no card was put back since the deal.
     """
     pend = st.pending
     own_scout = pend.step is Step.SCOUT and pend.by == viewer
@@ -222,7 +223,7 @@ def knowledge(st: GameState, viewer: int, history: Sequence[DeckEvent] | None = 
         scout_cards=tuple(pend.cards) if own_scout else None,
         scout_placed=tuple(pend.placed) if own_scout else None,
         scout_sizes=(len(pend.cards), len(pend.placed)),
-        deck_history=None if history is None else tuple((int(at), int(what)) for at, what in history),
+        deck_history=None if st.deck_history is None else tuple(st.deck_history),
     )
 
 
@@ -231,80 +232,20 @@ def information_state(st: GameState, viewer: int) -> str:
     return knowledge(st, viewer).key()
 
 
-def resample(
-    st: GameState, viewer: int, seed: int | None = None, history: Sequence[DeckEvent] | None = None
-) -> GameState:
-    """A full state seat ``viewer`` cannot tell from ``st``, drawn from its knowledge and ``seed`` alone.
-
-    ``history``: the deck's events since the deal, as :func:`knowledge` takes them.
-    """
-    return sample_world(knowledge(st, viewer, history), seed)
-
-
-MAX_DECK_EVENTS = 100_000
-"""The most events a saved deck history may hold (a game at the turn limit has far fewer)."""
-
-
-def checked_deck_history(value: object) -> list[DeckEvent]:
-    """A deck history read from a saved state, checked: a list of ``[size, event]`` pairs of plain ints.
-
-    Raises:
-        InvalidStateError: (a ``ValueError``) anything else; nothing is kept.
-    """
-    if type(value) is not list or len(value) > MAX_DECK_EVENTS:
-        raise InvalidStateError(f"deck_history must be a list of at most {MAX_DECK_EVENTS} events, not {brief(value)}")
-    events: list[DeckEvent] = []
-    for event in value:
-        if (
-            type(event) not in (list, tuple)
-            or len(event) != 2
-            or any(type(v) is not int for v in event)
-            or not 0 <= event[0] <= DECK_SIZE
-            or event[1] not in (PUT_BACK, PUT_BACK_LETTER, LETTER_DRAWN)
-        ):
-            raise InvalidStateError(f"a deck_history event is [deck size 0..{DECK_SIZE}, 0..2], not {brief(event)}")
-        events.append((event[0], event[1]))
-    return events
-
-
-def deck_events(before: GameState, action: Action, after: GameState) -> list[DeckEvent]:
-    """The deck's public events of one action, ``before`` and ``after`` it: the history :func:`knowledge` takes.
-
-    Everyone sees them: a card drawn and whether it is a Letter, every card put back into the deck (a flopped Event,
-    R20; the cards of Flash Flood, Rumor of Wasps and Gargok Plague, R15), and the deck's size. A game that appends
-    the events of every action to one list from its first action on has the history since the deal
-    (:attr:`Game.deck_history <gubs_env.engine.Game.deck_history>` does).
-    """
-    return deck_changes(before.deck, before.pending.step, action, after.deck)
-
-
-def deck_changes(deck_before: Sequence[int], step: Step, action: Action, deck_after: Sequence[int]) -> list[DeckEvent]:
-    """:func:`deck_events` from the deck before the action (a copy), the step it answered and the deck after it."""
-    events: list[DeckEvent] = []
-    size = len(deck_before)
-    if step is Step.DRAW and action.op is Op.DRAW:
-        if deck_before[-1] in _LETTER_SET:
-            events.append((size, LETTER_DRAWN))
-        size -= 1
-    if len(deck_after) <= size:  # nothing went back: most actions
-        return events
-    letters_back = sum(kind in _LETTER_SET for kind in deck_after) - sum(
-        kind in _LETTER_SET for kind in deck_before[:size]
-    )
-    what = PUT_BACK_LETTER if letters_back else PUT_BACK  # only a flop puts a Letter back, alone
-    events += [(at, what) for at in range(size, len(deck_after))]
-    return events
+def resample(st: GameState, viewer: int, seed: int | None = None) -> GameState:
+    """A full state seat ``viewer`` cannot tell from ``st``, drawn from its knowledge and ``seed`` alone."""
+    return sample_world(knowledge(st, viewer), seed)
 
 
 class DeckRedeal:
     """The deck of one position dealt anew, as often as asked: what stays the same between the deals is read once.
 
     The deck top ``viewer`` knows (its Scout's cards) stays; the cards below it are dealt again, the Letters among
-    them by their posterior (:func:`letter_posterior`, given ``history``: the deck's events since the deal, as
-    :func:`knowledge` takes them), the other cards uniformly. :func:`redeal_deck` makes a whole world of one deal.
+    them by their posterior (:func:`letter_posterior`, given the state's deck history since the deal), the other
+    cards uniformly. :func:`redeal_deck` makes a whole world of one deal.
     """
 
-    def __init__(self, st: GameState, viewer: int, history: Sequence[DeckEvent] | None = None) -> None:
+    def __init__(self, st: GameState, viewer: int) -> None:
         self.num_players = st.num_players
         self.placement = st.options.letter_placement
         self.size = len(st.deck)
@@ -313,7 +254,7 @@ class DeckRedeal:
         self.known_letters = [self.hidden + i for i, kind in enumerate(self.top_bottom_first) if kind in _LETTER_SET]
         self.letters = [kind for kind in st.deck[: self.hidden] if kind in _LETTER_SET]
         self.others = [kind for kind in st.deck[: self.hidden] if kind not in _LETTER_SET]
-        self.history = None if history is None else tuple((int(at), int(what)) for at, what in history)
+        self.history = None if st.deck_history is None else tuple(st.deck_history)
 
     def deck(self, seed: int) -> list[int]:
         """One deal of the deck, bottom first, decided by ``seed`` alone."""
@@ -338,9 +279,7 @@ class DeckRedeal:
         return [next(rest) if kind is None else kind for kind in deck] + self.top_bottom_first
 
 
-def redeal_deck(
-    st: GameState, viewer: int, seed: int | None = None, history: Sequence[DeckEvent] | None = None
-) -> GameState:
+def redeal_deck(st: GameState, viewer: int, seed: int | None = None) -> GameState:
     """``st`` with only the deck dealt anew: what a seat that saw every hand, but not the deck, cannot tell apart.
 
     Every hand, side and pile stays as it is, and so does the deck top ``viewer`` knows; the rest of the deck is
@@ -355,7 +294,7 @@ def redeal_deck(
         seed = random.SystemRandom().getrandbits(63)
     world = st.copy()
     world.rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, _WORLD_SALT])))
-    world.deck = DeckRedeal(st, viewer, history).deck(seed)
+    world.deck = DeckRedeal(st, viewer).deck(seed)
     for seat, seen in enumerate(st.seen_top):
         if seat != viewer:
             world.seen_top[seat] = world.deck[: -len(seen) - 1 : -1] if seen else []
@@ -854,6 +793,7 @@ def sample_world(k: Knowledge, seed: int | None = None) -> GameState:
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, _WORLD_SALT])))
     st = GameState(n, k.options, rng)
     st.turn_player, st.turn, st.truncated = k.turn_player, k.turn, k.truncated
+    st.deck_history = None if k.deck_history is None else list(k.deck_history)
     st.declined = list(k.declined)
     st.discard = list(k.discard)
     st.letters = list(k.letters)

@@ -30,10 +30,25 @@ from gubs_env.engine.cards import (
 from gubs_env.engine.options import LETTER_PLACEMENTS, MAX_TURNS_LIMIT, RuleOptions
 from gubs_env.engine.players import check_player_count
 from gubs_env.engine.rules import PLAYABLE, cancel_answers, cure_answers, flop_answers, legal_actions
-from gubs_env.engine.state import RING_BASE, RING_SIZES, GameState, Pending, Side, Step
+from gubs_env.engine.setup import CARDS_DEALT
+from gubs_env.engine.state import (
+    LETTER_DRAWN,
+    MAX_DECK_EVENTS,
+    PUT_BACK,
+    PUT_BACK_LETTER,
+    RING_BASE,
+    RING_SIZES,
+    DeckEvent,
+    GameState,
+    Pending,
+    Side,
+    Step,
+)
 
-FORMAT_VERSION = 1
-KEYS = (
+FORMAT_VERSION = 2
+"""Version 2 added ``deck_history``; a version-1 dict (0.2 and earlier) loads with the history unknown (None)."""
+OLDEST_VERSION = 1
+KEYS_V1 = (
     "version",
     "num_players",
     "options",
@@ -48,6 +63,7 @@ KEYS = (
     "rng",
     "truncated",
 )
+KEYS = (*KEYS_V1, "deck_history")
 
 
 class InvalidStateError(ValueError):
@@ -124,6 +140,7 @@ def state_to_dict(st: GameState) -> dict[str, Any]:
         ],
         "rng": st.rng.bit_generator.state,
         "truncated": st.truncated,
+        "deck_history": None if st.deck_history is None else [list(event) for event in st.deck_history],
     }
 
 
@@ -393,9 +410,10 @@ def state_from_dict(d: Any) -> GameState:
     Raises:
         InvalidStateError: naming the first field that is malformed or impossible.
     """
-    d = _dict(d, KEYS, "state")
-    if type(d["version"]) is not int or d["version"] != FORMAT_VERSION:
-        raise _fail(f"version {brief(d['version'])} is not {FORMAT_VERSION}")
+    version = d.get("version") if type(d) is dict else None
+    d = _dict(d, KEYS_V1 if version == OLDEST_VERSION else KEYS, "state")
+    if type(d["version"]) is not int or d["version"] not in (OLDEST_VERSION, FORMAT_VERSION):
+        raise _fail(f"version {brief(d['version'])} is not {OLDEST_VERSION} or {FORMAT_VERSION}")
     n = _player_count(d["num_players"])
     st = GameState(n, _options_from_dict(d["options"]), _rng_from_dict(d["rng"]))
     turn = _dict(d["turn"], _TURN_KEYS, "turn")
@@ -412,8 +430,34 @@ def state_from_dict(d: Any) -> GameState:
     st.pending = _pending_from_dict(d["pending"], n)
     _seen_from_dict(st, d["seen"])
     st.truncated = _bool(d["truncated"], "truncated")
+    history = d.get("deck_history")  # a version-1 dict has none: its past is not known
+    st.deck_history = None if history is None else checked_deck_history(history)
     check_state(st)
     return st
+
+
+def checked_deck_history(value: Any) -> list[DeckEvent]:
+    """A saved deck history's shape checked: a list of ``[deck size, event]`` pairs of plain ints.
+
+    Whether it fits the position is :func:`check_state`'s to check.
+
+    Raises:
+        InvalidStateError: anything else; nothing is kept.
+    """
+    if type(value) is not list or len(value) > MAX_DECK_EVENTS:
+        raise _fail(f"deck_history must be a list of at most {MAX_DECK_EVENTS} events, not {brief(value)}")
+    events: list[DeckEvent] = []
+    for event in value:
+        if (
+            type(event) is not list
+            or len(event) != 2
+            or any(type(v) is not int for v in event)
+            or not 0 <= event[0] <= DECK_SIZE
+            or event[1] not in (PUT_BACK, PUT_BACK_LETTER, LETTER_DRAWN)
+        ):
+            raise _fail(f"a deck_history event is [deck size 0..{DECK_SIZE}, event 0..2], not {brief(event)}")
+        events.append((event[0], event[1]))
+    return events
 
 
 def _exactly(values: Any, n: int, where: str) -> list[Any]:
@@ -441,7 +485,37 @@ def check_state(st: GameState) -> None:
     if wrong:
         raise _fail("cards are not conserved: " + "; ".join(wrong[:4]))
     _check_seen(st)
+    _check_deck_history(st)
     _check_pending(st)
+
+
+def _check_deck_history(st: GameState) -> None:
+    """The deck's history could have led from the deal to this deck: its sizes and its Letters.
+
+    Between events the deck only shrinks (cards drawn); a Letter is drawn only while one is in the deck and put back
+    only after one was drawn; the Letters in the deck now are the ones the history leaves there.
+    """
+    if st.deck_history is None:
+        return
+    size = sum(COPIES) - (CARDS_DEALT + 1) * st.num_players  # after the deal
+    letters = len(LETTERS)
+    for i, (at, what) in enumerate(st.deck_history):
+        if at > size:
+            raise _fail(f"deck_history[{i}]: the deck held at most {size} cards then, not {at}")
+        if what == LETTER_DRAWN:
+            if letters == 0 or at == 0:
+                raise _fail(f"deck_history[{i}]: a Letter drawn from a deck that held none")
+            letters, size = letters - 1, at - 1
+        else:
+            if what == PUT_BACK_LETTER:
+                if letters == len(LETTERS):
+                    raise _fail(f"deck_history[{i}]: a Letter put back while all three were in the deck")
+                letters += 1
+            size = at + 1
+    if len(st.deck) > size:
+        raise _fail(f"deck_history: the deck holds {len(st.deck)} cards, more than the {size} its history leaves")
+    if sum(kind in LETTERS for kind in st.deck) != letters:
+        raise _fail(f"deck_history leaves {letters} Letters in the deck, where it holds another number")
 
 
 def _check_turn(st: GameState) -> None:

@@ -8,6 +8,7 @@ and a length. Every offset is a plain module constant, so numba folds it into th
 from __future__ import annotations
 
 from gubs_env.engine.cards import DECK_SIZE, MAX_PLAYERS, NUM_KINDS
+from gubs_env.engine.state import MAX_DECK_EVENTS
 
 SEATS = MAX_PLAYERS
 KINDS = NUM_KINDS
@@ -76,5 +77,12 @@ PLACED = _block(SCOUT_DEPTH)
 MARKS = _block(SEATS)
 SEEN_TOP = _block(SEATS * SCOUT_DEPTH)
 SEEN_HAND = _block(SEATS * KINDS)
+HISTORY_LEN = _block(1)
+"""Events in the deck's history since the deal; -1 where the past is not known (``GameState.deck_history``).
+The history's cells follow at once, so that the length and the events are written as one list."""
+HISTORY = _block(MAX_DECK_EVENTS)
+"""The deck's history, one event a cell: ``size * HISTORY_KINDS + event`` (``gubs_env.engine.state.PUT_BACK``, ...)."""
+HISTORY_KINDS = 4
+"""The event's share of a history cell (the three events fit below it)."""
 ROW = _offset
 """Cells per game."""

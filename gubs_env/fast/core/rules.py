@@ -12,6 +12,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from gubs_env.engine.state import LETTER_DRAWN, MAX_DECK_EVENTS, PUT_BACK, PUT_BACK_LETTER
 from gubs_env.fast.core import layout as L
 from gubs_env.fast.core import tables as T
 from gubs_env.fast.core.jit import NO_REFCOUNT, pure
@@ -362,8 +363,20 @@ def _forget_deck_top(g: np.ndarray) -> None:
 
 
 @pure
+def _note_deck_event(g: np.ndarray, event: int) -> None:
+    """Record a deck event that happens now, at the deck's size before it (GameState.note_deck_event)."""
+    count = g[L.HISTORY_LEN]
+    if count >= MAX_DECK_EVENTS:  # only a hand-made history gets here: it becomes unknown rather than longer
+        g[L.HISTORY_LEN] = -1
+    elif count >= 0:
+        g[L.HISTORY + count] = g[L.DECK_LEN] * L.HISTORY_KINDS + event
+        g[L.HISTORY_LEN] = count + 1
+
+
+@pure
 def insert_into_deck(g: np.ndarray, r: np.ndarray, kind: int) -> None:
     """A card into the deck at a uniformly random position; Scout knowledge is forgotten (R15, R20, P2)."""
+    _note_deck_event(g, PUT_BACK_LETTER if IS_LETTER[kind] else PUT_BACK)
     _insert_at(g, integers(r, g[L.DECK_LEN] + 1), kind)
     _forget_deck_top(g)
 
@@ -411,6 +424,7 @@ def new_game(g: np.ndarray, r: np.ndarray, num_players: int, max_turns: int, uni
                     g[L.HANDS + s * NK + kind] += 1
                     break
                 _insert_at(g, integers(r, g[L.DECK_LEN] + 1), kind)
+    g[L.HISTORY_LEN] = 0  # the deck's history starts after the deal (setup.new_state)
     _new_pending(g, T.S_DRAW, 0, 0)
 
 
@@ -517,6 +531,8 @@ def _on_draw(g: np.ndarray, r: np.ndarray, a: int) -> None:
         g[L.STEP] = T.S_PLAY
         return
     g[L.DECLINED + p] = 0
+    if IS_LETTER[g[L.DECK + g[L.DECK_LEN] - 1]]:
+        _note_deck_event(g, LETTER_DRAWN)
     kind = _pop_deck(g)
     for s in range(NS):
         size = g[L.SEEN_TOP_LEN + s]
