@@ -103,3 +103,11 @@ def test_any_typed_topic_gets_a_short_answer_and_nothing_else(topic):
     legal = Game(2, seed=0).legal_actions()
     answer = topic_help(topic.strip().lower(), legal)
     assert isinstance(answer, str) and 0 < len(answer) < 600 and answer.count("\n") <= 1
+
+
+def test_every_card_text_stands_alone():
+    # a text that leans on another row ("The same with exactly 3 Gubs", "Like Mushroom") says nothing on its own
+    leaning = [kind.name for kind, text in CARD_TEXT.items() if re.match(r"(The same|Like |Only )", text)]
+    assert leaning == []
+    assert card_help(Kind.TRIPLE_RING).startswith("Triple Ring (trap, 1 in the deck): Traps 3 Free Gubs")
+    assert "Barricade of any kind" in card_help(Kind.TOAD_RIDER) and "PROTECT" in card_help(Kind.VELVET_MOTH)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import pydoc
 import subprocess
 import sys
@@ -63,3 +64,15 @@ def test_help_of_the_heuristic_bot_and_its_decision_is_short() -> None:
 def test_dir_lists_every_exported_name(name: str) -> None:
     module = importlib.import_module(name)
     assert set(module.__all__) <= set(dir(module))
+
+
+@pytest.mark.parametrize("module", ["agents.play", "agents.evaluate"])
+def test_every_command_that_takes_specs_lists_every_built_in_name_in_its_help(module: str) -> None:
+    from agents.bots.names import BUILTIN
+
+    wide = {**os.environ, "COLUMNS": "100000"}  # argparse wraps help at hyphens too: one long line each
+    shown = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, cwd=ROOT, env=wide)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    text = shown.stdout
+    missing = [name for name in BUILTIN if name not in text]
+    assert missing == [], f"{module} --help leaves out {missing}"

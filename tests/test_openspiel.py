@@ -98,7 +98,7 @@ def test_agrees_with_the_engine(players: int) -> None:
             assert state.legal_actions_mask() == [int(i in ids) for i in range(NUM_ACTIONS)]
             assert np.array_equal(np.asarray(state.observation_tensor(seat), np.float32), encode(engine.state, seat))
             assert state.information_state_string(seat) == engine.information_state(seat)
-            assert state.observation_string(seat) == engine.render(seat)
+            assert state.observation_string(seat) == engine.seat_text(seat)
             assert state.returns() == [0.0] * players
             choice = rng.choice(ids)
             state.apply_action(choice)
@@ -193,7 +193,7 @@ def test_observers() -> None:
     seen.set_from(state, 1)
     assert np.array_equal(seen.tensor, encode(state.engine.state, 1))
     assert list(seen.dict)[:2] == ["hand", "hand_sizes"]  # the observation's named fields
-    assert seen.string_from(state, 1) == state.engine.render(1)
+    assert seen.string_from(state, 1) == state.engine.seat_text(1)
     recall = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
     assert recall.tensor is None and recall.string_from(state, 1) == state.engine.information_state(1)
     public_only = pyspiel.IIGObservationType(
@@ -201,6 +201,42 @@ def test_observers() -> None:
     )
     with pytest.raises(ValueError, match="private_info=NONE"):
         make_observation(game, public_only)
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_the_game_in_words_and_every_actions_text_round_trip_through_openspiel(players: int) -> None:
+    game = load(players, record_log=True)
+    state, rnd = game.new_initial_state(), random.Random(players)
+    assert state.string_to_action(" deal ") == DEAL
+    state.apply_action(DEAL)
+    while not state.is_terminal():
+        seat = state.current_player()
+        text = state.observation_string(seat)
+        assert text == state.engine.seat_text(seat) and "What happened since your last decision" in text
+        for number, action in enumerate(sorted(state.legal_actions(), key=_engine_order(state)), 1):
+            written = state.action_to_string(seat, action)
+            assert state.string_to_action(written) == action == state.string_to_action(seat, written.upper())
+            assert state.string_to_action(str(number)) == action
+        state.apply_action(rnd.choice(state.legal_actions()))
+    with pytest.raises(ValueError, match="only the player to act"):
+        state.string_to_action("Draw")
+
+
+def _engine_order(state: GubsState):  # type: ignore[no-untyped-def]
+    """Ids in the order the engine (and the observation string) lists the legal moves."""
+    seat = state.current_player()
+    order = ActionCodec(state.engine.num_players).ids(state.engine.legal_actions(), seat)
+    return order.index
+
+
+def test_string_to_action_refuses_what_names_no_legal_move_in_one_line() -> None:
+    state = dealt(load(2), 3)
+    for bad in ("Fly away", "9", "", "x" * 1000):
+        with pytest.raises(ValueError) as error:
+            state.string_to_action(bad)
+        assert "\n" not in str(error.value)
+    with pytest.raises(pyspiel.SpielError, match="record_log"):  # OpenSpiel checks the parameter's type itself
+        load(2, record_log=1)
 
 
 @pytest.mark.parametrize("players", PLAYERS)

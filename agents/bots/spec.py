@@ -353,6 +353,16 @@ def _continues_search(previous: str, part: str) -> bool:
     return bool(equals and colon) and head in SEARCHES and name.strip().isidentifier()
 
 
+def spec_forms() -> str:
+    """Every form a spec takes, in a few words: what each command's help lists after its own text."""
+    networks = ", ".join(NETWORKS)
+    return (
+        f"{', '.join(BUILTIN_NAMES)}; a shipped network ({networks}; add {SAMPLE_SUFFIX} to sample its policy); "
+        f"{', '.join(SEARCHES[:2])} or {ISMCTS} (settings after a colon: search:worlds=64,top=4); a .zip or .npz "
+        "model file or a training run's folder; a .json heuristic weight set; or package.module:Class"
+    )
+
+
 NOT_AN_AGENT = (
     "an agent is a spec (text such as 'heuristic' or 'my_module:MyAgent'), or an object or class with "
     "act(observation, action_mask, game=None) returning a legal action id"

@@ -119,6 +119,7 @@ def _failed(message: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line."""
+    from agents.bots.spec import spec_forms
     from agents.evaluate.luck import MAX_WORLDS, LuckSettings, luck_worlds
     from gubs_env.support.cli import CommandParser, add_deal_arguments, add_jobs_argument, add_progress_argument
 
@@ -127,11 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
         "agents",
         nargs="+",
         metavar="SPEC",
-        help="two or more (or one, with --fields of others) of: random, heuristic, heuristic-tuned, gubs-net, "
-        "ppo-2p, ppo-4p, selfplay-2p, selfplay-4p "
-        "(add :sample to sample "
-        "the policy), search (search:worlds=64,top=4,...), ismcts, a .zip or .npz model, a .json heuristic weight "
-        "set, package.module:Class",
+        help=f"two or more (or one, with --fields of others) of: {spec_forms()}",
     )
     add_deal_arguments(parser, games=2000, per="pairing")
     parser.add_argument(

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+from agents.bots.spec import spec_forms
 from agents.play.web.options import add_web_arguments
 from gubs_env.engine import Action, Game, LogEntry, Step
 from gubs_env.engine.cards import CARDS, HAND_LIMIT
@@ -187,10 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         default=[DEFAULT_BOT],
         metavar="SPEC",
-        help="agents for the bot seats, separated by spaces: one spec for all, or one per bot seat in seat order; "
-        "random, heuristic, heuristic-tuned, gubs-net, ppo-2p, ppo-4p, selfplay-2p, selfplay-4p, search, ismcts, a "
-        ".zip or .npz model, a "
-        f".json heuristic weight set or module:Class (default: {DEFAULT_BOT})",
+        help="agents for the bot seats, separated by spaces: one spec for all, or one per bot seat in seat order: "
+        f"{spec_forms()} (default: {DEFAULT_BOT})",
     )
     parser.add_argument(
         "--seat", type=non_negative_int, help="your seat (default: 0); with --watch, the seat whose view is shown"

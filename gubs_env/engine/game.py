@@ -22,6 +22,7 @@ from gubs_env.engine.actions import Action, mistyped_fields
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.display import TablePicture
 from gubs_env.engine.log import Fact, LogEntry
+from gubs_env.engine.notation import ActionTextError, parse_action
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.players import check_player_count
 from gubs_env.engine.positions.serialize import brief, state_from_dict, state_to_dict, state_to_dict_checked
@@ -153,10 +154,11 @@ class Game:
     def apply(self, action: Action | str) -> LogEntry:
         """Take ``action`` for the current player and return what it made happen.
 
-        ``action`` may also be the text of a legal action (``str(action)``), handy in a notebook.
+        ``action`` may also be text in the action notation (:meth:`parse_action`): a legal action's text
+        (``str(action)``, case and spacing forgiven) or its number among :meth:`legal_actions`, from 1.
 
         Only an :class:`Action` whose fields have the engine's own types (``Op``, ``Kind``, ``Use``, ``Part``,
-        a plain ``int`` seat) and equal a legal action, or the exact text of one, is accepted: a look-alike
+        a plain ``int`` seat) and equal a legal action, or text naming one, is accepted: a look-alike
         (a tuple subclass, a float or numpy seat, a bare int op) is refused, never converted.
 
         Raises:
@@ -184,12 +186,10 @@ class Game:
         if not legal:
             raise IllegalActionError("the game is over: no action is legal")
         if type(action) is str:
-            for candidate in legal:
-                if str(candidate) == action:
-                    return candidate
-            raise IllegalActionError(
-                f"{brief(action)} is not the text of a legal action; legal: {[str(a) for a in legal]}"
-            )
+            try:
+                return parse_action(action, legal)
+            except ActionTextError as err:
+                raise IllegalActionError(f"{err}; legal: {[str(a) for a in legal]}") from None
         if type(action) is not Action:
             raise IllegalActionError(f"expected an Action or the text of a legal one, not {brief(action)}")
         wrong = _mistyped_fields(action)
@@ -264,6 +264,42 @@ class Game:
         from gubs_env.engine.positions.determinize import information_state
 
         return information_state(self.state, self._check_viewer(viewer))
+
+    def seat_view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` knows of the game, as a JSON-ready dict (:func:`~gubs_env.engine.seat_view.seat_view`).
+
+        The phase, whose decision it is and why, the seat's hand, every colony, the deck and discard pile, the
+        scores, the events since the seat's last decision as it saw them (when the log is kept) and, when it decides,
+        its legal moves in the action notation.
+
+        Raises:
+            ValueError: ``seat`` is not a seat of this game.
+        """
+        from gubs_env.engine.seat_view import seat_view
+
+        return seat_view(self.state, self.log if self.record_log else None, self._check_viewer(seat))
+
+    def seat_text(self, seat: int) -> str:
+        """:meth:`seat_view` as text for a person or a language model (:func:`~gubs_env.engine.seat_view.seat_text`).
+
+        Raises:
+            ValueError: ``seat`` is not a seat of this game.
+        """
+        from gubs_env.engine.seat_view import seat_text
+
+        return seat_text(self.seat_view(seat))
+
+    def parse_action(self, text: str) -> Action:
+        """The legal action ``text`` names: its text (case and spacing forgiven) or its number, from 1.
+
+        See :mod:`gubs_env.engine.notation`.
+
+        Raises:
+            IllegalActionError: ``text`` names no legal action (the one-line message says why).
+        """
+        if type(text) is not str:
+            raise IllegalActionError(f"an action's text is a string, not {brief(text)}")
+        return self._from_text_or_raise(text)
 
     def resample(self, viewer: int, seed: int | None = None) -> Game:
         """A full game drawn at random among those seat ``viewer`` can't tell from this one.

@@ -22,7 +22,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from gubs_env.encoding.action_table import NUM_ACTIONS, checked_id
-from gubs_env.encoding.id_table import IdTable, shared_codec
+from gubs_env.encoding.id_table import IdTable, ReferenceTable, shared_codec
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import Game, IllegalActionError
 from gubs_env.engine.positions.serialize import brief
@@ -37,7 +37,13 @@ _NO_IDS.flags.writeable = False
 a step writes one new mask, not one per seat."""
 
 
-def env(num_players: int = 2, render_mode: str | None = None, engine: str = AUTO, **rule_options: Any) -> AECEnv:
+def env(
+    num_players: int = 2,
+    render_mode: str | None = None,
+    engine: str = AUTO,
+    record_log: bool = False,
+    **rule_options: Any,
+) -> AECEnv:
     """The Gubs AEC environment with the standard wrappers of PettingZoo's classic games.
 
     Args:
@@ -45,9 +51,13 @@ def env(num_players: int = 2, render_mode: str | None = None, engine: str = AUTO
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text), ``"human"`` (prints it) or ``"rgb_array"``
             (``render()`` returns the table's picture as an ``H x W x 3`` ``uint8`` frame).
         engine: ``"auto"`` (the compiled engine when numba is installed), ``"fast"`` or ``"reference"``.
+        record_log: keep the game's log, so that ``seat_text``/``seat_view`` hold the events since an agent's last
+            decision (on the reference engine, which alone keeps one; slower).
         **rule_options: engine rule options, e.g. ``letter_placement="uniform"``, ``max_turns=500``.
     """
-    wrapped: AECEnv = raw_env(num_players=num_players, render_mode=render_mode, engine=engine, **rule_options)
+    wrapped: AECEnv = raw_env(
+        num_players=num_players, render_mode=render_mode, engine=engine, record_log=record_log, **rule_options
+    )
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
@@ -88,24 +98,34 @@ class raw_env(TableEnv, AECEnv, EzPickle):
         num_players: 2 to 6.
         render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         engine: ``"auto"`` (the compiled engine when numba is installed), ``"fast"`` or ``"reference"``.
+        record_log: keep the game's log for :meth:`seat_text` and :meth:`seat_view` (the reference engine then plays).
         **rule_options: engine rule options.
 
     Raises:
-        ValueError: a bad player count, render mode, engine or rule option.
+        ValueError: a bad player count, render mode, engine or rule option, or ``record_log`` with ``engine="fast"``.
         ImportError: ``engine="fast"`` without numba.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "name": "gubs_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(
-        self, num_players: int = 2, render_mode: str | None = None, engine: str = AUTO, **rule_options: Any
+        self,
+        num_players: int = 2,
+        render_mode: str | None = None,
+        engine: str = AUTO,
+        record_log: bool = False,
+        **rule_options: Any,
     ) -> None:
-        EzPickle.__init__(self, num_players, render_mode, engine, **rule_options)
+        EzPickle.__init__(self, num_players, render_mode, engine, record_log, **rule_options)
         super().__init__()
         Game(num_players, seed=0, record_log=False, **rule_options)  # validates, with the engine's errors
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, not {render_mode!r}")
-        self.engine = resolve_engine(engine)
+        if not isinstance(record_log, bool) or (record_log and engine == "fast"):
+            raise ValueError(f"record_log must be true or false, and true only off the fast engine, not {record_log!r}")
+        self.record_log = record_log
+        """Whether the game keeps its log (the reference engine plays then)."""
+        self.engine = "reference" if record_log else resolve_engine(engine)
         """The engine that plays: ``"fast"`` or ``"reference"``."""
         self.num_players = int(num_players)
         self.rule_options = rule_options
@@ -135,7 +155,11 @@ class raw_env(TableEnv, AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game; ``seed`` fixes the whole game."""
         if self._table is None:
-            self._table = open_table(self.engine, self.num_players, seed, **self.rule_options)
+            self._table = (
+                ReferenceTable(self.num_players, seed, record_log=True, **self.rule_options)
+                if self.record_log
+                else open_table(self.engine, self.num_players, seed, **self.rule_options)
+            )
         else:
             self._table.reset(seed)
         self.agents = self.possible_agents[:]
@@ -177,6 +201,35 @@ class raw_env(TableEnv, AECEnv, EzPickle):
         if seat is None:
             raise ValueError(f"{brief(agent)} is not an agent of this env: {self.possible_agents}")
         return seat
+
+    def seat_view(self, agent: str) -> dict[str, Any]:
+        """What ``agent`` knows of the game, as a JSON-ready dict (:meth:`Game.seat_view`).
+
+        It holds the events since the agent's last decision when the env keeps the game's log (``record_log=True``);
+        elsewhere ``"events_recorded"`` is false.
+        """
+        seat = self.seat_of(agent)
+        return self._started().game.seat_view(seat)
+
+    def seat_text(self, agent: str) -> str:
+        """:meth:`seat_view` in words (:meth:`Game.seat_text`): a per-agent text render for a person or a model."""
+        seat = self.seat_of(agent)
+        return self._started().game.seat_text(seat)
+
+    def parse_action(self, agent: str, text: str) -> int:
+        """The action id of the legal move ``text`` names for ``agent``.
+
+        ``text`` is in the action notation (:mod:`gubs_env.engine.notation`): a legal move's text, case and spacing
+        forgiven, or its number among :meth:`seat_view`'s legal moves, from 1.
+
+        Raises:
+            ValueError: ``agent`` is not the one to act, or ``text`` names no legal move (one line says why).
+        """
+        seat, table = self.seat_of(agent), self._started()
+        if seat != table.actor:
+            raise ValueError(f"{agent} does not act now: only the agent to act has legal moves")
+        game = table.game
+        return shared_codec(self.num_players).ids((game.parse_action(text),), seat)[0]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation; its action mask is non-zero only when it must act."""

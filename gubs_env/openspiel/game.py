@@ -17,7 +17,7 @@ import pyspiel
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec, decode, describe_id
 from gubs_env.encoding.observation import LAYOUT, OBS_SIZE, encode
 from gubs_env.engine.cards import CARDS, MAX_PLAYERS, MIN_PLAYERS
-from gubs_env.engine.game import Game
+from gubs_env.engine.game import Game, IllegalActionError
 from gubs_env.engine.options import RuleOptions
 from gubs_env.engine.players import is_player_count
 
@@ -54,6 +54,7 @@ GAME_TYPE = pyspiel.GameType(
         "rng_seed": -1,
         "letter_placement": _DEFAULTS.letter_placement,
         "max_turns": _DEFAULTS.max_turns,
+        "record_log": False,
     },
 )
 
@@ -127,8 +128,10 @@ class GubsGame(pyspiel.Game):
             )
         except ValueError as error:
             raise ValueError(f"{GAME_NAME}: {error}") from None
+        record_log = bool(params.get("record_log", False))  # OpenSpiel checks its type against the specification
         self.num_seats = players
         self.options = options
+        self.record_log = record_log
         self._deals = np.random.default_rng(None if rng_seed == -1 else rng_seed)
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
@@ -214,7 +217,9 @@ class GubsState(pyspiel.State):
     def _dealt(self, seed: int) -> None:
         game: GubsGame = self.get_game()
         # build first: a bad seed raises from Game before anything of this state changes
-        self._engine = _Engine(Game(game.num_seats, seed=seed, record_log=False, **game.options.to_dict()))
+        self._engine = _Engine(
+            Game(game.num_seats, seed=seed, record_log=game.record_log, **game.options.to_dict())
+        )
         self.deal_seed = seed
 
     # --- OpenSpiel's state API ----------------------------------------------------------------------
@@ -250,6 +255,29 @@ class GubsState(pyspiel.State):
         seat = game.current_player
         assert seat is not None, "OpenSpiel applies no action to a terminal state"
         game.apply(_codec(game.num_players).action(int(action), seat))
+
+    def string_to_action(self, *args: Any) -> int:
+        """The id of the legal action a text names, for the player to act: ``string_to_action([player,] text)``.
+
+        The text is the action notation (:mod:`gubs_env.engine.notation`): an action's text as
+        :meth:`action_to_string` writes it (case and spacing forgiven), or its number in the legal moves the
+        observation string lists, from 1. At the chance node ``"Deal"`` is its one outcome.
+
+        Raises:
+            IllegalActionError: (a ``ValueError``) the text names no legal action of that player now.
+        """
+        if len(args) not in (1, 2):
+            raise TypeError("string_to_action takes the text, or a player and the text")
+        text = args[-1]
+        game = self._engine.game
+        if game is None:
+            if isinstance(text, str) and text.strip().casefold() == "deal":
+                return DEAL
+            raise IllegalActionError(f"{GAME_NAME}: before the deal the one outcome is 'Deal'")
+        seat = game.current_player
+        if seat is None or (len(args) == 2 and args[0] != seat):
+            raise IllegalActionError(f"{GAME_NAME}: only the player to act ({seat}) has legal actions")
+        return _codec(game.num_players).ids((game.parse_action(text),), seat)[0]
 
     def _action_to_string(self, player: int, action: int) -> str:
         """The action in words with absolute seats (``"Lure → seat 2"``), as the engine writes it."""
@@ -361,8 +389,8 @@ class GubsObserver:
             self.tensor[:] = encode(game.state, player)
 
     def string_from(self, state: GubsState, player: int) -> str:
-        """``player``'s information-state key, or the table as ``player`` sees it."""
+        """``player``'s information-state key, or the game in words as ``player`` sees it (``Game.seat_text``)."""
         game = state._engine.game
         if game is None:
             return "Before the deal"
-        return game.information_state(player) if self.info_state else game.render(player)
+        return game.information_state(player) if self.info_state else game.seat_text(player)

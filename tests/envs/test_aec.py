@@ -410,3 +410,36 @@ def test_raw_env_refuses_every_non_integer_or_out_of_range_id_and_changes_nothin
     assert not isinstance(info.value, IllegalActionError)
     assert len(str(info.value)) < 200
     assert e.game.to_dict() == before and e.agent_selection == selected
+
+
+@pytest.mark.parametrize("num_players", [2, 5])
+def test_each_agent_reads_the_game_in_words_and_answers_in_the_notation(num_players):
+    env = gubs_env.env(num_players=num_players, record_log=True)
+    env.reset(seed=num_players)
+    rnd = random.Random(num_players)
+    raw = env.unwrapped
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        view = raw.seat_view(agent)
+        assert view["your_decision"] and view["events_recorded"] and raw.seat_text(agent).startswith("You are seat")
+        ids = set(np.flatnonzero(observation["action_mask"]).tolist())
+        moves = view["legal_moves"]
+        assert {raw.parse_action(agent, m["text"].lower()) for m in moves} == ids
+        number = rnd.randrange(len(moves)) + 1
+        action_id = raw.parse_action(agent, str(number))
+        assert action_id == raw.parse_action(agent, moves[number - 1]["text"])
+        other = next(a for a in env.agents if a != agent)
+        with pytest.raises(ValueError, match="does not act now"):
+            raw.parse_action(other, "1")
+        env.step(action_id)
+
+
+def test_an_env_without_its_log_says_so_and_the_fast_engine_keeps_none():
+    env = gubs_env.env(num_players=2)
+    env.reset(seed=0)
+    assert env.unwrapped.seat_view("player_1")["events_recorded"] is False
+    with pytest.raises(ValueError, match="record_log"):
+        raw_env(2, engine="fast", record_log=True)
