@@ -8,6 +8,7 @@ FAST_VEC_ENV = (
 RLLIB_BENCH = "benchmarks.rllib_throughput (a script of the repository: python benchmarks/rllib_throughput.py)"
 
 MOVED = {
+    "agents.bots.search.settings": "agents.bots.settings",
     "agents.base": "agents.bots.base",
     "agents.model_file": "agents.bots.model_file",
     "agents.ppo": "agents.bots.ppo",

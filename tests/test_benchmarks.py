@@ -497,3 +497,17 @@ def test_the_playout_comparison_plays_the_shipped_playout_file_exactly_as_selfpl
         cwd=ROOT,
     )
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "--playout:" in refused.stderr
+
+
+# --- sequential_coverage.py -------------------------------------------------------------------------------------------
+
+
+def test_the_sequential_coverage_records_a_pool_once_then_simulates_from_it(tmp_path):
+    pool = tmp_path / "outcomes.npz"
+    argv = ["--outcomes", str(pool), "--games", "8", "--repeats", "6", "--round", "2", "--most", "6"]
+    first = script("sequential_coverage", *argv)
+    assert "recorded gubs-net: 4 deals" in first and pool.exists()
+    again = script("sequential_coverage", *argv)  # read, not played again
+    assert "recorded gubs-net" not in again and again.strip().endswith("to each agent's")
+    rows = [line for line in again.splitlines() if line.startswith("| width=5 |") or line.startswith("| better |")]
+    assert len(rows) == 10 and all(row.count("|") == 9 for row in rows)  # eight columns

@@ -271,6 +271,7 @@ def test_evaluate_writes_its_files_even_when_its_reader_left(tmp_path: Path, mon
     argv = ["random", "heuristic", "--games", "2", "--jobs", "1", "--out", str(tmp_path / "out")]
     assert cli.run_command(lambda: evaluate.main(argv)) == cli.EXIT_CLOSED_STDOUT
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "games.jsonl",
         "tournament.csv",
         "tournament.json",
         "tournament.png",
@@ -723,6 +724,9 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--fields": SPECS,
             "--adjust-luck": SWITCH,
             "--luck-worlds": NUMBERS,
+            "--until": ["better", "width=5", "width=0", "width=x", "worse", ""],
+            "--round": NUMBERS,
+            "--resume": SWITCH,
             "--no-progress": SWITCH,
         },
     ),
@@ -838,6 +842,18 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         "benchmarks.luck_history",
         [],
         {"--games": NUMBERS, "--luck-games": NUMBERS, "--opponent": ["random", "gubs-net", "nobody", "", "x:Y"]},
+    ),
+    "sequential_coverage": (
+        "benchmarks.sequential_coverage",
+        [],
+        {
+            "--outcomes": PATHS,
+            "--games": NUMBERS,
+            "--seed": NUMBERS,
+            "--repeats": NUMBERS,
+            "--round": NUMBERS,
+            "--most": NUMBERS,
+        },
     ),
     "levers": (
         "benchmarks.selfplay_levers",
@@ -1048,6 +1064,9 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "set_luck", lambda *args: _raise(_Started()))
     if name == "luck_history":
         monkeypatch.setattr(module, "letter_probe", lambda *args, **kwargs: _raise(_Started()))
+    if name == "sequential_coverage":
+        monkeypatch.setattr(module, "record", lambda *args: _raise(_Started()))
+        monkeypatch.setattr(module, "questions", lambda *args: _raise(_Started()))
     if name == "rllib_bench":  # both parts start Ray: the first one reached stops the command
         monkeypatch.setattr(module, "measure_sampling", lambda *args: _raise(_Started()))
         monkeypatch.setattr(module, "runs", lambda *args: _raise(_Started()))

@@ -52,6 +52,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "python benchmarks/luck_cost.py": ("benchmarks.luck_cost", "build_parser"),
     "python benchmarks/luck_coverage.py": ("benchmarks.luck_coverage", "build_parser"),
     "python benchmarks/luck_history.py": ("benchmarks.luck_history", "build_parser"),
+    "python benchmarks/sequential_coverage.py": ("benchmarks.sequential_coverage", "build_parser"),
     "python benchmarks/rllib_throughput.py": ("benchmarks.rllib_throughput", "build_parser"),
     "python benchmarks/sb3_throughput.py": ("benchmarks.sb3_throughput", "build_parser"),
     "python benchmarks/selfplay_levers.py": ("benchmarks.selfplay_levers", "build_parser"),

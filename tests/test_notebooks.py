@@ -28,11 +28,12 @@ def _kernel_missing() -> str | None:
     return None
 
 
-def test_the_three_example_notebooks_are_there() -> None:
+def test_the_four_example_notebooks_are_there() -> None:
     assert [p.name for p in NOTEBOOKS] == [
         "01_quickstart.ipynb",
         "02_train_a_bot.ipynb",
         "03_benchmark_your_agent.ipynb",
+        "04_benchmark_a_language_model.ipynb",
     ]
 
 

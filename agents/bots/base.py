@@ -67,6 +67,9 @@ class Agent(ABC):
     needs_game: bool = False
     """True for agents that decide from the game itself (:meth:`act_in_game`), not from an observation alone;
     games with such an agent at the table run on the reference engine."""
+    needs_log: bool = False
+    """True for agents that read the game's log (what happened since their last decision: the language-model agent);
+    games with such an agent at the table keep it."""
 
     def reset(self, seed: int | None = None) -> None:
         """Called before each game: reseeds the agent's generator (``None`` keeps its current stream)."""
@@ -135,6 +138,13 @@ class PlainAgent(Agent):
         reset = getattr(self.player, "reset", None)
         if callable(reset):
             reset(seed)
+
+
+class AgentUnavailableError(RuntimeError):
+    """An agent that cannot play on: the service it asks stayed down, or refused it (one line says which).
+
+    A tournament stops at it, keeping every game played (:func:`agents.evaluate.tournament.run_tournament`).
+    """
 
 
 class NeedsGameError(TypeError):

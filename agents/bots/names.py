@@ -22,7 +22,11 @@ ISMCTS = "ismcts"
 SELFPLAY_SEARCH = "selfplay-search"
 """The search over the pure self-play network: its prior, its playout policy, no hand-written knowledge."""
 SEARCHES = (SEARCH, SELFPLAY_SEARCH, *CEILINGS, ISMCTS)
-"""The spec names whose settings follow a colon."""
+"""The search bots' spec names, whose settings follow a colon."""
+LLM = "llm"
+"""The language-model agent: ``llm:model=NAME,base_url=URL,...`` (:mod:`agents.bots.llm`)."""
+WITH_SETTINGS = (*SEARCHES, LLM)
+"""Every spec name whose settings follow a colon."""
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 """The folder of the shipped models."""

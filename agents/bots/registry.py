@@ -135,6 +135,23 @@ def _searcher(spec: AgentSpec, seed: int, allow_all_seeing: bool) -> Agent:
     return agent
 
 
+def _language_model(spec: AgentSpec, seed: int, _allow_all_seeing: bool) -> Agent:
+    """The language-model agent with the spec's settings (validated when the spec was parsed); no call is made yet."""
+    try:
+        import openai  # noqa: F401  # the agent speaks through it: missing, it is a spec naming no agent here
+    except ImportError:
+        raise AgentSpecError(
+            f'{spec.name} needs the openai package: pip install -e ".[llm]" (or pip install openai)'
+        ) from None
+    from agents.bots.llm import LLMAgent
+
+    settings = spec.llm_settings
+    assert settings is not None  # a language-model spec always has its settings
+    agent = LLMAgent(seed, settings)
+    agent.name = str(spec)
+    return agent
+
+
 def _imported(parsed: AgentSpec, seed: int, _allow_all_seeing: bool) -> Agent:
     """An instance of the :class:`Agent` subclass a ``module:Class`` spec names, once its module is imported."""
     assert parsed.code is not None  # a code spec always names its module and class
@@ -212,6 +229,7 @@ _BUILDERS: dict[SpecKind, Callable[[AgentSpec, int, bool], Agent]] = {
     SpecKind.NETWORK: _network,
     SpecKind.MODEL_FILE: _network,
     SpecKind.SEARCHER: _searcher,
+    SpecKind.LANGUAGE_MODEL: _language_model,
     SpecKind.CODE: _imported,
     SpecKind.OBJECT: _python_object,
 }

@@ -23,14 +23,17 @@ spec                                   kind          the agent
 ``search-all-seeing[:...]``            SEARCHER      the same search on the true position: built only where the
                                                      caller allows it (measurements, never play against people)
 ``ismcts``, ``ismcts:iterations=2000`` SEARCHER      information-set MCTS (:class:`~agents.bots.search.ISMCTSSettings`)
+``llm:model=NAME,base_url=URL,...``    LANGUAGE_     a chat model behind an OpenAI-compatible server, with the prompt's
+                                       MODEL         settings (:class:`~agents.bots.llm.LLMSettings`; docs/llm.md)
 ``package.module:ClassName``           CODE          any importable :class:`~agents.bots.base.Agent` subclass, called
                                                      with ``seed=`` when it accepts one
 =====================================  ============  ===================================================================
 
-A spec whose text before its first colon is a search name is a search spec, whatever follows; any other is a
-path only when it ends in ``.json``, or in ``.zip`` or ``.npz`` (before any ``:sample``, which is refused after
-anything but a network), and ``module:Class`` when it holds a colon and is none of the above (the module dotted
-Python names, the class one). A spec holds printable characters only, at most :data:`MAX_SPEC_LENGTH` of them.
+A spec whose text before its first colon is a search name (or ``llm``) is a search (or language-model) spec,
+whatever follows; any other is a path only when it ends in ``.json``, or in ``.zip`` or ``.npz`` (before any
+``:sample``, which is refused after anything but a network), and ``module:Class`` when it holds a colon and is none
+of the above (the module dotted Python names, the class one). A spec holds printable characters only, at most
+:data:`MAX_SPEC_LENGTH` of them.
 
 From Python an agent may also be given as itself: :meth:`AgentSpec.of` takes an :class:`~agents.bots.base.Agent`
 subclass or instance (:meth:`AgentSpec.for_python`); such a spec's text is the agent's name, and it is never
@@ -68,15 +71,18 @@ from agents.bots.names import (
     CATALOGUE,
     CEILINGS,
     ISMCTS,
+    LLM,
     NETWORKS,
     SEARCH,
     SEARCHES,
     SELFPLAY_SEARCH,
     TUNED,
+    WITH_SETTINGS,
 )
 
 if TYPE_CHECKING:
-    from agents.bots.search.settings import Settings
+    from agents.bots.llm.settings import LLMSettings
+    from agents.bots.settings import Settings
 
 SAMPLE_SUFFIX = ":sample"
 """After a network's spec: sample from its policy instead of taking its most likely action."""
@@ -106,6 +112,7 @@ class SpecKind(enum.Enum):
     NETWORK = "network"
     MODEL_FILE = "model file"
     SEARCHER = "searcher"
+    LANGUAGE_MODEL = "language model"
     CODE = "code"
     OBJECT = "python object"
     """An :class:`~agents.bots.base.Agent` instance, or a subclass no other process can import, given in Python."""
@@ -117,11 +124,11 @@ class AgentSpec:
 
     Attributes:
         kind: what the spec names.
-        name: the built-in, network or search name; the path as written for a weight set or model file; the whole
-            ``module:Class`` for code.
+        name: the built-in, network, search or ``llm`` name; the path as written for a weight set or model file; the
+            whole ``module:Class`` for code.
         sample: sample from a network's policy (``:sample``); False for every other kind.
-        settings: a search's settings that differ from their defaults, as ``(name, value text)`` pairs in the
-            settings' field order (empty for every other kind).
+        settings: a search's or language model's settings that differ from their defaults, as ``(name, value text)``
+            pairs in the settings' field order (empty for every other kind).
     """
 
     kind: SpecKind
@@ -144,7 +151,9 @@ class AgentSpec:
             return cls(SpecKind.BUILTIN, text)
         head, colon, rest = text.partition(":")
         if head in SEARCHES:
-            return cls(SpecKind.SEARCHER, head, settings=_search_settings(head, rest, text) if colon else ())
+            return cls(SpecKind.SEARCHER, head, settings=_canonical_settings(head, rest, text) if colon else ())
+        if head == LLM:
+            return cls(SpecKind.LANGUAGE_MODEL, head, settings=_canonical_settings(head, rest, text))
         if text.endswith(WEIGHT_SET_SUFFIX):
             return cls(SpecKind.WEIGHT_SET, text)
         base = text.removesuffix(SAMPLE_SUFFIX)
@@ -281,13 +290,25 @@ class AgentSpec:
         return settings_class.parse(given) if given else settings_class()
 
     @property
+    def llm_settings(self) -> LLMSettings | None:
+        """A language model's settings (:class:`~agents.bots.llm.LLMSettings`); None for other kinds."""
+        if self.kind is not SpecKind.LANGUAGE_MODEL:
+            return None
+        from agents.bots.llm.settings import LLMSettings
+
+        return LLMSettings.parse(",".join(f"{key}={value}" for key, value in self.settings))
+
+    @property
     def short_name(self) -> str:
         """A label for crowded places (a plot's axis).
 
-        The class of a ``module:Class`` spec, the file name of a path (with ``:sample``), else the canonical text.
+        The class of a ``module:Class`` spec, the file name of a path (with ``:sample``), ``llm:`` and the model of a
+        language model, else the canonical text.
         """
         if self.code is not None:
             return self.code[1]
+        if self.kind is SpecKind.LANGUAGE_MODEL:
+            return f"{LLM}:{dict(self.settings).get('model', '')}"
         if self.path is not None:
             return self.path.name + (SAMPLE_SUFFIX if self.sample else "")
         return str(self)
@@ -331,8 +352,9 @@ def parse_list(text: str) -> list[AgentSpec]:
 def split_list(text: str) -> list[str]:
     """The spec texts of a comma-separated list, each stripped, none parsed yet.
 
-    A search's settings are themselves separated by commas, so a part shaped ``name=value`` continues the search
-    spec before it (``search:worlds=64,top=4``); any other part starts a new spec (an empty one included).
+    A search's (or language model's) settings are themselves separated by commas, so a part shaped ``name=value``
+    continues the spec before it (``search:worlds=64,top=4``); any other part starts a new spec (an empty one
+    included).
 
     Raises:
         AgentSpecError: ``text`` is not a string a spec list can be (see :meth:`AgentSpec.parse`).
@@ -347,10 +369,10 @@ def split_list(text: str) -> list[str]:
 
 
 def _continues_search(previous: str, part: str) -> bool:
-    """Whether ``part`` of a list is one more setting of the search spec before it (``top=4`` after ``search:z=1``)."""
+    """Whether ``part`` of a list is one more setting of the spec before it (``top=4`` after ``search:z=1``)."""
     name, equals, _ = part.partition("=")
     head, colon, _ = previous.strip().partition(":")
-    return bool(equals and colon) and head in SEARCHES and name.strip().isidentifier()
+    return bool(equals and colon) and head in WITH_SETTINGS and name.strip().isidentifier()
 
 
 def spec_forms() -> str:
@@ -358,8 +380,9 @@ def spec_forms() -> str:
     networks = ", ".join(NETWORKS)
     return (
         f"{', '.join(BUILTIN_NAMES)}; a shipped network ({networks}; add {SAMPLE_SUFFIX} to sample its policy); "
-        f"{', '.join(SEARCHES[:2])} or {ISMCTS} (settings after a colon: search:worlds=64,top=4); a .zip or .npz "
-        "model file or a training run's folder; a .json heuristic weight set; or package.module:Class"
+        f"{', '.join(SEARCHES[:2])} or {ISMCTS} (settings after a colon: search:worlds=64,top=4); "
+        f"{LLM}:model=NAME,base_url=URL,... (a chat model behind an OpenAI-compatible server, docs/llm.md); a .zip or "
+        ".npz model file or a training run's folder; a .json heuristic weight set; or package.module:Class"
     )
 
 
@@ -453,28 +476,34 @@ def _network(base: str) -> SpecKind | None:
 
 
 def _settings_class(name: str) -> type[Settings]:
-    """The settings class of the searcher ``name``."""
+    """The settings class of the searcher (or the language model) ``name``."""
+    if name == LLM:
+        from agents.bots.llm.settings import LLMSettings
+
+        return LLMSettings
     from agents.bots.search import ISMCTSSettings, SearchSettings, SelfPlaySearchSettings
 
     return {ISMCTS: ISMCTSSettings, SELFPLAY_SEARCH: SelfPlaySearchSettings}.get(name, SearchSettings)
 
 
-def _search_settings(name: str, text: str, spec: str) -> tuple[tuple[str, str], ...]:
-    """The canonical settings of searcher ``name`` from ``text`` (``worlds=64,top=4``; empty: the defaults).
+def _canonical_settings(name: str, text: str, spec: str) -> tuple[tuple[str, str], ...]:
+    """The canonical settings of ``name`` (a searcher, or ``llm``) from ``text`` (``worlds=64,top=4``).
+
+    Empty ``text`` gives the defaults, which a language model does not have: it needs its model.
 
     Raises:
-        AgentSpecError: a setting is unknown, given twice, or out of its bounds (the settings class says which).
+        AgentSpecError: a setting is unknown, given twice, missing, or out of its bounds (the settings class says
+            which).
     """
     settings_class = _settings_class(name)
     try:
         settings = settings_class.parse(text) if text.strip() else settings_class()
     except ValueError as err:
         raise AgentSpecError(f"{_quoted(spec)}: {err}") from None
-    defaults = settings_class()
     return tuple(
         (f.name, _setting_text(getattr(settings, f.name)))
         for f in fields(settings)
-        if getattr(settings, f.name) != getattr(defaults, f.name)
+        if getattr(settings, f.name) != f.default
     )
 
 

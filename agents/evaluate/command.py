@@ -3,9 +3,13 @@
 Prints a line per pairing, then the pairings table, the payoff matrix and the ratings; with ``--fields``, also each
 two agents' paired comparison against those fields (:mod:`agents.evaluate.paired`); ``--out DIR`` also writes
 tournament.csv, tournament.json and tournament.png (and paired.txt, the comparisons as printed), ``--records DIR``
-every game as a JSON record. Exit status (see :mod:`gubs_env.support.cli`): 0 done; 2, with one line on stderr,
-for bad input (an agent that cannot be built, a model file that cannot be loaded, an output folder that cannot be
-written) before anything is played or written; 1 when an output cannot be written after all; 130 after Ctrl-C.
+every game as a JSON record. With ``--out`` every game is also written to ``DIR/games.jsonl`` as it finishes
+(:mod:`agents.evaluate.journal`), and ``--resume`` goes on from it; ``--until`` plays deals in rounds and stops once
+its question is answered (:mod:`agents.evaluate.sequential`). Exit status (see :mod:`gubs_env.support.cli`): 0
+done; 2, with one line on stderr, for bad input (an agent that cannot be built, a model file that cannot be loaded,
+an output folder that cannot be written, a journal that is not this tournament's) before anything is played or
+written; 1 when an output cannot be written after all, or when an agent could not play on (a model server that
+stayed down: one line, every finished game kept for ``--resume``); 130 after Ctrl-C.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from gubs_env.support.cli import EXIT_OK, failure, run_command, unwritable_file,
 if TYPE_CHECKING:
     from agents.bots.spec import AgentSpec
     from agents.evaluate.luck import LuckSettings
+    from agents.evaluate.sequential import StopRule
     from agents.evaluate.tournament import TournamentResult
 
 PROG = "python -m agents.evaluate"
@@ -30,19 +35,22 @@ DESCRIPTION = """A tournament: each agent against a field of each other, on the 
 line per pairing, the pairings table, the payoff matrix and the ratings. With --fields, also each two agents'
 difference of win rates against those fields on the same deals, with its 95% interval over deals: is A better
 than B?"""
-EPILOG = """Exit status: 0 done; 2 bad command line or agent (before any game); 1 an output that could not be
-written after all; 130 Ctrl-C; 141 output closed."""
+EPILOG = """Exit status: 0 done; 2 bad command line, agent or journal (before any game); 1 an output that could not
+be written after all, or an agent that could not play on (every finished game kept: --resume); 130 Ctrl-C; 141
+output closed."""
 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m agents.evaluate A B [C ...]``: run the tournament (see the module docstring); the exit status."""
     from agents.bots.spec import AgentSpecError
-    from agents.evaluate.tournament import run_tournament
+    from agents.evaluate.journal import JOURNAL_NAME, JournalError
+    from agents.evaluate.tournament import TournamentStopped, run_tournament
 
     parser = build_parser()
     args = parser.parse_args(argv)
     agents, fields = _parsed_agents(parser, args)
     _check_outputs(parser, args)
+    until = _stop_rule(parser, args)
     deals = math.ceil(args.games / args.players)
     try:
         result = run_tournament(
@@ -55,9 +63,18 @@ def main(argv: list[str] | None = None) -> int:
             records_dir=args.records,
             fields=fields,
             adjust_luck=_luck_settings(args),
+            journal=None if args.out is None else args.out / JOURNAL_NAME,
+            resume=args.resume,
+            until=until,
         )
-    except AgentSpecError as err:  # raised while the agents are built, before any game
+    except (AgentSpecError, JournalError) as err:  # raised before any game is played
         parser.error(str(err))
+    except TournamentStopped as stopped:
+        kept = f"all {stopped.played} kept in {stopped.journal}" if stopped.journal else "none kept (no --out)"
+        return _failed(
+            f"stopped after {stopped.played} of {stopped.total} games: {stopped}; {kept}: run the same command with "
+            "--resume to go on"
+        )
     except OSError as err:  # a game record that could not be written after all (a full disk)
         return _failed(f"cannot write the game records: {err}")
     compared = [] if fields is None else [name for name, spec in agents.items() if spec not in fields]
@@ -72,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                 saved.append(path)
         except OSError as err:
             return _failed(f"cannot write the results to {args.out}: {err}")
-    if result.games_per_pairing != args.games:
+    if until is None and result.games_per_pairing != args.games:
         print(
             f"--games {args.games} rounded up to {result.games_per_pairing} games per pairing: "
             f"whole deals of {args.players} games, one with the agent at each seat"
@@ -105,6 +122,20 @@ def _paired_table(result: TournamentResult, compared: list[str]) -> str:
     return title + "\n".join(lines)
 
 
+def _stop_rule(parser: argparse.ArgumentParser, args: argparse.Namespace) -> StopRule | None:
+    """``--until`` and ``--round`` as the sequential mode's rule (None without ``--until``)."""
+    from agents.evaluate.sequential import StopRule
+
+    if args.until is None:
+        if args.round is not None:
+            parser.error("--round sets the deals between two looks of --until: give --until too")
+        return None
+    try:
+        return StopRule.parse(args.until, args.round or StopRule.round_deals)
+    except ValueError as err:
+        parser.error(str(err))
+
+
 def _luck_settings(args: argparse.Namespace) -> LuckSettings | bool:
     """``--adjust-luck`` and ``--luck-worlds`` as the tournament's setting."""
     from agents.evaluate.luck import LuckSettings
@@ -121,7 +152,13 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line."""
     from agents.bots.spec import spec_forms
     from agents.evaluate.luck import MAX_WORLDS, LuckSettings, luck_worlds
-    from gubs_env.support.cli import CommandParser, add_deal_arguments, add_jobs_argument, add_progress_argument
+    from gubs_env.support.cli import (
+        CommandParser,
+        add_deal_arguments,
+        add_jobs_argument,
+        add_progress_argument,
+        positive_int,
+    )
 
     parser = CommandParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument(
@@ -156,10 +193,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_jobs_argument(parser)
     parser.add_argument(
+        "--until",
+        metavar="QUESTION",
+        help="the sequential mode: play the deals in rounds and stop once the question is answered, --games being "
+        "the most: 'width=POINTS' (every pairing's win rate known to +-POINTS) or 'better' (the first agent better "
+        "than the second, or the other way round, against the same fields); always-valid 95%% confidence "
+        "sequences over deals (docs/evaluation.md; default: none, every deal is played)",
+    )
+    parser.add_argument(
+        "--round",
+        type=positive_int,
+        metavar="DEALS",
+        help="with --until: deals played between two looks (default: 20)",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         metavar="DIR",
-        help="write tournament.csv, .json and .png (and paired.txt with --fields) into this folder (default: none)",
+        help="write tournament.csv, .json and .png (and paired.txt with --fields, games.csv with a model's usage) into "
+        "this folder, and every game to games.jsonl as it finishes (default: none)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from --out's games.jsonl: the games a stopped run of the same command finished are kept",
     )
     parser.add_argument(
         "--records",
@@ -199,11 +256,26 @@ def _parsed_agents(
             parser.error(f"--fields: {err}")
     if len(agents) < 2:
         parser.error(f"give at least two agents to compare (or one and --fields), got {len(agents)}")
+    args.named_agents = agents
     return agents, fields
 
 
 def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Argparse-style errors for an ``--out`` or ``--records`` folder, or an ``--out`` file, that cannot be written."""
+    """Argparse-style errors for an ``--out`` or ``--records`` folder, or an ``--out`` file, that cannot be written.
+
+    Also for ``--resume`` without ``--out``, and for a language model without ``--out``: its games cost calls, and
+    only a journal keeps them when its server stops the tournament.
+    """
+    from agents.bots.spec import SpecKind
+
+    if args.resume and args.out is None:
+        parser.error("--resume goes on from --out's games.jsonl: give --out DIR")
+    costly = [name for name, spec in args.named_agents.items() if spec.kind is SpecKind.LANGUAGE_MODEL]
+    if costly and args.out is None:
+        parser.error(
+            f"{costly[0]} costs a model call a decision: give --out DIR, so that every game is kept as it is played "
+            "(and --resume goes on after a stop)"
+        )
     for flag, folder in (("--out", args.out), ("--records", args.records)):
         problem = folder is not None and unwritable_folder(folder)
         if problem:

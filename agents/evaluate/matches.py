@@ -226,7 +226,8 @@ def play_game(
     An agent that decides from the game itself (``needs_game``, the search bots) is asked through
     :meth:`~agents.bots.base.Agent.act_in_game`, on the reference engine. ``record_log`` keeps the game's log
     (needed for a :class:`~gubs_env.records.record.GameRecord`; slower, and only the reference engine keeps
-    one). ``played``, when given, gets every action id in order (what :mod:`agents.evaluate.luck` replays).
+    one; an agent that reads the log, ``needs_log``, keeps it too). ``played``, when given, gets every action id in
+    order (what :mod:`agents.evaluate.luck` replays).
     ``engine`` is one of :data:`~gubs_env.envs.engines.ENGINE_CHOICES`; the compiled engine plays the same
     game about 1.4 times as fast when a heuristic agent is at the table (the agents' own time is the rest).
 
@@ -240,6 +241,7 @@ def play_game(
     if searching and engine == "fast":
         raise ValueError("an agent at this table decides from the game itself: it plays on the reference engine")
     n = len(table)
+    record_log = record_log or any(agent.needs_log for agent in table)
     ids: IdTable
     if record_log or searching:  # only the reference engine keeps a log and is a Game to search
         ids = ReferenceTable(n, seed, record_log=record_log, **rule_options)

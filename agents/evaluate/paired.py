@@ -164,11 +164,11 @@ def paired_comparison(
             one of them.
     """
     _check_names(result, agent, other, fields)
-    fields = _shared_fields(result, agent, other) if fields is None else list(fields)
+    fields = result.shared_fields(agent, other) if fields is None else list(fields)
     if not fields:
         raise ValueError(f"{agent} and {other} played against no common field")
-    first = _seat_games(result, agent, fields)
-    second = _seat_games(result, other, fields)
+    first = result.seat_games(agent, fields)
+    second = result.seat_games(other, fields)
     return PairedComparison(
         agent=agent,
         other=other,
@@ -233,45 +233,6 @@ def _check_names(result: TournamentResult, agent: str, other: str, fields: Seque
         raise ValueError(f"not in the tournament: {', '.join(unknown)} (its agents: {', '.join(result.agents)})")
     if fields is not None and {agent, other} & set(fields):
         raise ValueError("a field must be neither of the two agents compared")
-
-
-def _shared_fields(result: TournamentResult, agent: str, other: str) -> list[str]:
-    """The agents that both ``agent`` and ``other`` played against, neither of them, in the tournament's order."""
-    return [
-        name
-        for name in result.agents
-        if name not in (agent, other) and _pairing(result, agent, name) and _pairing(result, other, name)
-    ]
-
-
-def _pairing(result: TournamentResult, agent: str, field: str) -> tuple[int, bool] | None:
-    """The index of the pairing in which ``agent`` played against ``field``, and whether the agent was its field.
-
-    At 2 players a pairing (field, agent) is the same games as (agent, field), from the other seat.
-    """
-    a, f = result.agents.index(agent), result.agents.index(field)
-    for index, pair in enumerate(result.played):
-        if pair == (a, f):
-            return index, False
-        if result.num_players == 2 and pair == (f, a):
-            return index, True
-    return None
-
-
-def _seat_games(result: TournamentResult, agent: str, fields: Sequence[str]) -> list[list[tuple[GameOutcome, int]]]:
-    """The agent's games against each field with its seat in them, one list per field in deal order.
-
-    Raises:
-        ValueError: a field the agent did not play against.
-    """
-    found = []
-    for field in fields:
-        pairing = _pairing(result, agent, field)
-        if pairing is None:
-            raise ValueError(f"{agent} did not play against a field of {field}")
-        index, swapped = pairing
-        found.append([(g, 1 - g.seat if swapped else g.seat) for g in result.games if g.pairing == index])
-    return found
 
 
 def _results(games: list[tuple[GameOutcome, int]]) -> list[float]:

@@ -19,18 +19,17 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tqdm import tqdm
-
-from agents.bots.base import Agent
+from agents.bots.base import Agent, AgentUnavailableError
 from agents.bots.registry import make_agent
 from agents.bots.spec import AgentSpec, SpecKind, index_of, parse_distinct
 from agents.bots.threads import set_torch_threads
+from agents.evaluate.journal import Journal
 from agents.evaluate.matches import play_game, wants_progress
 from agents.evaluate.processes import exit_with_parent, worker_count
 from agents.evaluate.ratings import AgentRating, game_ranks, rate
@@ -43,6 +42,7 @@ from gubs_env.support.progress import progress_bar
 
 if TYPE_CHECKING:
     from agents.evaluate.luck import LuckEstimator, LuckSettings
+    from agents.evaluate.sequential import SequentialReport, StopRule
 
 _MAX_CHUNK = 64
 """Games per worker task at most: small enough for a smooth progress bar and an even load."""
@@ -63,6 +63,37 @@ class GameOutcome:
     truncated: bool
     luck: tuple[float, ...] = ()
     """Each seat's luck (:mod:`agents.evaluate.luck`), when the tournament adjusts for it; else empty."""
+    usage: tuple[dict[str, Any] | None, ...] = ()
+    """Per seat, what its agent spent on the game when it reports that (a language model's calls, tokens, seconds,
+    retries and fallbacks: :class:`~agents.bots.llm.ModelUsage`), else None; empty when no seat's agent does."""
+
+    @classmethod
+    def from_journal(cls, game: dict[str, Any]) -> GameOutcome:
+        """A game as the journal holds it (checked there: :mod:`agents.evaluate.journal`)."""
+        return cls(
+            game["pairing"],
+            game["deal"],
+            game["seat"],
+            tuple(game["scores"]),
+            tuple(game["winners"]),
+            game["truncated"],
+            tuple(game["luck"]),
+            tuple(game["usage"]),
+        )
+
+
+class TournamentStopped(RuntimeError):
+    """A tournament that an agent could not finish (its service stayed down): what it played is in its journal.
+
+    Attributes:
+        played: the games finished, those of earlier runs included.
+        total: the games the tournament has in all.
+        journal: the journal that holds them (None: they were not kept); resume from it to go on.
+    """
+
+    def __init__(self, message: str, played: int, total: int, journal: Path | None) -> None:
+        super().__init__(message)
+        self.played, self.total, self.journal = played, total, journal
 
 
 @dataclass
@@ -84,6 +115,8 @@ class TournamentResult(TournamentReport):
     """Best first (highest ordinal)."""
     luck: LuckSettings | None = None
     """How the luck was measured, when the tournament adjusted for it (:mod:`agents.evaluate.luck`)."""
+    sequential: SequentialReport | None = None
+    """What the sequential mode asked, and its answer after the deals played (:mod:`agents.evaluate.sequential`)."""
 
     def __repr__(self) -> str:
         best = f", best {self.ratings[0].agent} (ordinal {self.ratings[0].ordinal:.2f})" if self.ratings else ""
@@ -103,6 +136,9 @@ def run_tournament(
     allow_all_seeing: bool = False,
     fields: Sequence[AgentSpec | str] | None = None,
     adjust_luck: bool | LuckSettings = False,
+    journal: str | Path | None = None,
+    resume: bool = False,
+    until: StopRule | None = None,
     **rule_options: Any,
 ) -> TournamentResult:
     """Play every agent against a field of every other agent (or of each of ``fields``) and rate them all.
@@ -143,16 +179,24 @@ def run_tournament(
             luck (:mod:`agents.evaluate.luck`; True for the default :class:`~agents.evaluate.luck.LuckSettings`).
             The same win rate from fewer games; pairings with ``search-all-seeing`` are not adjusted (it decides
             from the deck's hidden cards).
+        journal: write every game to this file as it finishes (:mod:`agents.evaluate.journal`), so that a stopped
+            tournament loses nothing; None keeps no journal.
+        resume: go on from ``journal``'s games (same agents and settings), playing only the missing ones.
+        until: the sequential mode (:mod:`agents.evaluate.sequential`): play the deals in rounds and stop as soon as
+            the rule's question is answered (``deals`` is then the most it may play); None plays every deal.
         **rule_options: rule options for every game (see :class:`gubs_env.engine.options.RuleOptions`).
 
     Returns:
-        The pairings, payoff matrix and ratings.
+        The pairings, payoff matrix and ratings (and, in the sequential mode, its report).
 
     Raises:
         ValueError: fewer than two agents (fields included), duplicates, an empty list of fields, or a bad
             count, seed or rule option.
         agents.bots.spec.AgentSpecError: a spec (a field's too) that names no agent, or two specs naming the same
             agent (raised before any game is played; it is a ValueError).
+        agents.evaluate.journal.JournalError: ``resume`` from a journal of another tournament, or of none.
+        TournamentStopped: an agent could not play on (a model server that stayed down); the games finished are in
+            ``journal``.
     """
     specs, parsed = _check_config(agents, fields, num_players, deals, seed, jobs, rule_options)
     field_indices = _field_indices(parsed, fields)
@@ -163,23 +207,87 @@ def run_tournament(
     for spec in specs:
         runner.agent(spec, 0)  # builds each agent once here, so a bad spec fails before any game or file
     played = _played_pairings(len(specs), num_players, field_indices, len(agents))
-    tasks = [(p, d, s) for p in range(len(played)) for d in range(deals) for s in range(num_players)]
+    if until is not None:
+        until = replace(until, most=deals)  # its last look: the level of its sequences depends on it
+        until.check(specs, num_players, fields is not None)
+    config = _journal_config(specs, parsed, num_players, deals, seed, played, luck, until, rule_options)
+    if resume and journal is None:
+        raise ValueError("resume=True needs the journal to resume from")
+    book = None if journal is None else Journal(journal, config, resume)
     if records_dir is not None:
         Path(records_dir).mkdir(parents=True, exist_ok=True)
-    outcomes = _play_all(runner, played, tasks, seed, _jobs_for(parsed, jobs), progress)
-    pairings = _pairing_results(specs, num_players, played, outcomes)
-    return TournamentResult(
-        agents=specs,
-        num_players=num_players,
-        deals=deals,
-        seed=seed,
-        rule_options=dict(rule_options),
-        played=played,
-        games=outcomes,
-        pairings=pairings,
-        ratings=_ratings(specs, num_players, played, outcomes, pairings),
-        luck=luck,
-    )
+    outcomes = [] if book is None else [GameOutcome.from_journal(game) for game in book.games]
+
+    def result_of(deals_played: int) -> TournamentResult:
+        games = sorted((o for o in outcomes if o.deal < deals_played), key=lambda o: (o.pairing, o.deal, o.seat))
+        pairings = _pairing_results(specs, num_players, played, games)
+        return TournamentResult(
+            agents=specs,
+            num_players=num_players,
+            deals=deals_played,
+            seed=seed,
+            rule_options=dict(rule_options),
+            played=played,
+            games=games,
+            pairings=pairings,
+            ratings=_ratings(specs, num_players, played, games, pairings),
+            luck=luck,
+        )
+
+    step = deals if until is None else until.round_deals
+    try:
+        for start in range(0, deals, step):
+            stop = min(start + step, deals)
+            have = {(o.pairing, o.deal, o.seat) for o in outcomes}
+            tasks = [
+                (p, d, s)
+                for p in range(len(played))
+                for d in range(start, stop)
+                for s in range(num_players)
+                if (p, d, s) not in have
+            ]
+            outcomes += _play_all(runner, played, tasks, seed, _jobs_for(parsed, jobs), progress, book)
+            if until is not None:
+                result = result_of(stop)
+                result.sequential = until.report(result)
+                if result.sequential.answered or stop == deals:
+                    return result
+    except _Stopped as stopped:
+        total = len(played) * deals * num_players
+        where = None if book is None else book.path
+        raise TournamentStopped(str(stopped), len(outcomes) + stopped.finished, total, where) from None
+    finally:
+        if book is not None:
+            book.close()
+    return result_of(deals)
+
+
+def _journal_config(
+    specs: list[str],
+    parsed: list[AgentSpec],
+    num_players: int,
+    deals: int,
+    seed: int,
+    played: list[tuple[int, int]],
+    luck: LuckSettings | None,
+    until: StopRule | None,
+    rule_options: dict[str, Any],
+) -> dict[str, Any]:
+    """What a journal's tournament is: a resume must match every one of these."""
+    from dataclasses import asdict
+
+    return {
+        "agents": specs,
+        "specs": [str(spec) for spec in parsed],
+        "num_players": num_players,
+        "deals": deals,
+        "seed": seed,
+        "pairings": len(played),
+        "played": [list(pair) for pair in played],
+        "luck": None if luck is None else asdict(luck),
+        "until": None if until is None else until.describe(),
+        "rule_options": rule_options,
+    }
 
 
 def name_agents(agents: Sequence[AgentSpec | str | Any]) -> dict[str, AgentSpec]:
@@ -376,11 +484,14 @@ class _GameRunner:
         game = play_game(
             table, seed + deal, self.codec, record_log=self.records_dir is not None, played=ids, **self.rule_options
         )
+        usage = _usage(table)
         if self.records_dir is not None:
             name = _record_name(played, pairing, self.specs, deal, seat)
-            GameRecord.from_game(game, seed + deal, specs).save(self.records_dir / name)
+            GameRecord.from_game(game, seed + deal, specs, usage=list(usage) or None).save(self.records_dir / name)
         luck = () if ids is None else tuple(self._luck(seed + deal, ids))
-        return GameOutcome(pairing, deal, seat, tuple(game.scores()), tuple(game.winners()), game.truncated, luck)
+        gave_up = {s for s, spent in enumerate(usage) if spent and spent.get("forfeited")}
+        winners = tuple(w for w in game.winners() if w not in gave_up)  # a forfeit is a loss, whatever the end
+        return GameOutcome(pairing, deal, seat, tuple(game.scores()), winners, game.truncated, luck, usage)
 
     def _luck(self, deal_seed: int, ids: list[int]) -> list[float]:
         """Each seat's luck in the game dealt with ``deal_seed`` and played with ``ids``."""
@@ -390,6 +501,13 @@ class _GameRunner:
             self._estimator = LuckEstimator(self.luck)
         measured = self._estimator.game(self.num_players, deal_seed, ids, **self.rule_options)
         return [float(x) for x in measured.luck]
+
+
+def _usage(table: Sequence[Agent]) -> tuple[dict[str, Any] | None, ...]:
+    """What each seat's agent spent on the game just played, where it says (``game_usage()``); empty when none does."""
+    reports = [getattr(agent, "game_usage", None) for agent in table]
+    spent = tuple(report() if callable(report) else None for report in reports)
+    return spent if any(s is not None for s in spent) else ()
 
 
 def _table_specs(specs: list[str], num_players: int, pair: tuple[int, int], seat: int) -> list[str]:
@@ -410,6 +528,14 @@ _worker: _GameRunner | None = None
 """The worker process's runner, set by :func:`_init_worker`."""
 
 
+class _Stopped(Exception):
+    """An agent could not play on: the message, and how many games finished that were not yet counted."""
+
+    def __init__(self, message: str, finished: int) -> None:
+        super().__init__(message)
+        self.finished = finished
+
+
 def _play_all(
     runner: _GameRunner,
     played: list[tuple[int, int]],
@@ -417,21 +543,55 @@ def _play_all(
     seed: int,
     jobs: int | None,
     progress: bool | None,
+    journal: Journal | None = None,
 ) -> list[GameOutcome]:
+    """The games of ``tasks``, each written to ``journal`` as it comes back.
+
+    Raises:
+        _Stopped: an agent could not play on; the games finished before are in the journal.
+    """
+    if not tasks:
+        return []
     jobs = jobs or _cpu_count()
     size = max(1, min(_MAX_CHUNK, math.ceil(len(tasks) / (4 * jobs))))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     if len(chunks) > 1:
         jobs = worker_count(jobs, "run_tournament")
+    finished: list[GameOutcome] = []
+
+    def keep(outcomes: list[GameOutcome]) -> None:
+        finished.extend(outcomes)
+        if journal is not None:
+            journal.add(outcomes)
+        bar.update(len(outcomes))
+
     with progress_bar(total=len(tasks), desc="tournament", unit="game", disable=not wants_progress(progress)) as bar:
         if jobs == 1 or len(chunks) == 1:
-            results = []
+            stopped = None
             for chunk in chunks:
-                results.append([runner.play(played, *task, seed) for task in chunk])
-                bar.update(len(chunk))
+                outcomes, stopped = _run_chunk(runner, played, chunk, seed)
+                keep(outcomes)
+                if stopped:
+                    break
         else:
-            results = _play_in_workers(runner, played, chunks, seed, min(jobs, len(chunks)), bar)
-    return [outcome for chunk in results for outcome in chunk]
+            stopped = _play_in_workers(runner, played, chunks, seed, min(jobs, len(chunks)), keep)
+    if stopped:
+        raise _Stopped(stopped, len(finished))
+    order = {task: i for i, task in enumerate(tasks)}
+    return sorted(finished, key=lambda o: order[o.pairing, o.deal, o.seat])
+
+
+def _run_chunk(
+    runner: _GameRunner, played: list[tuple[int, int]], chunk: list[tuple[int, int, int]], seed: int
+) -> tuple[list[GameOutcome], str | None]:
+    """The chunk's games, and the one-line reason when an agent could not play on (the games before it are kept)."""
+    outcomes = []
+    for task in chunk:
+        try:
+            outcomes.append(runner.play(played, *task, seed))
+        except AgentUnavailableError as err:
+            return outcomes, str(err)
+    return outcomes, None
 
 
 def _play_in_workers(
@@ -440,9 +600,12 @@ def _play_in_workers(
     chunks: list[list[tuple[int, int, int]]],
     seed: int,
     jobs: int,
-    bar: tqdm,
-) -> list[list[GameOutcome]]:
-    """Chunks in worker processes; the results come back in the chunks' order whatever order they finish in."""
+    keep: Callable[[list[GameOutcome]], None],
+) -> str | None:
+    """Chunks in worker processes, each chunk's games kept as it comes back; the first reason to stop, if any.
+
+    Once a chunk stops, the chunks not yet started are dropped and those under way are waited for and kept.
+    """
     import multiprocessing
 
     # spawn, not fork: forking a process whose torch (or other) threads are running can deadlock the children
@@ -457,11 +620,19 @@ def _play_in_workers(
         runner.luck,
     )
     executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=init_args)
+    stopped = None
     try:
         futures = [executor.submit(_play_chunk, played, chunk, seed) for chunk in chunks]
         for future in as_completed(futures):
-            bar.update(len(future.result()))
-        return [future.result() for future in futures]
+            if future.cancelled():
+                continue
+            outcomes, reason = future.result()
+            keep(outcomes)
+            if reason and stopped is None:
+                stopped = reason
+                for waiting in futures:
+                    waiting.cancel()  # the chunks under way finish (and are kept); the others never start
+        return stopped
     finally:
         executor.shutdown(cancel_futures=True)
 
@@ -484,10 +655,12 @@ def _init_worker(
     limit_torch_threads()
 
 
-def _play_chunk(played: list[tuple[int, int]], chunk: list[tuple[int, int, int]], seed: int) -> list[GameOutcome]:
+def _play_chunk(
+    played: list[tuple[int, int]], chunk: list[tuple[int, int, int]], seed: int
+) -> tuple[list[GameOutcome], str | None]:
     assert _worker is not None, "the worker initializer did not run"
     limit_torch_threads()  # again, for agents that import torch only when they first act
-    return [_worker.play(played, *task, seed) for task in chunk]
+    return _run_chunk(_worker, played, chunk, seed)
 
 
 def limit_torch_threads() -> None:

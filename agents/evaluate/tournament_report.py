@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 CSV_NAME, JSON_NAME, PNG_NAME = "tournament.csv", "tournament.json", "tournament.png"
 """The files :meth:`TournamentReport.save` writes."""
+GAMES_CSV_NAME = "games.csv"
+"""The per-game file :meth:`TournamentReport.save` adds when an agent reports what its games cost (a model's usage)."""
+USAGE_SHOWN = ("calls", "tokens_in", "tokens_out", "seconds", "retries", "fallbacks", "forfeits")
+"""The usage columns of the reports, in order (``forfeits`` counts the games with ``forfeited`` true)."""
 
 
 @dataclass
@@ -110,15 +114,53 @@ class TournamentReport:
     deals: int
     seed: int
     rule_options: dict[str, Any]
-    games: Sequence[object]
+    games: Sequence[Any]
     pairings: list[PairingResult]
     ratings: list[AgentRating]
     luck: LuckSettings | None
+    played: list[tuple[int, int]]
+    sequential: Any
 
     @property
     def games_per_pairing(self) -> int:
         """``deals * num_players``: every deal once with the agent at each seat."""
         return self.deals * self.num_players
+
+    def shared_fields(self, agent: str, other: str) -> list[str]:
+        """The agents that both ``agent`` and ``other`` played against, neither of them, in the tournament's order."""
+        return [
+            name
+            for name in self.agents
+            if name not in (agent, other) and self.pairing_of(agent, name) and self.pairing_of(other, name)
+        ]
+
+    def pairing_of(self, agent: str, field: str) -> tuple[int, bool] | None:
+        """The index of the pairing in which ``agent`` played against ``field``, and whether the agent was its field.
+
+        At 2 players a pairing (field, agent) is the same games as (agent, field), from the other seat.
+        """
+        a, f = self.agents.index(agent), self.agents.index(field)
+        for index, pair in enumerate(self.played):
+            if pair == (a, f):
+                return index, False
+            if self.num_players == 2 and pair == (f, a):
+                return index, True
+        return None
+
+    def seat_games(self, agent: str, fields: Sequence[str]) -> list[list[tuple[Any, int]]]:
+        """The agent's games against each field with its seat in them, one list per field in deal order.
+
+        Raises:
+            ValueError: a field the agent did not play against.
+        """
+        found = []
+        for field in fields:
+            pairing = self.pairing_of(agent, field)
+            if pairing is None:
+                raise ValueError(f"{agent} did not play against a field of {field}")
+            index, swapped = pairing
+            found.append([(g, 1 - g.seat if swapped else g.seat) for g in self.games if g.pairing == index])
+        return found
 
     def matrix(self) -> list[list[float | None]]:
         """``matrix()[i][j]``: the win rate of ``agents[i]`` against a field of ``agents[j]`` (None when i == j)."""
@@ -132,7 +174,56 @@ class TournamentReport:
             f"each played with the agent at every seat ({self.games_per_pairing} games per pairing, "
             f"{len(self.games)} games in all)"
         )
-        return "\n\n".join([header, self._pairing_table(), self._matrix_table(), self._rating_table()])
+        parts = [header, self._pairing_table(), self._matrix_table(), self._rating_table()]
+        if self.has_usage:
+            parts.append(self._usage_table())
+        if self.sequential is not None:
+            parts.append(self.sequential.summary())
+        return "\n\n".join(parts)
+
+    # --- what the agents that report it spent (a language model's calls and tokens) ---------------------------
+
+    @property
+    def has_usage(self) -> bool:
+        """Whether some game's agents reported their usage."""
+        return any(getattr(game, "usage", ()) for game in self.games)
+
+    def seat_usage(self) -> list[tuple[Any, int, str, dict[str, Any]]]:
+        """Every seat that reported its usage: ``(game, seat, agent, usage)``, in the games' order."""
+        found = []
+        for game in self.games:
+            usage = getattr(game, "usage", ())
+            for seat, spent in enumerate(usage):
+                if spent is not None:
+                    found.append((game, seat, self._agent_at(game, seat), spent))
+        return found
+
+    def _agent_at(self, game: Any, seat: int) -> str:
+        agent, field = self.played[game.pairing]
+        return self.agents[agent if seat == game.seat else field]
+
+    def usage_by_agent(self) -> dict[str, dict[str, float]]:
+        """Per agent that reported it: its games (seats) and the totals of :data:`USAGE_SHOWN`."""
+        totals: dict[str, dict[str, float]] = {}
+        for _, _, agent, spent in self.seat_usage():
+            total = totals.setdefault(agent, {"games": 0, **dict.fromkeys(USAGE_SHOWN, 0.0)})
+            total["games"] += 1
+            for key in USAGE_SHOWN:
+                total[key] += float(spent.get("forfeited", False)) if key == "forfeits" else float(spent.get(key, 0))
+        return totals
+
+    def _usage_table(self) -> str:
+        rows = []
+        for agent, total in self.usage_by_agent().items():
+            games = int(total["games"])
+            per_game = [f"{total[key] / games:,.1f}" for key in USAGE_SHOWN]
+            rows.append([agent, str(games), *per_game, f"{int(total['tokens_in']):,}", f"{int(total['tokens_out']):,}"])
+        headers = ["agent", "games", *(f"{key} a game" for key in USAGE_SHOWN), "tokens in, all", "tokens out, all"]
+        title = (
+            "Model usage (per game at one seat: calls answered, tokens as the server counted them, seconds waiting, "
+            "answers retried, moves played by the fallback, games forfeited; docs/llm.md):\n"
+        )
+        return title + _columns(headers, rows)
 
     def __str__(self) -> str:
         return self.table()
@@ -191,8 +282,21 @@ class TournamentReport:
         ]
 
     def to_dict(self) -> dict[str, Any]:
-        """Config, agents, pairings, payoff matrix and ratings as JSON-ready data."""
-        return {
+        """Config, agents, pairings, payoff matrix and ratings as JSON-ready data.
+
+        With usage reported, also each agent's totals (``usage``) and each seat's counts per game (``game_usage``);
+        in the sequential mode, its report (``sequential``).
+        """
+        extra: dict[str, Any] = {}
+        if self.has_usage:
+            extra["usage"] = self.usage_by_agent()
+            extra["game_usage"] = [
+                {"pairing": g.pairing, "deal": g.deal, "seat": seat, "agent": agent, **spent}
+                for g, seat, agent, spent in self.seat_usage()
+            ]
+        if self.sequential is not None:
+            extra["sequential"] = self.sequential.to_dict()
+        return extra | {
             "config": {
                 "agents": self.agents,
                 "num_players": self.num_players,
@@ -212,15 +316,27 @@ class TournamentReport:
         }
 
     def to_csv(self, path: str | Path) -> Path:
-        """Write one row per pairing (columns of :meth:`PairingResult.to_row`)."""
+        """Write one row per pairing (columns of :meth:`PairingResult.to_row`; with usage, the agent's totals)."""
         path = Path(path)
-        rows = [p.to_row() for p in self.pairings]
+        rows = [p.to_row() | self._pairing_usage(p) for p in self.pairings]
         columns = list(dict.fromkeys(key for row in rows for key in row))  # a pairing that was not adjusted: blanks
         with path.open("w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=columns)
             writer.writeheader()
             writer.writerows(rows)
         return path
+
+    def _pairing_usage(self, pairing: PairingResult) -> dict[str, float]:
+        """The usage of the pairing's agent over its games in it (none when no game reported usage)."""
+        if not self.has_usage:
+            return {}
+        total = dict.fromkeys(USAGE_SHOWN, 0.0)
+        for g, seat, agent, spent in self.seat_usage():
+            opponent = self.agents[self.played[g.pairing][1] if seat == g.seat else self.played[g.pairing][0]]
+            if agent == pairing.agent and opponent == pairing.opponent:
+                for key in USAGE_SHOWN:
+                    total[key] += float(spent.get("forfeited", False)) if key == "forfeits" else spent.get(key, 0)
+        return {f"usage_{key}": round(value, 3) for key, value in total.items()}
 
     def to_json(self, path: str | Path) -> Path:
         """Write :meth:`to_dict` as JSON."""
@@ -248,6 +364,14 @@ class TournamentReport:
         self._draw_ratings(panels[1], labels)
         if adjusted:
             self._draw_adjusted(panels[2], labels)
+        if self.has_usage:  # what the models cost, beside the results it bought
+            spent = "; ".join(
+                f"{labels.get(agent, agent)}: {int(t['calls']):,} calls, {int(t['tokens_in']):,} tokens in, "
+                f"{int(t['tokens_out']):,} out, {t['retries'] / t['games']:.1f} retries and "
+                f"{t['fallbacks'] / t['games']:.1f} fallbacks a game"
+                for agent, t in self.usage_by_agent().items()
+            )
+            fig.suptitle(f"model usage: {spent}", fontsize=8)
         fig.savefig(path, dpi=120)
         return Path(path)
 
@@ -296,11 +420,39 @@ class TournamentReport:
         ax.set_title("ratings, best first")
         ax.grid(axis="x", alpha=0.3)
 
+    def games_to_csv(self, path: str | Path) -> Path:
+        """Write one row per game and seat that reported its usage: the game, the agent, its result and its counts."""
+        path = Path(path)
+        rows = [
+            {
+                "pairing": g.pairing,
+                "deal": g.deal,
+                "seat": seat,
+                "agent": agent,
+                "won": int(seat in g.winners),
+                "score": g.scores[seat],
+                **spent,
+            }
+            for g, seat, agent, spent in self.seat_usage()
+        ]
+        columns = list(dict.fromkeys(key for row in rows for key in row))
+        with path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(rows)
+        return path
+
     def save(self, out_dir: str | Path) -> list[Path]:
-        """Write tournament.csv, tournament.json and tournament.png into ``out_dir`` (created if needed)."""
+        """Write tournament.csv, tournament.json and tournament.png into ``out_dir`` (created if needed).
+
+        With usage reported, also games.csv (:meth:`games_to_csv`).
+        """
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        return [self.to_csv(out / CSV_NAME), self.to_json(out / JSON_NAME), self.plot(out / PNG_NAME)]
+        saved = [self.to_csv(out / CSV_NAME), self.to_json(out / JSON_NAME), self.plot(out / PNG_NAME)]
+        if self.has_usage:
+            saved.append(self.games_to_csv(out / GAMES_CSV_NAME))
+        return saved
 
 
 def _rank_text(rating: AgentRating, ratings: list[AgentRating]) -> str:
@@ -390,8 +542,22 @@ def _html_report(result: TournamentReport) -> str:
         + table.format("".join(matrix))
         + "<p><b>Ratings</b> (OpenSkill, best first; ordinal = mu - 3 sigma):</p>"
         + table.format("".join(ratings))
+        + _html_usage(result)
         + "</div>"
     )
+
+
+def _html_usage(result: TournamentReport) -> str:
+    """The agents' usage per game as an HTML table (nothing when no agent reported it)."""
+    if not result.has_usage:
+        return ""
+    rows = [_html_row(["agent", "games", *USAGE_SHOWN], "th")]
+    for agent, total in result.usage_by_agent().items():
+        games = total["games"]
+        means = [f"{total[key] / games:,.1f}" for key in USAGE_SHOWN]
+        rows.append(_html_row([html.escape(agent), str(int(games)), *means]))
+    table = '<table style="border-collapse:collapse">{}</table>'.format("".join(rows))
+    return "<p><b>Model usage</b> a game at one seat:</p>" + table
 
 
 def _rate_colour(rate: float) -> str:

@@ -265,21 +265,21 @@ class Game:
 
         return information_state(self.state, self._check_viewer(viewer))
 
-    def seat_view(self, seat: int) -> dict[str, Any]:
+    def seat_view(self, seat: int, since: int | None = None) -> dict[str, Any]:
         """What ``seat`` knows of the game, as a JSON-ready dict (:func:`~gubs_env.engine.seat_view.seat_view`).
 
         The phase, whose decision it is and why, the seat's hand, every colony, the deck and discard pile, the
-        scores, the events since the seat's last decision as it saw them (when the log is kept) and, when it decides,
-        its legal moves in the action notation.
+        scores, the events since the seat's last decision (or since log entry ``since``) as it saw them, when the
+        log is kept, and, when it decides, its legal moves in the action notation.
 
         Raises:
             ValueError: ``seat`` is not a seat of this game.
         """
         from gubs_env.engine.seat_view import seat_view
 
-        return seat_view(self.state, self.log if self.record_log else None, self._check_viewer(seat))
+        return seat_view(self.state, self.log if self.record_log else None, self._check_viewer(seat), since)
 
-    def seat_text(self, seat: int) -> str:
+    def seat_text(self, seat: int, since: int | None = None) -> str:
         """:meth:`seat_view` as text for a person or a language model (:func:`~gubs_env.engine.seat_view.seat_text`).
 
         Raises:
@@ -287,7 +287,7 @@ class Game:
         """
         from gubs_env.engine.seat_view import seat_text
 
-        return seat_text(self.seat_view(seat))
+        return seat_text(self.seat_view(seat, since))
 
     def parse_action(self, text: str) -> Action:
         """The legal action ``text`` names: its text (case and spacing forgiven) or its number, from 1.

@@ -50,15 +50,13 @@ def _colony(st: GameState, seat: int, viewer: int) -> dict[str, Any]:
         "elder": bool(side.elder),
         "protected": {CARDS[b].name: n for b, n in zip(BARRICADES, side.protected, strict=True) if n},
         "under_sud_spout": side.spouted,
-        "rings": {
-            CARDS[r].name: size for r, size, here in zip(RINGS, RING_SIZES, side.rings, strict=True) if here
-        },
+        "rings": {CARDS[r].name: size for r, size, here in zip(RINGS, RING_SIZES, side.rings, strict=True) if here},
         "hand_size": st.hand_size(seat),
         "declined_last_draw": st.declined[seat],
     }
 
 
-def seat_view(st: GameState, log: Sequence[LogEntry] | None, seat: int) -> dict[str, Any]:
+def seat_view(st: GameState, log: Sequence[LogEntry] | None, seat: int, since: int | None = None) -> dict[str, Any]:
     """What seat ``seat`` knows of the position ``st``, as a JSON-ready dict (see the module docstring).
 
     Args:
@@ -66,6 +64,8 @@ def seat_view(st: GameState, log: Sequence[LogEntry] | None, seat: int) -> dict[
         log: the game's log (``Game.log``), for the events since the seat's last decision; ``None`` where it was not
             kept (``"events_recorded"`` is then false).
         seat: the viewer, a seat of the table.
+        since: the log entry the events start from (``None``: the seat's last decision). A player that lets some
+            decisions pass unseen (a forced move) gives the entry of the last one it saw.
     """
     pend = st.pending
     deciding = None if pend.step is Step.OVER else pend.actor
@@ -93,19 +93,25 @@ def seat_view(st: GameState, log: Sequence[LogEntry] | None, seat: int) -> dict[
         "your_scouted_hand": None if seen is None else {"seat": seen[0], "cards": _cards(seen[1])},
         "deck_history_known": st.deck_history is not None,
         "events_recorded": log is not None,
-        "events": [] if log is None else events_since_last_decision(log, seat),
+        "events": [] if log is None else events_since(log, seat, since),
         "legal_moves": [{"number": i, "text": text} for i, text in enumerate(action_texts(legal), 1)],
         "outcome": outcome_text(st) if pend.step is Step.OVER else None,
     }
 
 
-def events_since_last_decision(log: Sequence[LogEntry], seat: int) -> list[str]:
-    """The log from ``seat``'s last decision on (what it drew, say), as that seat saw it: one line per action."""
+def events_since(log: Sequence[LogEntry], seat: int, since: int | None = None) -> list[str]:
+    """The log from entry ``since`` on, as ``seat`` saw it: one line per action, its facts after it.
+
+    ``since`` defaults to the seat's last decision, so the first line says what came of it (what it drew, say).
+    """
     start = 0
-    for i in range(len(log) - 1, -1, -1):
-        if log[i].actor == seat:
-            start = i
-            break
+    if since is not None:
+        start = min(max(since, 0), len(log))
+    else:
+        for i in range(len(log) - 1, -1, -1):
+            if log[i].actor == seat:
+                start = i
+                break
     lines = []
     for entry in log[start:]:
         facts = entry.view(seat)
@@ -232,8 +238,10 @@ def seat_text(view: dict[str, Any]) -> str:
     decision = view["decision"]
     if "scout_to_place" in decision:
         lines.append(
-            "Your Scout's cards still to place: " + ", ".join(decision["scout_to_place"])
-            + "; placed so far (top first): " + (", ".join(decision["scout_placed"]) or "none")
+            "Your Scout's cards still to place: "
+            + ", ".join(decision["scout_to_place"])
+            + "; placed so far (top first): "
+            + (", ".join(decision["scout_placed"]) or "none")
         )
     if "you_keep" in decision:
         lines.append(f"You keep: {decision['you_keep']}")
@@ -309,4 +317,3 @@ RULES = "\n".join(
     ]
 )
 """The rules of Gubs in words for a player (the terminal game's card texts, without engine names and ruling ids)."""
-

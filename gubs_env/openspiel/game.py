@@ -217,9 +217,7 @@ class GubsState(pyspiel.State):
     def _dealt(self, seed: int) -> None:
         game: GubsGame = self.get_game()
         # build first: a bad seed raises from Game before anything of this state changes
-        self._engine = _Engine(
-            Game(game.num_seats, seed=seed, record_log=game.record_log, **game.options.to_dict())
-        )
+        self._engine = _Engine(Game(game.num_seats, seed=seed, record_log=game.record_log, **game.options.to_dict()))
         self.deal_seed = seed
 
     # --- OpenSpiel's state API ----------------------------------------------------------------------

@@ -33,8 +33,10 @@ RECORD_FORMAT = 1
 """Bumped whenever the layout of a record changes."""
 
 
-RECORD_KEYS = ("format", "num_players", "seed", "options", "players", "actions", "events", "result")
-"""The fields a record may have (``events`` and ``result`` may be left out)."""
+RECORD_KEYS = ("format", "num_players", "seed", "options", "players", "actions", "events", "result", "usage")
+"""The fields a record may have (``events``, ``result`` and ``usage`` may be left out)."""
+MAX_USAGE_FIELDS = 32
+"""The most counts one seat's ``usage`` may hold."""
 EVENT_KEYS = ("turn", "actor", "action", "facts")
 """The fields of each entry of a record's ``events``."""
 MAX_RECORD_BYTES = 16 * 2**20
@@ -92,10 +94,18 @@ class GameRecord:
     """The log: per action its turn, actor, text and facts (with who saw each private fact)."""
     result: dict[str, Any] = field(default_factory=dict)
     """:func:`result_of` the game when it was recorded."""
+    usage: list[dict[str, Any] | None] | None = None
+    """Per seat, what its player spent on the game where it reports that (a language model's calls, tokens,
+    seconds, retries and fallbacks: names and numbers), else None; None when no seat's player does."""
 
     @classmethod
-    def from_game(cls, game: Game, seed: int, players: list[str]) -> GameRecord:
-        """Record ``game``, which must have been made as ``Game(n, seed=seed, **options)`` with its log on."""
+    def from_game(
+        cls, game: Game, seed: int, players: list[str], usage: list[dict[str, Any] | None] | None = None
+    ) -> GameRecord:
+        """Record ``game``, which must have been made as ``Game(n, seed=seed, **options)`` with its log on.
+
+        ``usage``: per seat, what its player spent (see :attr:`usage`).
+        """
         if not game.record_log:
             raise RecordError("the game kept no log (record_log=False): its actions are unknown")
         if len(players) != game.num_players:
@@ -113,6 +123,7 @@ class GameRecord:
             actions=[action_to_dict(e.action) for e in game.log],
             events=[e.to_dict() for e in game.log],
             result=result_of(game),
+            usage=None if usage is None else [None if u is None else dict(u) for u in usage],
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -126,7 +137,7 @@ class GameRecord:
             "actions": self.actions,
             "events": self.events,
             "result": self.result,
-        }
+        } | ({} if self.usage is None else {"usage": self.usage})
 
     @classmethod
     def from_dict(cls, data: Any) -> GameRecord:
@@ -147,6 +158,7 @@ class GameRecord:
             actions=data["actions"],
             events=data.get("events", []),
             result=data.get("result", {}),
+            usage=data.get("usage"),
         )
 
     def save(self, path: str | Path) -> Path:
@@ -245,6 +257,27 @@ def _check_fields(data: Any) -> None:
         _action(i, action)
     _check_events(data.get("events", []), data["num_players"])
     _check_result(data.get("result", {}), data["num_players"])
+    _check_usage(data.get("usage"), data["num_players"])
+
+
+def _check_usage(usage: Any, num_players: int) -> None:
+    """``usage``: None, or per seat None or a few counts (identifier names, numbers or true/false)."""
+    if usage is None:
+        return
+
+    def counts(value: Any) -> bool:
+        return (
+            isinstance(value, dict)
+            and len(value) <= MAX_USAGE_FIELDS
+            and all(isinstance(k, str) and k.isidentifier() and len(k) <= 40 for k in value)
+            and all(type(v) is bool or (type(v) in (int, float) and 0 <= v < 1e15 and v == v) for v in value.values())
+        )
+
+    if not isinstance(usage, list) or len(usage) != num_players or not all(u is None or counts(u) for u in usage):
+        raise RecordError(
+            f"record field 'usage' must be null or one entry per seat, each null or an object of counts, not "
+            f"{_short(usage)}"
+        )
 
 
 def _check_setup(data: dict[str, Any]) -> None:

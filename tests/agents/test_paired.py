@@ -185,7 +185,8 @@ def test_the_command_keeps_the_paired_comparison_in_its_out_folder(tmp_path, cap
 def test_the_command_writes_no_paired_file_without_a_comparison(tmp_path):
     argv = ["random", "heuristic", "--games", "2", "--jobs", "1", "--no-progress", "--out", str(tmp_path)]
     assert main(argv) == 0
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["tournament.csv", "tournament.json", "tournament.png"]
+    expected = ["games.jsonl", "tournament.csv", "tournament.json", "tournament.png"]  # the journal, and the results
+    assert sorted(path.name for path in tmp_path.iterdir()) == expected
 
 
 def test_the_command_prints_the_luck_adjusted_comparison(capsys):

@@ -221,7 +221,8 @@ def test_command_prints_the_report_and_writes_files(capsys, tmp_path):
     assert "--games 5 rounded up to 6 games per pairing" in text
     assert "2 players, random against heuristic at every other seat: random: " in text
     assert "over 6 games" in text and "Payoff matrix" in text and "Ratings" in text
-    assert sorted(p.name for p in out.iterdir()) == ["tournament.csv", "tournament.json", "tournament.png"]
+    written = ["games.jsonl", "tournament.csv", "tournament.json", "tournament.png"]  # the journal and the results
+    assert sorted(p.name for p in out.iterdir()) == written
     assert len(list((tmp_path / "games").glob("*.json"))) == 6
 
 

@@ -42,8 +42,8 @@ from agents.bots.ppo import PPOAgent
 from agents.bots.search.belief import BELIEFS, reweight_rows, shipped_hands, static_weights
 from agents.bots.search.playout_net import NO_NET, PlayoutNet, shipped_playout
 from agents.bots.search.rollout import FULL_PLAYOUTS, Leaves, candidate_values, paired_gains, seat_tables
-from agents.bots.search.settings import Settings
 from agents.bots.search.value import own_value, shipped_value
+from agents.bots.settings import Settings
 from agents.bots.threads import one_blas_thread
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import encode

@@ -34,7 +34,7 @@ from agents.bots.heuristic.tables import TABLES
 from agents.bots.search.agent import GameSearcher
 from agents.bots.search.playout_net import NO_NET
 from agents.bots.search.rollout import legal_ids, load_world, outcome_of, play_to_end, playout_scratch, seat_tables
-from agents.bots.search.settings import Settings
+from agents.bots.settings import Settings
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.engine import Game
 from gubs_env.engine.positions.determinize import knowledge
