@@ -43,7 +43,7 @@ import functools
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -58,12 +58,13 @@ _SHRINK = {WIDTH: 0.25, BETTER: 1.0}
 
 @dataclass(frozen=True)
 class Sequence95:
-    """A mean over deals and its confidence sequence at the deals played."""
+    """A mean over deals and its confidence sequence at the deals played (``signed``: a difference, shown ``+x%``)."""
 
     deals: int
     mean: float
     low: float
     high: float
+    signed: bool = False
 
     @property
     def half_width(self) -> float:
@@ -71,7 +72,8 @@ class Sequence95:
         return (self.high - self.low) / 2
 
     def __str__(self) -> str:
-        return f"{self.mean:+.1%} [{self.low:+.1%}, {self.high:+.1%}]"
+        form = "{:+.1%}" if self.signed else "{:.1%}"
+        return f"{form.format(self.mean)} [{form.format(self.low)}, {form.format(self.high)}]"
 
 
 def boundary(deals: int, spread: float, alpha: float = 0.05, horizon: int = 250) -> float:
@@ -231,12 +233,12 @@ class StopRule:
         first, second = result.agents[:2]
         fields = result.shared_fields(first, second)
         if fields:
-            sequence = self._difference(result, first, second, fields, luck)
+            sequence = replace(self._difference(result, first, second, fields, luck), signed=True)
             label = f"{first} less {second} against {', '.join(fields)}"
         else:  # the two alone at the table: A's rate against a field of B, less A's share at the table
             shift = 1 / result.num_players
             rate = self._rate(result, first, second, luck)
-            sequence = Sequence95(rate.deals, rate.mean - shift, rate.low - shift, rate.high - shift)
+            sequence = Sequence95(rate.deals, rate.mean - shift, rate.low - shift, rate.high - shift, signed=True)
             label = f"{first} against {second}, less its share at the table ({shift:.1%})"
         zero = 0.0
         answered = sequence.low > zero or sequence.high < zero

@@ -173,3 +173,21 @@ def test_the_final_answer_is_the_last_marked_line() -> None:
     for reply in (None, "", "thinking\nstill thinking"):
         with pytest.raises(AnswerError):
             final_answer(reply, free)
+
+
+def test_a_model_plays_at_the_terminal_table_and_a_dead_server_ends_it_in_one_line(server: Server, tmp_path) -> None:
+    import io
+
+    from agents.play.terminal import main as play
+
+    screen = io.StringIO()
+    argv = ["--watch", "--delay", "0", "--bots", server.spec("legal"), "--seed", "3", "--max-turns", "20"]
+    assert play(argv, stdout=screen, sleep=lambda s: None) == 0 and "=== Game over ===" in screen.getvalue()
+    gone = Server(tmp_path)
+    spec = gone.spec("legal", attempts=1, timeout=1)
+    gone.stop()
+    errors = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.stderr", errors)
+        code = play(["--watch", "--delay", "0", "--bots", spec], stdout=io.StringIO(), sleep=lambda s: None)
+    assert code == 1 and "stayed down through 1 try" in errors.getvalue() and errors.getvalue().count("\n") == 1
