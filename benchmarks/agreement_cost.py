@@ -21,9 +21,10 @@ import numpy as np
 import torch
 
 from agents.bots.threads import set_torch_threads
-from agents.training import TrainingConfig
+from agents.training import PoolConfig, TrainingConfig
+from agents.training.core.games import Batch, SelfPlayGames
+from agents.training.core.seating import Seating
 from agents.training.native.learner import Learner
-from agents.training.native.rollout import POLICY, Batch, SelfPlayGames
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.support.cli import positive_int
 
@@ -44,14 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=positive_int, default=4, help="batches (default: 4; the first not counted)")
     args = parser.parse_args(argv)
     set_torch_threads(1)
-    learner = Learner(TrainingConfig.from_scratch(players=args.players).resolved())
-    table = SelfPlayGames(args.games, args.players)
-    kinds = np.full((args.games, MAX_PLAYERS), POLICY, dtype=np.int8)
+    learner = Learner(TrainingConfig(players=args.players).resolved())
+    table = SelfPlayGames(Seating(args.games, PoolConfig(), seed=0), args.players)  # every seat the learner
     rows = []
     for r in range(args.rounds):
         seeds = np.arange(args.games, dtype=np.uint64) + 9_000_000_000 + r * args.games
         start = time.process_time()
-        batch = table.play(seeds, kinds, learner.decide)  # as a run plays: forced ids no samples
+        table.deal(seeds, np.zeros(args.games, dtype=np.int64))
+        batch = table.play(learner.decide)  # as a run plays: forced ids no samples
         play = time.process_time() - start
         order = (True, False) if r % 2 else (False, True)
         (first, a), (second, b) = (timed_update(learner, batch, measure) for measure in order)

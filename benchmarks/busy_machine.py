@@ -2,14 +2,11 @@
 
 ``python benchmarks/busy_machine.py`` measures, in one run, quiet and then beside ``--busy`` CPU-bound processes:
 
-1. the warm start's fit, seconds per epoch, with the learner's threads chosen by the load (as train.py does) and
-   with a fixed count of two (as train.py did before: a thread pool on busy cores);
-2. ``python train.py --minutes M`` (skipped with ``--minutes 0``): its wall time, timesteps, how much of its warm
-   start's imitation it kept (the default imitates nothing: it starts from the shipped network), and the shares its
+1. with ``--fit``, the warm start's fit, seconds per epoch, with the learner's threads chosen by the load (as
+   train.py does) and with a fixed count of two (a thread pool on busy cores);
+2. ``python train.py --minutes M`` (skipped with ``--minutes 0``): its wall time, timesteps, the torch threads its
+   learner took, how much of a warm start's imitation it kept (the default imitates nothing), and the shares its
    summary printed.
-
-``--from-scratch`` measures ``python train.py --from-scratch --minutes M`` instead (the native backend, which fits
-no warm start: the first measurement is skipped), and also prints the torch threads its learner took.
 
 Compare the rows of one run: figures from different runs on a shared machine differ. docs/speed.md has the
 figures and the command.
@@ -62,7 +59,8 @@ def fit_seconds_per_epoch(games: int, adaptive: bool) -> tuple[float, int]:
 
     from agents.bots.heuristic import HeuristicAgent
     from agents.bots.threads import LearnerThreads, set_torch_threads
-    from agents.training.imitation.demonstrations import collect, pretrain
+    from agents.training.imitation.demonstrations import collect, fit
+    from agents.training.sb3.backend import sb3_heads
     from gubs_env.envs.selfplay import SelfPlayEnv
 
     data = collect(HeuristicAgent(0), [2], games, seed=0, progress=False)
@@ -73,7 +71,8 @@ def fit_seconds_per_epoch(games: int, adaptive: bool) -> tuple[float, int]:
     else:
         set_torch_threads(2)
     start = time.perf_counter()
-    fitted = pretrain(model, data, epochs=2, progress=False, between=threads.adapt if adaptive else None)
+    between = threads.adapt if adaptive else None
+    fitted = fit(model.policy.parameters(), sb3_heads(model), data, epochs=2, progress=False, between=between)
     seconds = (time.perf_counter() - start) / fitted.epochs
     return seconds, torch.get_num_threads()
 
@@ -95,18 +94,17 @@ def fit_in_a_process(games: int, adaptive: bool) -> tuple[float, int]:
     return float(seconds), int(threads)
 
 
-def train_run(minutes: float, from_scratch: bool = False) -> dict[str, str]:
-    """``python train.py --minutes M`` (or ``--from-scratch``) in a fresh folder: its wall time, timesteps, summary."""
+def train_run(minutes: float) -> dict[str, str]:
+    """``python train.py --minutes M`` in a fresh folder: its wall time, timesteps and summary."""
     with tempfile.TemporaryDirectory(prefix="gubs-busy-") as tmp:
         argv = [sys.executable, str(ROOT / "train.py"), "--minutes", f"{minutes:g}", "--out", f"{tmp}/run"]
-        argv += ["--from-scratch"] if from_scratch else []
         start = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=True)
         wall = time.perf_counter() - start
     summary = next((line for line in done.stdout.splitlines() if "the time went to:" in line), "")
     steps = re.search(r"trained ([\d,]+) (?:timesteps|learner steps)", summary)
     imitated = next((line for line in done.stdout.splitlines() if line.startswith("imitated ")), "")
-    if not imitated:  # the default starts from a shipped network: nothing to fit
+    if not imitated:  # the default starts from a fresh network and imitates nothing
         warm_start = "imitating nothing"
     elif "cut to the" in imitated:
         warm_start = "cut: " + imitated.split("cut to the", 1)[1].split(". More", 1)[0]
@@ -128,20 +126,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--busy", type=int, default=2, help="CPU-bound processes beside the loaded runs (default 2)")
     parser.add_argument("--games", type=int, default=300, help="teacher games the fit learns from (default 300)")
     parser.add_argument("--minutes", type=float, default=2.0, help="train.py's budget; 0 skips the runs (default 2)")
-    parser.add_argument("--from-scratch", action="store_true", help="time train.py --from-scratch (native) instead")
+    parser.add_argument("--fit", action="store_true", help="also time the warm start's fit")
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.1f}", flush=True)
     for label, busy in (("quiet", 0), (f"beside {args.busy} busy processes", args.busy)):
         with busy_processes(busy, seconds=3600):
-            for adaptive in () if args.from_scratch else (True, False):
+            for adaptive in (True, False) if args.fit else ():
                 seconds, threads = fit_in_a_process(args.games, adaptive)
                 how = "threads chosen by the load" if adaptive else "2 threads, fixed"
                 print(f"{label}: warm start fit {seconds:.2f} s/epoch ({how}: {threads})", flush=True)
             if args.minutes > 0:
-                run = train_run(args.minutes, args.from_scratch)
-                command = "train.py --from-scratch" if args.from_scratch else "train.py"
+                run = train_run(args.minutes)
                 print(
-                    f"{label}: {command} --minutes {args.minutes:g}: {run['wall']}, {run['timesteps']} timesteps, "
+                    f"{label}: train.py --minutes {args.minutes:g}: {run['wall']}, {run['timesteps']} timesteps, "
                     f"{run['threads']}, warm start {run['warm start']}; shares: {run['shares']}",
                     flush=True,
                 )

@@ -1,7 +1,7 @@
 """Draw compare_<players>p.png: a lever's from-scratch runs against the default recipe's baselines, seed by seed.
 
 ``python benchmarks/lever_compare.py LEVER_DIR NAME [OUT_DIR]`` reads LEVER_DIR/curves.csv (gathered by
-``python train.py --from-scratch --seeds ...`` or :func:`agents.training.seeds.report`) and the baselines'
+``python train.py --from-scratch --seeds ...`` or :func:`agents.recipes.seeds.report`) and the baselines'
 docs/results/selfplay/curves.csv. For every table size the lever has runs at, it draws the win rate against the
 heuristic over timesteps, a panel per seed, into OUT_DIR (default: LEVER_DIR), and prints each seed's mean win rate
 over the last quarter of the lever's timesteps beside the baseline's over the same timesteps (its points on the same

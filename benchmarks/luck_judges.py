@@ -7,7 +7,7 @@ plays ``--agent`` against ``--opponent`` at every other seat, seat-rotated (game
 + g // n``, as ``agents.evaluate`` deals them), then measures the same games' luck with each judge: the shipped
 judge of the table size first (``agents/bots/models/luck_value_2p.npz`` at 2 players, ``luck_value.npz`` at any
 other; give ``luck_value.npz`` to compare it at 2 players), then each value network file given (``python -m
-agents.training.search_nets --target win`` writes one). For each it prints the agent's adjusted win rate, the
+agents.recipes.search_nets --target win`` writes one). For each it prints the agent's adjusted win rate, the
 adjusted interval's width over the plain one's (both over deals, as tournaments measure them), the agent's mean luck
 (its interval holds 0 for an honest judge) and the CPU milliseconds a game of the adjustment. The games are the same
 for every judge, so their widths compare directly. Pick ``--seed`` away from the deals a judge was fitted on (the

@@ -24,7 +24,9 @@ from luck_returns_paired import checkpoint_learner  # the script beside this one
 
 from agents.bots.threads import set_torch_threads
 from agents.evaluate.luck import LuckEstimator, LuckSettings, ObservationValue, luck_worlds
-from agents.training.native.rollout import POLICY, SelfPlayGames
+from agents.training.core.config import PoolConfig
+from agents.training.core.games import SelfPlayGames
+from agents.training.core.seating import Seating
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.support.cli import positive_int
 
@@ -56,8 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     set_torch_threads(1)
     config, learner = checkpoint_learner(args.run)
     games = config.envs or 256
-    table = SelfPlayGames(games, args.players or config.players)
-    kinds = np.full((games, MAX_PLAYERS), POLICY, dtype=np.int8)
+    table = SelfPlayGames(Seating(games, PoolConfig(), seed=0), args.players or config.players)  # all the learner
     settings = LuckSettings(worlds=args.worlds)
     judges = {
         "luck (shipped)": LuckEstimator(settings),
@@ -70,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         seeds = np.arange(games, dtype=np.uint64) + 9_000_000_000 + b * games
         history: list[list[int]] = [[] for _ in seeds]
         spent = {"play": time.process_time()}
-        batch = table.play(seeds, kinds, learner.decide, history=history)  # as a run plays: forced ids no samples
+        table.deal(seeds, np.zeros(games, dtype=np.int64))
+        batch = table.play(learner.decide, history=history)  # as a run plays: forced ids no samples
         luck = {}
         for name, judge in judges.items():
             spent[name] = time.process_time()

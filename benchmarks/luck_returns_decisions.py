@@ -21,9 +21,11 @@ import torch
 from luck_returns_paired import checkpoint_learner  # the script beside this one
 
 from agents.evaluate.luck import LuckEstimator, LuckSettings, NetworkValue
+from agents.training.core.config import PoolConfig
+from agents.training.core.games import Batch, SelfPlayGames
+from agents.training.core.seating import Seating
 from agents.training.native.learner import Learner, advantages
 from agents.training.native.luck_returns import luck_after, luck_rewards
-from agents.training.native.rollout import POLICY, Batch, SelfPlayGames
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.options import LETTER_PLACEMENTS, RuleOptions
@@ -102,13 +104,13 @@ def main() -> None:
     games = int(sys.argv[3]) if len(sys.argv) > 3 else 64
     torch.set_num_threads(1)
     config, learner = checkpoint_learner(run)
-    table = SelfPlayGames(games, config.players)
-    kinds = np.full((games, MAX_PLAYERS), POLICY, dtype=np.int8)
+    table = SelfPlayGames(Seating(games, PoolConfig(), seed=0), config.players)  # every seat the learner
     estimator = LuckEstimator(LuckSettings(worlds=16))
     for b in range(batches):
         seeds = np.arange(7_000_000_000 + b * games, 7_000_000_000 + (b + 1) * games, dtype=np.uint64)
         history: list[list[int]] = [[] for _ in seeds]
-        batch = table.play(seeds, kinds, learner.decide, history=history)
+        table.deal(seeds, np.zeros(games, dtype=np.int64))
+        batch = table.play(learner.decide, history=history)
         began = time.process_time()
         games_played = zip(table.players, seeds, history, strict=True)
         chance = luck_after(batch, [estimator.game(int(n), int(s), ids) for n, s, ids in games_played])

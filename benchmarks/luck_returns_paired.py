@@ -20,13 +20,13 @@ import numpy as np
 import torch
 
 from agents.evaluate.luck import LuckEstimator, LuckSettings, ObservationValue
-from agents.training.core.config import TrainingConfig
+from agents.training.core.config import PoolConfig, TrainingConfig
+from agents.training.core.games import Batch, SelfPlayGames
 from agents.training.core.runs import read_checkpoint
+from agents.training.core.seating import Seating
+from agents.training.loop import load_state, stored_config
 from agents.training.native.learner import Learner, ValueNorm, advantages, gradient_agreement
 from agents.training.native.luck_returns import luck_after, luck_rewards, luck_slope
-from agents.training.native.rollout import POLICY, Batch, SelfPlayGames
-from agents.training.trainer import load_state, stored_config
-from gubs_env.engine.cards import MAX_PLAYERS
 
 
 def agreement_and_spread(learner: Learner, batch: Batch, lam: float, gamma: float) -> tuple[float, float]:
@@ -60,8 +60,7 @@ def main() -> None:
     torch.set_num_threads(1)
     config, learner = checkpoint_learner(run)
     games, lam, gamma = config.envs or 1, config.gae_lambda or 0.98, config.gamma or 1.0
-    table = SelfPlayGames(games, config.players)
-    kinds = np.full((games, MAX_PLAYERS), POLICY, dtype=np.int8)
+    table = SelfPlayGames(Seating(games, PoolConfig(), seed=0), config.players)  # every seat the learner
     judges = {"shipped": None, "critic": ObservationValue(learner.outcome)}  # the luck network, the run's critic
     estimators = {
         f"luck ({judge}), {w} worlds": LuckEstimator(LuckSettings(worlds=w), value)
@@ -73,7 +72,8 @@ def main() -> None:
     for b in range(batches):
         seeds = np.arange(5_000_000_000 + b * games, 5_000_000_000 + (b + 1) * games, dtype=np.uint64)
         history: list[list[int]] = [[] for _ in seeds]
-        batch = table.play(seeds, kinds, learner.decide, history=history)
+        table.deal(seeds, np.zeros(games, dtype=np.int64))
+        batch = table.play(learner.decide, history=history)
         figures["plain"].append(agreement_and_spread(learner, batch, lam, gamma))
         for name, estimator in estimators.items():
             played = zip(table.players, seeds, history, strict=True)

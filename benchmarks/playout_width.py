@@ -2,7 +2,7 @@
 
 ``python benchmarks/playout_width.py --playout runs/playout-64/playout.npz --games 1200 --seed 49000000 --out DIR``
 plays ``selfplay-search`` and the same search whose playouts play the policy in ``--playout`` (made by
-``python -m agents.training.search_nets.playout --network selfplay-2p --hidden 64 ...``) against the heuristic,
+``python -m agents.recipes.search_nets.playout --network selfplay-2p --hidden 64 ...``) against the heuristic,
 seat-rotated on the same deals, and prints the tournament with their difference paired by deal, luck-adjusted
 (``python -m agents.evaluate``'s report, written to ``--out``). Before it, each search plays ``--timing-games``
 games against the heuristic in this process, on one core, and its time a searched decision is printed. Does a

@@ -7,11 +7,12 @@ local Ray, then 2 on a local two-node cluster, one runner on each node, with the
 real cluster): the env steps all runners sample together per second of wall time, the runners sampling in parallel
 (``foreach_env_runner``), after one warm-up round. It prints a table of the rates.
 
-``python benchmarks/rllib_throughput.py --minutes 1.5`` runs, one after the other, ``train.py`` (the sb3 backend) and
-``train.py --backend rllib`` with each ``--env-runners`` count for the same wall-clock budget, each in a fresh
-process with its output in a temporary folder. It prints each run's learner steps/s and env steps/s (training
-time only: start-up and evaluations excluded) and the peak resident memory of the run's processes by kind
-(driver, env runners, Ray's services), read from ``/proc`` (Linux) once a second.
+``python benchmarks/rllib_throughput.py --minutes 1.5`` runs, one after the other, ``train.py`` (the native backend,
+the default), ``train.py --backend sb3`` and ``train.py --backend rllib`` with each ``--env-runners`` count for the
+same wall-clock budget, each in a fresh process with its output in a temporary folder. It prints each run's learner
+timesteps per second of its iterations (start-up and evaluations excluded), read from the summary every backend
+prints, and the peak resident memory of the run's processes by kind (driver, env runners, Ray's services), read from
+``/proc`` (Linux) once a second.
 """
 
 from __future__ import annotations
@@ -33,9 +34,8 @@ from gubs_env.support.cli import CommandParser, non_negative_int, positive_float
 LAYOUTS = (("local", 1), ("local", 2), ("two-node cluster", 2))
 """Where the sampling runs: (Ray layout, env runners)."""
 
-_RLLIB_RATE = re.compile(r"([\d,]+) learner steps/s and ([\d,]+) env steps/s")
-_SB3_SUMMARY = re.compile(r"trained ([\d,]+) timesteps in ([\d.]+) min; the time went to: (.+)")
-_SB3_TRAINING = re.compile(r"\b(?:environments|learner) (\d+)%")
+_SUMMARY = re.compile(r"trained ([\d,]+) timesteps in ([\d.]+) min; the time went to: (.+)")
+_ITERATIONS = re.compile(r"\b(?:environments|training iterations) (\d+)%")
 """The phases of train.py's summary that are sb3's training: its time is their shares of the run's wall time."""
 
 
@@ -46,7 +46,6 @@ class Run:
     label: str
     command: list[str]
     learner_rate: float = 0.0
-    env_rate: float | None = None
     peak_mib: dict[str, float] = field(default_factory=dict)
     """Peak resident memory per process kind, and of all of them together at one time (``total``)."""
 
@@ -115,33 +114,30 @@ def measure(run: Run) -> Run:
         output = log.read()
     if process.returncode != 0:
         raise RuntimeError(f"{run.label} failed (exit {process.returncode}):\n{output[-2000:]}")
-    rates = _RLLIB_RATE.findall(output)
-    if rates:
-        learner, env = rates[-1]
-        run.learner_rate, run.env_rate = float(learner.replace(",", "")), float(env.replace(",", ""))
-    else:
-        run.learner_rate = sb3_rate(output, run.label)
+    run.learner_rate = training_rate(output, run.label)
     return run
 
 
-def sb3_rate(output: str, label: str) -> float:
-    """Timesteps per second of training (the environments and the learner) from train.py's summary line."""
-    found = _SB3_SUMMARY.search(output)
+def training_rate(output: str, label: str) -> float:
+    """Timesteps per second of the iterations (the games and the updates) from train.py's summary line."""
+    found = _SUMMARY.search(output)
     if found is None:
         raise RuntimeError(f"{label}: no throughput in its output:\n{output[-2000:]}")
-    shares = sum(int(share) for share in _SB3_TRAINING.findall(found[3])) / 100
+    shares = sum(int(share) for share in _ITERATIONS.findall(found[3])) / 100
     seconds = float(found[2]) * 60 * shares
     return int(found[1].replace(",", "")) / seconds if seconds > 0 else 0.0
 
 
 def runs(minutes: float, runner_counts: list[int], folder: Path) -> list[Run]:
     """The commands measured, in order."""
-    sb3 = [sys.executable, "train.py", "--minutes", str(minutes), "--no-progress", "--eval-every", "10000000"]
+    common = ["--minutes", str(minutes), "--no-progress", "--eval-every", "1000000000", "--eval-games", "20"]
+    common += ["--final-games", "20"]  # no curve point but the start's, a short final figure
+    train = [sys.executable, "train.py", *common]
     out = [
-        Run("train.py (sb3, default)", [*sb3, "--eval-games", "20", "--out", str(folder / "sb3")]),
+        Run("train.py (native, default)", [*train, "--out", str(folder / "native")]),
+        Run("train.py --backend sb3", [*train, "--backend", "sb3", "--out", str(folder / "sb3")]),
     ]
-    rllib = [sys.executable, "train.py", "--backend", "rllib", "--minutes", str(minutes)]
-    rllib += ["--eval-every", "1000000000", "--eval-games", "20"]  # no evaluation before the final one
+    rllib = [*train, "--backend", "rllib"]
     for count in runner_counts:
         command = [*rllib, "--env-runners", str(count), "--out", str(folder / f"rllib-{count}")]
         out.append(Run(f"rllib, {count} env runners", command))
@@ -151,16 +147,15 @@ def runs(minutes: float, runner_counts: list[int], folder: Path) -> list[Run]:
 def report(measured: list[Run]) -> str:
     """A Markdown table of the figures."""
     lines = [
-        "| run | learner steps/s | env steps/s | driver MiB | each env runner MiB | Ray services MiB | total MiB |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| run | learner timesteps/s | driver MiB | each env runner MiB | Ray services MiB | total MiB |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for run in measured:
         mib = run.peak_mib
-        env_rate = "-" if run.env_rate is None else f"{run.env_rate:,.0f}"
         runner = f"{mib['each env runner']:,.0f}" if "each env runner" in mib else "-"
         services = f"{mib['ray services']:,.0f}" if "ray services" in mib else "-"
         lines.append(
-            f"| {run.label} | {run.learner_rate:,.0f} | {env_rate} | {mib.get('driver', 0):,.0f} | {runner} | "
+            f"| {run.label} | {run.learner_rate:,.0f} | {mib.get('driver', 0):,.0f} | {runner} | "
             f"{services} | {mib.get('total', 0):,.0f} |"
         )
     return "\n".join(lines)
@@ -192,7 +187,7 @@ def measure_sampling(layout: str, runners: int, seconds: float) -> Sampling:
 
     from agents.training import TrainingConfig
     from agents.training.core.config import RllibSettings
-    from agents.training.rllib.train import _project_packages, build_config
+    from agents.training.rllib.backend import _project_packages, build_config
 
     cluster = None
     if layout == "local":

@@ -4,10 +4,10 @@ Usage: ``python benchmarks/sb3_throughput.py`` (the default settings alone, 2 pl
 timesteps), ``--flags "--envs 128 --n-steps 32"`` (those settings beside the default), ``--timesteps N``,
 ``--rounds K``, ``--players 2 4``.
 
-Each setup is what ``python train.py [flags]`` builds (its environments and learner), with an opponent pool already
-holding three snapshots and drawing 10% random, 40% heuristic and 50% snapshot seats, so that every kind of
-opponent takes its share of the time. The setups then learn in turns, ``--timesteps`` each per round (whole
-rollouts), so a change in the machine's load hits both alike. Evaluations, checkpoints and logging to files are
+Each setup is what ``python train.py --backend sb3 [flags]`` builds (its backend: the environments and the learner),
+with a league already holding three snapshots and drawing 10% random, 40% heuristic and 50% snapshot seats, so that
+every kind of opponent takes its share of the time. The setups then learn in turns, ``--timesteps`` each per round
+(whole rollouts), so a change in the machine's load hits both alike. Evaluations, checkpoints and logging to files are
 left out: they are the same work for both. Printed per setup: learner timesteps per wall-clock second and per CPU
 second of this process, and the share of the wall time spent inside the environments (opponents included); then,
 with ``--flags``, the ratio of the other setup to the default.
@@ -15,10 +15,8 @@ with ``--flags``, the ratio of the other setup to the default.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from gubs_env.support.cli import CommandParser, player_count, positive_int, run_command
@@ -47,59 +45,52 @@ class PathTimes:
         )
 
 
-def _build(path: str, players: list[int], folder: Path, flags: list[str]) -> tuple[Any, Any, dict[str, Any]]:
-    """The environments and learner ``train.py [flags]`` builds, with snapshots in the pool."""
+def _build(players: list[int], flags: list[str]) -> tuple[Any, dict[str, Any]]:
+    """The sb3 backend ``train.py --backend sb3 [flags]`` builds, with snapshots in its league."""
     from dataclasses import replace
 
     from agents.training.command import parse
     from agents.training.core.config import PoolConfig
-    from agents.training.sb3.train import make_envs, new_model
+    from agents.training.sb3.backend import Sb3Backend
 
-    config = parse(["--players", *map(str, players), *flags]).config
-    # the mixed pool of the module docstring, whatever train.py's default pool is
+    config = parse(["--backend", "sb3", "--players", *map(str, players), *flags]).config
+    # the mixed league of the module docstring, whatever train.py's default is
     config = replace(config, pool=PoolConfig(p_random=0.1, p_heuristic=0.4, self_share=0.0)).resolved()
-    envs = make_envs(config)
-    model = new_model(config, envs)
-    snapshots = folder / path / "snapshots"
-    snapshots.mkdir(parents=True)
-    names = [f"snapshots/step_{i + 1}.zip" for i in range(SNAPSHOTS)]
-    for name in names:
-        model.save(folder / path / name)
-    envs.env_method("set_snapshots", [str(folder / path / name) for name in names])
+    backend = Sb3Backend(config)
+    backend.set_league([(f"step_{i + 1}", backend.policy()) for i in range(SNAPSHOTS)], [1.0] * SNAPSHOTS)
     shown = ("envs", "n_steps", "batch_size", "epochs", "threads")
-    settings = {name: getattr(config, name) for name in shown}
-    return envs, model, settings
+    return backend, {name: getattr(config, name) for name in shown}
 
 
-def _slice(envs, model, timesteps: int, times: PathTimes) -> None:
-    """Learn ``timesteps`` more, adding the wall, CPU and environment time to ``times``."""
-    env_before, steps_before = envs.env_seconds, model.num_timesteps
-    wall, cpu = time.perf_counter(), time.process_time()
-    model.learn(total_timesteps=timesteps, reset_num_timesteps=False)  # whole rollouts: may run a little past
+def _slice(backend: Any, timesteps: int, times: PathTimes) -> None:
+    """Learn ``timesteps`` more (whole rollouts: maybe a little past), adding the wall, CPU and games' time."""
+    from agents.training.core.phases import ENVIRONMENTS
+
+    wall, cpu, done = time.perf_counter(), time.process_time(), 0
+    while done < timesteps:
+        step = backend.iterate()
+        done += step.timesteps
+        times.env_wall += step.seconds[ENVIRONMENTS]
     times.wall += time.perf_counter() - wall
     times.cpu += time.process_time() - cpu
-    times.env_wall += envs.env_seconds - env_before
-    times.timesteps += model.num_timesteps - steps_before
+    times.timesteps += done
 
 
 def run(players: list[int], timesteps: int, rounds: int, flags: list[str] | None) -> dict[str, PathTimes]:
     """Time the setups (the default; with ``flags``, those too) in ``rounds`` interleaved slices, after a warm-up."""
-    from agents.training.sb3.train import learner_threads
+    from agents.bots.threads import one_blas_thread, set_torch_threads
 
-    # learner_threads also sets numba's thread wait policy, which must come before torch is first imported
-    with learner_threads(1), tempfile.TemporaryDirectory(prefix="gubs-train-bench-") as tmp:
-        setups = {DEFAULT: []} if flags is None else {DEFAULT: [], OTHER: flags}
-        built = {path: _build(path, players, Path(tmp), given) for path, given in setups.items()}
-        times = {path: PathTimes(path, settings=built[path][2]) for path in setups}
+    setups = {DEFAULT: []} if flags is None else {DEFAULT: [], OTHER: flags}
+    with one_blas_thread():
+        built = {path: _build(players, given) for path, given in setups.items()}
+        times = {path: PathTimes(path, settings=built[path][1]) for path in setups}
         for path in setups:  # first rollouts, numba's first calls, torch's first allocations: not timed
-            with learner_threads(built[path][2]["threads"]):
-                _slice(built[path][0], built[path][1], timesteps, PathTimes(path))
+            set_torch_threads(built[path][1]["threads"])
+            _slice(built[path][0], timesteps, PathTimes(path))
         for _ in range(rounds):
             for path in setups:
-                with learner_threads(built[path][2]["threads"]):
-                    _slice(built[path][0], built[path][1], timesteps, times[path])
-        for envs, _, _ in built.values():
-            envs.close()
+                set_torch_threads(built[path][1]["threads"])
+                _slice(built[path][0], timesteps, times[path])
     return times
 
 

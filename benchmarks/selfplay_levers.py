@@ -1,12 +1,14 @@
 """``python benchmarks/selfplay_levers.py``: each lever of self-play from scratch against the default, measured.
 
-Every variant changes one setting of the from-scratch preset (:meth:`TrainingConfig.from_scratch`) and trains the same
-table size from the same seed for the same minutes, one variant after another, each into ``OUT/<variant>``. The
-table printed at the end gives, per variant, the last win rate against the heuristic (seat-rotated games on the
-same deals), the samples learnt from, the updates, and the median ``grad_cosine`` over the last half of the updates.
+Every variant changes one setting of the default run (pure self-play from a fresh network on the native backend)
+and trains the same table size from the same seed for the same minutes, one variant after another, each into
+``OUT/<variant>``. The table printed at the end gives, per variant, the last curve point against the heuristic
+(seat-rotated games on the curve's deals), the timesteps, the updates, and the median ``grad_cosine`` over the last
+half of the updates.
 A variant whose folder already holds a run is kept, so the command can be run again to print the table or to add
 variants. docs/results/selfplay-log.md has the figures. The levers measured as losses (paired playouts, the
-action-part head) were removed after commit baf7785; that commit has their variants.
+action-part head) were removed after commit baf7785, and the rule facts after commit 6939125; those commits have their
+variants.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ PROG = "python benchmarks/selfplay_levers.py"
 
 def variants(players: int, seed: int) -> dict[str, TrainingConfig]:
     """The default recipe and each variant of one lever, by name (each run's budget is the command's)."""
-    base = TrainingConfig.from_scratch(players=(players,), seed=seed, eval_every=1_000_000)
+    base = TrainingConfig(players=(players,), seed=seed, eval_every=1_000_000)
     return {
         "default": base,
         "small-batch": replace(base, envs=32, batch_size=1024, epochs=5),
@@ -37,7 +39,6 @@ def variants(players: int, seed: int) -> dict[str, TrainingConfig]:
         "forced-samples": replace(base, skip_forced=False),
         "no-entropy": replace(base, native=NativeSettings(entropy_start=0.0, entropy_end=0.0)),
         "old-discount": replace(base, gamma=0.995, gae_lambda=0.95),
-        "rule-facts": replace(base, rule_facts=True),
         "luck-returns": replace(base, luck_returns=True),
     }
 
@@ -52,15 +53,15 @@ def read_rows(path: Path) -> list[dict[str, str]]:
 
 def describe(name: str, folder: Path) -> str:
     """One line of the table for the run in ``folder``."""
-    evaluation = [r for r in read_rows(folder / "eval.csv") if r["opponent"] == "heuristic"]
+    evaluation = [r for r in read_rows(folder / "eval.csv") if r["opponent"] == "heuristic" and r["deals"] == "curve"]
     progress = read_rows(folder / "progress.csv")
     if not evaluation or not progress:
         return f"{name:15s} no run"
     last = evaluation[-1]
-    cosines = [float(r["grad_cosine"]) for r in progress[len(progress) // 2 :]]
+    cosines = [float(r["grad_cosine"]) for r in progress[len(progress) // 2 :] if r["grad_cosine"]]
     return (
         f"{name:15s} {float(last['win_rate']):6.1%} [{float(last['low']):.1%}, {float(last['high']):.1%}]  "
-        f"{int(progress[-1]['samples']):>10,} samples  {len(progress):>4} updates  "
+        f"{int(progress[-1]['timesteps']):>10,} timesteps  {len(progress):>4} updates  "
         f"grad_cosine {statistics.median(cosines):+.2f}"
     )
 

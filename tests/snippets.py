@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parents[1]
 NO_RUN = re.compile(r"^<!--\s*no-run:\s*\S.*-->\s*$")
 """The marker line before a block that is not run; it must say why."""
 
-TRAIN_BUDGET = "--steps 256 --envs 2 --n-steps 128 --eval-every 256 --eval-games 2 --imitate-games 2 --no-progress"
-"""What ``python train.py`` commands get appended: a couple of rollouts instead of 10 minutes, and a new run's
-imitation of the heuristic over 2 games instead of 1,500."""
+TRAIN_BUDGET = "--steps 256 --envs 4 --batch-size 256 --eval-every 256 --eval-games 2 --final-games 4 --no-progress"
+"""What ``python train.py`` commands get appended: an iteration or two instead of 10 minutes, curve points and a
+final figure of a few games."""
 
 BUDGET: list[tuple[str, str]] = [
     ("games=2000", "games=4"),

@@ -30,6 +30,8 @@ ALLOWED: dict[str, set[str]] = {
     # one trainer, two backends: the sb3 one in its modules, the RLlib one in agents/training/rllib/, a folder of
     # the same room (its modules and the trainer's import each other one way: tested by the cycle test below)
     "agents.training": LIBRARY | {"gubs_env", "gubs_env.envs", "agents", "agents.bots", "agents.evaluate"},
+    # the recipes beside the trainer (search labels, the search's networks, the heuristic's tuning, several seeds)
+    "agents.recipes": LIBRARY | {"gubs_env.envs", "agents.bots", "agents.evaluate", "agents.training"},
     "agents.play": LIBRARY | {"gubs_env.viz", "agents.bots", "agents.evaluate"},
     "agents": {"agents.bots", "agents.evaluate", "gubs_env.support"},  # support: the moved-module finder
 }
@@ -96,18 +98,14 @@ def test_a_room_imports_only_the_rooms_below_it(room: str) -> None:
 
 
 TRAINING_FOLDERS = {
-    # what both backends share imports neither backend nor any recipe: only its own modules and the rooms below
+    # what the loop and every backend share imports no backend: only its own modules and the rooms below
     "agents.training.core": {"agents.training.core"},
-    # a backend: the shared core and the warm start (every backend's is one)
+    # a backend: an adapter over one trainer, on the shared core; the warm start fits its network
     "agents.training.sb3": {"agents.training.core", "agents.training.sb3", "agents.training.imitation"},
     "agents.training.rllib": {"agents.training.core", "agents.training.rllib", "agents.training.imitation"},
-    "agents.training.native": {"agents.training.core", "agents.training.native", "agents.training.imitation"},
-    # the recipes beside the backends
-    "agents.training.imitation": {"agents.training.core", "agents.training.imitation", "agents.training.expert"},
-    # expert iteration's rounds distil each round's playout policy
-    "agents.training.expert": {"agents.training.imitation", "agents.training.expert", "agents.training.search_nets"},
-    "agents.training.search_nets": {"agents.training.search_nets"},
-    "agents.training.tune_heuristic": {"agents.training.tune_heuristic"},
+    "agents.training.native": {"agents.training.core", "agents.training.native"},
+    # the warm start of every backend, and the labels file it reads
+    "agents.training.imitation": {"agents.training.core", "agents.training.imitation"},
 }
 """Within the training room, which of its modules and folders each folder may import."""
 
@@ -115,6 +113,58 @@ TRAINING_FOLDERS = {
 def _within(module: str, allowed: set[str]) -> bool:
     """Whether ``module`` is one of ``allowed`` or in one of their folders (``agents.training`` is its __init__)."""
     return any(module == a or (a != "agents.training" and module.startswith(a + ".")) for a in allowed)
+
+
+LOOP_BOOKKEEPING = {
+    "commit_checkpoint": "the checkpoint commit",
+    "League.from_json": "the league's shares",
+    "plot_learning_curve": "the curve",
+    "LearnerThreads": "the thread set-up",
+    "read_checkpoint": "the resume check",
+}
+"""What only the loop does, by the call that does it: each called once in the training room, in its loop."""
+
+
+def _called(tree: ast.AST, name: str) -> int:
+    """How many calls of ``name`` (``f`` or ``a.f``, or ``A.f`` for ``A.f``) a module's tree holds."""
+    *owner, function = name.split(".")
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and not owner and func.id == function:
+                count += 1
+            elif isinstance(func, ast.Attribute) and func.attr == function:
+                count += not owner or (isinstance(func.value, ast.Name) and func.value.id == owner[0])
+    return count
+
+
+def test_the_loops_bookkeeping_is_written_once_in_the_training_room_and_no_league_lives_in_a_module() -> None:
+    sources = {p: p.read_text(encoding="utf-8") for p in (ROOT / "agents" / "training").rglob("*.py")}
+    trees = {p: ast.parse(text) for p, text in sources.items()}
+    for call, what in LOOP_BOOKKEEPING.items():
+        sites = [str(p.relative_to(ROOT)) for p, tree in trees.items() for _ in range(_called(tree, call))]
+        assert sites == ["agents/training/loop.py"], f"{what}: {sites}"
+    for path, tree in trees.items():  # the league crosses processes as an argument, never as module state
+        for node in tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, (ast.List, ast.Dict, ast.Set)):
+                names = [t.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target])]
+                assert not any("SNAPSHOT" in n or "LEAGUE" in n or "TALLY" in n for n in names), (path, names)
+
+
+def test_the_training_room_holds_the_trainer_alone_in_short_functions() -> None:
+    files = list((ROOT / "agents" / "training").rglob("*.py"))
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in files)
+    assert lines <= 6500, f"the training room holds {lines} lines"
+    longest = max(
+        (node.end_lineno - node.lineno + 1, f"{p.name}:{node.name}")
+        for p in files
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
+    assert longest[0] <= 80, longest
+    recipes = {"expert", "search_nets", "tune_heuristic", "seeds"}
+    assert not any(p.stem in recipes or p.parent.name in recipes for p in files)
 
 
 def test_every_training_folder_is_listed() -> None:

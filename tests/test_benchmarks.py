@@ -42,7 +42,7 @@ def small_selfplay_run(out: Path) -> Path:
     """A native run folder with a checkpoint, trained for one batch of eight games."""
     from agents.training import TrainingConfig, train
 
-    config = TrainingConfig.from_scratch(envs=8, eval_games=4, hidden=(16,), batch_size=512, steps=1)
+    config = TrainingConfig(envs=8, eval_games=4, final_games=2, hidden=(16,), batch_size=512, steps=1)
     train(config, out=out, progress=False)
     return out
 
@@ -63,51 +63,34 @@ def test_the_agreement_cost_benchmark_times_both_updates_of_the_same_batch():
 def test_the_busy_machine_benchmark_measures_the_fit_and_a_run_quiet_and_loaded(capsys):
     from benchmarks.busy_machine import main
 
-    assert main(["--busy", "1", "--games", "4", "--minutes", "0.05"]) == 0
+    assert main(["--busy", "1", "--games", "4", "--minutes", "0.1", "--fit"]) == 0
     printed = capsys.readouterr().out
     assert len(re.findall(r"warm start fit \d+\.\d+ s/epoch", printed)) == 4
-    warm_start = r"warm start (imitating nothing|whole|cut: .+)"  # the default starts from the shipped network
     threads = r"(fewest learner threads \d|learner threads as configured)"
     runs = re.findall(
-        rf"train.py --minutes 0.05: \d+ s, [\d,]+ timesteps, {threads}, {warm_start}; shares: .+", printed
+        rf"train.py --minutes 0.1: \d+ s, [\d,]+ timesteps, {threads}, warm start imitating nothing; shares: .+",
+        printed,
     )
-    assert len(runs) == 2 and "beside 1 busy processes" in printed
-
-
-@pytest.mark.slow
-def test_the_busy_machine_benchmark_times_a_from_scratch_run_quiet_and_loaded(capsys):
-    from benchmarks.busy_machine import main
-
-    assert main(["--busy", "1", "--minutes", "0.1", "--from-scratch"]) == 0
-    printed = capsys.readouterr().out
-    assert "warm start fit" not in printed
-    runs = re.findall(r"train.py --from-scratch --minutes 0.1: \d+ s, [\d,]+ timesteps, .+; shares: .+", printed)
     assert len(runs) == 2 and "beside 1 busy processes" in printed
 
 
 # --- sb3_throughput.py -----------------------------------------------------------------------------------------
 
 
-def test_each_sb3_setup_is_what_train_py_builds_with_snapshots_in_the_pool(tmp_path):
-    from agents.training.sb3.fast_vec_env import FastSelfPlayVecEnv
+def test_each_sb3_setup_is_what_train_py_builds_with_snapshots_in_its_league():
+    from agents.training.sb3.backend import Sb3Backend
     from agents.training.sb3.masked_policy import LeanMaskablePolicy
 
-    for path, flags, envs_wanted in (("default", [], 64), ("flags", ["--envs", "2"], 2)):
-        envs, model, settings = sb3_throughput._build(path, [2], tmp_path, flags)
-        try:
-            assert isinstance(envs.unwrapped, FastSelfPlayVecEnv)
-            assert isinstance(model.policy, LeanMaskablePolicy)
-            assert settings["envs"] == envs_wanted
-            assert len(list((tmp_path / path / "snapshots").glob("step_*.zip"))) == sb3_throughput.SNAPSHOTS
-        finally:
-            envs.close()
+    for flags, envs_wanted in (([], 64), (["--envs", "2"], 2)):
+        backend, settings = sb3_throughput._build([2], flags)
+        assert isinstance(backend, Sb3Backend) and isinstance(backend.model.policy, LeanMaskablePolicy)
+        assert settings["envs"] == envs_wanted and len(backend.seating.snapshots) == sb3_throughput.SNAPSHOTS
 
 
-def test_an_sb3_slice_counts_its_timesteps_and_times(tmp_path):
-    flags = ["--envs", "2", "--n-steps", "16", "--batch-size", "32"]
-    envs, model, _ = sb3_throughput._build("flags", [2], tmp_path, flags)
+def test_an_sb3_slice_counts_its_timesteps_and_times():
+    backend, _ = sb3_throughput._build([2], ["--envs", "2", "--n-steps", "16", "--batch-size", "32"])
     times = sb3_throughput.PathTimes("flags")
-    sb3_throughput._slice(envs, model, 64, times)
+    sb3_throughput._slice(backend, 64, times)
     assert times.timesteps == 64 and times.wall > 0 and 0 < times.env_wall < times.wall
     assert "flags" in times.row()
 
@@ -156,10 +139,11 @@ def test_garbage_rllib_throughput_arguments_exit_with_status_2(argv):
     assert exit_info.value.code == 2
 
 
-def test_the_rllib_runs_measured_are_the_sb3_default_then_each_runner_count(tmp_path):
+def test_the_rllib_runs_measured_are_the_default_sb3_then_each_runner_count(tmp_path):
     runs = rllib_throughput.runs(1.0, [0, 2], tmp_path)
-    assert [run.label for run in runs] == ["train.py (sb3, default)", "rllib, 0 env runners", "rllib, 2 env runners"]
-    assert "--backend" not in runs[0].command and runs[2].command[runs[2].command.index("--env-runners") + 1] == "2"
+    labels = ["train.py (native, default)", "train.py --backend sb3", "rllib, 0 env runners", "rllib, 2 env runners"]
+    assert [run.label for run in runs] == labels
+    assert "--backend" not in runs[0].command and runs[3].command[runs[3].command.index("--env-runners") + 1] == "2"
     assert all("--engine" not in run.command for run in runs)
 
 
@@ -174,19 +158,19 @@ def test_the_sampling_table_gives_each_layouts_rate():
 
 
 def test_the_rllib_report_is_a_markdown_table_of_every_run():
-    runs = [rllib_throughput.Run("a", [], 100.0, None, {"driver": 300.0, "total": 300.0})]
+    runs = [rllib_throughput.Run("a", [], 100.0, {"driver": 300.0, "total": 300.0})]
     memory = {"driver": 600, "each env runner": 500, "ray services": 400, "total": 1500}
-    runs.append(rllib_throughput.Run("b", [], 50.0, 120.0, memory))
+    runs.append(rllib_throughput.Run("b", [], 50.0, memory))
     lines = rllib_throughput.report(runs).splitlines()
-    assert lines[2] == "| a | 100 | - | 300 | - | - | 300 |"
-    assert lines[3] == "| b | 50 | 120 | 600 | 500 | 400 | 1,500 |"
+    assert lines[2] == "| a | 100 | 300 | - | - | 300 |"
+    assert lines[3] == "| b | 50 | 600 | 500 | 400 | 1,500 |"
 
 
-def test_the_rates_are_read_from_each_backends_summary():
-    sb3 = "trained 6,000 timesteps in 1.0 min; the time went to: environments 30%, learner 20%, the rest 50%"
-    assert rllib_throughput.sb3_rate(sb3, "sb3") == pytest.approx(6000 / 30)
-    rllib = "1,234 learner steps/s and 5,678 env steps/s while training (40,000 env steps)"
-    assert rllib_throughput._RLLIB_RATE.findall(rllib) == [("1,234", "5,678")]
+def test_the_rates_are_read_from_the_summary_every_backend_prints():
+    sb3 = "trained 6,000 timesteps in 1.0 min; the time went to: environments 30%, training iterations 20%, other 50%"
+    assert rllib_throughput.training_rate(sb3, "sb3") == pytest.approx(6000 / 30)
+    native = "trained 6,000 timesteps in 1.0 min; the time went to: evaluations 9%, training iterations 60%"
+    assert rllib_throughput.training_rate(native, "native") == pytest.approx(6000 / 36)
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
@@ -200,7 +184,7 @@ def test_this_process_is_found_and_has_a_resident_size():
 def test_the_rllib_throughput_benchmark_measures_each_training_run():
     pytest.importorskip("ray.rllib")
     printed = script("rllib_throughput", "--part", "training", "--minutes", "0.05", "--env-runners", "0")
-    assert "| train.py (sb3, default) |" in printed and "| rllib, 0 env runners |" in printed
+    assert "| train.py (native, default) |" in printed and "| rllib, 0 env runners |" in printed
 
 
 # --- selfplay_levers.py ----------------------------------------------------------------------------------------
@@ -210,7 +194,7 @@ def test_the_levers_command_trains_each_variant_once_and_prints_its_row(tmp_path
     from agents.training import TrainingConfig
 
     configs = selfplay_levers.variants(2, seed=1)
-    assert configs["default"] == TrainingConfig.from_scratch(players=(2,), seed=1, eval_every=1_000_000)
+    assert configs["default"] == TrainingConfig(players=(2,), seed=1, eval_every=1_000_000)
     for name, config in configs.items():  # each variant differs from the default in its own lever only
         assert name == "default" or config != configs["default"]
     calls = []
@@ -303,25 +287,6 @@ def test_the_luck_diagnostics_run_on_a_runs_checkpoint(tmp_path):
     assert "8 games a batch at 3 players" in cost and "luck (critic, every row)" in cost
     difference = float(re.search(r"largest difference (\S+)$", cost, re.MULTILINE).group(1))
     assert difference < 1e-5  # the same judgement both ways, to float32's precision
-
-
-# --- apprentice_step.py -----------------------------------------------------------------------------------------------
-
-
-def test_the_apprentice_step_comparison_fits_and_measures_each_step_size(tmp_path):
-    from agents.training.expert.labels import Labelling, label, save_labels
-
-    labels = label("selfplay-search:worlds=16,steps=1500", [2], games=2, seed=3, jobs=1, progress=False,
-                   how=Labelling(keep_blunders=True), field="selfplay-2p")  # fmt: skip
-    path = save_labels(tmp_path / "labels.npz", labels)
-    printed = script("apprentice_step", "--labels", str(path), "--rates", "1e-4", "1e-3", "--games", "4", "--jobs", "1")
-    lines = re.findall(
-        r"^step (\S+): held-out labels \d+\.\d% -> \d+\.\d%, corrections learnt \d+\.\d%; against the heuristic "
-        r"\d+\.\d% \(network \d+\.\d%\), [+-]\d+\.\d pts \[[+-]\d+\.\d, [+-]\d+\.\d\] over 2 deals$",
-        printed,
-        re.MULTILINE,
-    )
-    assert lines == ["0.0001", "0.001"]
 
 
 # --- tail_average.py -------------------------------------------------------------------------------------------------

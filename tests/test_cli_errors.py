@@ -567,13 +567,13 @@ def test_train_refuses_an_output_it_cannot_write_before_any_set_up(tmp_path: Pat
 def test_train_numbers_a_new_default_folder_and_refuses_an_explicit_one_that_holds_a_run(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    from agents.training.trainer import choose_out
+    from agents.training.loop import choose_out
 
     monkeypatch.chdir(tmp_path)
     run = tmp_path / "runs" / "gubs"
     run.mkdir(parents=True)
     (run / "run.json").write_text("{}")
-    assert choose_out(None, False, "sb3")[0] == Path("runs/gubs-2")
+    assert choose_out(None, False)[0] == Path("runs/gubs-2")
     err = _train_argv_error(["--out", "runs/gubs"], capsys)
     assert "already holds a run: resume it (--resume)" in err
     assert (run / "run.json").read_text() == "{}"
@@ -581,7 +581,7 @@ def test_train_numbers_a_new_default_folder_and_refuses_an_explicit_one_that_hol
 
 def test_train_resume_without_out_takes_the_run_saved_last(tmp_path: Path, monkeypatch, capsys) -> None:
     from agents.training.command import parse
-    from agents.training.trainer import choose_out
+    from agents.training.loop import choose_out
     from tests.test_train import committed_run
 
     monkeypatch.chdir(tmp_path)
@@ -593,16 +593,16 @@ def test_train_resume_without_out_takes_the_run_saved_last(tmp_path: Path, monke
         os.utime(tmp_path / "runs" / name / "run.json", (stamp, stamp))
     assert parse(["--resume"]).out == Path("runs/gubs")
     os.utime(tmp_path / "runs" / "gubs-mix" / "run.json", (4_000, 4_000))
-    folder, how = choose_out(None, True, "sb3")
+    folder, how = choose_out(None, True)
     assert folder == Path("runs/gubs-mix") and "saved last" in how
 
 
 def test_train_says_which_folder_it_uses_first(tmp_path: Path, monkeypatch, capsys) -> None:
-    import agents.training.sb3.train
     from agents.training import command
+    from agents.training.loop import Loop
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(agents.training.sb3.train, "train_sb3", lambda run: _raise(_Started()))
+    monkeypatch.setattr(Loop, "drive", lambda loop: _raise(_Started()))
     with pytest.raises(_Started):
         command.main(["--steps", "1"])
     assert capsys.readouterr().out.splitlines() == ["new run in runs/gubs (the first free default folder)"]
@@ -611,19 +611,14 @@ def test_train_says_which_folder_it_uses_first(tmp_path: Path, monkeypatch, caps
 def test_a_checkpoint_that_matches_its_digest_but_cannot_be_loaded_is_status_2(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    import agents.training.sb3.train
     from agents.training import command
     from tests.test_train import committed_run
 
-    class NoEnvs:
-        def close(self) -> None:
-            pass
-
-    committed_run(tmp_path, timesteps=10)  # the checkpoint's bytes are b"a checkpoint", with their digest
+    config = {"backend": "sb3", "envs": 2, "hidden": [16]}  # a small learner: the set-up is not what is tested
+    committed_run(tmp_path, timesteps=10, backend="sb3", config=config)  # b"a checkpoint", with its digest
     (tmp_path / "checkpoint-000000020.zip").write_text("written after the commit")  # resuming would delete it
     (tmp_path / "snapshots").mkdir()
     before = {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
-    monkeypatch.setattr(agents.training.sb3.train, "make_envs", lambda config: NoEnvs())  # the set-up is not tested
     with pytest.raises(SystemExit) as stop:
         command.main(["--resume", "--out", str(tmp_path), "--steps", "20", "--no-progress"])
     assert stop.value.code == cli.EXIT_USAGE
@@ -861,7 +856,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         {"--players": NUMBERS, "--seed": NUMBERS, "--minutes": NUMBERS, "--out": PATHS, "--no-progress": SWITCH},
     ),
     "expert": (
-        "agents.training.expert.labels",
+        "agents.recipes.expert.labels",
         [],
         {
             "--expert": SPECS,
@@ -874,19 +869,6 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--keep-blunders": SWITCH,
             "--corrected-only": SWITCH,
             "--no-progress": SWITCH,
-        },
-    ),
-    "apprentice": (
-        "benchmarks.apprentice_step",
-        [],
-        {
-            "--labels": PATHS,
-            "--network": ["selfplay-2p", "bad.zip", "missing.zip", "nobody"],
-            "--rates": NUMBERS,
-            "--epochs": NUMBERS,
-            "--games": NUMBERS,
-            "--seed": NUMBERS,
-            "--jobs": NUMBERS,
         },
     ),
     "tail_average": (
@@ -914,22 +896,8 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
             "--jobs": NUMBERS,
         },
     ),
-    "rounds": (
-        "agents.training.expert.rounds",
-        [],
-        {
-            "--network": ["selfplay-2p", "gubs-net", "bad.zip", "missing.zip", "nobody", "run"],
-            "--rounds": NUMBERS,
-            "--players": NUMBERS,
-            "--games": NUMBERS,
-            "--eval-games": NUMBERS,
-            "--jobs": NUMBERS,
-            "--out": PATHS,
-            "--no-progress": SWITCH,
-        },
-    ),
     "search_nets": (
-        "agents.training.search_nets.fitting",
+        "agents.recipes.search_nets.fitting",
         [],
         {
             "--players": NUMBERS,
@@ -946,7 +914,7 @@ COMMANDS: dict[str, tuple[str, list[str], dict[str, list[str] | None]]] = {
         },
     ),
     "playout": (
-        "agents.training.search_nets.playout",
+        "agents.recipes.search_nets.playout",
         [],
         {
             "--network": ["selfplay-2p", "gubs-net", "bad.zip", "missing.zip", "nobody", "run"],
@@ -1033,16 +1001,10 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setattr(module, "evaluate_candidates", lambda *args, **kwargs: _raise(_Started()))
     if name == "luck":
         monkeypatch.setattr(module, "seat_games", lambda *args, **kwargs: _raise(_Started()))
-    if name == "train":  # every backend is reached through one command; their training is replaced
-        import agents.training.native.train
-        import agents.training.rllib.train
-        import agents.training.sb3.train
+    if name == "train":  # every backend is reached through the one loop; its run is replaced
+        from agents.training.loop import Loop
 
-        monkeypatch.setattr(agents.training.sb3.train, "train_sb3", lambda run: _raise(_Started()))
-        monkeypatch.setattr(agents.training.rllib.train, "train_rllib", lambda run: _raise(_Started()))
-        monkeypatch.setattr(agents.training.native.train, "train_native", lambda run: _raise(_Started()))
-    if name == "apprentice":
-        monkeypatch.setattr(module, "fit_apprentice", lambda *args: _raise(_Started()))
+        monkeypatch.setattr(Loop, "drive", lambda loop: _raise(_Started()))
     if name == "playout_width":  # the tried search's spec names the script's module, as its workers see it
         import agents.evaluate.tournament
 
@@ -1050,8 +1012,6 @@ def _command_runner(name: str, monkeypatch: pytest.MonkeyPatch) -> Callable[[lis
         monkeypatch.setenv(module.PLAYOUT_FILE, "")  # the command sets it; the test's end restores it
         monkeypatch.setattr(module, "print_decision_times", lambda *args: _raise(_Started()))
         monkeypatch.setattr(agents.evaluate.tournament, "run_tournament", _build_then_start)
-    if name == "rounds":
-        monkeypatch.setattr(module.Rounds, "run", lambda self: _raise(_Started()))
     if name == "search_nets":
         monkeypatch.setattr(module, "play_positions", lambda *args, **kwargs: _raise(_Started()))
     if name == "playout":

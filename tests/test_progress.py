@@ -42,8 +42,8 @@ def test_plain_lines_keep_the_newest_redraw_and_print_at_most_one_line_per_inter
 
 
 def test_a_training_run_piped_to_a_log_leaves_no_cursor_codes_in_it(tmp_path):
-    argv = [sys.executable, "train.py", "--steps", "200", "--envs", "2", "--imitate-games", "20", "--n-steps", "64"]
-    argv += ["--batch-size", "64", "--eval-games", "4", "--out", str(tmp_path / "run")]
+    argv = [sys.executable, "train.py", "--steps", "200", "--envs", "2", "--imitate-games", "20", "--hidden", "16"]
+    argv += ["--batch-size", "64", "--eval-games", "4", "--final-games", "4", "--out", str(tmp_path / "run")]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=True)
     log = done.stdout + done.stderr
     assert "\x1b" not in log and "\r" not in log

@@ -1,8 +1,9 @@
-"""train.py --resume after a kill at any step of a run, and run folders that must not be trusted.
+"""train.py --resume after a kill at any step of a run, on every backend, and run folders that must not be trusted.
 
 A kill is simulated in process by making :func:`agents.training.core.runs.crash_point` stop the run at a chosen point
 (the files on disk are then what a kill there would leave), and once for real: a subprocess whose crash point ends
-the process at once, as a kill would. Budgets are tiny: two envs, 32-step rollouts, a few hundred timesteps.
+the process at once, as a kill would. Budgets are tiny; the run keeps a league of snapshots, so that every crash
+point is reached. The same kills on RLlib are in tests/rllib/test_training.py.
 """
 
 import csv
@@ -18,101 +19,79 @@ import agents.training.core.runs as training
 from agents.training import command as train
 from tests.agents.test_model_file import evil_model_zip
 
-pytestmark = pytest.mark.slow  # each test runs train.py in a process: minutes together
+pytestmark = pytest.mark.slow  # every test trains: minutes together
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = [
-    "--envs",
-    "2",
-    "--n-steps",
-    "32",
-    "--batch-size",
-    "32",
-    "--eval-games",
-    "2",
-    "--no-progress",
-    "--eval-every",
-    "128",
-    "--snapshot-every",
-    "64",
-    "--checkpoint-every",
-    "192",
-    "--imitate-games",  # the default warm start's 1,500 games take a minute; what is tested here is resuming
-    "0",
-]
-STEPS = 320
+LEAGUE = ["--self-share", "0.5", "--no-progress", "--eval-games", "2", "--final-games", "2", "--hidden", "16"]
+BACKENDS = {
+    # backend: its flags, the budget, and the cadences in timesteps (a native batch is about 700 of them)
+    "native": (["--envs", "4", "--batch-size", "512"], 3000, 800, 600, 1200),
+    "sb3": (["--backend", "sb3", "--envs", "2", "--n-steps", "32", "--batch-size", "32"], 640, 256, 128, 384),
+}
+
+
+def argv_of(backend: str, out: Path, *more: str) -> list[str]:
+    flags, steps, curve, snapshot, commit = BACKENDS[backend]
+    cadences = ["--eval-every", str(curve), "--snapshot-every", str(snapshot), "--checkpoint-every", str(commit)]
+    return [*flags, *LEAGUE, *cadences, "--steps", str(steps), "--out", str(out), *more]
 
 
 class Killed(BaseException):
     """The simulated kill: not an Exception, so nothing on the way catches it."""
 
 
-def run_until_killed(monkeypatch, out: Path, point: str, at: int, resume: bool = False) -> None:
+def run_until_killed(monkeypatch, backend: str, out: Path, point: str, resume: bool = False) -> None:
+    at = BACKENDS[backend][3 if point == "snapshot" else 2 if point == "eval" else 4]
+
     def crash(name: str, timesteps: int) -> None:
         if name == point and timesteps >= at:
             raise Killed
 
     monkeypatch.setattr(training, "crash_point", crash)
     with pytest.raises(Killed):
-        train.main(["--steps", str(STEPS), "--out", str(out), *TINY, *(["--resume"] if resume else [])])
+        train.main(argv_of(backend, out, *(["--resume"] if resume else [])))
     monkeypatch.undo()
 
 
-def logs(out: Path) -> dict[str, bytes]:
-    return {p.parent.name: p.read_bytes() for p in (out / "logs").glob("*/progress.csv")}
-
-
-def check_finished_run(out: Path) -> None:
+def check_finished_run(out: Path, steps: int) -> None:
     """One consistent history: unique evaluations, time going forward, one committed checkpoint, nothing stray."""
     state = json.loads((out / "run.json").read_text())
-    assert state["timesteps"] >= STEPS
+    assert state["timesteps"] >= steps
     assert [p.name for p in out.glob("checkpoint*")] == [state["checkpoint"]]
     assert not list(out.rglob(".*.tmp"))
     with (out / "eval.csv").open() as f:
-        rows = list(csv.DictReader(f))
-    keys = [(r["timesteps"], r["players"], r["opponent"]) for r in rows]
+        curve = [r for r in csv.DictReader(f) if r["deals"] == "curve"]
+    keys = [(r["timesteps"], r["players"], r["opponent"]) for r in curve]
     assert len(keys) == len(set(keys)), "an evaluation was written twice"
-    assert [int(r["timesteps"]) for r in rows] == sorted(int(r["timesteps"]) for r in rows)
-    seconds = [float(r["seconds"]) for r in rows]
+    assert [int(r["timesteps"]) for r in curve] == sorted(int(r["timesteps"]) for r in curve)
+    seconds = [float(r["seconds"]) for r in curve]
     assert seconds == sorted(seconds), "the seconds column went backwards"
-    assert {int(r["timesteps"]) for r in rows} >= {128, 256, state["timesteps"]}
-    snapshots = sorted(p.name for p in (out / "snapshots").iterdir())
-    assert snapshots == [f"step_{n:09d}.zip" for n in range(64, state["timesteps"] + 1, 64)]
-    assert all((out / entry).is_file() for entry in state["snapshots"])
-    assert (out / "model.zip").is_file()
+    with (out / "progress.csv").open() as f:
+        iterations = [int(r["iterations"]) for r in csv.DictReader(f)]
+    assert iterations == list(range(1, state["iterations"] + 1)), "an iteration was logged twice or lost"
+    snapshots = sorted(int(p.name[5:14]) for p in (out / "snapshots").iterdir())
+    assert snapshots and snapshots[-1] <= state["timesteps"] and len(set(snapshots)) == len(snapshots)
+    assert all((out / entry).is_file() for entry in state["snapshots"]) and state["snapshots"]
+    assert (out / "policy.npz").is_file() and (out / "start.npz").is_file()
 
 
-@pytest.mark.parametrize(
-    ("point", "at"),
-    [
-        ("snapshot", 128),  # a snapshot past the committed checkpoint (step 0)
-        ("eval", 128),  # an evaluation past it
-        ("checkpoint-file", 192),  # a checkpoint written but not committed
-        ("run-json", 192),  # committed, the older checkpoint not yet deleted
-    ],
-)
-def test_a_run_killed_at_any_step_resumes_with_nothing_lost_or_duplicated(tmp_path, monkeypatch, point, at):
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+@pytest.mark.parametrize("point", ["snapshot", "eval", "checkpoint-file", "run-json"])
+def test_a_run_killed_at_any_step_resumes_with_nothing_lost_or_duplicated(tmp_path, monkeypatch, backend, point):
     out = tmp_path / "run"
-    run_until_killed(monkeypatch, out, point, at)
-    killed_logs = logs(out)
-    assert train.main(["--resume", "--steps", str(STEPS), "--out", str(out), *TINY]) == 0
-    check_finished_run(out)
-    after = logs(out)
-    assert all(after[name] == content for name, content in killed_logs.items()), "a log was emptied or rewritten"
-    assert len(after) == len(killed_logs) + 1
+    run_until_killed(monkeypatch, backend, out, point)
+    start = (out / "start.npz").read_bytes()
+    assert train.main(argv_of(backend, out, "--resume")) == 0
+    check_finished_run(out, BACKENDS[backend][1])
+    assert (out / "start.npz").read_bytes() == start  # the run's start is kept for its gain
 
 
-def test_resuming_twice_from_the_same_checkpoint_keeps_both_logs(tmp_path, monkeypatch):
+def test_resuming_twice_from_the_same_checkpoint_keeps_one_history(tmp_path, monkeypatch):
     out = tmp_path / "run"
-    run_until_killed(monkeypatch, out, "eval", 128)
-    run_until_killed(monkeypatch, out, "eval", 128, resume=True)  # killed again before the next checkpoint
-    before = logs(out)
-    assert sorted(before) == ["from_000000000", "from_000000000-2"]
-    assert all(before.values()), "an earlier log was emptied"
-    assert train.main(["--resume", "--steps", str(STEPS), "--out", str(out), *TINY]) == 0
-    check_finished_run(out)
-    assert sorted(logs(out)) == ["from_000000000", "from_000000000-2", "from_000000000-3"]
-    assert all(logs(out)[name] == content for name, content in before.items())
+    run_until_killed(monkeypatch, "native", out, "eval")
+    run_until_killed(monkeypatch, "native", out, "eval", resume=True)  # killed again before the next checkpoint
+    assert train.main(argv_of("native", out, "--resume")) == 0
+    check_finished_run(out, BACKENDS["native"][1])
 
 
 def run_train(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -133,7 +112,7 @@ import agents.training.core.runs as runs
 from agents.training.command import main
 
 def crash(point, timesteps):
-    if point == "checkpoint-file" and timesteps >= 192:
+    if point == "checkpoint-file" and timesteps > 0:
         os._exit({KILLED_STATUS})  # no clean-up, as a kill
 
 runs.crash_point = crash
@@ -144,7 +123,7 @@ sys.exit(main(sys.argv[1:]))
 def test_a_real_process_killed_mid_commit_resumes(tmp_path):
     out = tmp_path / "run"
     killed = subprocess.run(
-        [sys.executable, "-c", KILL_AT_CHECKPOINT, "--steps", str(STEPS), "--out", str(out), *TINY],
+        [sys.executable, "-c", KILL_AT_CHECKPOINT, *argv_of("native", out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -152,17 +131,17 @@ def test_a_real_process_killed_mid_commit_resumes(tmp_path):
     )
     assert killed.returncode == KILLED_STATUS, killed.stderr
     assert json.loads((out / "run.json").read_text())["timesteps"] == 0  # the written checkpoint never committed
-    assert (out / "checkpoint-000000192.zip").is_file()
-    assert train.main(["--resume", "--steps", str(STEPS), "--out", str(out), *TINY]) == 0
-    check_finished_run(out)
+    assert len(list(out.glob("checkpoint-*.pt"))) == 2
+    assert train.main(argv_of("native", out, "--resume")) == 0
+    check_finished_run(out, BACKENDS["native"][1])
 
 
 def hostile_run(tmp_path: Path, marker: Path) -> Path:
-    """A committed run folder (fake checkpoint) with a hostile model beside it."""
+    """A committed sb3 run folder (fake checkpoint) with a hostile model beside it."""
     from tests.test_train import committed_run
 
     run = tmp_path / "run"
-    committed_run(run, timesteps=100)
+    committed_run(run, timesteps=100, backend="sb3", config={"backend": "sb3"})
     (tmp_path / "evil.zip").write_bytes(evil_model_zip(marker, field="lr_schedule"))
     return run
 
@@ -187,8 +166,8 @@ def test_resume_refuses_snapshots_outside_the_run(tmp_path, how):
     entry = {"absolute path": str(tmp_path / "evil.zip"), "dot-dot": "snapshots/../../evil.zip"}.get(how)
     if how == "symlink":
         (run / "snapshots").mkdir()
-        (run / "snapshots" / "step_000000050.zip").symlink_to(tmp_path / "evil.zip")
-        entry = "snapshots/step_000000050.zip"
+        (run / "snapshots" / "step_000000050.npz").symlink_to(tmp_path / "evil.zip")
+        entry = "snapshots/step_000000050.npz"
     (run / "run.json").write_text(json.dumps({**state, "snapshots": [entry]}))
     result = run_train("--resume", "--out", str(run), "--steps", "200")
     assert result.returncode == 2 and "Traceback" not in result.stderr
@@ -200,9 +179,9 @@ def test_resume_refuses_a_hostile_snapshot_inside_the_run(tmp_path):
     marker = tmp_path / "ran"
     run = hostile_run(tmp_path, marker)
     (run / "snapshots").mkdir()
-    (run / "snapshots" / "step_000000050.zip").write_bytes(evil_model_zip(marker))  # payload in policy_kwargs
+    (run / "snapshots" / "step_000000050.npz").write_bytes(evil_model_zip(marker))  # payload in policy_kwargs
     state = json.loads((run / "run.json").read_text())
-    (run / "run.json").write_text(json.dumps({**state, "snapshots": ["snapshots/step_000000050.zip"]}))
+    (run / "run.json").write_text(json.dumps({**state, "snapshots": ["snapshots/step_000000050.npz"]}))
     with pytest.raises(SystemExit) as exit_info:
         train.main(["--resume", "--out", str(run)])
     assert exit_info.value.code == 2

@@ -86,8 +86,8 @@ CATALOGUE = {
 trained at each of 2 and 4 players (ppo-2p, ppo-4p, by train.py), and pure self-play from scratch at 2 and 4
 players (``python train.py --from-scratch``); docs/training.md says how each was made and
 docs/results/shipped-models-log.md gives every command. The search networks are fitted by
-``python -m agents.training.search_nets`` (a network's own leaf value, ``selfplay-2p-value``, with ``--playout``), a
-network's playout policy (``selfplay-2p-playout``) by ``python -m agents.training.search_nets.playout``."""
+``python -m agents.recipes.search_nets`` (a network's own leaf value, ``selfplay-2p-value``, with ``--playout``), a
+network's playout policy (``selfplay-2p-playout``) by ``python -m agents.recipes.search_nets.playout``."""
 
 NETWORKS = tuple(name for name, model in CATALOGUE.items() if model.kind is ModelKind.NETWORK)
 """The shipped networks' specs."""

@@ -8,7 +8,7 @@ spec                                   kind          the agent
 =====================================  ============  ===================================================================
 ``random``, ``heuristic``              BUILTIN       the baseline agents
 ``heuristic-tuned``                    BUILTIN       the heuristic with the weights its tuning found
-                                                     (:mod:`agents.training.tune_heuristic`)
+                                                     (:mod:`agents.recipes.tune_heuristic`)
 ``path/to/weights.json``               WEIGHT_SET    the heuristic with that weight set
                                                      (:mod:`agents.bots.heuristic.weights_file`, read as data)
 ``gubs-net``, ``ppo-2p``, ``ppo-4p``   NETWORK       a shipped network (gubs-net: one for every table size from 2 to 6;
@@ -40,8 +40,8 @@ subclass or instance (:meth:`AgentSpec.for_python`); such a spec's text is the a
 read from a file.
 
 A training run's folder stands for its final model: text that matches none of the forms above and names a folder
-holding ``model.zip`` (``python train.py``'s run) or ``policy.npz`` (an RLlib or self-play run) parses as that
-file's spec, so ``runs/gubs`` means ``runs/gubs/model.zip``.
+holding ``policy.npz`` (``python train.py``'s run) or ``model.zip`` (an earlier version's sb3 run) parses as that
+file's spec, so ``runs/gubs`` means ``runs/gubs/policy.npz``.
 
 Parsing checks the form only (a run folder's test of which file it holds aside): a search's settings are validated
 here (once), but no file is opened and no module imported. :func:`agents.bots.registry.make_agent` builds the agent,
@@ -431,12 +431,12 @@ def _quoted(text: str) -> str:
     return repr(text[:_QUOTED]) + ("..." if len(text) > _QUOTED else "")
 
 
-FINAL_MODEL = "model.zip"
-"""The file of a ``python train.py`` (sb3) run's final model, in its run folder."""
 FINAL_POLICY = "policy.npz"
-"""The file of an RLlib or self-play run's final actor (weights only), in its run folder."""
-RUN_MODELS = (FINAL_MODEL, FINAL_POLICY)
-"""A run folder's final model, by the file name each trainer gives it (sb3's first)."""
+"""The file of a training run's final actor (weights only), in its run folder."""
+FINAL_MODEL = "model.zip"
+"""The file of an earlier version's sb3 run's final model, in its run folder."""
+RUN_MODELS = (FINAL_POLICY, FINAL_MODEL)
+"""A run folder's final model, by the file name a trainer gave it (today's first)."""
 
 
 def _final_model(text: str) -> Path | None:

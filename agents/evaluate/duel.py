@@ -5,7 +5,7 @@ per decision: the compiled engine deals and plays every game, and the compiled h
 with its own set's tables, several thousand games a second per core. The games are exactly those of
 :func:`agents.evaluate.matches.match` between two :class:`~agents.bots.heuristic.HeuristicAgent` s: game ``j`` is
 dealt as ``Game(n, seed)`` and seat ``s`` splits ties with the generator ``HeuristicAgent.reset(seed * 101 + s)``
-seeds (tests/agents/test_duel.py plays both). Tuning the weights (:mod:`agents.training.tune_heuristic`) is
+seeds (tests/agents/test_duel.py plays both). Tuning the weights (:mod:`agents.recipes.tune_heuristic`) is
 built on it.
 """
 

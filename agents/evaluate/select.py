@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.bots.registry import make_agent
-from agents.bots.spec import FINAL_MODEL, AgentSpec, AgentSpecError
+from agents.bots.spec import RUN_MODELS, AgentSpec, AgentSpecError
 from agents.bots.threads import set_torch_threads
 from agents.evaluate.matches import MatchResult, match, wants_progress
 from agents.evaluate.processes import exit_with_parent, worker_count
@@ -35,7 +35,7 @@ from gubs_env.engine.players import TableSizes
 
 PROG = "python -m agents.evaluate.select"
 VALIDATION_SEED = 1_000_000
-_SNAPSHOT = re.compile(r"step_(\d+)\.zip")
+_SNAPSHOT = re.compile(r"step_(\d+)\.(npz|zip)")
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,10 @@ class Candidate:
 
 
 def candidates(run_dir: str | Path, first: int = 0, every: int = 1, final: bool = True) -> list[Candidate]:
-    """The run's snapshots at ``first`` timesteps or later and on a multiple of ``every``, then ``model.zip``.
+    """The run's snapshots at ``first`` timesteps or later and on a multiple of ``every``, then its final model.
+
+    The snapshots are ``snapshots/step_<timesteps>.npz`` (``.zip`` in an earlier version's sb3 run); the final model
+    is ``policy.npz`` (``model.zip``).
 
     Raises:
         FileNotFoundError: ``run_dir`` is not a folder.
@@ -60,13 +63,14 @@ def candidates(run_dir: str | Path, first: int = 0, every: int = 1, final: bool 
     if every < 1:
         raise ValueError(f"every must be at least 1, not {every}")
     found = []
-    for path in (run_dir / "snapshots").glob("step_*.zip"):
+    for path in (run_dir / "snapshots").glob("step_*"):
         matched = _SNAPSHOT.fullmatch(path.name)
         if matched and int(matched[1]) >= first and int(matched[1]) % every == 0:
             found.append(Candidate(path, int(matched[1]), f"step {int(matched[1]):,}"))
     found.sort(key=lambda c: c.timesteps or 0)  # snapshots only here: each has its timesteps
-    if final and (run_dir / FINAL_MODEL).is_file():
-        found.append(Candidate(run_dir / FINAL_MODEL, None, f"final {FINAL_MODEL}"))
+    last = next((run_dir / name for name in RUN_MODELS if (run_dir / name).is_file()), None)
+    if final and last is not None:
+        found.append(Candidate(last, None, f"final {last.name}"))
     if not found:
         raise ValueError(f"no checkpoint in {run_dir} from {first:,} timesteps on every {every:,}")
     return found

@@ -1,16 +1,25 @@
-"""Making bots: one trainer, three backends.
+"""Making bots: one loop, three backends.
 
-``train(TrainingConfig(...))`` trains on stable-baselines3 in this process (:mod:`~agents.training.sb3.train`), on Ray
-RLlib (:mod:`agents.training.rllib`) or on the project's own learner (:mod:`agents.training.native`), with the same
-settings, opponent pool and run folder (:mod:`~agents.training.core.config`, :mod:`~agents.training.core.runs`);
-``python train.py`` builds the config from its flags (:mod:`~agents.training.command`), and ``--seeds`` trains one run
-per seed and draws their curves together (:mod:`~agents.training.seeds`). Beside the backends (``sb3/``, ``rllib/``,
-``native/``) and what they share (``core/``), each other recipe is a folder of its own: the imitation warm start
-(``imitation/``), search labels for expert iteration (``expert/``), the search's networks (``search_nets/``) and the
-heuristic's tuning (``tune_heuristic/``).
+``train(TrainingConfig(...))`` (:mod:`~agents.training.loop`) drives every run: its folder and resume, the budget,
+the league, the evaluations, the checkpoints and the report, the same whatever the backend. A backend is a small
+adapter behind one protocol (:mod:`~agents.training.core.backend`): the project's own PPO over batches of whole games
+(:mod:`agents.training.native`, the default), stable-baselines3 (:mod:`agents.training.sb3`) or Ray RLlib
+(:mod:`agents.training.rllib`). What they share is in ``core/``, the warm start in ``imitation/``; ``python train.py``
+builds the config from its flags (:mod:`~agents.training.command`). The recipes that make other model files live
+beside the trainer, in :mod:`agents.recipes`.
 """
 
-from agents.training.core.config import ConfigError, PoolConfig, TrainingConfig
-from agents.training.trainer import RunSetupError, TrainingResult, train
+from agents.training.core.config import ConfigError, NativeSettings, PoolConfig, RllibSettings, TrainingConfig
+from agents.training.core.runs import RunSetupError
+from agents.training.loop import TrainingResult, train
 
-__all__ = ["ConfigError", "PoolConfig", "RunSetupError", "TrainingConfig", "TrainingResult", "train"]
+__all__ = [
+    "ConfigError",
+    "NativeSettings",
+    "PoolConfig",
+    "RllibSettings",
+    "RunSetupError",
+    "TrainingConfig",
+    "TrainingResult",
+    "train",
+]

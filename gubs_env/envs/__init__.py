@@ -1,4 +1,7 @@
-"""RL environments: PettingZoo (``env``, ``raw_env``, ``parallel_env``), Gymnasium (``SelfPlayEnv``, ``GubsVectorEnv``).
+"""RL environments: PettingZoo, Gymnasium and RLlib.
+
+PettingZoo: ``env``, ``raw_env``, ``parallel_env``; Gymnasium: ``SelfPlayEnv``, ``GubsVectorEnv``; RLlib (with the
+``rllib`` extra): ``GubsMultiAgentEnv``.
 
 The PettingZoo envs are the AEC env (``env``, ``raw_env``) and its parallel view (``parallel_env``,
 ``GubsParallelEnv``); the Gymnasium envs play self-play, one learner against opponents.
@@ -25,11 +28,13 @@ _SOURCES = {
     "Engine": "engines",
     "IdTable": "engines",
     "open_table": "engines",
+    "GubsMultiAgentEnv": "rllib_env",
 }
 
 __all__ = [
     "ENGINES",
     "Engine",
+    "GubsMultiAgentEnv",
     "GubsParallelEnv",
     "GubsVectorEnv",
     "IdTable",

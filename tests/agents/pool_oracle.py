@@ -1,56 +1,41 @@
-"""The readable engine's self-play env with the league's opponents: the oracle of the sb3 backend's vector env.
+"""The readable engine's self-play env seated as the sb3 backend's vector env seats it: its oracle.
 
-Training plays on the compiled engine (:class:`agents.training.sb3.fast_vec_env.FastSelfPlayVecEnv`); this is the
-same games one at a time on :class:`gubs_env.envs.selfplay.SelfPlayEnv`, written to be read, so that the tests can
-hold the vector env to it decision for decision (tests/agents/test_fast_vec_env.py).
+Training plays on the compiled engine (:class:`agents.training.sb3.fast_vec_env.FastSelfPlayVecEnv`), each episode
+seated by a :class:`~agents.training.core.seating.Seating`; this is the same games one at a time on
+:class:`gubs_env.envs.selfplay.SelfPlayEnv`, written to be read, with the heuristic at every opponent seat, so that
+the tests can hold the vector env to it decision for decision (tests/agents/test_fast_vec_env.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from agents.bots.model_file import PolicyWeights
-from agents.training.core.config import PoolConfig
-from agents.training.sb3.pool import OpponentPool
+from agents.bots.heuristic import HeuristicAgent
 from gubs_env.envs.selfplay import SelfPlayEnv
 
 
-class PoolSelfPlayEnv(SelfPlayEnv):
-    """A :class:`SelfPlayEnv` whose opponents are drawn from an :class:`OpponentPool` at every reset."""
+class SeatedSelfPlayEnv(SelfPlayEnv):
+    """A :class:`SelfPlayEnv` whose every opponent is a heuristic seeded from ``draws`` as the seating seeds it.
 
-    def __init__(self, num_players: int, pool: PoolConfig, seed: int = 0, **kwargs: Any) -> None:
+    Args:
+        num_players: the table size.
+        draws: the seating's stream, shared by every env of a vector in the order the vector seats them: per
+            opponent seat, the draw of its player (the heuristic whatever it is), then its generator's seed.
+    """
+
+    def __init__(self, num_players: int, draws: np.random.Generator, **kwargs: Any) -> None:
         super().__init__(num_players=num_players, **kwargs)
-        self.pool = OpponentPool(pool, seed)
-        self.labels: list[str] = []
-        """This episode's opponents' seat labels, clockwise from the learner (:mod:`agents.training.core.league`)."""
-
-    def set_snapshots(self, paths: Sequence[str], weights: Sequence[float] | None = None) -> None:
-        """Called from the trainer (through ``VecEnv.env_method``) when the snapshots or their weights change."""
-        self.pool.set_snapshots(paths, weights)
-
-    def set_learner(self, weights: PolicyWeights) -> None:
-        """Called from the trainer before every rollout: the learner's actor for the ``self`` seats."""
-        self.pool.set_learner(weights)
+        self.draws = draws
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Draw this episode's opponents, then deal; a seed fixes both."""
-        if seed is not None:
-            self.pool.rng = np.random.default_rng([seed, 1])  # a stream apart from the env's own
-        drawn = [self.pool.draw() for _ in range(self.num_players - 1)]
-        self.labels = [label for label, _ in drawn]
-        opponents = [agent for _, agent in drawn]
-        for opponent in opponents:
-            opponent.reset(int(self.pool.rng.integers(2**31)))
+        """Seat this episode's opponents, then deal; a seed fixes the deals."""
+        opponents = []
+        for _ in range(self.num_players - 1):
+            self.draws.random()  # the player's draw: the heuristic, at every seat
+            opponent = HeuristicAgent()
+            opponent.reset(int(self.draws.integers(2**63)))
+            opponents.append(opponent)
         self.set_opponents(opponents)
         return super().reset(seed=seed, options=options)
-
-    def step(self, action: int):
-        """The env's step; at the end of an episode ``info["opponents"]`` holds the opponents' seat labels clockwise
-        from the learner."""
-        observation, reward, terminated, truncated, info = super().step(action)
-        if terminated or truncated:
-            info["opponents"] = list(self.labels)
-        return observation, reward, terminated, truncated, info

@@ -1,4 +1,4 @@
-"""Expert iteration: search labels (agents/training/expert/labels.py), their file, train.py's --labels and --init."""
+"""Expert iteration: search labels (agents/recipes/expert/labels.py), their file, train.py's --labels and --init."""
 
 import io
 import os
@@ -14,20 +14,12 @@ from agents.bots.names import CATALOGUE
 from agents.bots.registry import make_agent
 from agents.evaluate.blunders import blunders
 from agents.evaluate.matches import play_game
+from agents.recipes.expert import labels as expert
+from agents.recipes.expert.labels import BotExpert, Labelling, label, label_game, searcher_seat, without_blunder
 from agents.training.command import main as train_command
 from agents.training.command import parse as parse_train
-from agents.training.expert import labels as expert
-from agents.training.expert.labels import (
-    BotExpert,
-    Labelling,
-    LabelsFileError,
-    label,
-    label_game,
-    load_labels,
-    save_labels,
-    searcher_seat,
-    without_blunder,
-)
+from agents.training.imitation import labels_file
+from agents.training.imitation.labels_file import KINDS, LabelsFileError, load_labels, save_labels
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.engine import Game
 from gubs_env.engine.positions import position
@@ -179,7 +171,7 @@ def test_a_labels_file_round_trips(labels, tmp_path):
 
 
 def _arrays(labels):
-    return {name: np.array(getattr(labels, name)) for name in expert._KINDS}
+    return {name: np.array(getattr(labels, name)) for name in KINDS}
 
 
 def _write(path, arrays, **extra):
@@ -233,10 +225,10 @@ def test_a_pickled_array_in_a_labels_file_is_refused_without_being_unpickled(lab
 
 def test_labels_files_over_the_limits_or_not_files_are_refused(labels, tmp_path, monkeypatch):
     path = save_labels(tmp_path / "labels.npz", labels)
-    monkeypatch.setattr(expert, "MAX_UNPACKED_BYTES", 1000)
+    monkeypatch.setattr(labels_file, "MAX_UNPACKED_BYTES", 1000)
     with pytest.raises(LabelsFileError, match="declare more than"):
         load_labels(path)
-    monkeypatch.setattr(expert, "MAX_LABELS_BYTES", 100)
+    monkeypatch.setattr(labels_file, "MAX_LABELS_BYTES", 100)
     with pytest.raises(LabelsFileError, match="over the"):
         load_labels(path)
     with pytest.raises(LabelsFileError, match="not a regular file"):
@@ -277,31 +269,30 @@ def test_expert_command_line_refusals_are_one_line_with_status_2(tmp_path, capsy
 
 # --- train.py --labels and --init ---------------------------------------------------------------------------
 
-TINY = ["--n-steps", "128", "--batch-size", "64", "--eval-games", "2", "--no-progress", "--envs", "2"]
+TINY = ["--batch-size", "64", "--eval-games", "2", "--final-games", "2", "--no-progress", "--envs", "2"]
 
 
 def test_init_starts_the_policy_from_the_models_weights(tmp_path):
     out = tmp_path / "run"
     assert train_command(["--init", "gubs-net", "--imitate-games", "0", "--steps", "1", "--out", str(out), *TINY]) == 0
-    shipped, trained = load_policy(CATALOGUE["gubs-net"].path), load_policy(out / "model.zip")
+    shipped, trained = load_policy(CATALOGUE["gubs-net"].path), load_policy(out / "start.npz")
     for (w, b), (w2, b2) in zip(shipped.layers, trained.layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
 
 
 def test_labels_warm_start_fits_the_labels_and_lowers_its_loss(labels, tmp_path, capsys):
-    from agents.training.imitation.demonstrations import pretrain
+    from agents.training.core.backend import make_backend
+    from agents.training.imitation.demonstrations import fit
 
     path = save_labels(tmp_path / "labels.npz", labels)
     out = tmp_path / "run"
     argv = ["--labels", str(path), "--players", "2", "3", "--steps", "1", "--out", str(out), *TINY]
     assert train_command(argv) == 0
-    assert "imitated" in capsys.readouterr().out and (out / "model.zip").is_file()
-    from agents.training.sb3.train import make_envs, new_model
-
-    config = parse_train(["--steps", "1", *TINY]).config.resolved()
-    model = new_model(config, make_envs(config))
-    losses = pretrain(model, labels, epochs=5, batch_size=64, progress=False).losses
-    assert losses[-1] < losses[0]
+    assert "imitated" in capsys.readouterr().out and (out / "policy.npz").is_file()
+    for backend in ("native", "sb3"):
+        network = make_backend(parse_train(["--backend", backend, *TINY]).config.resolved()).network()
+        losses = fit(network.parameters, network.heads, labels, epochs=5, batch_size=64, progress=False).losses
+        assert losses[-1] < losses[0], backend
 
 
 def test_several_labels_files_are_joined_in_order(labels, tmp_path):

@@ -1,4 +1,4 @@
-"""FastSelfPlayVecEnv: SB3's VecEnv contract, the pool, batched opponents, and agreement with the readable oracle."""
+"""FastSelfPlayVecEnv: SB3's VecEnv contract, the seating's players, and agreement with the readable oracle."""
 
 from __future__ import annotations
 
@@ -10,35 +10,35 @@ import pytest
 
 pytest.importorskip("numba")
 
-import agents.training.sb3.fast_vec_env as fast_vec_env  # after the skip: the module needs numba
 from agents.bots.heuristic import HeuristicAgent
-from agents.bots.heuristic.decide import heuristic_actions
 from agents.bots.model_file import load_policy
 from agents.bots.names import CATALOGUE
-from agents.bots.ppo import PPOAgent
+from agents.bots.ppo import PPOAgent, policy_logits, sample_masked
+from agents.training.core import seating
 from agents.training.core.config import PoolConfig
-from agents.training.sb3.fast_vec_env import (
-    HEURISTIC,
-    LEARNER,
-    RANDOM,
-    SNAPSHOT,
-    FastSelfPlayVecEnv,
-    policy_logits,
-    sample_masked,
-)
-from agents.training.sb3.pool import OpponentPool
+from agents.training.core.seating import Seating
+from agents.training.sb3.fast_vec_env import FastSelfPlayVecEnv
 from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine import IllegalActionError
-from tests.agents.pool_oracle import PoolSelfPlayEnv
+from tests.agents.pool_oracle import SeatedSelfPlayEnv
 
-SNAPSHOTS = [str(CATALOGUE["ppo-2p"].path), str(CATALOGUE["ppo-4p"].path)]
+SNAPSHOTS = [load_policy(CATALOGUE["ppo-2p"].path), load_policy(CATALOGUE["ppo-4p"].path)]
 HEURISTIC_ONLY = PoolConfig(p_random=0.0, p_heuristic=1.0)
+RANDOM_ONLY = PoolConfig(p_random=1.0, p_heuristic=0.0)
 
 
-def started(num_envs: int = 6, players: Any = (2, 3, 4), pool: PoolConfig | None = None, **kwargs: Any):
-    """A reset env (seed 5) and its first observations."""
-    env = FastSelfPlayVecEnv(num_envs, list(players), pool, **kwargs)
+def vec_env(num_envs: int, players: Any, pool: PoolConfig = RANDOM_ONLY, seed: int = 0, opponent=None, **kwargs):
+    """The sb3 backend's games: ``num_envs`` of them, seated by a seating of ``pool``."""
+    table = Seating(num_envs, pool, seed, opponent, learner_plays_self=False)
+    return FastSelfPlayVecEnv(table, players, seed=seed, **kwargs)
+
+
+def started(num_envs: int = 6, players: Any = (2, 3, 4), pool: PoolConfig = RANDOM_ONLY, **kwargs: Any):
+    """A reset env (seed 5) and its first observations; its league holds both snapshots, its self seats ppo-2p."""
+    env = vec_env(num_envs, list(players), pool, **kwargs)
+    env.seating.set_league([("a", SNAPSHOTS[0]), ("b", SNAPSHOTS[1])], [1.0, 2.0])
+    env.seating.set_self(SNAPSHOTS[0])
     env.seed(5)
     return env, env.reset()
 
@@ -93,8 +93,7 @@ def test_shapes_dtypes_dones_terminal_observations_and_auto_reset():
 
 
 def test_masks_are_the_learners_legal_ids_and_the_observations_its_view():
-    env, obs = started(pool=PoolConfig(p_random=0.5, p_heuristic=0.5))
-    env.set_snapshots(SNAPSHOTS)
+    env, obs = started(pool=PoolConfig(p_random=0.2, p_heuristic=0.3, self_share=0.5))
     rng = np.random.default_rng(1)
     for _ in range(60):
         masks = env.action_masks()
@@ -135,51 +134,26 @@ def test_truncated_games_give_zero_and_say_so():
 # --- the opponents -------------------------------------------------------------------------------
 
 
-def test_opponents_are_drawn_as_the_pool_draws_them():
-    """Seeded alike, every env seats the same opponents as PoolSelfPlayEnv, snapshots included."""
-    pool = PoolConfig(p_random=0.2, p_heuristic=0.3)
-    env = FastSelfPlayVecEnv(5, [2, 3, 4, 5, 6], pool)
-    env.env_method("set_snapshots", SNAPSHOTS)
-    env.seed(11)
-    env.reset()
-    for i in range(5):
-        ref = PoolSelfPlayEnv(2 + i, pool)
-        ref.set_snapshots(SNAPSHOTS)
-        ref.reset(seed=11 + i)
-        assert env.learner_seat[i] == ref.learner
-        assert [repr(agent) for agent in env._opponents[i]] == [repr(agent) for agent in ref._opponents]
+def test_every_episode_is_seated_from_the_learners_seat_and_its_labels_come_back_at_its_end():
+    env, _ = started(num_envs=8, players=(2, 4, 6), pool=PoolConfig(p_random=0.2, p_heuristic=0.3, self_share=0.4))
+    for i, n in enumerate(env.num_players.tolist()):
+        assert env.seating.players[i, 0] == seating.POLICY and env.seating.labels[i][0] == ""
+        assert all(label for label in env.seating.labels[i][1:n])
+    rng = np.random.default_rng(3)
+    seen: Counter[str] = Counter()
+    while sum(seen.values()) < 60:
+        labels = [list(env.seating.labels[i][1 : int(n)]) for i, n in enumerate(env.num_players)]
+        _, _, dones, infos = env.step(random_legal(env.action_masks(), rng))
+        for i in np.flatnonzero(dones):
+            assert infos[i]["opponents"] == labels[i]  # the ended episode's, not the next one's
+            seen.update(labels[i])
+    assert {"random", "heuristic", "self", "snapshot:a", "snapshot:b"} <= set(seen)
 
 
-def test_opponent_kinds_follow_the_pool_probabilities():
-    env = FastSelfPlayVecEnv(64, [4], PoolConfig(p_random=0.2, p_heuristic=0.3, self_share=0.4), seed=3)
-    env.set_snapshots(SNAPSHOTS, [1.0, 2.0])
-    env.set_learner(load_policy(SNAPSHOTS[0]))
-    env.reset()
-    kinds: Counter[int] = Counter()
-    names: Counter[str] = Counter()
-    for _ in range(8):  # fresh draws without playing: the pool is asked again for every env
-        for i in range(env.num_envs):
-            env._draw_opponents(i)
-            for agent in env._opponents[i]:
-                kind = fast_vec_env._kind(agent)
-                kinds[kind] += 1
-                if kind == SNAPSHOT:
-                    names[agent.name] += 1
-    total = sum(kinds.values())  # 1536 seats: the bounds are about 4.5 standard deviations
-    assert abs(kinds[RANDOM] / total - 0.2) < 0.05
-    assert abs(kinds[HEURISTIC] / total - 0.3) < 0.055
-    assert abs(kinds[SNAPSHOT] / total - 0.5) < 0.06  # the learner's own seats: its current policy or a snapshot
-    assert abs(names["self"] / total - 0.2) < 0.05
-    heavier, lighter = names["gubs_4p"], names["gubs_2p"]
-    assert abs(heavier / (heavier + lighter) - 2 / 3) < 0.08  # the snapshot of weight 2 is drawn twice as often
-
-
-def test_each_snapshot_is_asked_once_per_round_for_all_its_games(monkeypatch):
-    env = FastSelfPlayVecEnv(16, [4], PoolConfig(p_random=0.0, p_heuristic=0.0, self_share=0.0), seed=1)
-    env.set_snapshots(SNAPSHOTS)
-    env.reset()
+def test_each_player_is_asked_once_per_round_for_all_its_games(monkeypatch):
+    env, _ = started(num_envs=16, players=(4,), pool=PoolConfig(p_random=0.0, p_heuristic=0.0, self_share=0.0))
     calls: list[Any] = []
-    real_logits, real_run = fast_vec_env.policy_logits, env.vector.loop.run
+    real_logits, real_run = seating.policy_logits, env.vector.loop.run
 
     def counting_logits(weights, observations, *rest):
         calls.append((id(weights), len(observations)))
@@ -189,7 +163,7 @@ def test_each_snapshot_is_asked_once_per_round_for_all_its_games(monkeypatch):
         calls.append("round")
         return real_run(*args, **kwargs)
 
-    monkeypatch.setattr(fast_vec_env, "policy_logits", counting_logits)
+    monkeypatch.setattr(seating, "policy_logits", counting_logits)
     monkeypatch.setattr(env.vector.loop, "run", marking_run)
     rng = np.random.default_rng(4)
     for _ in range(40):
@@ -208,7 +182,7 @@ def test_each_snapshot_is_asked_once_per_round_for_all_its_games(monkeypatch):
 
 def test_the_sparse_forward_pass_gives_the_dense_ones_logits():
     weights = PPOAgent.pretrained("2p").model
-    env = FastSelfPlayVecEnv(24, [2, 4], seed=3)
+    env = vec_env(24, [2, 4], seed=3)
     observations = env.reset()
     masks = env.action_masks().astype(np.int8)
     layers = [(w.astype(np.float64), b.astype(np.float64)) for w, b in weights.layers]
@@ -293,23 +267,19 @@ def test_actions_outside_the_action_space_raise_value_error(actions):
 @pytest.mark.parametrize(
     "kwargs",
     [
-        {"num_envs": 0},
-        {"num_envs": True},
-        {"num_envs": 2, "players": 7},
-        {"num_envs": 2, "players": []},
-        {"num_envs": 2, "players": [2, "3"]},
-        {"num_envs": 2, "players": 2.0},
-        {"num_envs": 2, "on_illegal": "ignore"},
-        {"num_envs": 2, "shaping": 0.1},  # removed: it gained nothing
-        {"num_envs": 2, "seed": -1},
-        {"num_envs": 2, "pool": {"p_random": 0.5}},  # a PoolConfig refuses bad shares itself (test_training.py)
-        {"num_envs": 2, "max_turns": "many"},
-        {"num_envs": 2, "opponent": "heuristic"},  # a spec is train.py's to build, not the env's
+        {"players": 7},
+        {"players": []},
+        {"players": [2, "3"]},
+        {"players": 2.0},
+        {"on_illegal": "ignore"},
+        {"seed": -1},
+        {"max_turns": "many"},
     ],
 )
 def test_bad_construction_raises_value_error(kwargs):
+    options = {"players": 2, **kwargs}
     with pytest.raises(ValueError):
-        FastSelfPlayVecEnv(**kwargs)
+        FastSelfPlayVecEnv(Seating(2, RANDOM_ONLY, 0), **options)
 
 
 def test_unknown_methods_and_attributes_are_refused():
@@ -317,7 +287,7 @@ def test_unknown_methods_and_attributes_are_refused():
     assert env.has_attr("action_masks") and not env.has_attr("__class__")
     assert env.get_attr("learner_seat") == env.learner_seat.tolist()
     assert env.get_attr("num_players", indices=[1]) == [3]
-    for name in ("games", "__init__", "close", "_start_episodes"):
+    for name in ("games", "__init__", "close", "_start_episodes", "set_snapshots", "set_learner"):
         with pytest.raises(AttributeError):
             env.env_method(name)
         with pytest.raises(AttributeError):
@@ -328,7 +298,7 @@ def test_unknown_methods_and_attributes_are_refused():
 
 
 def test_stepping_before_reset_is_refused():
-    env = FastSelfPlayVecEnv(2)
+    env = vec_env(2, 2)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(np.zeros(2, dtype=np.int64))
 
@@ -338,30 +308,32 @@ def test_stepping_before_reset_is_refused():
 
 def paired_envs(players: list[int], pool: PoolConfig, seed: int):
     """A fast vector env and the reference envs it must equal, reset from ``seed``; their first observations equal."""
-    fast = FastSelfPlayVecEnv(len(players), players, pool)
+    fast = vec_env(len(players), players, pool, seed=seed)
     fast.seed(seed)
     obs = fast.reset()
-    refs = [PoolSelfPlayEnv(n, pool) for n in players]
+    draws = np.random.default_rng([seed, 11])  # the seating's stream, which the oracles share as the games do
+    refs = [SeatedSelfPlayEnv(n, draws) for n in players]
     expected = [ref.reset(seed=seed + i)[0] for i, ref in enumerate(refs)]
     np.testing.assert_array_equal(obs, np.stack(expected))
     return fast, refs, obs
 
 
-def test_same_games_as_pool_self_play_env_on_the_reference_engine(monkeypatch):
-    """Same seeds, the learner's same ids, heuristic opponents (seeded alike): the same learner trajectories.
+def test_same_games_as_the_self_play_env_on_the_reference_engine(monkeypatch):
+    """Same seeds, the learner's same ids, heuristic opponents seeded alike: the same learner trajectories.
 
-    The fast env's heuristic decides in compiled code, the reference's is HeuristicAgent.act.
+    The fast env's heuristic decides in compiled code, each seat with a generator of its own; the reference's is one
+    HeuristicAgent per seat.
     """
     compiled_rows = []
+    real = seating.heuristic_actions
 
     def counted(*args: Any) -> None:
         compiled_rows.append(len(args[2]))
-        heuristic_actions(*args)
+        real(*args)
 
-    monkeypatch.setattr(fast_vec_env, "heuristic_actions", counted)
-    pool = HEURISTIC_ONLY
+    monkeypatch.setattr(seating, "heuristic_actions", counted)
     players = [2, 3, 4, 5, 6]
-    fast, refs, obs = paired_envs(players, pool, 21)
+    fast, refs, obs = paired_envs(players, HEURISTIC_ONLY, 21)
     rng = np.random.default_rng(8)
     episodes = 0
     for _ in range(250):
@@ -369,7 +341,6 @@ def test_same_games_as_pool_self_play_env_on_the_reference_engine(monkeypatch):
         np.testing.assert_array_equal(masks, np.stack([ref.action_masks() for ref in refs]))
         actions = random_legal(masks, rng)
         stepped, rewards, dones, infos = fast.step(actions)
-        assert isinstance(stepped, np.ndarray)
         obs = stepped
         for i, ref in enumerate(refs):
             ref_obs, reward, terminated, truncated, info = ref.step(int(actions[i]))
@@ -385,44 +356,8 @@ def test_same_games_as_pool_self_play_env_on_the_reference_engine(monkeypatch):
     assert sum(compiled_rows) > 500 and max(compiled_rows) > 1  # decided by the compiled heuristic, in batches
 
 
-def test_separate_heuristic_agents_in_one_game_keep_separate_generators(monkeypatch):
-    """A pool that hands each seat its own HeuristicAgent: each draws its ties from its own stream, as in Python."""
-    monkeypatch.setattr(OpponentPool, "_heuristic_agent", lambda pool: HeuristicAgent())
-    players = [4, 6]
-    fast, refs, obs = paired_envs(players, HEURISTIC_ONLY, 4)
-    assert len({id(agent) for agent in fast.seat_agents[1] if agent is not None}) == 5
-    for _ in range(120):
-        actions = first_legal(fast.action_masks())
-        obs, _, dones, _ = fast.step(actions)
-        for i, ref in enumerate(refs):
-            ref_obs, _, terminated, truncated, _ = ref.step(int(actions[i]))
-            assert dones[i] == (terminated or truncated)
-            if dones[i]:
-                ref_obs, _ = ref.reset()
-            np.testing.assert_array_equal(obs[i], ref_obs)
-
-
-def test_an_agent_that_only_derives_from_the_heuristic_is_asked_game_by_game(monkeypatch):
-    class Variant(HeuristicAgent):
-        calls = 0
-
-        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-            Variant.calls += 1
-            return super().act(observation, action_mask)
-
-    def refused(*args: Any) -> None:
-        raise AssertionError("the compiled heuristic must not play for a subclass")
-
-    monkeypatch.setattr(fast_vec_env, "heuristic_actions", refused)
-    monkeypatch.setattr(OpponentPool, "_heuristic_agent", lambda pool: Variant())
-    env, _ = started(num_envs=2, players=(3,), pool=HEURISTIC_ONLY)
-    for _ in range(10):
-        env.step(first_legal(env.action_masks()))
-    assert Variant.calls > 0 and (env.seat_kinds[:, :3] == HEURISTIC).sum() == 4
-
-
 def test_a_fixed_opponent_plays_every_seat_greedily_in_one_batch_per_round():
-    """train.py's --opponent: the pool is not drawn from, and a greedy policy keeps its greedy choices."""
+    """train.py's --opponent: the league is not drawn from, and a greedy policy keeps its greedy choices."""
 
     class Recording(PPOAgent):
         rounds: list[int] = []
@@ -434,60 +369,46 @@ def test_a_fixed_opponent_plays_every_seat_greedily_in_one_batch_per_round():
             Recording.rounds.append(len(chosen))
             return chosen
 
-    target = Recording.load(SNAPSHOTS[0])
-    pool = PoolConfig(p_random=1.0, p_heuristic=0.0)  # would seat random players if it were drawn from
-    env, _ = started(num_envs=4, players=(2, 3), pool=pool, opponent=target)
+    target = Recording(SNAPSHOTS[0], deterministic=True)
+    env, _ = started(num_envs=4, players=(2, 3), pool=RANDOM_ONLY, opponent=target)
     rng = np.random.default_rng(0)
     for _ in range(30):
         env.step(random_legal(env.action_masks(), rng))
-    assert all(agent is target for seats in env._opponents for agent in seats)
-    assert (env.seat_kinds == RANDOM).sum() == 0 and (env.seat_kinds == SNAPSHOT).sum() == 0
+    for i, n in enumerate(env.num_players.tolist()):
+        assert (env.seating.players[i, 1:n] == seating.OPPONENT).all()
     assert Recording.rounds and max(Recording.rounds) > 1  # several games answered in one call
 
 
-def test_seat_kinds_mark_the_learner_and_its_opponents():
-    env, _ = started(num_envs=3, players=(2, 4, 6), pool=PoolConfig(p_random=1.0, p_heuristic=0.0))
-    for i, n in enumerate((2, 4, 6)):
-        kinds = env.seat_kinds[i, :n].tolist()
-        assert kinds.count(LEARNER) == 1 and kinds.index(LEARNER) == env.learner_seat[i]
-        assert kinds.count(RANDOM) == n - 1
+def test_an_agent_opponent_that_is_no_policy_is_asked_game_by_game():
+    class Counting(HeuristicAgent):
+        calls = 0
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            Counting.calls += 1
+            return super().act(observation, action_mask)
+
+    env, _ = started(num_envs=2, players=(3,), opponent=Counting())
+    for _ in range(10):
+        env.step(first_legal(env.action_masks()))
+    assert Counting.calls > 0
 
 
 # --- training on it ------------------------------------------------------------------------------
 
 
 @pytest.mark.slow
-def test_maskable_ppo_learns_on_it_with_snapshots_sent_by_env_method(tmp_path):
+def test_maskable_ppo_learns_on_it_with_a_league_of_snapshots():
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import VecMonitor
 
-    env = FastSelfPlayVecEnv(4, [2, 3], PoolConfig(), seed=0)
-    venv = VecMonitor(env)
-    venv.env_method("set_snapshots", [SNAPSHOTS[0]])
-    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    env = vec_env(4, [2, 3], PoolConfig(self_share=0.5), seed=0)
+    env.seating.set_league([("a", SNAPSHOTS[0])], [1.0])
+    env.seating.set_self(SNAPSHOTS[1])
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=256)
     assert model.num_timesteps >= 256
-    assert env.pools[0].snapshots == [SNAPSHOTS[0]]
-    observations = venv.reset()
-    assert isinstance(observations, np.ndarray)
+    observations = env.reset()
     action, _ = model.predict(observations, action_masks=env.action_masks())
     assert env.action_masks()[np.arange(4), action].all()
-
-
-# --- train.py's games ---------------------------------------------------------------------------
-
-
-def test_train_plays_its_games_on_the_fast_vec_env(tmp_path):
-    from agents.training.command import parse
-    from agents.training.sb3.train import make_envs
-
-    config = parse(["--out", str(tmp_path / "run")]).config.resolved()
-    venv = make_envs(config)
-    try:
-        assert isinstance(venv.unwrapped, FastSelfPlayVecEnv)
-        assert venv.reset().shape == (config.envs, OBS_SIZE)
-    finally:
-        venv.close()
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,8 @@ import pytest
 
 from agents.bots.heuristic import HeuristicAgent
 from agents.bots.ppo import PPOAgent
-from agents.training.imitation.demonstrations import _collect_compiled, collect, pretrain
+from agents.training.imitation.demonstrations import _collect_compiled, collect, fit
+from agents.training.sb3.backend import sb3_heads
 from gubs_env.envs.selfplay import SelfPlayEnv
 
 
@@ -57,7 +58,7 @@ def test_pretraining_lowers_the_loss_and_copies_the_teacher():
         return float(np.mean(np.array(picks) == data.actions))
 
     before = agreement()
-    fitted = pretrain(model, data, epochs=4, progress=False)
+    fitted = fit(model.policy.parameters(), sb3_heads(model), data, epochs=4, progress=False)
     assert fitted.losses[-1] < fitted.losses[0] and fitted.epochs == 4 and not fitted.cut
     assert agreement() > max(before, 0.9)
 
@@ -135,10 +136,12 @@ def test_a_deadline_cuts_the_fit_after_its_first_batch_and_says_how_far_it_got()
         calls.append(1)
 
     past = time.perf_counter() - 1
-    fitted = pretrain(model, data, epochs=3, batch_size=32, progress=False, deadline=past, between=count)
+    heads = sb3_heads(model)
+    fitted = fit(model.policy.parameters(), heads, data, epochs=3, batch_size=32, progress=False, deadline=past,
+                 between=count)  # fmt: skip
     batches = -(-len(data) // 32)
     assert fitted.cut and fitted.planned == 3 and fitted.epochs == pytest.approx(1 / batches)
     assert len(fitted.losses) == 1 and calls == [1]  # one batch, and the thread check before it
-    whole = pretrain(model, data, epochs=2, batch_size=32, progress=False, between=count)
+    whole = fit(model.policy.parameters(), heads, data, epochs=2, batch_size=32, progress=False, between=count)
     assert whole.epochs == 2 and not whole.cut and len(whole.losses) == 2
     assert len(calls) == 1 + -(-2 * batches // 16)  # every 16 batches

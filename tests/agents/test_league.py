@@ -2,22 +2,30 @@
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.bots.model_file import load_policy
 from agents.bots.names import CATALOGUE
 from agents.training import PoolConfig, TrainingConfig, train
 from agents.training.core.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS
-from agents.training.core.league import League, pair_score, seat_kind, snapshot_label
+from agents.training.core.league import GameEnd, League, pair_score, seat_kind, snapshot_label
 from agents.training.core.runs import LEAGUE_CSV, RunFileError, RunState
-from agents.training.sb3.pool import OpponentPool
+from agents.training.core.seating import Seating
 
-SHIPPED = [str(CATALOGUE["ppo-2p"].path), str(CATALOGUE["ppo-4p"].path)]
-"""Two snapshot files to draw (any policy files do)."""
+SHIPPED = [("old", load_policy(CATALOGUE["ppo-2p"].path)), ("new", load_policy(CATALOGUE["ppo-4p"].path))]
+"""Two snapshots to draw (any policies do)."""
+
+
+def drawn_labels(pool: PoolConfig, snapshots, weights, games: int, players: int = 4) -> list[list[str]]:
+    """The labels of the opponent seats of ``games`` games a seating seats (the learner at seat 0)."""
+    table = Seating(games, pool, seed=3)
+    table.set_league(snapshots, weights)
+    table.seat(np.arange(games), np.full(games, players), np.zeros(games, dtype=np.int64))
+    return [row[1:players] for row in table.labels]
 
 
 def test_the_learner_scores_one_half_or_nothing_against_a_seat():
@@ -41,11 +49,10 @@ def test_a_game_counts_every_opponent_seat_by_kind_and_scores_only_the_snapshots
 
 def test_the_recorded_shares_converge_to_the_configured_ones():
     pool_config = PoolConfig(p_random=0.1, p_heuristic=0.3, self_share=0.25)
-    pool = OpponentPool(pool_config, seed=3, snapshots=SHIPPED)
     league, rng = League(), np.random.default_rng(0)
-    for _ in range(5000):
-        labels = [pool.draw()[0] for _ in range(3)]
-        league.record_game(labels, [1, 2, 3], winners=[int(rng.integers(4))], learner=0)
+    games = [GameEnd(tuple(labels), (1, 2, 3), (int(rng.integers(4)),), 0)
+             for labels in drawn_labels(pool_config, SHIPPED, [1.0, 1.0], 5000)]  # fmt: skip
+    league.record(games)
     shares = league.shares()
     assert sum(shares.values()) == pytest.approx(1.0)
     for kind, share in pool_config.shares(has_snapshots=True).items():
@@ -64,11 +71,8 @@ def test_a_snapshot_the_learner_now_beats_is_drawn_less():
     after = league.weights(["old", "new"])
     assert after[0] < before[0] and after[0] < after[1] / 3
     assert after[0] > 0  # never ruled out
-    pool = OpponentPool(PoolConfig(0.0, 0.0, self_share=0.0), seed=1)
-    pool.set_snapshots(SHIPPED, after)  # the first plays "old", the second "new"
-    drawn = [pool.draw()[0] for _ in range(4000)]
-    old, new = (snapshot_label(Path(path).name) for path in SHIPPED)
-    assert drawn.count(old) < drawn.count(new) / 3
+    drawn = [row[0] for row in drawn_labels(PoolConfig(0.0, 0.0, self_share=0.0), SHIPPED, after, 4000, players=2)]
+    assert drawn.count(snapshot_label("old")) < drawn.count(snapshot_label("new")) / 3
 
 
 def test_power_zero_draws_snapshots_evenly_and_a_higher_power_sharpens_the_preference():
@@ -92,16 +96,6 @@ def test_old_games_fade_so_the_score_follows_the_learner():
         league.record_game([snapshot_label("s")], [1], winners=[0], learner=0)
     assert league.learner_score("s") > 0.7  # the early losses weigh little now
     assert league.records["s"][0] < 2000  # a record holds about MEMORY games
-
-
-def test_an_rllib_tally_counts_as_the_same_games_one_by_one():
-    one_by_one, tallied = League(), League()
-    for won in [1, 0, 1, 1]:
-        one_by_one.record_game([snapshot_label("snapshot_0"), SELF], [1, 2], winners=[0 if won else 1], learner=0)
-    tallied.record_tally({snapshot_label("snapshot_0"): [4, 3.0], SELF: [4, 0.0]})
-    assert tallied.seats == one_by_one.seats
-    assert tallied.records["snapshot_0"][0] == pytest.approx(one_by_one.records["snapshot_0"][0])
-    assert tallied.learner_score("snapshot_0") == pytest.approx(one_by_one.learner_score("snapshot_0"), abs=0.01)
 
 
 def test_the_league_round_trips_through_run_json_and_forgets_a_replaced_snapshot():
@@ -167,15 +161,16 @@ def test_a_run_file_with_a_damaged_league_is_refused(tmp_path, change, message):
 def test_a_run_reports_its_seat_shares_and_snapshot_scores_and_resume_keeps_the_league(tmp_path):
     out = tmp_path / "run"
     config = TrainingConfig(
-        steps=2048,
+        steps=6000,
         envs=8,
-        n_steps=64,
-        batch_size=128,
+        hidden=(16,),
+        batch_size=512,
         eval_games=2,
-        imitate_games=0,
-        snapshot_every=256,
-        eval_every=1024,
-        checkpoint_every=512,
+        final_games=2,
+        pool=PoolConfig(p_heuristic=0.35, self_share=0.4),
+        snapshot_every=1000,
+        eval_every=3000,
+        checkpoint_every=2000,
     )
     result = train(config, out=out, progress=False)
     state = json.loads((out / "run.json").read_text())
@@ -188,16 +183,15 @@ def test_a_run_reports_its_seat_shares_and_snapshot_scores_and_resume_keeps_the_
     seats = sum(state["league"]["seats"].values())
     assert seats > 0 and set(state["league"]["records"]) <= {s.split("/")[-1] for s in state["snapshots"]}
 
-    again = train(replace(config, steps=3072), out=out, resume=True, progress=False)
+    again = train(replace(config, steps=9000), out=out, resume=True, progress=False)
     resumed = json.loads((out / "run.json").read_text())
-    assert again.timesteps >= 3072 and sum(resumed["league"]["seats"].values()) > seats  # counted on, not anew
+    assert again.timesteps >= 9000 and sum(resumed["league"]["seats"].values()) > seats  # counted on, not anew
     assert sum(resumed["opponent_seat_shares"].values()) == pytest.approx(1.0)
 
 
 @pytest.mark.slow
 def test_a_run_against_the_heuristic_alone_reports_only_heuristic_seats(tmp_path):
-    config = TrainingConfig(
-        steps=512, envs=4, n_steps=64, batch_size=128, eval_games=2, imitate_games=0, pool=PoolConfig(p_heuristic=1)
-    )
+    pool = PoolConfig(p_heuristic=1)
+    config = TrainingConfig(steps=500, envs=4, hidden=(16,), eval_games=2, final_games=2, pool=pool)
     result = train(config, out=tmp_path / "run", progress=False)
     assert result.opponent_seat_shares == {HEURISTIC: 1.0}

@@ -17,7 +17,7 @@ from agents.bots.search.belief import (
     reweight_rows,
     static_weights,
 )
-from agents.training.search_nets.fitting import FitSettings, fit_hands, hand_targets, play_positions
+from agents.recipes.search_nets.fitting import FitSettings, fit_hands, hand_targets, play_positions
 from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game, Kind
 from gubs_env.engine.cards import COPIES, MAX_PLAYERS, NUM_KINDS

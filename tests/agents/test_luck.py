@@ -346,16 +346,16 @@ def test_actions_that_play_no_whole_game_are_refused_with_a_luck_error(
 
 def test_a_match_gives_the_adjusted_rate_and_training_evaluations_write_it() -> None:
     from agents.evaluate.matches import match
-    from agents.training.core.reports import ADJUSTED_COLUMNS, describe_evaluation, evaluation_rows
+    from agents.training.core.reports import ADJUSTED_COLUMNS, describe_evaluation, evaluation_row
 
     plain = match(make_agent("heuristic"), make_agent("random"), 2, 8)
     match_result = match(make_agent("heuristic"), make_agent("random"), 2, 8, adjust_luck=LuckSettings(worlds=2))
     assert plain.adjusted is None and match_result.wins == plain.wins
     assert match_result.adjusted is not None and match_result.luck is not None
-    rows = evaluation_rows(make_agent("heuristic"), [2], 4, 100, 1.0, adjust_luck=True)
+    rows = [evaluation_row(match_result, 2, "random", 100, 1.0, "curve")]
     assert all(set(ADJUSTED_COLUMNS) <= set(row) for row in rows)
-    assert "luck-adjusted" in describe_evaluation(rows, 100)
-    assert all(not set(ADJUSTED_COLUMNS) & set(row) for row in evaluation_rows(make_agent("heuristic"), [2], 4, 1, 1))
+    assert "luck-adjusted" in describe_evaluation(rows, "curve at 100 timesteps")
+    assert not set(ADJUSTED_COLUMNS) & set(evaluation_row(plain, 2, "random", 1, 1.0, "curve"))
 
 
 @pytest.mark.slow

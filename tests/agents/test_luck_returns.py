@@ -8,10 +8,11 @@ import pytest
 
 from agents.evaluate.luck import DEAL_STEP, ConstantValue, GameLuck, LuckEstimator, LuckSettings
 from agents.training import ConfigError, RunSetupError, TrainingConfig, train
+from agents.training.core.config import PoolConfig
+from agents.training.core.games import Batch, SelfPlayGames
+from agents.training.core.seating import Seating
 from agents.training.native.learner import Learner, advantages
 from agents.training.native.luck_returns import LuckReturns, luck_after, luck_rewards, luck_slope
-from agents.training.native.rollout import POLICY, Batch, SelfPlayGames
-from gubs_env.engine.cards import MAX_PLAYERS
 from tests.agents.test_selfplay_core import tiny_batch
 from tests.helpers import FLOAT32
 
@@ -65,11 +66,11 @@ def test_the_scale_is_the_slope_of_the_outcome_on_the_luck_clipped():
 
 def play_batch(games: int, players: int, seed: int) -> tuple[Batch, np.ndarray, list[list[int]], SelfPlayGames]:
     learner = Learner(TrainingConfig(backend="native", hidden=(16,), seed=seed).resolved())
-    table = SelfPlayGames(games, players)
+    table = SelfPlayGames(Seating(games, PoolConfig(), seed), players)
     seeds = np.arange(games, dtype=np.uint64) + 100 * seed
     history: list[list[int]] = [[] for _ in range(games)]
-    kinds = np.full((games, MAX_PLAYERS), POLICY, np.int8)
-    batch = table.play(seeds, kinds, learner.decide, history=history)
+    table.deal(seeds, np.zeros(games, dtype=np.int64))
+    batch = table.play(learner.decide, history=history)
     return batch, seeds, history, table
 
 
@@ -103,8 +104,8 @@ def test_a_value_that_sees_nothing_leaves_every_reward_at_0():
 
 
 def luck_config(**changes) -> TrainingConfig:
-    base = dict(envs=8, eval_every=10**6, eval_games=4, checkpoint_every=1, luck_returns=True, luck_worlds=2, threads=1)
-    return TrainingConfig.from_scratch(**{**base, "hidden": (32,), "batch_size": 512, **changes})
+    base = dict(envs=8, eval_every=10**6, eval_games=4, final_games=2, checkpoint_every=1, luck_returns=True, threads=1)
+    return TrainingConfig(**{**base, "luck_worlds": 2, "hidden": (32,), "batch_size": 512, **changes})
 
 
 def read_rows(path):
@@ -123,7 +124,7 @@ def test_a_luck_adjusted_run_logs_its_scale_and_resumes_with_it(tmp_path):
     with pytest.raises(ConfigError, match="luck_worlds"):
         luck_config(luck_worlds=0)
     with pytest.raises(ConfigError, match="the sb3 backend cannot honour luck_returns"):
-        TrainingConfig(luck_returns=True)
+        TrainingConfig(backend="sb3", luck_returns=True)
     with pytest.raises(RunSetupError, match="keeps its own luck_returns"):
         train(luck_config(luck_returns=False, luck_worlds=16, steps=10**6), out=out, resume=True, progress=False)
 

@@ -97,9 +97,11 @@ def test_the_policy_has_sb3_contribs_networks_and_answers():
 
 
 def test_a_model_with_the_policy_saves_and_loads_both_ways(tmp_path):
+    from agents.training.core.config import PoolConfig
+    from agents.training.core.seating import Seating
     from agents.training.sb3.fast_vec_env import FastSelfPlayVecEnv
 
-    envs = FastSelfPlayVecEnv(2, 2, seed=0)
+    envs = FastSelfPlayVecEnv(Seating(2, PoolConfig(p_random=1.0), seed=0), 2, seed=0)
     model = MaskablePPO(LeanMaskablePolicy, envs, n_steps=16, batch_size=16, policy_kwargs={"net_arch": [32, 32]})
     model.save(tmp_path / "model.zip")
     weights = load_policy(tmp_path / "model.zip")  # the safe loader: weights only, whatever the policy class

@@ -127,9 +127,6 @@ def test_the_payloads_are_live_when_loaded_the_unsafe_way(tmp_path):
 
 @pytest.mark.parametrize("build", [evil_model_zip, evil_policy_pth_zip])
 def test_hostile_models_are_refused_by_every_in_process_route(tmp_path, build):
-    from agents.training.core.config import PoolConfig
-    from agents.training.sb3.pool import OpponentPool, SnapshotModels
-
     marker = tmp_path / "ran"
     evil = write(tmp_path / "evil.zip", build(marker))
     with pytest.raises(ModelFileError, match=r"evil\.zip"):
@@ -140,11 +137,6 @@ def test_hostile_models_are_refused_by_every_in_process_route(tmp_path, build):
         make_agent(str(evil))
     with pytest.raises(AgentSpecError):
         make_agent(f"{evil}:sample")
-    with pytest.raises(ModelFileError):
-        SnapshotModels().get(str(evil))
-    pool = OpponentPool(PoolConfig(p_random=0.0, p_heuristic=0.0), seed=0, snapshots=[str(evil)])
-    with pytest.raises(ModelFileError):
-        pool.sample()
     with pytest.raises(ModelFileError):
         PPOAgent.export(evil, tmp_path / "exported.npz")
     assert not marker.exists()

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from agents.training import TrainingConfig
 from agents.training.core.config import PoolConfig
-from agents.training.core.runs import Run
-from agents.training.native.rollout import SelfPlayGames
-from agents.training.native.train import NativeRun
+from agents.training.core.games import SelfPlayGames
+from agents.training.core.seating import Seating
+from agents.training.native.backend import NativeBackend
 from agents.training.sb3.fast_vec_env import FastSelfPlayVecEnv
 from gubs_env.encoding.id_table import ReferenceTable
 from gubs_env.engine.cards import MAX_PLAYERS
@@ -134,9 +134,10 @@ def test_the_rllib_tables_and_the_recipes_rollouts_play_the_same_games_on_the_co
     def decide(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return first_legal(masks), np.zeros(len(masks), np.float32), np.zeros(len(masks), np.float32)
 
-    recipe = SelfPlayGames(slots, SIZES)
+    recipe = SelfPlayGames(Seating(slots, PoolConfig(), seed=0), SIZES)
     assert recipe.players.tolist() == rllib.players.tolist()
-    batch = recipe.play(seeds.astype(np.uint64), np.zeros((slots, MAX_PLAYERS), np.int8), decide)
+    recipe.deal(seeds.astype(np.uint64), np.zeros(slots, dtype=np.int64))
+    batch = recipe.play(decide)
     for slot in range(slots):
         names = rllib.names(slot)
         assert [finals[slot][name] for name in names] == batch.seat_rewards[slot, : len(names)].tolist()
@@ -150,7 +151,7 @@ SEED, SLOTS, GAMES = 17, 6, 2
 
 def sb3_games() -> list[list[tuple[int, int, int]]]:
     """sb3's environments (the compiled vector env under the ``VecEnv``): each slot's first games, as it trains."""
-    venv = FastSelfPlayVecEnv(SLOTS, SIZES, PoolConfig(), seed=SEED)
+    venv = FastSelfPlayVecEnv(Seating(SLOTS, PoolConfig(p_random=1.0), SEED), SIZES, seed=SEED)
     venv.seed(SEED)
     venv.reset()
     core = venv.vector.core
@@ -162,14 +163,14 @@ def sb3_games() -> list[list[tuple[int, int, int]]]:
     return [g[:GAMES] for g in games]
 
 
-def native_games(tmp_path) -> list[list[tuple[int, int, int]]]:
-    """The native backend's batches: slot ``i``'s games are update after update's."""
+def native_games() -> list[list[tuple[int, int, int]]]:
+    """The native backend's batches: slot ``i``'s games are iteration after iteration's."""
     config = TrainingConfig(backend="native", seed=SEED, envs=SLOTS, players=SIZES, hidden=(8,)).resolved()
-    trainer = NativeRun(Run(tmp_path, config, None, 0.0, progress=False))
+    trainer = NativeBackend(config)
     games: list[list[tuple[int, int, int]]] = [[] for _ in range(SLOTS)]
     core = trainer.games.tables
     for _ in range(GAMES):
-        trainer.step()  # one batch: a game per slot, dealt with the learner's seat from the slot's stream
+        trainer.iterate()  # one batch: a game per slot, dealt with the learner's seat from the slot's stream
         for i in range(SLOTS):
             games[i].append((int(core.players[i]), int(core.seats[i]), int(core.deals[i])))
     return games
@@ -193,30 +194,23 @@ def test_every_backend_plays_the_same_sizes_seats_and_deals_for_the_same_seed(tm
         n, stream = int(SIZES.per_slot(SLOTS)[i]), np.random.default_rng(SEED + i)
         expected.append([(n, *next_game(stream, n)) for _ in range(GAMES)])
     assert sb3_games() == expected
-    assert native_games(tmp_path) == expected
+    assert native_games() == expected
     assert rllib_games() == expected
 
 
-def test_a_native_checkpoint_keeps_the_game_streams_and_one_without_them_still_resumes(tmp_path):
-    import io
+def native_checkpoint(trainer: NativeBackend, tmp_path) -> bytes:
+    trainer.save(tmp_path / "checkpoint.pt")
+    return (tmp_path / "checkpoint.pt").read_bytes()
 
-    import torch
 
+def test_a_native_checkpoint_keeps_the_game_streams(tmp_path):
     config = TrainingConfig(backend="native", seed=3, envs=4, players=SIZES, hidden=(8,)).resolved()
-    trainer = NativeRun(Run(tmp_path, config, None, 0.0, progress=False))
-    trainer.step()
-    saved = trainer._checkpoint_bytes()
-    again = NativeRun(Run(tmp_path, config, None, 0.0, progress=False))
-    again.load(saved)
+    trainer = NativeBackend(config)
+    trainer.iterate()
+    again = NativeBackend(config)
+    again.load(native_checkpoint(trainer, tmp_path))
     assert np.array_equal(again.games.tables.streams, trainer.games.tables.streams)
-    older = torch.load(io.BytesIO(saved), weights_only=True)
-    del older["games"]  # a checkpoint written before the core kept its streams
-    buffer = io.BytesIO()
-    torch.save(older, buffer)
-    fresh = NativeRun(Run(tmp_path, config, None, 0.0, progress=False))
-    start = fresh.games.tables.streams.copy()  # seed + slot: what a new run deals first
-    fresh.load(buffer.getvalue())
-    assert not (fresh.games.tables.streams == start).all(axis=1).any()  # no slot deals the run's first games again
+    assert (again.samples, again.updates) == (trainer.samples, trainer.updates) == (trainer.samples, 1)
 
 
 @pytest.mark.parametrize("word, value", [(3, 2), (4, 7)])  # an even increment: a generator that can stall
@@ -228,8 +222,8 @@ def test_a_checkpoint_whose_game_streams_are_no_generator_states_is_refused_in_o
     from agents.training import RunSetupError
 
     config = TrainingConfig(backend="native", seed=3, envs=4, players=SIZES, hidden=(8,)).resolved()
-    trainer = NativeRun(Run(tmp_path, config, None, 0.0, progress=False))
-    saved = torch.load(io.BytesIO(trainer._checkpoint_bytes()), weights_only=True)
+    trainer = NativeBackend(config)
+    saved = torch.load(io.BytesIO(native_checkpoint(trainer, tmp_path)), weights_only=True)
     saved["games"][1, word] = value
     buffer = io.BytesIO()
     torch.save(saved, buffer)

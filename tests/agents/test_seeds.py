@@ -1,4 +1,4 @@
-"""Several seeds of one config: their runs, the gathered curves and charts, and ``python train.py --seeds``."""
+"""Several seeds of one config: their runs, the gathered curves and charts, and ``python -m agents.recipes.seeds``."""
 
 import csv
 import json
@@ -7,23 +7,24 @@ from pathlib import Path
 
 import pytest
 
+from agents.recipes.seeds import CURVES_CSV, gather_curves, main, seed_folder, summarize, train_seeds, write_curves
 from agents.training import TrainingConfig
-from agents.training.command import main
-from agents.training.seeds import CURVES_CSV, gather_curves, seed_folder, summarize, train_seeds, write_curves
 
-SMALL = ["--envs", "8", "--hidden", "16", "--batch-size", "512", "--eval-games", "4", "--no-progress"]
+SMALL = ["--envs", "8", "--hidden", "16", "--batch-size", "512", "--eval-games", "4", "--final-games", "2"]
+SMALL += ["--no-progress"]
 
 
 def write_run(folder: Path, points: list[tuple[int, float]], players: int, seed: int) -> None:
     folder.mkdir(parents=True)
-    config = TrainingConfig.from_scratch(players=(players,), seed=seed).to_json()
-    (folder / "run.json").write_text(json.dumps({"backend": "native", "config": config, "format": 2}))
+    config = TrainingConfig(players=(players,), seed=seed).to_json()
+    (folder / "run.json").write_text(json.dumps({"backend": "native", "config": config, "format": 3}))
     with (folder / "eval.csv").open("w", newline="") as file:
         writer = csv.writer(file)
-        writer.writerow(["timesteps", "players", "opponent", "games", "win_rate", "low", "high", "seconds"])
+        writer.writerow(["timesteps", "players", "opponent", "deals", "games", "win_rate", "low", "high", "seconds"])
         for steps, rate in points:
             for opponent in ("random", "heuristic"):
-                writer.writerow([steps, players, opponent, 400, rate, rate - 0.05, rate + 0.05, 1.0])
+                writer.writerow([steps, players, opponent, "curve", 400, rate, rate - 0.05, rate + 0.05, 1.0])
+        writer.writerow([points[-1][0], players, "heuristic", "final", 2000, 0.99, 0.98, 1.0, 1.0])  # not a point
     with (folder / "progress.csv").open("w", newline="") as file:
         writer = csv.writer(file)
         writer.writerow(["timesteps", "grad_cosine"])
@@ -50,19 +51,19 @@ def test_the_runs_eval_logs_become_one_csv_a_chart_per_table_size_and_a_summary(
 
 
 def test_the_command_trains_what_is_missing_keeps_what_is_finished_and_resumes_what_was_cut(tmp_path, capsys):
-    argv = ["--from-scratch", "--seeds", "5", "6", "--steps", "1", "--out", str(tmp_path), *SMALL, "--jobs", "1"]
+    argv = ["--seeds", "5", "6", "--steps", "1", "--out", str(tmp_path), *SMALL, "--jobs", "1"]
     assert main(argv) == 0
     assert all((seed_folder(tmp_path, s) / "policy.npz").is_file() for s in (5, 6))
     assert (tmp_path / "curves_2p.png").is_file()
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.count("has spent its budget, kept") == 2 and "2p vs heuristic, seed 6" in out
-    assert main([*argv[:5], "6000", *argv[6:]]) == 0  # a larger budget: both go on
+    assert main([*argv[:4], "6000", *argv[5:]]) == 0  # a larger budget: both go on
     assert capsys.readouterr().out.count(": resuming ") == 2
 
 
 def test_a_time_budget_counts_each_runs_training_time_in_all(tmp_path, capsys):
-    config = TrainingConfig.from_scratch(envs=8, hidden=(16,), batch_size=512, eval_games=4, steps=1)
+    config = TrainingConfig(envs=8, hidden=(16,), batch_size=512, eval_games=4, final_games=2, steps=1)
     train_seeds(config, [0], tmp_path, progress=False)
     run_file = seed_folder(tmp_path, 0) / "run.json"
     state = json.loads(run_file.read_text())
@@ -78,38 +79,38 @@ def test_a_time_budget_counts_each_runs_training_time_in_all(tmp_path, capsys):
     [
         (["--seed", "3"], "leave out --seed and --resume"),
         (["--resume"], "leave out --seed and --resume"),
-        (["--p-heuristic", "0.3"], "plays no hand-written bot"),
-        (["--imitate-games", "10"], "plays no hand-written bot"),
+        (["--rule-facts"], "--rule-facts was removed"),
+        (["--n-steps", "10"], "the native backend cannot honour n_steps"),
     ],
 )
 def test_a_command_that_cannot_mean_what_it_says_is_one_line(extra, refused, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        main(["--from-scratch", "--seeds", "0", "--out", str(tmp_path), *extra])
+        main(["--seeds", "0", "--out", str(tmp_path), *extra])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert refused in err and err.count("\n") == 1
 
 
 def test_a_run_trained_with_other_levers_is_never_resumed_as_if_it_were_the_same(tmp_path, capsys):
-    argv = ["--from-scratch", "--seeds", "0", "--steps", "1", "--out", str(tmp_path), *SMALL]
+    argv = ["--seeds", "0", "--steps", "1", "--out", str(tmp_path), *SMALL]
     assert main(argv) == 0
     with pytest.raises(SystemExit) as exit_info:
-        main([*argv[:4], "5000", *argv[5:], "--rule-facts"])
+        main([*argv[:3], "5000", *argv[4:], "--hidden", "8"])
     assert exit_info.value.code == 2
-    assert "keeps its own rule_facts" in capsys.readouterr().err
+    assert "keeps its own hidden" in capsys.readouterr().err
 
 
 def test_without_a_budget_each_seed_trains_the_default_minutes_in_all(tmp_path, monkeypatch):
-    import agents.training.seeds as seeds
+    import agents.recipes.seeds as seeds
 
     asked = []
     monkeypatch.setattr(seeds, "train", lambda config, **kwargs: asked.append(config))
-    train_seeds(TrainingConfig.from_scratch(), [3, 4], tmp_path, progress=False, jobs=1)
+    train_seeds(TrainingConfig(), [3, 4], tmp_path, progress=False, jobs=1)
     assert [(c.seed, c.minutes, c.steps) for c in asked] == [(3, 10.0, None), (4, 10.0, None)]
 
 
 def test_runs_side_by_side_lead_each_line_with_their_seed_and_resume_together(tmp_path, capfd):
-    argv = ["--from-scratch", "--seeds", "5", "6", "--steps", "1", "--out", str(tmp_path), *SMALL, "--jobs", "2"]
+    argv = ["--seeds", "5", "6", "--steps", "1", "--out", str(tmp_path), *SMALL, "--jobs", "2"]
     assert main(argv) == 0
     out = capfd.readouterr().out
     for seed in (5, 6):
@@ -117,7 +118,7 @@ def test_runs_side_by_side_lead_each_line_with_their_seed_and_resume_together(tm
         assert f"seed {seed}: new run in {seed_folder(tmp_path, seed)}" in out  # the run's own line, from its process
         assert f"seed {seed}: policy: {seed_folder(tmp_path, seed) / 'policy.npz'}" in out
     assert "2p vs heuristic, seed 6" in out and (tmp_path / "curves_2p.png").is_file()
-    assert main([*argv[:5], "6000", *argv[6:]]) == 0  # a larger budget: both resume
+    assert main([*argv[:4], "6000", *argv[5:]]) == 0  # a larger budget: both resume
     out = capfd.readouterr().out
     assert "seed 5: resuming the run in" in out and "seed 6: resuming the run in" in out
 
@@ -149,7 +150,7 @@ def test_runs_side_by_side_killed_are_one_error_line_that_says_to_run_the_comman
             os.kill(child.pid, signal.SIGKILL)  # type: ignore[arg-type]
 
     threading.Thread(target=kill_both, daemon=True).start()
-    argv = ["--from-scratch", "--seeds", "0", "1", "--steps", "3000000", "--out", str(tmp_path), *SMALL, "--jobs", "2"]
+    argv = ["--seeds", "0", "1", "--steps", "3000000", "--out", str(tmp_path), *SMALL, "--jobs", "2"]
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "seed 0 (exit status -9), seed 1 (exit status -9)" in err
@@ -159,7 +160,7 @@ def test_runs_side_by_side_killed_are_one_error_line_that_says_to_run_the_comman
 def test_the_lines_of_a_run_side_by_side_are_whole_and_led_by_its_seed():
     import io
 
-    from agents.training.seeds import _LedLines
+    from agents.recipes.seeds import _LedLines
 
     target = io.StringIO()
     stream = _LedLines(target, "seed 3: ")
@@ -173,8 +174,8 @@ def test_the_lines_of_a_run_side_by_side_are_whole_and_led_by_its_seed():
 @pytest.mark.parametrize(
     ("argv", "refused"),
     [
-        (["--from-scratch", "--jobs", "2"], "--jobs trains the runs of --seeds side by side"),
-        (["--backend", "rllib", "--seeds", "0", "1", "--jobs", "2"], "rllib trains --seeds one after another"),
+        (["--jobs", "2"], "the following arguments are required: --seeds"),
+        (["--backend", "rllib", "--seeds", "0", "1", "--jobs", "2"], "rllib trains the seeds one after another"),
     ],
 )
 def test_jobs_that_cannot_mean_what_they_say_are_one_line(argv, refused, tmp_path, capsys):
@@ -195,10 +196,10 @@ def test_runs_side_by_side_stop_with_the_command_and_resume(stop, tmp_path):
     import time
 
     root = Path(__file__).resolve().parents[2]
-    argv = ["--from-scratch", "--seeds", "5", "6", "--steps", "3000000", "--out", str(tmp_path), *SMALL]
+    argv = ["--seeds", "5", "6", "--steps", "3000000", "--out", str(tmp_path), *SMALL]
     argv += ["--checkpoint-every", "20000"]
     command = subprocess.Popen(
-        [sys.executable, str(root / "train.py"), *argv],
+        [sys.executable, "-m", "agents.recipes.seeds", *argv],
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -208,7 +209,7 @@ def test_runs_side_by_side_stop_with_the_command_and_resume(stop, tmp_path):
     )
     runs = [seed_folder(tmp_path, seed) / "run.json" for seed in (5, 6)]
     deadline = time.monotonic() + 120
-    while not all(run.exists() for run in runs) and time.monotonic() < deadline:
+    while not all(_committed_steps(run) > 0 for run in runs) and time.monotonic() < deadline:
         time.sleep(0.5)
     if stop == "ctrl-c":
         os.killpg(command.pid, signal.SIGINT)
@@ -222,7 +223,15 @@ def test_runs_side_by_side_stop_with_the_command_and_resume(stop, tmp_path):
     assert not _processes_in(tmp_path)
     steps = [json.loads(run.read_text())["timesteps"] for run in runs]
     assert all(0 < s < 3_000_000 for s in steps)
-    assert main([*argv[:5], "1", *argv[6:], "--no-progress"]) == 0  # their budget spent: kept
+    assert main([*argv[:4], "1", *argv[5:], "--no-progress"]) == 0  # their budget spent: kept
+
+
+def _committed_steps(run_file: Path) -> int:
+    """The timesteps a run.json has committed (0: none yet, or none at all)."""
+    try:
+        return int(json.loads(run_file.read_text())["timesteps"])
+    except (OSError, ValueError, KeyError):
+        return 0
 
 
 def _processes_in(folder: Path) -> list[str]:

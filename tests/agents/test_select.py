@@ -2,34 +2,36 @@
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agents.evaluate.select import Candidate, candidates, evaluate_candidates, main
 
 
+def small_actor(seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """An untrained actor of one hidden layer of 8."""
+    rng = np.random.default_rng(seed)
+    return [(rng.normal(0, 0.1, (8, 512)), np.zeros(8)), (rng.normal(0, 0.1, (356, 8)), np.zeros(356))]
+
+
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
-    """A run folder with four small untrained snapshots and a final model."""
-    from sb3_contrib import MaskablePPO
-
-    from gubs_env.envs.selfplay import SelfPlayEnv
+    """A run folder with four small untrained snapshots and a final policy: the last is the step-300 one."""
+    from agents.bots.model_file import save_policy
 
     root = tmp_path_factory.mktemp("run")
     (root / "snapshots").mkdir()
     for i, steps in enumerate((100, 200, 250, 300)):
-        model = MaskablePPO(
-            "MlpPolicy", SelfPlayEnv(2), n_steps=32, batch_size=32, seed=i, policy_kwargs={"net_arch": [8]}
-        )
-        model.save(root / "snapshots" / f"step_{steps:09d}.zip")
-    model.save(root / "model.zip")
-    (root / "snapshots" / "notes.zip").write_text("not a snapshot")  # ignored: not step_<n>.zip
+        save_policy(root / "snapshots" / f"step_{steps:09d}.npz", small_actor(i), "tanh")
+    save_policy(root / "policy.npz", small_actor(3), "tanh")
+    (root / "snapshots" / "notes.npz").write_text("not a snapshot")  # ignored: not step_<n>.npz
     return root
 
 
 def test_candidates_filter_by_first_and_every_and_end_with_the_final_model(run_dir):
     found = candidates(run_dir, first=200, every=100)
     assert [c.timesteps for c in found] == [200, 300, None]
-    assert found[-1] == Candidate(run_dir / "model.zip", None, "final model.zip")
+    assert found[-1] == Candidate(run_dir / "policy.npz", None, "final policy.npz")
     assert [c.timesteps for c in candidates(run_dir, final=False)] == [100, 200, 250, 300]
 
 
@@ -46,7 +48,7 @@ def test_bad_run_folders_and_filters_are_clear_errors(run_dir, tmp_path):
 def test_every_candidate_plays_the_same_deals_and_workers_change_nothing(run_dir):
     found = candidates(run_dir, first=250)
     in_process = evaluate_candidates(found, num_players=2, opponent="random", games=8, seed=5)
-    assert [r.agent for r in in_process] == ["step 250", "step 300", "final model.zip"]
+    assert [r.agent for r in in_process] == ["step 250", "step 300", "final policy.npz"]
     assert all(r.games == 8 for r in in_process)
     # the final model is the step-300 snapshot saved again: the same policy on the same deals, the same result
     assert in_process[1].wins == in_process[2].wins
@@ -61,7 +63,7 @@ def test_command_line_marks_the_best_and_exports_it(run_dir, tmp_path, capsys):
     assert main([str(run_dir), "--from", "300", "--games", "4", "--opponent", "random", "--export", str(target)]) == 0
     out = capsys.readouterr().out
     assert out.count("* ") == 1 and "best: " in out
-    assert load_policy(target).layers[0][0].shape == (8, 512)  # the actor only, read through the safe path
+    assert load_policy(target).layers[0][0].shape == (8, 512)  # the actor, read through the safe path
     assert make_agent(str(target)).act is not None
 
 

@@ -1,5 +1,5 @@
 """The native backend: whole games with every seat's decisions, forced ones skipped, the advantages, the gradient
-agreement, the fast evaluation, and its runs through the one trainer."""
+agreement, the one evaluation's matches, and its runs through the one loop."""
 
 import csv
 import json
@@ -11,16 +11,27 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.bots.model_file import load_policy
-from agents.training import ConfigError, RunSetupError, TrainingConfig, train
+from agents.bots.model_file import PolicyWeights
+from agents.training import ConfigError, PoolConfig, RunSetupError, TrainingConfig, train
 from agents.training.core.config import NativeSettings
 from agents.training.core.diagnostics import cosine
-from agents.training.native.evaluate import seat_rotated_match
+from agents.training.core.evaluation import CURVE, DealSet, greedy, match
+from agents.training.core.games import Batch, SelfPlayGames
+from agents.training.core.seating import Seating
 from agents.training.native.learner import ActorCritic, Learner, advantages, gradient_agreement, linear_layers
-from agents.training.native.rollout import HEURISTIC, POLICY, Batch, SelfPlayGames
 from gubs_env.encoding.id_table import ReferenceTable
 from gubs_env.engine.cards import MAX_PLAYERS
 from tests.helpers import FLOAT32
+
+
+def every_seat_the_policy(games: int, players, pool: PoolConfig | None = None) -> SelfPlayGames:
+    """Games whose every seat the policy plays (the seating's pure self-play), or the pool's players."""
+    return SelfPlayGames(Seating(games, pool or PoolConfig(), seed=0), players)
+
+
+def dealt(table: SelfPlayGames, seeds: np.ndarray, policy_seats: np.ndarray | None = None) -> SelfPlayGames:
+    table.deal(seeds.astype(np.uint64), np.zeros(len(seeds), dtype=np.int64) if policy_seats is None else policy_seats)
+    return table
 
 
 def lowest_legal(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -55,8 +66,7 @@ def replay_on_reference(players: int, seed: int) -> tuple[list[float], dict[int,
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_forced_decisions_are_played_without_samples_and_every_outcome_is_the_reference_engines(players):
     seeds = np.arange(100, 106, dtype=np.uint64)
-    table = SelfPlayGames(len(seeds), players)
-    batch = table.play(seeds, np.zeros((len(seeds), MAX_PLAYERS), np.int8), lowest_legal)
+    batch = dealt(every_seat_the_policy(len(seeds), players), seeds).play(lowest_legal)
     assert batch.masks.sum(axis=1).min() >= 2  # no sample is a forced decision
     total_decisions = 0
     for slot, seed in enumerate(seeds):
@@ -74,8 +84,7 @@ def test_forced_decisions_are_played_without_samples_and_every_outcome_is_the_re
 
 def test_one_batch_mixes_table_sizes_slot_by_slot():
     players = np.array([2, 3, 4, 5, 6, 2])
-    table = SelfPlayGames(6, players)
-    batch = table.play(np.arange(6, dtype=np.uint64), np.zeros((6, MAX_PLAYERS), np.int8), lowest_legal)
+    batch = dealt(every_seat_the_policy(6, players), np.arange(6)).play(lowest_legal)
     assert np.all(batch.seat < players[batch.game])
     for slot, n in enumerate(players):
         assert set(batch.seat[batch.game == slot].tolist()) == set(range(n))
@@ -83,9 +92,8 @@ def test_one_batch_mixes_table_sizes_slot_by_slot():
 
 
 def test_heuristic_seats_make_no_samples():
-    kinds = np.full((4, MAX_PLAYERS), HEURISTIC, np.int8)
-    kinds[:, 1] = POLICY
-    batch = SelfPlayGames(4, 2).play(np.arange(4, dtype=np.uint64), kinds, lowest_legal)
+    table = every_seat_the_policy(4, 2, PoolConfig(p_heuristic=1.0))
+    batch = dealt(table, np.arange(4), np.ones(4, dtype=np.int64)).play(lowest_legal)
     assert len(batch) > 0 and set(batch.seat.tolist()) == {1}
 
 
@@ -163,50 +171,58 @@ def native_learner(**changes) -> Learner:
     return Learner(TrainingConfig(backend="native", **{"hidden": (16,), **changes}).resolved())
 
 
-def test_the_learner_samples_legal_ids_and_plays_greedily():
+def policy_of(learner: Learner) -> PolicyWeights:
+    return PolicyWeights(tuple(linear_layers(learner.model.actor)), "tanh")
+
+
+def test_the_learner_samples_legal_ids_and_the_evaluation_plays_its_actor_greedily():
     learner = native_learner()
     t = random_tensors(200, 4)
     obs, masks = t["obs"].numpy(), t["masks"].numpy()
     ids, log_probs, _ = learner.decide(obs, masks)
     assert np.all(masks[np.arange(200), ids] == 1) and np.all(log_probs <= 0)
-    greedy, _, _ = learner.greedy(obs, masks)
-    assert np.all(masks[np.arange(200), greedy] == 1)
+    chosen, _, _ = greedy(policy_of(learner))(obs, masks)
+    logits = learner.model.actor(torch.from_numpy(obs)).detach().numpy()
+    assert np.array_equal(chosen, np.argmax(np.where(masks != 0, logits, -np.inf), axis=1))
 
 
 def test_seat_rotated_matches_play_the_same_deals_every_time():
-    learner = native_learner()
-    first = seat_rotated_match(learner.greedy, "heuristic", 2, 40, seed=7)
-    assert first == seat_rotated_match(learner.greedy, "heuristic", 2, 40, seed=7)
-    assert first.games == 40 and 0 <= first.wins <= 40
-    assert seat_rotated_match(learner.greedy, "random", 3, 10, seed=7).games == 12  # rounded up to whole deals
+    policy = policy_of(native_learner())
+    first = match(policy, "heuristic", 2, 40, DealSet("test", 7))
+    again = match(policy, "heuristic", 2, 40, DealSet("test", 7))
+    assert first.result == again.result and np.array_equal(first.won, again.won)
+    assert first.result.games == 40 and 0 <= first.result.wins <= 40 and first.result.deals == 20
+    assert match(policy, "random", 3, 10, CURVE).result.games == 12  # rounded up to whole deals
+    assert match(policy, "gubs-net", 2, 4, CURVE).result.games == 4  # any agent spec sits at the other seats
 
 
 def test_the_curves_luck_adjustment_replays_the_games_the_batch_played():
     from agents.evaluate.luck import LuckEstimator, LuckSettings
 
-    learner = native_learner()
-    table = SelfPlayGames(6, 3, record=False)
-    kinds = np.full((6, MAX_PLAYERS), HEURISTIC, dtype=np.int8)
-    kinds[:, 0] = POLICY
+    policy = policy_of(native_learner())
+    table = SelfPlayGames(Seating(6, PoolConfig(p_heuristic=1.0), seed=0), 3, record=False)
+    table.deal(np.arange(6, dtype=np.uint64) + 50, np.zeros(6, dtype=np.int64))
     history: list[list[int]] = [[] for _ in range(6)]
-    batch = table.play(np.arange(6, dtype=np.uint64) + 50, kinds, learner.greedy, history=history)
+    batch = table.play(greedy(policy), history=history)
     estimator = LuckEstimator(LuckSettings(worlds=2))
     for slot, ids in enumerate(history):
         measured = estimator.game(3, 50 + slot, ids)
         assert list(measured.results) == [float(r > 0) for r in batch.seat_rewards[slot, :3]]
-    plain = seat_rotated_match(learner.greedy, "heuristic", 2, 20, seed=7)
-    adjusted = seat_rotated_match(learner.greedy, "heuristic", 2, 20, seed=7, adjust_luck=LuckSettings(worlds=2))
+    plain = match(policy, "heuristic", 2, 20, DealSet("test", 7)).result
+    adjusted = match(policy, "heuristic", 2, 20, DealSet("test", 7), adjust_luck=LuckSettings(worlds=2)).result
     assert (adjusted.wins, adjusted.games) == (plain.wins, plain.games) and plain.adjusted is None
     assert adjusted.adjusted is not None and adjusted.luck is not None
 
 
-SMALL = dict(envs=8, eval_every=3000, eval_games=20, checkpoint_every=1, hidden=(32,), batch_size=512, threads=1)
+SMALL = dict(
+    envs=8, eval_every=3000, eval_games=20, final_games=4, checkpoint_every=1, hidden=(32,), batch_size=512, threads=1
+)
 """A native run small enough for a test; one torch thread, since the updates are compared to the bit and must not
 depend on what else keeps the cores busy."""
 
 
 def small_config(**changes) -> TrainingConfig:
-    return TrainingConfig.from_scratch(**{**SMALL, **changes})
+    return TrainingConfig(**{**SMALL, **changes})
 
 
 def read_rows(path):
@@ -214,7 +230,7 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
-PROGRESS_START = ["timesteps", "samples", "games", "seconds", "entropy", "approx_kl", "clip_fraction"]
+PROGRESS_START = ["timesteps", "iterations", "seconds", "entropy", "approx_kl", "clip_fraction"]
 
 
 def test_a_run_writes_its_diagnostics_and_curve_and_resumes_where_its_checkpoint_left_off(tmp_path, capsys):
@@ -224,10 +240,12 @@ def test_a_run_writes_its_diagnostics_and_curve_and_resumes_where_its_checkpoint
     progress = read_rows(out / "progress.csv")
     assert list(progress[0])[: len(PROGRESS_START)] == PROGRESS_START and len(progress) >= 2
     measured = [float(r["grad_cosine"]) for r in progress[:: NativeSettings().agreement_every]]
+    assert all(r["grad_cosine"] == "" for i, r in enumerate(progress) if i % NativeSettings().agreement_every)
     assert all(-1 <= value <= 1 for value in measured)
     assert (out / "learning_curve.png").read_bytes().startswith(b"\x89PNG") and first.model == out / "policy.npz"
     evaluation = read_rows(out / "eval.csv")
     assert {r["opponent"] for r in evaluation} == {"heuristic", "random"} and evaluation[0]["timesteps"] == "0"
+    assert first.gain is not None and -1 <= first.gain.low <= first.gain.mean <= first.gain.high <= 1
     assert json.loads((out / "run.json").read_text())["backend"] == "native"
     assert first.opponent_seat_shares == {"self": 1.0}
     # rows written after the last checkpoint are dropped on resume, then done again
@@ -251,8 +269,9 @@ def test_a_new_run_drops_what_a_start_killed_before_its_first_commit_left(tmp_pa
     clean = train(small_config(steps=1500), out=tmp_path / "clean", progress=False)
     out = tmp_path / "restarted"  # a start killed by a signal (no clean-up) after its first rows, before a commit
     out.mkdir()
-    (out / "progress.csv").write_text(",".join(PROGRESS_START) + "\n" + "512," * 6 + "0\n")
-    (out / "eval.csv").write_text("timesteps,players,opponent,games,win_rate,low,high,seconds\n0,2,random,2,1,0,1,0\n")
+    (out / "progress.csv").write_text(",".join(PROGRESS_START) + "\n" + "512," * 5 + "0\n")
+    header = "timesteps,players,opponent,deals,games,win_rate,low,high,seconds"
+    (out / "eval.csv").write_text(f"{header}\n0,2,random,curve,2,1,0,1,0\n")
     (out / "checkpoint-000000512.pt").write_bytes(b"uncommitted")
     train(small_config(steps=1500), out=out, progress=False)
     for log in ("progress.csv", "eval.csv"):
@@ -316,7 +335,7 @@ def test_measuring_the_agreement_on_fewer_updates_changes_nothing_else(tmp_path)
     all_rows, some_rows = read_rows(tmp_path / "a" / "progress.csv"), read_rows(tmp_path / "b" / "progress.csv")
     assert len(all_rows) == len(some_rows) >= 4
     for update, (a, b) in enumerate(zip(all_rows, some_rows, strict=True)):
-        assert b["grad_cosine"] == (a["grad_cosine"] if update % 3 == 0 else "nan")
+        assert b["grad_cosine"] == (a["grad_cosine"] if update % 3 == 0 else "")
         assert {k: v for k, v in a.items() if k not in ("grad_cosine", "seconds")} == {
             k: v for k, v in b.items() if k not in ("grad_cosine", "seconds")
         }
@@ -329,8 +348,8 @@ def test_a_run_folder_is_refused_when_it_does_not_match_or_already_holds_a_run(t
     train(small_config(steps=500), out=out, progress=False)
     with pytest.raises(RunSetupError, match="already holds a run"):
         train(small_config(steps=500), out=out, progress=False)
-    with pytest.raises(RunSetupError, match="keeps its own rule_facts"):
-        train(small_config(steps=900, rule_facts=True), out=out, resume=True, progress=False)
+    with pytest.raises(RunSetupError, match="keeps its own hidden"):
+        train(small_config(steps=900, hidden=(16,)), out=out, resume=True, progress=False)
     checkpoint = next(out.glob("checkpoint-*.pt"))
     checkpoint.write_bytes(b"not a checkpoint")
     with pytest.raises(RunSetupError, match="does not match the SHA-256 digest"):
@@ -340,7 +359,7 @@ def test_a_run_folder_is_refused_when_it_does_not_match_or_already_holds_a_run(t
 def test_a_folder_of_the_old_self_play_recipe_is_named_and_never_loaded(tmp_path):
     (tmp_path / "state.json").write_text("{}")
     (tmp_path / "config.json").write_text("{}")
-    with pytest.raises(RunSetupError, match="self-play recipe from before the native backend: resume it with"):
+    with pytest.raises(RunSetupError, match="a run of an older layout: it resumes with the trainer of commit 5a46385"):
         train(out=tmp_path, resume=True, progress=False)
     with pytest.raises(RunSetupError, match="already holds a run"):
         train(small_config(steps=1), out=tmp_path, progress=False)
@@ -363,100 +382,20 @@ def test_a_native_warm_start_fits_the_policy_to_the_teachers_games(tmp_path, cap
     assert "imitated" in printed and "heuristic-tuned decisions from 6 games" in printed
 
 
-def test_with_average_from_the_run_writes_and_plays_the_mean_of_its_actor_over_the_updates_since(tmp_path, monkeypatch):
-    after_each_update: list[list[tuple[np.ndarray, np.ndarray]]] = []
-    update = Learner.update
-
-    def recorded(self, *args, **kwargs):
-        stats = update(self, *args, **kwargs)
-        after_each_update.append(linear_layers(self.model.actor))
-        return stats
-
-    monkeypatch.setattr(Learner, "update", recorded)
-    out = tmp_path / "run"
-    train(small_config(steps=8000, average_from=3000), out=out, progress=False)
-    timesteps = [int(row["timesteps"]) for row in read_rows(out / "progress.csv")]
-    taken = [layers for steps, layers in zip(timesteps, after_each_update, strict=True) if steps >= 3000]
-    assert 2 <= len(taken) < len(timesteps)
-    written = load_policy(out / "policy.npz").layers
-    for index, (weight, bias) in enumerate(written):
-        assert np.allclose(
-            weight, np.mean([layers[index][0] for layers in taken], axis=0), rtol=FLOAT32["rel"], atol=FLOAT32["abs"]
-        )
-        assert np.allclose(
-            bias, np.mean([layers[index][1] for layers in taken], axis=0), rtol=FLOAT32["rel"], atol=FLOAT32["abs"]
-        )
-    assert not np.allclose(written[0][0], after_each_update[-1][0][0], rtol=FLOAT32["rel"], atol=FLOAT32["abs"])
-    for backend in ("sb3", "rllib"):  # the mean is native's alone
-        with pytest.raises(ConfigError, match=f"the {backend} backend cannot honour average_from"):
-            TrainingConfig(backend=backend, average_from=0)
-
-
-def test_a_run_that_averages_its_actor_resumes_to_the_same_mean(tmp_path):
-    config = small_config(steps=4000, average_from=1000, checkpoint_every=1500)
-    train(config, out=tmp_path / "whole", progress=False)
-    train(replace(config, steps=2000), out=tmp_path / "cut", progress=False)
-    train(config, out=tmp_path / "cut", resume=True, progress=False)
-    assert (tmp_path / "cut" / "policy.npz").read_bytes() == (tmp_path / "whole" / "policy.npz").read_bytes()
-    # the same checkpoint resumed with another start keeps nothing of the mean begun at 1000
-    train(replace(config, steps=2000), out=tmp_path / "moved", progress=False)
-    train(replace(config, average_from=2500), out=tmp_path / "moved", resume=True, progress=False)
-    assert (tmp_path / "moved" / "policy.npz").read_bytes() != (tmp_path / "whole" / "policy.npz").read_bytes()
-
-
 @pytest.mark.parametrize(
     ("bad", "refused"),
     [
         (dict(players=(1,)), "players"),
         (dict(envs=0), "envs"),
-        (dict(eval_opponents=("gubs-net",)), "eval_opponents"),
-        (dict(pool={"self_share": 0.5}), "pool"),
+        (dict(eval_opponents=("ppo-9p",)), "eval_opponents"),
+        (dict(pool={"self_share": 1.5}), "self_share"),
         (dict(native={"clip": 1.5}), "clip"),
-        (dict(average_from=-1), "average_from"),
     ],
 )
 def test_bad_settings_are_one_line_errors(bad, refused):
     with pytest.raises(ConfigError, match=refused) as error:
         TrainingConfig(backend="native", **bad)
     assert "\n" not in str(error.value)
-
-
-def test_the_rule_facts_lever_feeds_both_networks_and_ships_a_policy_that_plays(tmp_path):
-    from agents.bots.model_file import ModelFileError, load_policy, save_policy
-    from agents.bots.ppo import PPOAgent, policy_logits
-    from agents.evaluate.matches import match
-    from gubs_env.encoding.observation import OBS_SIZE
-    from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
-
-    learner = native_learner(hidden=(24,), rule_facts=True, seed=3)
-    assert learner.model.actor[0].in_features == learner.model.critic[0].in_features == POLICY_INPUT_SIZE
-    t = random_tensors(40, 4)
-    obs, masks = t["obs"].numpy(), t["masks"].numpy()
-    ids, log_probs, _ = learner.decide(obs, masks)
-    assert all(masks[i, a] for i, a in enumerate(ids)) and np.all(log_probs <= 0)
-    out = tmp_path / "facts"
-    result = train(small_config(rule_facts=True, steps=3000), out=out, progress=False)
-    weights = load_policy(result.model)
-    assert weights.rule_facts and weights.observation_size == POLICY_INPUT_SIZE
-    # the file's logits are the learner's own on the observation and its facts
-    trained = native_learner(hidden=(32,), rule_facts=True)
-    checkpoint = next(out.glob("checkpoint-*.pt"))
-    trained.model.load_state_dict(torch.load(checkpoint, weights_only=True)["model"])
-    expected = trained.model.actor(trained.inputs(obs)).detach().numpy()
-    assert np.allclose(policy_logits(weights, obs), expected, atol=1e-4)  # the facts appended by the forward pass
-    agent = PPOAgent(weights)
-    assert agent.input_size == OBS_SIZE
-    assert np.allclose(agent.action_logits(obs), expected, atol=1e-4)
-    # it plays wherever a model file does: as a spec, as a training snapshot, and not mistaken for the other kind
-    from agents.training.sb3.fast_vec_env import SnapshotOpponent
-
-    chosen = SnapshotOpponent(weights, np.random.default_rng(0))(obs, masks)
-    assert all(masks[i, a] for i, a in enumerate(chosen))
-    assert match(str(result.model), "random", num_players=2, games=4).games == 4
-    plain = save_policy(tmp_path / "plain.npz", [(w, b) for w, b in weights.layers], "tanh", rule_facts=True)
-    assert load_policy(plain).rule_facts
-    with pytest.raises(ModelFileError, match=f"takes {OBS_SIZE} inputs"):
-        save_policy(tmp_path / "wrong.npz", [(w, b) for w, b in weights.layers], "tanh")
 
 
 json_values = st.recursive(

@@ -185,7 +185,7 @@ def test_any_bytes_are_a_playout_policy_or_a_one_line_model_file_error(tmp_path,
 
 def test_the_shipped_playout_policy_plays_its_shipped_networks_choice():
     """A playout policy left from a network shipped before agrees with today's far less (84% against 97%)."""
-    from agents.training.search_nets.playout import network_decisions, network_to_distil
+    from agents.recipes.search_nets.playout import network_decisions, network_to_distil
 
     data = network_decisions(network_to_distil("selfplay-2p"), [2], games=60, seed=424242, progress=False)
     mine = np.where(data.masks, net_logits(shipped_playout("selfplay-2p"), data.observations), -np.inf).argmax(axis=1)

@@ -252,7 +252,7 @@ def test_parsing_reads_no_file():
 
 @pytest.mark.parametrize(
     "files, chosen",
-    [(["model.zip"], "model.zip"), (["policy.npz"], "policy.npz"), (["policy.npz", "model.zip"], "model.zip")],
+    [(["model.zip"], "model.zip"), (["policy.npz"], "policy.npz"), (["policy.npz", "model.zip"], "policy.npz")],
 )
 def test_a_run_folder_names_its_final_model(tmp_path, files, chosen):
     for name in files:

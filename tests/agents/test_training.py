@@ -1,36 +1,84 @@
-"""Self-play training pieces: the league's one rule, the shaped pool env, run files and checkpoints."""
+"""Self-play training pieces: the league's one rule, the seating every backend plays by, run files and checkpoints."""
 
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from agents.bots.model_file import load_policy
 from agents.bots.names import CATALOGUE
-from agents.bots.random_agent import RandomAgent
-from agents.training.core.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS, PoolConfig, weighted_index
-from agents.training.sb3.pool import OpponentPool
-from tests.agents.pool_oracle import PoolSelfPlayEnv
+from agents.training.core import seating
+from agents.training.core.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS, PoolConfig
+from agents.training.core.league import weighted_index
+from agents.training.core.seating import Seating
+from gubs_env.fast import FastGames
 
 
-def test_pool_without_snapshots_gives_the_learners_share_to_its_current_policy():
-    pool = OpponentPool(PoolConfig(p_random=0.25, p_heuristic=0.25), seed=0)
-    labels = [pool.draw()[0] for _ in range(4000)]
-    assert set(labels) == {RANDOM, HEURISTIC, SELF}
+def seated(pool: PoolConfig, games: int = 4000, players: int = 2, **kwargs) -> Seating:
+    """A seating of ``games`` games at ``players`` seats, the learner at seat 0, seated once."""
+    table = Seating(games, pool, seed=3, **kwargs)
+    table.seat(np.arange(games), np.full(games, players), np.zeros(games, dtype=np.int64))
+    return table
+
+
+def test_a_league_without_snapshots_gives_the_learners_share_to_its_current_policy():
+    table = seated(PoolConfig(p_random=0.25, p_heuristic=0.25))
+    labels = [row[1] for row in table.labels]
+    assert set(labels) == {RANDOM, HEURISTIC, SELF} and all(row[0] == "" for row in table.labels)
     assert labels.count(SELF) / len(labels) == pytest.approx(0.5, abs=0.03)
     assert labels.count(RANDOM) / len(labels) == pytest.approx(0.25, abs=0.03)
+    players = table.players[:, 1]
+    assert set(players[[label == SELF for label in labels]]) == {seating.POLICY}  # the backend plays itself
+    assert set(players[[label == RANDOM for label in labels]]) == {seating.RANDOM_PLAY}
 
 
-def test_a_self_seat_plays_the_learners_weights_once_they_are_sent():
-    from agents.bots.model_file import load_policy
-    from agents.bots.ppo import PPOAgent
+def test_the_learners_other_seats_play_a_copy_of_its_actor_where_the_backend_cannot_play_them():
+    table = seated(PoolConfig(), games=3, learner_plays_self=False)
+    assert (table.players[:, 1] == seating.SELF_COPY).all() and (table.players[:, 0] == seating.POLICY).all()
+    games = FastGames(3)
+    games.reset(np.arange(3), 2)
+    slots, seats = np.arange(3), np.ones(3, dtype=np.int64)
+    with pytest.raises(RuntimeError, match="set_self"):
+        table.act(games.obs, games.mask, slots, seats)
+    table.set_self(load_policy(CATALOGUE["ppo-2p"].path))
+    ids = table.act(games.obs, games.mask, slots, seats)
+    assert games.mask[slots, ids].all()
 
-    pool = OpponentPool(PoolConfig(p_heuristic=0.0), seed=0)
-    label, before = pool.draw()
-    assert label == SELF and isinstance(before, RandomAgent)  # no weights yet: uniformly at random
+
+def test_every_player_the_seating_gives_a_seat_chooses_a_legal_id_and_its_games_end_with_their_labels():
     weights = load_policy(CATALOGUE["ppo-2p"].path)
-    pool.set_learner(weights)
-    label, agent = pool.draw()
-    assert label == SELF and isinstance(agent, PPOAgent) and agent.model is weights and not agent.deterministic
+    pool = PoolConfig(p_random=0.2, p_heuristic=0.3, self_share=0.3)
+    table = Seating(64, pool, seed=1)
+    table.set_league([("step_000000100.npz", weights), ("step_000000200.npz", weights)], [1.0, 3.0])
+    players = np.array([2, 3, 4, 5, 6, 2, 3, 4] * 8)
+    games = FastGames(64)
+    games.reset(np.arange(64), players)
+    learners = np.arange(64) % players
+    table.seat(np.arange(64), players, learners, np.arange(64))
+    for _ in range(200):  # every seat's decisions until the games end, the learner's included by the heuristic
+        rows = np.flatnonzero(games.actor >= 0)
+        if not rows.size:
+            break
+        actions = np.full(64, -1, dtype=np.int64)
+        others = rows[table.plays(rows, games.actor[rows]) != seating.POLICY]
+        actions[rows] = np.argmax(games.mask[rows], axis=1)
+        if others.size:
+            chosen = table.act(games.obs[others], games.mask[others], others, games.actor[others])
+            assert games.mask[others, chosen].all()
+            actions[others] = chosen
+        games.step(actions)
+    labels = {label for row in table.labels for label in row if label}
+    assert labels == {RANDOM, HEURISTIC, SELF, "snapshot:step_000000100.npz", "snapshot:step_000000200.npz"}
+    end = table.game_end(5, 3, int(learners[5]), [1])
+    assert end.learner == learners[5] and len(end.labels) == 2 and learners[5] not in end.seats
+    assert end.labels == tuple(table.labels[5][seat] for seat in end.seats)
+
+
+def test_a_fixed_opponent_takes_every_seat_and_is_labelled_by_its_name():
+    from agents.bots.heuristic import HeuristicAgent
+
+    table = seated(PoolConfig(p_random=1.0), games=5, players=4, opponent=HeuristicAgent())
+    assert (table.players[:, 1:4] == seating.OPPONENT).all() and {row[2] for row in table.labels} == {"heuristic"}
 
 
 @pytest.mark.parametrize(
@@ -64,8 +112,10 @@ def test_the_shares_sum_to_one_and_the_learners_seats_are_the_rest():
             shares = pool.shares(has_snapshots)
             assert sum(shares.values()) == pytest.approx(1.0)
             assert shares[SELF] + shares[SNAPSHOTS] == pytest.approx(1 - pool.p_random - pool.p_heuristic)
-    assert PoolConfig().shares(False)[SELF] == pytest.approx(0.65)  # before a snapshot: the current policy
-    assert PoolConfig().shares(True) == pytest.approx({RANDOM: 0, HEURISTIC: 0.35, SELF: 0.26, SNAPSHOTS: 0.39})
+    league = PoolConfig(p_heuristic=0.35, self_share=0.4)
+    assert league.shares(False)[SELF] == pytest.approx(0.65)  # before a snapshot: the current policy
+    assert league.shares(True) == pytest.approx({RANDOM: 0, HEURISTIC: 0.35, SELF: 0.26, SNAPSHOTS: 0.39})
+    assert PoolConfig().shares(True) == {RANDOM: 0, HEURISTIC: 0, SELF: 1, SNAPSHOTS: 0}  # pure self-play
 
 
 def test_one_draw_gives_the_kind_and_within_the_snapshots_an_even_second_draw():
@@ -106,81 +156,6 @@ def test_pool_config_refuses_garbage(kwargs):
         PoolConfig(**kwargs)
 
 
-def test_pool_with_only_random_weight_gives_random_agents():
-    pool = OpponentPool(PoolConfig(p_random=1.0, p_heuristic=0.0), seed=0)
-    assert {pool.sample().name for _ in range(50)} == {"random"}
-
-
-def play_episode(env, seed):
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    total, done = 0.0, False
-    while not done:
-        ids = np.flatnonzero(env.action_masks())
-        _, reward, terminated, truncated, info = env.step(int(ids[rng.integers(ids.size)]))
-        total += reward
-        done = terminated or truncated
-    assert info.pop("action_mask").all()  # the end's mask: every id, until the next reset
-    return total, info
-
-
-def test_same_seed_same_episode():
-    config = PoolConfig(p_random=0.5, p_heuristic=0.5)
-    first = play_episode(PoolSelfPlayEnv(2, config, seed=3), 11)
-    again = play_episode(PoolSelfPlayEnv(2, config, seed=4), 11)
-    assert first == again
-
-
-def test_pool_env_draws_its_opponents_at_each_reset():
-    env = PoolSelfPlayEnv(3, PoolConfig(p_random=1.0, p_heuristic=0.0), seed=1)
-    env.reset(seed=0)
-    assert all(isinstance(o, RandomAgent) for o in env._opponents)
-
-
-def test_snapshot_models_are_loaded_once_per_process_and_shared_between_pools(tmp_path):
-    import os
-    import shutil
-
-    from agents.bots.ppo import PPOAgent
-    from agents.training.sb3.pool import SnapshotModels
-
-    paths = [str(tmp_path / f"step_{i}.zip") for i in range(3)]
-    for path in paths:
-        shutil.copy(CATALOGUE["ppo-2p"].path, path)
-    models = SnapshotModels(capacity=2)
-    first = models.get(paths[0])
-    assert models.get(paths[0]) is first
-    observation = np.linspace(0, 1, first.observation_size, dtype=np.float32)
-    reference = PPOAgent.load(paths[0]).action_logits(observation)
-    np.testing.assert_array_equal(PPOAgent(first).action_logits(observation), reference)
-
-    models.get(paths[1])
-    models.get(paths[2])  # over capacity: the least recently used one goes
-    assert models.get(paths[0]) is not first
-    again = models.get(paths[0])
-    os.utime(paths[0], ns=(1, 1))  # a file written again is read again
-    assert models.get(paths[0]) is not again
-
-    only_snapshots = PoolConfig(p_random=0.0, p_heuristic=0.0, self_share=0.0)
-    pools = [OpponentPool(only_snapshots, seed=s, snapshots=[paths[1]]) for s in (0, 1)]
-    agents = [pool.sample() for pool in pools]
-    assert agents[0] is not agents[1] and agents[0].model is agents[1].model
-
-
-def test_timed_vec_env_counts_steps_resets_and_mask_calls():
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from agents.training.sb3.pool import TimedVecEnv
-
-    venv = TimedVecEnv(DummyVecEnv([lambda: PoolSelfPlayEnv(2, PoolConfig(p_random=1.0, p_heuristic=0.0))]))
-    venv.reset()
-    after_reset = venv.env_seconds
-    masks = venv.env_method("action_masks")
-    after_masks = venv.env_seconds
-    venv.step(np.array([np.flatnonzero(masks[0])[0]]))
-    assert 0 < after_reset < after_masks < venv.env_seconds
-
-
 def writes(content: bytes):
     """A checkpoint writer that stands in for a learner's save: it writes known bytes."""
     return lambda path: path.write_bytes(content)
@@ -192,7 +167,7 @@ def test_a_checkpoint_is_committed_by_run_json_and_older_ones_go(tmp_path):
 
     from agents.training.core.runs import RunState, commit_checkpoint, read_checkpoint
 
-    first = commit_checkpoint(tmp_path, RunState(timesteps=100), writes(b"first"))
+    first = commit_checkpoint(tmp_path, RunState(backend="sb3", timesteps=100), writes(b"first"))
     assert first.checkpoint == "checkpoint-000000100.zip"
     assert json.loads((tmp_path / "run.json").read_text())["checkpoint_sha256"] == hashlib.sha256(b"first").hexdigest()
     second = commit_checkpoint(tmp_path, replace(first, timesteps=200, seconds=3.0), writes(b"second"))
@@ -231,14 +206,14 @@ def test_an_rllib_checkpoint_folder_is_committed_the_same_way_and_verified_file_
 def test_a_swapped_or_unverifiable_checkpoint_is_never_read_as_trusted(tmp_path):
     from agents.training.core.runs import RunFileError, RunState, commit_checkpoint, read_checkpoint
 
-    state = commit_checkpoint(tmp_path, RunState(timesteps=5), writes(b"ours"))
+    state = commit_checkpoint(tmp_path, RunState(backend="sb3", timesteps=5), writes(b"ours"))
     (tmp_path / state.checkpoint).write_bytes(b"someone else's")
     with pytest.raises(RunFileError, match="does not match the SHA-256 digest"):
         read_checkpoint(tmp_path, state)
     (tmp_path / state.checkpoint).unlink()
     with pytest.raises(RunFileError, match="cannot read the checkpoint"):
         read_checkpoint(tmp_path, state)
-    with pytest.raises(RunFileError, match=r"older train\.py"):
+    with pytest.raises(RunFileError, match=r"names no checkpoint digest"):
         read_checkpoint(tmp_path, RunState(timesteps=5))
 
 
@@ -252,16 +227,17 @@ def test_a_swapped_or_unverifiable_checkpoint_is_never_read_as_trusted(tmp_path)
         ('{"timesteps": true}', "timesteps must be"),
         ('{"timesteps": -1}', "timesteps must be"),
         ('{"seconds": NaN}', "seconds must be"),
-        ('{"settings": []}', "settings must be"),
+        ('{"settings": []}', r"a run of an earlier version \(run.json format 1\)"),
+        ('{"format": 2}', r"a run of an earlier version \(run.json format 2\)"),
         ('{"config": []}', "config must be"),
         ('{"backend": "tf"}', "backend must be sb3, rllib, native"),
-        ('{"format": 3}', "format must be 2"),
-        ('{"backend": "rllib", "snapshots": ["snapshots/step_000000001.zip"]}', "is not a snapshot_<n> module slot"),
+        ('{"format": 4}', "format must be 3"),
         ('{"backend": "rllib", "checkpoint": "checkpoint-000000001.zip"}', "checkpoint-<timesteps> folder"),
-        ('{"snapshots": "snapshots/step_000000001.zip"}', "snapshots must be"),
-        ('{"timesteps": 9, "snapshots": ["/etc/passwd"]}', "is not a snapshots/step_<timesteps>.zip"),
-        ('{"timesteps": 9, "snapshots": ["snapshots/../../x/step_000000001.zip"]}', "is not a snapshots/"),
-        ('{"timesteps": 9, "snapshots": ["snapshots/step_000000010.zip"]}', "at most 9 timesteps"),
+        ('{"snapshots": "snapshots/step_000000001.npz"}', "snapshots must be"),
+        ('{"timesteps": 9, "snapshots": ["/etc/passwd"]}', "is not a snapshots/step_<timesteps>.npz"),
+        ('{"timesteps": 9, "snapshots": ["snapshots/../../x/step_000000001.npz"]}', "is not a snapshots/"),
+        ('{"timesteps": 9, "snapshots": ["snapshots/step_000000001.zip"]}', "is not a snapshots/"),
+        ('{"timesteps": 9, "snapshots": ["snapshots/step_000000010.npz"]}', "at most 9 timesteps"),
         ('{"checkpoint": "../model.zip"}', "checkpoint must be"),
         ('{"checkpoint_sha256": "abc"}', "checkpoint_sha256 must be"),
     ],
@@ -283,22 +259,22 @@ def test_snapshot_entries_stay_inside_the_runs_snapshots_folder(tmp_path):
     run, outside = tmp_path / "run", tmp_path / "outside"
     (run / "snapshots").mkdir(parents=True)
     outside.mkdir()
-    shutil.copy(CATALOGUE["ppo-2p"].path, outside / "step_000000001.zip")
-    shutil.copy(CATALOGUE["ppo-2p"].path, run / "snapshots" / "step_000000002.zip")
-    assert snapshot_file(run, "snapshots/step_000000002.zip") == run / "snapshots" / "step_000000002.zip"
-    (run / "snapshots" / "step_000000001.zip").symlink_to(outside / "step_000000001.zip")
+    shutil.copy(CATALOGUE["selfplay-2p"].path, outside / "step_000000001.npz")
+    shutil.copy(CATALOGUE["selfplay-2p"].path, run / "snapshots" / "step_000000002.npz")
+    assert snapshot_file(run, "snapshots/step_000000002.npz") == run / "snapshots" / "step_000000002.npz"
+    (run / "snapshots" / "step_000000001.npz").symlink_to(outside / "step_000000001.npz")
     with pytest.raises(RunFileError, match="leads outside"):
-        snapshot_file(run, "snapshots/step_000000001.zip")
+        snapshot_file(run, "snapshots/step_000000001.npz")
     with pytest.raises(RunFileError, match="missing"):
-        snapshot_file(run, "snapshots/step_000000003.zip")
-    for entry in (str(outside / "step_000000001.zip"), "../outside/step_000000001.zip", "snapshots/x.zip"):
+        snapshot_file(run, "snapshots/step_000000003.npz")
+    for entry in (str(outside / "step_000000001.npz"), "../outside/step_000000001.npz", "snapshots/x.npz"):
         with pytest.raises(RunFileError, match="is not a snapshots/"):
             snapshot_file(run, entry)
     linked = tmp_path / "linked"
     linked.mkdir()
     (linked / "snapshots").symlink_to(outside)  # the whole folder elsewhere
     with pytest.raises(RunFileError, match="leads outside"):
-        snapshot_file(linked, "snapshots/step_000000001.zip")
+        snapshot_file(linked, "snapshots/step_000000001.npz")
 
 
 def test_resuming_discards_what_was_written_after_the_commit(tmp_path):
@@ -307,18 +283,18 @@ def test_resuming_discards_what_was_written_after_the_commit(tmp_path):
     from agents.training.core.reports import append_csv
     from agents.training.core.runs import RunState, commit_checkpoint, discard_uncommitted
 
-    state = commit_checkpoint(tmp_path, RunState(timesteps=200), writes(b"at 200"))
+    state = commit_checkpoint(tmp_path, RunState(backend="sb3", timesteps=200), writes(b"at 200"))
     (tmp_path / "checkpoint-000000300.zip").write_bytes(b"written, never committed")
     (tmp_path / ".checkpoint-000000400.zip.tmp").write_bytes(b"half")
     (tmp_path / "snapshots").mkdir()
     for steps in (100, 200, 300):
-        (tmp_path / "snapshots" / f"step_{steps:09d}.zip").write_bytes(b"x")
+        (tmp_path / "snapshots" / f"step_{steps:09d}.npz").write_bytes(b"x")
     for steps in (100, 200, 300):
         append_csv(tmp_path / "eval.csv", [{"timesteps": steps, "win_rate": 0.5, "seconds": steps / 10}])
     assert discard_uncommitted(tmp_path, state) == 200
     assert sorted(p.name for p in tmp_path.glob("*.zip")) == ["checkpoint-000000200.zip"]
     assert not list(tmp_path.glob(".*.tmp"))
-    assert sorted(p.name for p in (tmp_path / "snapshots").iterdir()) == ["step_000000100.zip", "step_000000200.zip"]
+    assert sorted(p.name for p in (tmp_path / "snapshots").iterdir()) == ["step_000000100.npz", "step_000000200.npz"]
     with (tmp_path / "eval.csv").open() as f:
         assert [r["timesteps"] for r in csv.DictReader(f)] == ["100", "200"]
     assert discard_uncommitted(tmp_path, replace(state, timesteps=50)) == -1
@@ -380,11 +356,6 @@ def test_auto_takes_the_gpu_when_torch_sees_one(monkeypatch):
 
 def test_the_sb3_learner_is_built_on_the_configs_device():
     from agents.training.core.config import TrainingConfig
-    from agents.training.sb3.train import make_envs, new_model
+    from agents.training.sb3.backend import Sb3Backend
 
-    config = TrainingConfig(device="cpu", envs=2, imitate_games=0).resolved()
-    envs = make_envs(config)
-    try:
-        assert new_model(config, envs).device.type == "cpu"
-    finally:
-        envs.close()
+    assert Sb3Backend(TrainingConfig(backend="sb3", device="cpu", envs=2).resolved()).model.device.type == "cpu"

@@ -1,4 +1,5 @@
-"""The training bar (both backends) has a total and an ETA for either budget; the time budget counts from the start."""
+"""The training bar has a total and an ETA for either budget; the time budget counts from the start; what a run
+logs and prints of its progress."""
 
 from __future__ import annotations
 
@@ -42,30 +43,46 @@ def test_the_time_budget_includes_what_came_before_training() -> None:
     fresh.update(10)  # a bar that is off does nothing
 
 
-def test_the_diagnostics_of_every_invocations_log_are_read_in_order_and_summed_up(tmp_path) -> None:
+def test_progress_rows_have_every_column_on_every_backend_and_the_curve_reads_them_back(tmp_path) -> None:
     import math
 
-    from agents.training.core.curves import plot_learning_curve
-    from agents.training.core.reports import describe_agreement
-    from agents.training.sb3.train import read_diagnostics
+    from agents.training.core.curves import plot_learning_curve, read_progress
+    from agents.training.core.reports import PROGRESS_COLUMNS, append_csv, describe_agreement, progress_row
 
-    header = "time/total_timesteps,train/entropy_loss,train/approx_kl,train/clip_fraction,train/explained_variance,"
-    for folder, rows in (
-        # killed after its commit at 200, having logged an update the resumed run made again
-        ("from_000000000", ["100,-0.5,0.01,0.1,0.2,0.5", "200,,,,,0.1", "300,-0.9,0.09,0.9,0.9,0.9"]),
-        ("from_000000200", ["300,-0.4,0.02,0.2,0.3,nan"]),
-    ):
-        (tmp_path / "logs" / folder).mkdir(parents=True)
-        (tmp_path / "logs" / folder / "progress.csv").write_text(header + "grad_cosine\n" + "\n".join(rows) + "\n")
-    series = read_diagnostics(tmp_path / "logs")
-    assert series["grad_cosine"] == [(100, 0.5), (200, 0.1)]  # nan and empty cells are skipped, the dead row too
-    assert series["entropy"] == [(100, 0.5), (300, 0.4)]  # SB3 logs minus the entropy
+    rows = [
+        progress_row({"entropy": 0.5, "grad_cosine": 0.5, "approx_kl": 3e-5}, 100, 1, 1.0),
+        progress_row({"entropy": 0.4, "grad_cosine": math.nan}, 200, 2, 2.0),  # not measured this time
+        progress_row({}, 300, 3, 3.0),  # a backend that measures none of them
+    ]
+    assert all(list(row) == list(PROGRESS_COLUMNS) for row in rows)
+    assert rows[0]["approx_kl"] == 3e-5 and rows[1]["grad_cosine"] == "" and rows[2]["entropy"] == ""
+    append_csv(tmp_path / "progress.csv", rows)
+    series = read_progress(tmp_path / "progress.csv")
+    assert series["grad_cosine"] == [(100, 0.5)] and series["entropy"] == [(100, 0.5), (200, 0.4)]
     assert describe_agreement([0.9, 0.9, 0.1, 0.2, 0.3]).startswith(
         "median grad_cosine over the last half of the updates: 0.20"
     )
     assert "no update" in describe_agreement([math.nan])
     (tmp_path / "eval.csv").write_text(
-        "timesteps,players,opponent,games,win_rate,low,high,seconds\n0,2,heuristic,4,0.5,0.2,0.8,1\n"
+        "timesteps,players,opponent,deals,games,win_rate,low,high,seconds\n"
+        "0,2,heuristic,curve,4,0.5,0.2,0.8,1\n9,2,heuristic,final,4,0.6,0.3,0.8,1\n"
     )
     plot_learning_curve(tmp_path / "eval.csv", tmp_path / "curve.png", series)
     assert (tmp_path / "curve.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_summary_shows_the_curve_from_its_first_point_at_most_eight_points_a_table_size(tmp_path) -> None:
+    from agents.evaluate.matches import MatchResult
+    from agents.training.core.reports import append_csv, describe_curve, evaluation_row
+
+    rows = [
+        evaluation_row(MatchResult("policy", 100, wins, 0), players, "heuristic", step, 1.0, "curve")
+        for players in (2, 4)
+        for step, wins in enumerate(range(10, 30))
+    ]
+    rows.append(evaluation_row(MatchResult("policy", 100, 99, 0), 2, "heuristic", 50, 1.0, "final"))
+    append_csv(tmp_path / "eval.csv", rows)
+    two, four = describe_curve(tmp_path / "eval.csv").splitlines()
+    assert two.startswith("the curve against the heuristic, 2p (curve deals): 10.0% at 0, ")
+    assert two.endswith("29.0% at 19") and two.count(" at ") == 8 and "99.0%" not in two
+    assert four.startswith("the curve against the heuristic, 4p")

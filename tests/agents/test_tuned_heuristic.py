@@ -18,8 +18,8 @@ from agents.bots.names import CATALOGUE, TUNED
 from agents.bots.registry import AgentSpecError, make_agent, names_code
 from agents.evaluate.duel import rotated_shares
 from agents.evaluate.matches import play_game
-from agents.training.tune_heuristic.cmaes import CMAES
-from agents.training.tune_heuristic.tuning import Tuning, main, tables_at
+from agents.recipes.tune_heuristic.cmaes import CMAES
+from agents.recipes.tune_heuristic.tuning import Tuning, main, tables_at
 
 # --- the named weights ----------------------------------------------------------------------------------------
 

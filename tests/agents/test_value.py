@@ -19,7 +19,7 @@ from agents.bots.search import SearchAgent, SearchSettings
 from agents.bots.search.belief import HANDS, HandModel
 from agents.bots.search.rollout import FULL_PLAYOUTS, TO_THE_END, Leaves, candidate_values, paired_gains, seat_tables
 from agents.bots.search.value import FEATURES, VALUE, ValueNet, leaf_features
-from agents.training.search_nets.fitting import FitSettings, Positions, fit_value, play_positions
+from agents.recipes.search_nets.fitting import FitSettings, Positions, fit_value, play_positions
 from gubs_env.encoding.action_table import ActionCodec
 from gubs_env.encoding.observation import OBS_SIZE, encode
 from gubs_env.engine import Game
@@ -242,7 +242,7 @@ def test_value_positions_are_labelled_with_their_games_outcome_and_depend_on_the
 
 
 def test_joined_positions_keep_their_order_and_the_parts_are_let_go():
-    from agents.training.search_nets.fitting import _joined
+    from agents.recipes.search_nets.fitting import _joined
 
     rng = np.random.default_rng(3)
     sizes = (5, 0, 7)
@@ -269,7 +269,7 @@ def test_a_fitted_value_network_explains_part_of_the_held_out_outcomes(tmp_path)
 
 
 def test_the_command_refuses_a_bad_command_line_in_one_line(capsys):
-    from agents.training.search_nets.fitting import main
+    from agents.recipes.search_nets.fitting import main
 
     with pytest.raises(SystemExit) as exit_info:
         main(["--games", "0", "--out", "x"])
@@ -278,7 +278,7 @@ def test_the_command_refuses_a_bad_command_line_in_one_line(capsys):
 
 
 def test_the_command_writes_both_networks_and_its_report(tmp_path, capsys):
-    from agents.training.search_nets.fitting import main
+    from agents.recipes.search_nets.fitting import main
 
     assert main(["--games", "60", "--players", "2", "--epochs", "1", "--out", str(tmp_path), "--no-progress"]) == 0
     assert ValueNet.load(tmp_path / "value.npz").weights.action_count == 1
@@ -289,7 +289,7 @@ def test_the_command_writes_both_networks_and_its_report(tmp_path, capsys):
 
 
 def test_the_win_target_labels_each_position_with_whether_its_seat_won(tmp_path):
-    from agents.training.search_nets.fitting import main
+    from agents.recipes.search_nets.fitting import main
 
     data = play_positions(40, [2, 3], seed=9, progress=False, keep_every=4, target="win")
     assert set(np.unique(data.labels)) == {0.0, 1.0}
@@ -304,7 +304,7 @@ def test_the_win_target_labels_each_position_with_whether_its_seat_won(tmp_path)
 
 def test_a_networks_own_positions_are_its_playout_policys_games_with_nothing_hand_written(monkeypatch, tmp_path):
     from agents.bots.search.playout_net import shipped_playout
-    from agents.training.search_nets import fitting
+    from agents.recipes.search_nets import fitting
 
     playout = shipped_playout("selfplay-2p")
     own = play_positions(40, [2], seed=9, progress=False, keep_every=4, playout=playout)

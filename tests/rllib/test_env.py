@@ -7,15 +7,15 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from agents.training.rllib.env import (
+from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
+from gubs_env.encoding.observation import encode
+from gubs_env.envs.rllib_env import (
     MASK_KEY,
     OBS_KEY,
     GubsMultiAgentEnv,
     agent_id,
     parse_agent_id,
 )
-from gubs_env.encoding.action_table import NUM_ACTIONS, ActionCodec
-from gubs_env.encoding.observation import encode
 
 
 def play_random(env: GubsMultiAgentEnv, seed: int) -> tuple[dict[str, float], dict]:

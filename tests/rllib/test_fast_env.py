@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from agents.training.rllib.env import MASK_KEY, GubsMultiAgentEnv
 from agents.training.rllib.fast_tables import FastTables
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.engine.players import TableSizes
+from gubs_env.envs.rllib_env import MASK_KEY, GubsMultiAgentEnv
 
 
 def assert_same(left, right) -> None:

@@ -13,7 +13,7 @@ import ray
 
 from agents.training import TrainingConfig
 from agents.training.core.config import RllibSettings
-from agents.training.rllib.train import start_ray
+from agents.training.rllib.backend import start_ray
 
 
 @pytest.mark.parametrize(("flags", "level"), [([], logging.WARNING), (["--verbose"], logging.INFO)])

@@ -1,4 +1,4 @@
-"""The masked PPO module, the fixed-agent module, the actor's export, and the self-play mapping."""
+"""The masked PPO module, the actor's export, and the pool settings RLlib reads."""
 
 from __future__ import annotations
 
@@ -15,20 +15,10 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from agents.bots.model_file import load_policy, save_policy
 from agents.bots.ppo import PPOAgent
 from agents.training.core.config import PoolConfig
-from agents.training.rllib.env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv, agent_id, observation_space
-from agents.training.rllib.module import FixedAgentModule, MaskedPPOModule, actor_layers, actor_linears
-from agents.training.rllib.selfplay import (
-    ACTIVE_SNAPSHOTS,
-    HEURISTIC,
-    MAIN,
-    RANDOM,
-    SeatMapping,
-    learner_seat,
-    next_slot,
-    tag_learner_seat,
-)
-from agents.training.rllib.train import main_spec
+from agents.training.rllib.backend import main_spec
+from agents.training.rllib.module import MaskedPPOModule, actor_layers, actor_linears
 from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.envs.rllib_env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv
 from tests.helpers import NETWORK
 
 
@@ -70,7 +60,7 @@ def test_the_warm_start_copies_the_init_network_into_mains_actor():
     from agents.training.core.config import TrainingConfig
     from agents.training.imitation.warm_start import load_actor, read_init
 
-    config = TrainingConfig(backend="rllib").resolved()  # starts from ppo-2p
+    config = TrainingConfig(backend="rllib", init="ppo-2p").resolved()
     built = main_spec(config.hidden).build()
     layers = read_init(config)
     load_actor(actor_linears(built)[0], layers)
@@ -126,88 +116,6 @@ def test_masked_module_refuses_other_observation_spaces(space):
         MaskedPPOModule(observation_space=space, action_space=spaces.Discrete(NUM_ACTIONS), model_config={})
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic"])
-def test_fixed_agent_modules_play_legal_ids(name):
-    fixed = RLModuleSpec(
-        module_class=FixedAgentModule,
-        observation_space=observation_space(),
-        action_space=spaces.Discrete(NUM_ACTIONS),
-        model_config={"agent": name},
-    ).build()
-    batch = real_batch(32, players=5, seed=1)
-    actions = fixed.forward_inference({Columns.OBS: {k: torch.as_tensor(v) for k, v in batch.items()}})
-    picked = actions[Columns.ACTIONS]
-    assert batch[MASK_KEY][np.arange(len(picked)), picked].all()
-
-
-@pytest.mark.parametrize("name", ["", "agents.bots.heuristic:HeuristicAgent", "ppo-2p", None])
-def test_fixed_agent_module_refuses_other_agents(name):
-    spec = RLModuleSpec(
-        module_class=FixedAgentModule,
-        observation_space=observation_space(),
-        action_space=spaces.Discrete(NUM_ACTIONS),
-        model_config={"agent": name},
-    )
-    with pytest.raises(ValueError, match="random' or 'heuristic"):
-        spec.build()
-
-
-class FakeEpisode:
-    def __init__(self, id_: str) -> None:
-        self.id_ = id_
-
-
-@pytest.mark.parametrize("players", [2, 4, 6])
-def test_mapping_seats_main_where_the_compiled_runners_core_drew_the_learner(players):
-    mapping = SeatMapping(PoolConfig(p_random=0.1, p_heuristic=0.9))  # no seat of the learner's own: main once
-    for seat in range(players):
-        episode = FakeEpisode("same-id")
-        tag_learner_seat(episode, seat)
-        modules = [mapping(agent_id(s, players), episode) for s in range(players)]
-        assert modules.index(MAIN) == seat == learner_seat(episode, players) and modules.count(MAIN) == 1
-        assert modules == [mapping(agent_id(s, players), episode) for s in range(players)]  # stable
-
-
-@pytest.mark.parametrize("episode_id", ["episode-1", "x.learner-", "x.learner-9", "x.learner-one"])
-def test_an_episode_no_compiled_runner_started_is_refused(episode_id):
-    with pytest.raises(ValueError, match="names no learner seat: train on FastEnvRunner"):
-        learner_seat(FakeEpisode(episode_id), 4)
-
-
-def test_mapping_draws_opponents_in_the_pool_proportions():
-    mapping = SeatMapping(PoolConfig(p_random=0.2, p_heuristic=0.3, pool_size=3, self_share=0.4))
-    draws = np.linspace(0, 1, 1000, endpoint=False)
-    without = [mapping.opponent(u, []) for u in draws]  # before a snapshot, main plays the learner's share
-    assert set(without) == {RANDOM, HEURISTIC, MAIN} and abs(without.count(MAIN) / 1000 - 0.5) < 0.01
-    snapshots = ["snapshot_2", "snapshot_0"]  # oldest first
-    drawn = [mapping.opponent(u, snapshots, [1.0, 2.0]) for u in draws]
-    assert abs(drawn.count(RANDOM) / 1000 - 0.2) < 0.01 and abs(drawn.count(HEURISTIC) / 1000 - 0.3) < 0.01
-    assert abs(drawn.count(MAIN) / 1000 - 0.2) < 0.01
-    assert abs(drawn.count("snapshot_0") / drawn.count("snapshot_2") - 2) < 0.1  # by the league's weights
-    evenly = [mapping.opponent(u, snapshots, [1.0]) for u in draws]  # weights that do not match: evenly
-    assert abs(evenly.count("snapshot_0") / evenly.count("snapshot_2") - 1) < 0.1
-
-
-def test_mapping_reads_the_active_snapshots_of_this_process():
-    mapping = SeatMapping(PoolConfig(p_random=0.0, p_heuristic=0.0, pool_size=2, self_share=0.0))
-    saved = list(ACTIVE_SNAPSHOTS)
-    try:
-        ACTIVE_SNAPSHOTS[:] = ["snapshot_1"]
-        episode = FakeEpisode("x")
-        tag_learner_seat(episode, 0)
-        learner = learner_seat(episode, 2)
-        assert mapping(agent_id(1 - learner, 2), episode) == "snapshot_1"
-    finally:
-        ACTIVE_SNAPSHOTS[:] = saved
-
-
-def test_next_slot_fills_free_slots_then_replaces_the_oldest():
-    pool = PoolConfig(pool_size=2)
-    assert next_slot([], pool) == "snapshot_0"
-    assert next_slot(["snapshot_0"], pool) == "snapshot_1"
-    assert next_slot(["snapshot_1", "snapshot_0"], pool) == "snapshot_1"
-
-
 @pytest.mark.parametrize(
     "kwargs",
     [
@@ -225,31 +133,3 @@ def test_next_slot_fills_free_slots_then_replaces_the_oldest():
 def test_the_pool_config_both_backends_read_refuses_garbage(kwargs):
     with pytest.raises(ValueError):
         PoolConfig(**kwargs)
-
-
-def test_a_rule_facts_module_reads_the_observation_and_its_facts_and_exports_an_actor_that_plays_them(tmp_path):
-    """model_config["rule_facts"]: every pass appends the facts (sb3's feature layer); the exported actor reads 580
-    values, is written in the rule-facts format, and its player computes the module's logits."""
-    from agents.training.core.features import with_rule_facts
-    from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
-
-    torch.manual_seed(1)
-    module = main_spec([32, 16], rule_facts=True).build()
-    assert module.rule_facts and not main_spec([32, 16]).build().rule_facts
-    batch = real_batch(48, players=4, seed=3)
-    observation = {key: torch.as_tensor(value) for key, value in batch.items()}
-    for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
-        logits = forward({Columns.OBS: observation})[Columns.ACTION_DIST_INPUTS]
-        assert batch[MASK_KEY][np.arange(len(logits)), logits.argmax(-1).numpy()].all()
-    assert module.compute_values({Columns.OBS: observation}).shape == (48,)
-    inputs = module.inputs(torch.as_tensor(batch[OBS_KEY]))
-    assert (
-        torch.equal(inputs, with_rule_facts(torch.as_tensor(batch[OBS_KEY]))) and inputs.shape[1] == POLICY_INPUT_SIZE
-    )
-    layers, activation = actor_layers(module)
-    assert [w.shape for w, _ in layers] == [(32, POLICY_INPUT_SIZE), (16, 32), (NUM_ACTIONS, 16)]
-    path = save_policy(tmp_path / "policy.npz", layers, activation, rule_facts=module.rule_facts)
-    agent = PPOAgent.load(path)
-    assert load_policy(path).rule_facts
-    exported = np.stack([agent.action_logits(row) for row in batch[OBS_KEY]])
-    np.testing.assert_allclose(exported, module.actor_logits(batch[OBS_KEY]), **NETWORK)

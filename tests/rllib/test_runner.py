@@ -7,9 +7,9 @@ import pytest
 pytest.importorskip("ray.rllib")
 
 from agents.training.core.config import CLIP_RANGE, MAX_GRAD_NORM, VALUE_COEF
-from agents.training.rllib.env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv
+from agents.training.rllib.backend import build_config
 from agents.training.rllib.runner import FastEnvRunner
-from agents.training.rllib.train import build_config
+from gubs_env.envs.rllib_env import MASK_KEY, OBS_KEY, GubsMultiAgentEnv
 from tests.rllib.test_fast_env import assert_same
 from tests.rllib.test_training import tiny_config
 

@@ -1,7 +1,7 @@
-"""The one seating rule (agents.training.core.seating), driven by each backend's own code.
+"""The one seating (agents.training.core.seating), as each backend builds it from the run's config.
 
-The table size of every slot, the learner's seat and the player of each opponent seat must come out the same
-whether sb3, RLlib (its env on either engine, its compiled runner's tables) or the self-play core plays the run
+The table size of every slot, and the player of each opponent seat, must come out the same whether sb3, RLlib (its
+env on either engine, its compiled runner's tables) or the native backend plays the run
 (tests/agents/test_one_core.py holds each backend's learner seats and deals to the core's draw).
 """
 
@@ -12,45 +12,29 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from agents.training.core.config import HEURISTIC, RANDOM, SELF, SNAPSHOTS, PoolConfig, TrainingConfig
-from agents.training.core.league import snapshot_label
-from agents.training.core.seating import seat_player
-from agents.training.native.rollout import SelfPlayGames
-from agents.training.rllib.env import GubsMultiAgentEnv
+from agents.training.core.config import PoolConfig, TrainingConfig
+from agents.training.core.games import SelfPlayGames
+from agents.training.core.seating import POLICY, SELF_COPY, Seating
+from agents.training.rllib.backend import build_config
 from agents.training.rllib.fast_tables import FastTables
-from agents.training.rllib.selfplay import MAIN, SeatMapping
-from agents.training.sb3.pool import OpponentPool
-from agents.training.sb3.train import make_envs
+from agents.training.rllib.runner import seating_of
+from agents.training.sb3.fast_vec_env import FastSelfPlayVecEnv
 from gubs_env.engine.players import TableSizes
+from gubs_env.envs.rllib_env import GubsMultiAgentEnv
 
 SIZES = [2, 4, 3]
 SLOTS = 7
 
 
-class Replay:
-    """A generator stand-in that hands out given uniform numbers: both backends get the same ones."""
-
-    def __init__(self, numbers: np.ndarray) -> None:
-        self.numbers = list(numbers)
-
-    def random(self) -> float:
-        return float(self.numbers.pop(0))
-
-
-def sb3_sizes() -> list[int]:
-    config = TrainingConfig(players=SIZES, envs=SLOTS, imitate_games=0).resolved()
-    envs = make_envs(config)
-    try:
-        return [int(n) for n in envs.get_attr("num_players")]
-    finally:
-        envs.close()
-
-
 def test_every_backend_gives_each_slot_the_same_table_size():
     rule = TableSizes.of(SIZES).per_slot(SLOTS).tolist()
     assert rule == [2, 4, 3, 2, 4, 3, 2]
-    assert sb3_sizes() == rule
-    assert SelfPlayGames(SLOTS, TableSizes.of(SIZES)).players.tolist() == rule
+    envs = FastSelfPlayVecEnv(Seating(SLOTS, PoolConfig(), 0, learner_plays_self=False), SIZES)
+    try:
+        assert [int(n) for n in envs.get_attr("num_players")] == rule
+    finally:
+        envs.close()
+    assert SelfPlayGames(Seating(SLOTS, PoolConfig(), 0), SIZES).players.tolist() == rule
     for first in (0, 5):
         tables = FastTables(SLOTS, TableSizes.of(SIZES), {}, first)
         expected = TableSizes.of(SIZES).per_slot(SLOTS, first).tolist()
@@ -64,22 +48,23 @@ def test_every_backend_gives_each_slot_the_same_table_size():
             assert [env.game.num_players for env in envs] == expected
 
 
-def test_both_backends_seat_the_same_players_from_the_same_numbers():
-    pool = PoolConfig(p_random=0.1, p_heuristic=0.3, self_share=0.3)
-    snapshots, weights = ["a.zip", "b.zip", "c.zip"], [0.2, 1.0, 0.5]
-    numbers = np.random.default_rng(7).random(2000)
-    sb3 = OpponentPool(pool)
-    sb3.set_snapshots(snapshots, weights)
-    sb3.rng = Replay(numbers)  # type: ignore[assignment]
-    sb3._snapshot = lambda path: path  # type: ignore[method-assign]  # which snapshot, not its weights
-    mapping = SeatMapping(pool)
-    module_of = {RANDOM: RANDOM, HEURISTIC: HEURISTIC, SELF: MAIN}
-    for name in snapshots:
-        module_of[snapshot_label(name)] = name
-    seen = set()
-    for u in numbers:
-        label, _ = sb3.draw()
-        assert mapping.opponent(u, snapshots, weights) == module_of[label]
-        kind, which = seat_player(pool, u, weights)
-        seen.add(kind if kind != SNAPSHOTS else snapshots[which])
-    assert seen == {RANDOM, HEURISTIC, SELF, *snapshots}  # every branch of the rule was driven
+def test_every_backend_seats_the_same_players_for_the_same_config():
+    """sb3 and native build the seating from the config, RLlib's runners from the env config Ray carries: the same
+    draws give every seat the same player (sb3's copy of the learner where the others seat the learner itself)."""
+    config = TrainingConfig(
+        backend="rllib", players=SIZES, seed=3, pool=PoolConfig(p_random=0.1, p_heuristic=0.3, self_share=0.3)
+    ).resolved()
+    rllib = seating_of(build_config(config).env_config, SLOTS)
+    sb3 = Seating.of(config, SLOTS, learner_plays_self=False)
+    native = Seating.of(config, SLOTS)
+    slots = np.arange(SLOTS)
+    players = TableSizes.of(SIZES).per_slot(SLOTS)
+    seen: set[int] = set()
+    for round_ in range(30):
+        learners = (slots + round_) % players
+        for seating in (rllib, sb3, native):
+            seating.seat(slots, players, learners, deals=slots + 100 * round_)
+        assert np.array_equal(rllib.players, native.players) and rllib.labels == native.labels
+        assert np.array_equal(np.where(sb3.players == SELF_COPY, POLICY, sb3.players), native.players)
+        seen.update(np.unique(sb3.players).tolist())
+    assert seen >= {POLICY, SELF_COPY} and len(seen) == 4  # the learner, its copy, random play and the heuristic

@@ -1,7 +1,7 @@
 """Heuristic weight sets as files: plain JSON of named numbers, read without running anything.
 
 A weight set is the heuristic with other numbers (the same rules, the same compiled decision): what
-``python -m agents.training.tune_heuristic`` writes and the ``heuristic-tuned`` spec plays. The file holds
+``python -m agents.recipes.tune_heuristic`` writes and the ``heuristic-tuned`` spec plays. The file holds
 
 ```json
 {"format": "gubs-heuristic-weights", "version": 1, "note": "...", "weights": {"END_STAKE": 7.2, ...}}

@@ -204,7 +204,7 @@ class SearchAgent(GameSearcher):
     ) -> None:
         """A search with ``settings``; ``network`` and ``playout`` replace the base network's shipped files.
 
-        Expert iteration searches over networks it has just trained (:mod:`agents.training.expert.rounds`): with
+        Expert iteration searches over networks it has just trained (:mod:`agents.recipes.expert.rounds`): with
         ``rollout=base`` it passes the network (``base`` then names only the kind of base) and its playout policy.
         """
         super().__init__(seed)
@@ -225,7 +225,7 @@ class SearchAgent(GameSearcher):
         """The id to play at ``game``'s current decision and the candidates it was chosen from (the base's first).
 
         A single candidate is played without a search; expert iteration labels only the searched decisions
-        (:mod:`agents.training.expert`).
+        (:mod:`agents.recipes.expert`).
         """
         seat = game.current_player
         if seat is None:

@@ -118,7 +118,7 @@ class HandModel:
     """A network's guess at what each other seat holds, from one seat's observation (its own information only).
 
     Its :meth:`shares` are, per other seat, the expected share of each kind among that seat's cards. It was
-    fitted to the hands of the compiled engine's heuristic games (:mod:`agents.training.search_nets`), so it has
+    fitted to the hands of the compiled engine's heuristic games (:mod:`agents.recipes.search_nets`), so it has
     learned, for instance, that a seat which has not played a Gub for several turns is unlikely to hold one.
     """
 

@@ -3,7 +3,7 @@
 A search over a policy network wants its playouts to play as the network plays, but the network's own forward pass
 (512 -> 256 -> 256 -> 356) costs tens of microseconds a decision, and a searched decision plays tens of thousands of
 playout decisions. :class:`PlayoutNet` is a network with one narrow hidden layer, distilled from the full network on
-positions of its own games (:mod:`agents.training.search_nets.playout`). Observations are sparse (a few dozen
+positions of its own games (:mod:`agents.recipes.search_nets.playout`). Observations are sparse (a few dozen
 non-zero values of 512), so :func:`choose_by_net` reads only the first layer's rows of the non-zero inputs, and
 computes the logits of the legal ids only: a few thousand multiply-adds a decision.
 

@@ -11,7 +11,7 @@ the deck order is not an input, so the value is the average over the deck orders
 which is the quantity the search estimates. Its output is the value :func:`~agents.bots.search.rollout.outcome_of`
 gives a finished playout (the seat's share of the win plus :data:`~agents.bots.search.rollout.MARGIN_WEIGHT`
 times its score margin), and it is fitted to that value at the end of the compiled engine's heuristic games
-(:mod:`agents.training.search_nets`).
+(:mod:`agents.recipes.search_nets`).
 
 A value file is weights only, read as data (:func:`~agents.bots.model_file.load_network` with :data:`VALUE`):
 nothing in it is run.

@@ -31,6 +31,10 @@ class Cadence:
         return False
 
 
+LINE_SECONDS = 10.0
+"""How often a run without a bar prints a line of progress."""
+
+
 class BudgetBar:
     """The training bar of either backend, with a total and an ETA whichever budget ends the run.
 
@@ -43,7 +47,7 @@ class BudgetBar:
         total_steps: the step budget (None: none).
         timesteps: the run's timesteps when this invocation starts (a resumed run starts part of the way).
         budget_start: when the time budget began (``perf_counter``).
-        enabled: show the bar (off: every call does nothing).
+        enabled: show the bar (off: a plain line every :data:`LINE_SECONDS` instead, so a log shows the run moving).
     """
 
     def __init__(
@@ -53,6 +57,7 @@ class BudgetBar:
 
         self.seconds, self.total_steps, self.budget_start = seconds, total_steps, budget_start
         self.start, self.steps_at_start = time.perf_counter(), timesteps
+        self.last_line = self.start
         common: dict[str, Any] = {"desc": "training", "disable": not enabled, "dynamic_ncols": True}
         if total_steps is not None or seconds is None:
             self.bar = progress_bar(total=total_steps, initial=timesteps, unit="step", **common)
@@ -69,15 +74,18 @@ class BudgetBar:
         """Seconds of the time budget used so far."""
         return time.perf_counter() - self.budget_start
 
-    def over(self, timesteps: int) -> bool:
-        """Whether either budget is spent."""
-        over_time = self.seconds is not None and self.used() >= self.seconds
+    def over(self, timesteps: int, reserve: float = 0.0) -> bool:
+        """Whether either budget is spent, keeping ``reserve`` seconds of the time budget for what follows."""
+        over_time = self.seconds is not None and self.used() + reserve >= self.seconds
         return over_time or (self.total_steps is not None and timesteps >= self.total_steps)
 
     def update(self, timesteps: int) -> None:
         """Move the bar to ``timesteps`` (step budget) or to the elapsed seconds (time budget)."""
         bar = self.bar
         if bar.disable:
+            if time.perf_counter() - self.last_line >= LINE_SECONDS:
+                self.last_line = time.perf_counter()
+                print(f"training: {timesteps:,} timesteps after {self.used() / 60:.1f} minutes", flush=True)
             return
         if bar.unit == "step":
             bar.update(timesteps - bar.n)

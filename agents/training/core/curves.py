@@ -1,8 +1,7 @@
-"""A run's learning curve, the same for every backend: eval.csv's win rates, with the learning diagnostics beside.
+"""A run's learning curve, the same for every backend: eval.csv's curve points, with the learning diagnostics beside.
 
-The backends log their diagnostics each in its own way: the RLlib backend and the self-play core in progress.csv
-(:func:`read_progress`), sb3 in its own logger's files (:func:`agents.training.sb3.train.read_diagnostics`); both
-give them as :data:`Series` under the names of :data:`DIAGNOSTICS`.
+Every backend's diagnostics are progress.csv's columns (:data:`~agents.training.core.reports.PROGRESS_COLUMNS`),
+read back by :func:`read_progress` as :data:`Series` under the names of :data:`DIAGNOSTICS`.
 """
 
 from __future__ import annotations
@@ -13,6 +12,8 @@ from pathlib import Path
 DIAGNOSTICS = ("grad_cosine", "entropy", "approx_kl", "clip_fraction", "explained_variance")
 """The learning diagnostics drawn beside a run's curve, each in a panel of its own."""
 
+CURVE_DEALS = "curve"
+"""eval.csv's ``deals`` of the curve's points (:data:`agents.training.core.evaluation.CURVE`)."""
 Series = dict[str, list[tuple[int, float]]]
 """Per diagnostic, ``(timesteps, value)`` points."""
 
@@ -35,9 +36,10 @@ def read_progress(progress_csv: Path) -> Series:
 
 
 def plot_learning_curve(eval_csv: Path, png: Path, diagnostics: Series | None = None) -> None:
-    """Win rate against timesteps, with the 95% intervals: a colour per table size, a line style per opponent.
+    """The curve's points (eval.csv's rows on the curve's deals) against timesteps, with their 95% intervals.
 
-    With ``diagnostics`` that hold any point, each is drawn in a panel of its own beside the curve.
+    A colour per table size, a line style per opponent. With ``diagnostics`` that hold any point, each is drawn in a
+    panel of its own beside the curve.
     """
     import matplotlib
 
@@ -45,7 +47,7 @@ def plot_learning_curve(eval_csv: Path, png: Path, diagnostics: Series | None = 
     import matplotlib.pyplot as plt
 
     with eval_csv.open() as f:
-        rows = list(csv.DictReader(f))
+        rows = [row for row in csv.DictReader(f) if row.get("deals") == CURVE_DEALS]
     sizes = sorted({int(r["players"]) for r in rows})
     opponents = sorted({r["opponent"] for r in rows}, key=lambda o: (o != "heuristic", o))
     colours = plt.get_cmap("tab10")

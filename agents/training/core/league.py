@@ -1,8 +1,15 @@
-"""The league of a self-play run: who played the opponent seats, and how the learner fares against each snapshot.
+"""The league of a self-play run: who sits at each opponent seat, and how the learner fares against each snapshot.
 
-Both backends feed it the same facts at the end of each learner episode: what played each opponent seat (a
-*label*: ``"self"``, ``"random"``, ``"heuristic"``, a fixed opponent's spec, or ``"snapshot:<name>"``) and who won.
-From them it keeps
+**Who sits where.** At every new game the learner takes a seat drawn uniformly (by the self-play core,
+:class:`gubs_env.fast.SelfPlayTables`), and each other seat draws its player from one uniform number
+(:func:`seat_player`, the rule :meth:`PoolConfig.kind <agents.training.core.config.PoolConfig.kind>`): the random
+agent, the heuristic, the learner's current policy, or one of its snapshots chosen by the rest of the same number and
+the league's weights. Every backend seats its games through :class:`~agents.training.core.seating.Seating`, which
+applies this rule.
+
+**What it learns from the games.** Every backend reports each finished game to the loop as a :class:`GameEnd`: what
+played each opponent seat (a *label*: ``"self"``, ``"random"``, ``"heuristic"``, a fixed opponent's spec, or
+``"snapshot:<name>"``) and who won. From them the league keeps
 
 * the count of opponent seats each kind played, reported as the run's ``opponent_seat_shares``, and
 * per snapshot, the learner's recent score against it, paired seat by seat: 1 when the learner won and the
@@ -18,15 +25,60 @@ new snapshot starts at 1/2). A snapshot the learner has learnt to beat is drawn 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
-from agents.training.core.config import SNAPSHOTS
+import numpy as np
+
+from agents.training.core.config import SNAPSHOTS, PoolConfig
 
 SNAPSHOT_LABEL = "snapshot:"
 """A snapshot seat's label is this prefix and the snapshot's name (its file in the run folder, or its RLlib slot)."""
 MEMORY = 2000
 """Games over which a snapshot's record fades (its record is an exponential average over about this many games)."""
+
+
+class SeatPlayer(NamedTuple):
+    """Who plays an opponent seat: a kind of :meth:`PoolConfig.shares`, and for a snapshot its index (else -1)."""
+
+    kind: str
+    snapshot: int = -1
+
+
+def seat_player(pool: PoolConfig, u: float, weights: Sequence[float]) -> SeatPlayer:
+    """The player of one opponent seat, for a uniform draw ``u`` in [0, 1).
+
+    Args:
+        pool: the league's shares.
+        u: the seat's one number: its kind, and (through :meth:`PoolConfig.rest`) which snapshot.
+        weights: the drawing weight of each snapshot in the pool, oldest first (empty: no snapshot yet).
+    """
+    kind = pool.kind(u, len(weights) > 0)
+    if kind != SNAPSHOTS:
+        return SeatPlayer(kind)
+    return SeatPlayer(kind, weighted_index(pool.rest(u), weights))
+
+
+def weighted_index(v: float, weights: Sequence[float]) -> int:
+    """The index a uniform draw ``v`` in [0, 1) picks when item ``i`` weighs ``weights[i]`` (all 0: uniformly)."""
+    cdf = np.cumsum(np.asarray(weights, dtype=float))
+    if not len(cdf):
+        raise ValueError("no weights to draw from")
+    if cdf[-1] <= 0:
+        return min(int(v * len(cdf)), len(cdf) - 1)
+    return min(int(np.searchsorted(cdf / cdf[-1], v, side="right")), len(cdf) - 1)
+
+
+class GameEnd(NamedTuple):
+    """A finished game of the learner, as a backend reports it: who sat where, and who won.
+
+    ``labels[j]`` played seat ``seats[j]``; ``learner`` is the learner's seat; ``winners`` the winning seats.
+    """
+
+    labels: tuple[str, ...]
+    seats: tuple[int, ...]
+    winners: tuple[int, ...]
+    learner: int
 
 
 def snapshot_label(name: str) -> str:
@@ -60,26 +112,19 @@ class League:
         self.records: dict[str, list[float]] = {}
         """Per snapshot name, its faded ``[games, learner points]``."""
 
+    def record(self, games: Iterable[GameEnd]) -> None:
+        """Finished games of the learner into the seat counts and the snapshots' records."""
+        for game in games:
+            self.record_game(game.labels, game.seats, game.winners, game.learner)
+
     def record_game(self, labels: Sequence[str], seats: Sequence[int], winners: Iterable[int], learner: int) -> None:
-        """One finished learner episode: ``labels[j]`` played seat ``seats[j]``; ``winners`` are the winning seats."""
+        """One finished game: ``labels[j]`` played seat ``seats[j]``; ``winners`` are the winning seats."""
         won = set(winners)
         for label, seat in zip(labels, seats, strict=True):
             kind = seat_kind(label)
             self.seats[kind] = self.seats.get(kind, 0) + 1
             if kind == SNAPSHOTS:
                 self._score(label[len(SNAPSHOT_LABEL) :], pair_score(learner in won, seat in won))
-
-    def record_tally(self, tally: Mapping[str, Sequence[float]]) -> None:
-        """Add an RLlib env runner's tally: per seat label ``[seats, learner points]`` (points count for snapshots).
-
-        A snapshot's seats are added as that many games at their mean score, which fade as :meth:`record_game`'s.
-        """
-        for label, (count, points) in tally.items():
-            kind = seat_kind(label)
-            self.seats[kind] = self.seats.get(kind, 0) + int(count)
-            if kind == SNAPSHOTS and count:
-                for _ in range(int(count)):
-                    self._score(label[len(SNAPSHOT_LABEL) :], points / count)
 
     def _score(self, name: str, points: float) -> None:
         record = self.records.setdefault(name, [0.0, 0.0])
@@ -137,29 +182,37 @@ class League:
         """The league run.json kept (``{}`` or None: a new one).
 
         Raises:
-            ValueError: counts or records of the wrong kind.
+            ValueError: counts or records of the wrong kind (see :func:`checked`).
         """
         league = cls(power)
-        if not data:
-            return league
-        if not isinstance(data, dict) or set(data) - {"seats", "records"}:
-            raise ValueError("league must be an object with seats and records")
-        seats, records = data.get("seats", {}), data.get("records", {})
-        if not isinstance(seats, dict) or not isinstance(records, dict):
-            raise ValueError("league seats and records must be objects")
-        for kind, count in seats.items():
-            if not isinstance(kind, str) or isinstance(count, bool) or not isinstance(count, int) or count < 0:
-                raise ValueError("league seats must be counts of at least 0 by kind")
-            league.seats[kind] = count
-        for name, record in records.items():
-            if (
-                not (isinstance(name, str) and isinstance(record, list) and len(record) == 2)
-                or not all(_is_count(v) for v in record)
-                or record[1] > record[0] + 1e-9
-            ):
-                raise ValueError("a league record must be [games, points] with 0 <= points <= games")
-            league.records[name] = [float(record[0]), float(record[1])]
+        league.seats, league.records = checked(data)
         return league
+
+
+def checked(data: Any) -> tuple[dict[str, int], dict[str, list[float]]]:
+    """A league's seat counts and snapshot records as run.json holds them, checked (``{}`` or None: empty).
+
+    Raises:
+        ValueError: counts or records of the wrong kind.
+    """
+    if not data:
+        return {}, {}
+    if not isinstance(data, dict) or set(data) - {"seats", "records"}:
+        raise ValueError("league must be an object with seats and records")
+    seats, records = data.get("seats", {}), data.get("records", {})
+    if not isinstance(seats, dict) or not isinstance(records, dict):
+        raise ValueError("league seats and records must be objects")
+    for kind, count in seats.items():
+        if not isinstance(kind, str) or isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError("league seats must be counts of at least 0 by kind")
+    for name, record in records.items():
+        if (
+            not (isinstance(name, str) and isinstance(record, list) and len(record) == 2)
+            or not all(_is_count(v) for v in record)
+            or record[1] > record[0] + 1e-9
+        ):
+            raise ValueError("a league record must be [games, points] with 0 <= points <= games")
+    return dict(seats), {name: [float(r[0]), float(r[1])] for name, r in records.items()}
 
 
 def _is_count(value: Any) -> bool:

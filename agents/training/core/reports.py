@@ -1,9 +1,10 @@
-"""What a training run reports, the same for every backend: its evaluations, its CSV logs and the lines it prints.
+"""What a training run reports, the same for every backend: its CSV logs and the lines it prints.
 
-An evaluation plays the learner against the random and heuristic agents (and the run's own opponents) and becomes
-eval.csv rows (:func:`evaluation_rows`); every log of a run folder (eval.csv, league.csv, progress.csv) grows by
-:func:`append_csv`, never half a row at a time. The run folder's layout and its commit protocol are
-:mod:`agents.training.core.runs`'; the learning curve drawn from eval.csv is :mod:`agents.training.core.curves`'.
+An evaluation (:mod:`agents.training.core.evaluation`) becomes eval.csv rows (:func:`evaluation_row`); each
+iteration's diagnostics become a progress.csv row with the same columns on every backend (:data:`PROGRESS_COLUMNS`);
+every log of a run folder (eval.csv, league.csv, progress.csv) grows by :func:`append_csv`, never half a row at a
+time. The run folder's layout and its commit protocol are :mod:`agents.training.core.runs`'; the learning curve
+drawn from eval.csv is :mod:`agents.training.core.curves`'.
 """
 
 from __future__ import annotations
@@ -16,54 +17,46 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
-from agents.bots.base import Agent
-from agents.bots.random_agent import RandomAgent
-from agents.bots.spec import AgentSpec
-from agents.evaluate.matches import MatchResult, match
+import numpy as np
+
+from agents.evaluate.matches import MatchResult
 from gubs_env.support.files import write_atomically
 
 ADJUSTED_COLUMNS = ("adjusted", "adjusted_low", "adjusted_high")
 """eval.csv's luck-adjusted win rate and its 95% interval, in runs that measure it (``eval_adjust_luck``)."""
+CURVE_POINTS_SHOWN = 8
+"""The curve's points the summary shows at most: the first, the last and others evenly between."""
+PROGRESS_COLUMNS = (
+    "timesteps",
+    "iterations",
+    "seconds",
+    "entropy",
+    "approx_kl",
+    "clip_fraction",
+    "explained_variance",
+    "grad_cosine",
+    "value_loss",
+    "policy_loss",
+    "entropy_coef",
+    "learning_rate",
+    "luck_scale",
+)
+"""progress.csv's columns, one row per iteration on every backend; a value a backend does not measure is empty."""
 
 
-def evaluation_rows(
-    agent: Agent,
-    player_counts: Sequence[int],
-    games: int,
-    timesteps: int,
-    seconds: float,
-    progress: bool = False,
-    opponents: Sequence[AgentSpec | str] = (),
-    adjust_luck: bool = False,
-) -> list[dict[str, Any]]:
-    """Win rates of ``agent`` against the random and heuristic agents at each table size, as eval.csv rows.
+def evaluation_row(
+    result: MatchResult, players: int, opponent: str, timesteps: int, seconds: float, deals: str
+) -> dict[str, Any]:
+    """One eval.csv row: a match's win rate and 95% interval at a run's timesteps and training seconds.
 
-    ``opponents``, agent specs, add a row per table size against each (a run's ``opponent`` and
-    ``eval_opponents``). ``adjust_luck`` adds each row's luck-adjusted win rate (``adjusted``, with ``adjusted_low``
-    and ``adjusted_high``).
-
-    The same deals for every evaluation of a run (seed ``10_000 * players``), so rows compare across time;
-    ``seconds`` is the run's training time when the evaluated policy was taken. ``progress`` shows a bar over
-    each match's games (an evaluation takes tens of seconds, in which the training bar stands still).
+    ``deals`` names the deal set it was played on (:data:`~agents.training.core.evaluation.DEAL_SETS`).
     """
-    from agents.bots.heuristic import HeuristicAgent
-    from agents.bots.registry import make_agent
-
-    rows = []
-    for n in player_counts:
-        for other in [RandomAgent(), HeuristicAgent(), *(make_agent(spec) for spec in opponents)]:
-            result = match(agent, other, n, games, seed=10_000 * n, progress=progress, adjust_luck=adjust_luck)
-            rows.append(evaluation_row(result, n, other.name, timesteps, seconds))
-    return rows
-
-
-def evaluation_row(result: MatchResult, players: int, opponent: str, timesteps: int, seconds: float) -> dict[str, Any]:
-    """One eval.csv row: a match's win rate and 95% interval at a run's timesteps and training seconds."""
     low, high = result.interval
     row = {
         "timesteps": timesteps,
         "players": players,
         "opponent": opponent,
+        "deals": deals,
         "games": result.games,
         "win_rate": round(result.win_rate, 4),
         "low": round(low, 4),
@@ -75,20 +68,16 @@ def evaluation_row(result: MatchResult, players: int, opponent: str, timesteps: 
     return row
 
 
-def rows_at(eval_csv: Path, timesteps: int) -> list[dict[str, Any]]:
-    """eval.csv's rows at ``timesteps`` (a run's final evaluation, when it was written before the end).
-
-    Typed as :func:`evaluation_row` makes them (counts as ints, rates as floats).
-    """
-    if not eval_csv.exists():
-        return []
-    with eval_csv.open(newline="") as f:
-        rows = [row for row in csv.DictReader(f) if row.get("timesteps") == str(timesteps)]
-    whole, real = ("timesteps", "players", "games"), ("win_rate", "low", "high", "seconds", *ADJUSTED_COLUMNS)
-    return [
-        {name: int(value) if name in whole else float(value) if name in real else value for name, value in row.items()}
-        for row in rows
-    ]
+def progress_row(diagnostics: dict[str, float], timesteps: int, iterations: int, seconds: float) -> dict[str, Any]:
+    """One progress.csv row: an iteration's diagnostics under :data:`PROGRESS_COLUMNS`, empty where not measured."""
+    values = {**diagnostics, "timesteps": timesteps, "iterations": iterations, "seconds": round(seconds, 1)}
+    row: dict[str, Any] = {}
+    for column in PROGRESS_COLUMNS:
+        value = values.get(column)
+        if isinstance(value, float):  # five significant digits, not decimals: a step size of 3e-5 keeps its own
+            value = None if math.isnan(value) else float(f"{value:.5g}")
+        row[column] = "" if value is None else value
+    return row
 
 
 def append_csv(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -113,15 +102,39 @@ def write_csv(path: Path, header: list[str], rows: list[dict[str, Any]]) -> None
     write_atomically(path, buffer.getvalue().encode())
 
 
-def describe_evaluation(rows: list[dict[str, Any]], timesteps: int) -> str:
-    """One line, as every backend prints it: ``eval at 1,000 steps: 2p vs random 80% [74%, 85%]; ...``."""
-    parts = [f"{r['players']}p vs {r['opponent']} {r['win_rate']:.0%} [{r['low']:.0%}, {r['high']:.0%}]" for r in rows]
-    parts = [
-        part + (f" (luck-adjusted {r['adjusted']:.0%} [{r['adjusted_low']:.0%}, {r['adjusted_high']:.0%}])"
-                if "adjusted" in r else "")
-        for part, r in zip(parts, rows, strict=True)
-    ]  # fmt: skip
-    return f"eval at {timesteps:,} steps: " + "; ".join(parts)
+def describe_evaluation(rows: list[dict[str, Any]], what: str) -> str:
+    """One line of figures: ``curve at 1,000 steps: 2p vs random 80.1% [74.2%, 85.0%]; ...``."""
+    parts = []
+    for r in rows:
+        part = f"{r['players']}p vs {r['opponent']} {r['win_rate']:.1%} [{r['low']:.1%}, {r['high']:.1%}]"
+        if "adjusted" in r:
+            part += f" (luck-adjusted {r['adjusted']:.1%} [{r['adjusted_low']:.1%}, {r['adjusted_high']:.1%}])"
+        parts.append(part)
+    return f"{what}: " + "; ".join(parts)
+
+
+def describe_curve(eval_csv: Path, opponent: str = "heuristic") -> str:
+    """The curve against ``opponent`` from its first point, on one line per table size."""
+    if not eval_csv.exists():
+        return "the curve: no point"
+    with eval_csv.open(newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r.get("deals") == "curve" and r.get("opponent") == opponent]
+    lines = []
+    for players in sorted({int(r["players"]) for r in rows}):
+        points = [r for r in rows if int(r["players"]) == players]
+        if len(points) > CURVE_POINTS_SHOWN:  # the first and the last, and others evenly between
+            picks = np.linspace(0, len(points) - 1, CURVE_POINTS_SHOWN).round().astype(int)
+            points = [points[i] for i in picks]
+        shown = ", ".join(f"{float(r['win_rate']):.1%} at {_steps(int(r['timesteps']))}" for r in points)
+        lines.append(f"the curve against the {opponent}, {players}p (curve deals): {shown}")
+    return "\n".join(lines) or "the curve: no point"
+
+
+def _steps(timesteps: int) -> str:
+    """``0``, ``250k``, ``2.0M``: a curve point's timesteps, short."""
+    if timesteps >= 1_000_000:
+        return f"{timesteps / 1e6:.1f}M"
+    return f"{timesteps // 1000}k" if timesteps >= 1000 else str(timesteps)
 
 
 def describe_agreement(values: Sequence[float]) -> str:

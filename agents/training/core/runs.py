@@ -1,11 +1,12 @@
 """A training run on disk, the same for every backend: the run folder, run.json and its commit protocol.
 
-One run folder per run: run.json (:class:`RunState`: the run's config, how far it got, its snapshots, and its
-committed checkpoint with a digest), the checkpoint (sb3: ``checkpoint-<timesteps>.zip``; RLlib:
-``checkpoint-<timesteps>/``, a folder; native: ``checkpoint-<timesteps>.pt``), ``snapshots/``, the CSV logs and the
-learning curve. run.json is the commit point: a checkpoint counts once run.json names it with its SHA-256 digest,
-and whatever a killed run wrote after its last commit is discarded on resume (:func:`discard_uncommitted`). What a
-run reports in its logs is :mod:`agents.training.core.reports`'.
+One run folder per run, written by the loop (:mod:`agents.training.loop`) whatever the backend: run.json
+(:class:`RunState`: the run's config, how far it got, its league and snapshots, and its committed checkpoint with a
+digest), the backend's checkpoint (sb3: ``checkpoint-<timesteps>.zip``; RLlib: ``checkpoint-<timesteps>/``, a folder;
+native: ``checkpoint-<timesteps>.pt``), ``start.npz`` (the policy the run started from), ``snapshots/``, the CSV logs
+and the learning curve. run.json is the commit point: a checkpoint counts once run.json names it with its SHA-256
+digest, and whatever a killed run wrote after its last commit is discarded on resume (:func:`discard_uncommitted`).
+What a run reports in its logs is :mod:`agents.training.core.reports`'.
 """
 
 from __future__ import annotations
@@ -23,14 +24,18 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from agents.training.core import league
 from agents.training.core.config import TrainingConfig
-from agents.training.core.league import League
 from agents.training.core.reports import write_csv
 from gubs_env.support.files import FileTooLargeError, read_bounded, write_atomically
 
 RUN_FILE = "run.json"
-RUN_FORMAT = 2
-"""run.json's layout: 2 holds the whole config and serves every backend (1, sb3 only, held a few settings)."""
+RUN_FORMAT = 3
+"""run.json's layout: 3 is the one loop's (its snapshots are policy files of every backend)."""
+LAST_READER = {1: "6939125", 2: "6939125"}
+"""The last commit that resumes a run of each earlier format (``git checkout <commit>``)."""
+START_POLICY = "start.npz"
+"""The policy a run started from, kept for the promotion gate and the final gain."""
 CHECKPOINT_SUFFIX = {"sb3": ".zip", "rllib": "", "native": ".pt"}
 """How each backend's checkpoint name ends: a zip file, a folder, a torch file of tensors and plain values."""
 SNAPSHOT_DIR = "snapshots"
@@ -38,14 +43,11 @@ LEAGUE_CSV = "league.csv"
 """Per snapshot in the pool at each evaluation: the learner's score against it and its share of the draws."""
 PROGRESS_CSV = "progress.csv"
 """The learning diagnostics of each update (the RLlib backend and the self-play core write it; sb3 its own log)."""
-SNAPSHOT_NAME = re.compile(r"step_(\d{9})\.zip")
-SNAPSHOT_SLOT = re.compile(r"snapshot_(\d{1,4})")
-"""An RLlib run's snapshots live in module slots of its checkpoint: run.json lists the slots in use, oldest first."""
+SNAPSHOT_NAME = re.compile(r"step_(\d{9})\.npz")
+"""A snapshot of the league: the learner's exported actor at that many timesteps."""
 CHECKPOINT_NAME = re.compile(r"checkpoint-(\d{9})(\.zip|\.pt)?")
 MAX_CHECKPOINT_BYTES = 2**31
 MAX_RUN_FILE_BYTES = 2**20
-OLD_SETTINGS = ("players", "p_random", "p_heuristic", "shaping", "opponent")
-"""The settings a format-1 run.json held; they are read into the config (the pool's shares into its pool)."""
 
 
 class RunFileError(ValueError):
@@ -56,41 +58,9 @@ class RunSetupError(ValueError):
     """A run that cannot start: its folder, its run file or an input file it names. The message is one line."""
 
 
-@dataclass(frozen=True)
-class TrainingResult:
-    """What a finished invocation of :func:`train` leaves.
-
-    Attributes:
-        run_dir: the run folder (resume it with ``train(out=run_dir, resume=True)``).
-        model: the final policy: ``model.zip`` (sb3) or ``policy.npz`` (RLlib, weights only); both play as a spec.
-        timesteps: the learner's decisions over the whole run.
-        evaluation: the final evaluation's eval.csv rows (win rates with 95% Wilson intervals).
-        config: the run's config, defaults filled in.
-        opponent_seat_shares: the share of opponent seats each kind played over the run (run.json's).
-    """
-
-    run_dir: Path
-    model: Path
-    timesteps: int
-    evaluation: list[dict[str, Any]] = field(default_factory=list)
-    config: TrainingConfig | None = None
-    opponent_seat_shares: dict[str, float] = field(default_factory=dict)
-
-    def __str__(self) -> str:
-        lines = [f"run {self.run_dir}: {self.timesteps:,} timesteps, model {self.model}"]
-        if self.opponent_seat_shares:
-            shares = ", ".join(f"{kind} {share:.1%}" for kind, share in self.opponent_seat_shares.items())
-            lines.append(f"  opponent seats: {shares}")
-        lines += [
-            f"  {r['players']}p vs {r['opponent']}: {r['win_rate']:.1%} [{r['low']:.1%}, {r['high']:.1%}]"
-            for r in self.evaluation
-        ]
-        return "\n".join(lines)
-
-
 @dataclass
 class Run:
-    """An opened run folder, handed to a backend.
+    """An opened run folder: what the loop and the warm start read of it.
 
     Attributes:
         out: the run folder.
@@ -107,11 +77,6 @@ class Run:
     started: float
     progress: bool = True
     verbose: bool = False
-
-    @property
-    def resume(self) -> bool:
-        """Whether this invocation continues a run."""
-        return self.state is not None
 
 
 def crash_point(point: str, timesteps: int) -> None:
@@ -131,17 +96,17 @@ class RunState:
     so ``--resume`` loads one only when its bytes match the digest this file committed.
     """
 
-    backend: str = "sb3"
+    backend: str = "native"
     config: dict[str, Any] = field(default_factory=dict)
     """The run's :class:`~agents.training.core.config.TrainingConfig` as :meth:`to_json` wrote it."""
     timesteps: int = 0
     """The learner's decisions so far."""
     iterations: int = 0
-    """RLlib's training iterations so far, or the native learner's updates (0 for sb3)."""
+    """The loop's iterations so far: native updates, sb3 rollouts, RLlib training iterations."""
     seconds: float = 0.0
     """Wall time of the training committed so far."""
     snapshots: list[str] = field(default_factory=list)
-    """The opponent pool, oldest first: ``snapshots/step_<timesteps>.zip`` files (sb3) or module slots (RLlib)."""
+    """The league's snapshots, oldest first: ``snapshots/step_<timesteps>.npz`` policy files."""
     checkpoint: str = ""
     """The committed checkpoint's name in the run folder: ``checkpoint-<timesteps>.zip`` or its RLlib folder."""
     checkpoint_sha256: str = ""
@@ -158,10 +123,11 @@ class RunState:
 
     @classmethod
     def load(cls, path: Path) -> RunState:
-        """Read and check a state written by :meth:`save` (or by an older train.py, format 1).
+        """Read and check a state written by :meth:`save`.
 
         Raises:
-            RunFileError: the file is unreadable, not JSON, has an unknown key or a value of the wrong kind.
+            RunFileError: the file is unreadable, not JSON, of an earlier format (named with the last commit that
+                resumes it), has an unknown key or a value of the wrong kind.
         """
         if path.exists() and not path.is_file():  # a folder, a device or a pipe, which could block the read
             raise RunFileError(f"{path} is not a regular file")
@@ -177,8 +143,7 @@ class RunState:
             raise RunFileError(f"{path} is not JSON") from None
         if not isinstance(data, dict):
             raise RunFileError(f"{path} is not a JSON object")
-        if "settings" in data and "config" not in data:
-            data = _from_format_1(data, path)
+        _check_format(data, path)
         known = {f.name for f in fields(cls)}
         unknown = sorted(str(k) for k in data if k not in known)
         if unknown:
@@ -186,20 +151,14 @@ class RunState:
         return _checked_state(cls(**data), path)
 
 
-def _from_format_1(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    """A format-1 run.json (sb3, with ``settings``) in today's layout."""
-    data = dict(data)
-    settings = data.pop("settings")
-    if not isinstance(settings, dict):
-        raise RunFileError(f"{path}: settings must be an object, not {settings!r:.80}")
-    unknown = sorted(str(name) for name in settings if name not in OLD_SETTINGS)
-    if unknown:
-        raise RunFileError(f"{path}: unknown setting {', '.join(map(repr, unknown))[:120]}")
-    config = {name: settings[name] for name in ("players", "shaping", "opponent") if name in settings}
-    pool = {name: settings[name] for name in ("p_random", "p_heuristic") if name in settings}
-    if pool:
-        config["pool"] = pool
-    return {**data, "config": config, "format": RUN_FORMAT}
+def _check_format(data: dict[str, Any], path: Path) -> None:
+    """A RunFileError for a run.json of an earlier format, naming the last commit that resumes it."""
+    version = data.get("format", 1 if "settings" in data else None)
+    if type(version) is int and version in LAST_READER:
+        raise RunFileError(
+            f"{path} is a run of an earlier version (run.json format {version}): it resumes with the trainer of "
+            f"commit {LAST_READER[version]} (git checkout {LAST_READER[version]}); or start a new run"
+        )
 
 
 def _checked_state(state: RunState, path: Path) -> RunState:
@@ -237,7 +196,7 @@ def _checked_state(state: RunState, path: Path) -> RunState:
     if not isinstance(shares, dict) or not all(isinstance(k, str) and _is_share(v) for k, v in shares.items()):
         raise wrong("opponent_seat_shares", "an object of shares from 0 to 1")
     try:
-        League.from_json(state.league, 1.0)
+        league.checked(state.league)
     except ValueError as error:
         raise RunFileError(f"{path}: {error}") from None
     return state
@@ -248,16 +207,10 @@ def _is_share(value: Any) -> bool:
 
 
 def _check_snapshot_entry(state: RunState, entry: str, path: Path) -> None:
-    if state.backend == "native":
-        raise RunFileError(f"{path}: snapshot {entry!r:.80}: a native run keeps no snapshots")
-    if state.backend == "rllib":
-        if not SNAPSHOT_SLOT.fullmatch(entry):
-            raise RunFileError(f"{path}: snapshot {entry!r:.80} is not a snapshot_<n> module slot")
-        return
     steps = _snapshot_steps(entry)
     if steps is None or steps > state.timesteps:
         raise RunFileError(
-            f"{path}: snapshot {entry!r:.80} is not a {SNAPSHOT_DIR}/step_<timesteps>.zip name "
+            f"{path}: snapshot {entry!r:.80} is not a {SNAPSHOT_DIR}/step_<timesteps>.npz name "
             f"of at most {state.timesteps} timesteps"
         )
 
@@ -274,7 +227,7 @@ def _checkpoint_of(state: RunState, name: str) -> bool:
 
 
 def _snapshot_steps(entry: str) -> int | None:
-    """The timesteps of a ``snapshots/step_<timesteps>.zip`` entry, None for any other string."""
+    """The timesteps of a ``snapshots/step_<timesteps>.npz`` entry, None for any other string."""
     parts = PurePosixPath(entry).parts
     if len(parts) != 2 or parts[0] != SNAPSHOT_DIR:
         return None
@@ -286,11 +239,11 @@ def snapshot_file(run_dir: Path, entry: str) -> Path:
     """The file a run.json snapshot entry names, confined to the run's snapshots folder.
 
     Raises:
-        RunFileError: the entry is not a ``snapshots/step_<n>.zip`` name, the file is missing, or it (or the
+        RunFileError: the entry is not a ``snapshots/step_<n>.npz`` name, the file is missing, or it (or the
             snapshots folder) is a link leading elsewhere.
     """
     if _snapshot_steps(entry) is None:
-        raise RunFileError(f"snapshot {entry!r:.80} is not a {SNAPSHOT_DIR}/step_<timesteps>.zip name")
+        raise RunFileError(f"snapshot {entry!r:.80} is not a {SNAPSHOT_DIR}/step_<timesteps>.npz name")
     folder = run_dir.resolve() / SNAPSHOT_DIR
     path = run_dir / entry
     if path.resolve() != folder / PurePosixPath(entry).name:
@@ -433,7 +386,7 @@ def discard_uncommitted(run_dir: Path, state: RunState | None) -> int:
     _remove_other_checkpoints(run_dir, "" if state is None else state.checkpoint)
     for tmp in [*run_dir.glob(".*.tmp"), *(run_dir / SNAPSHOT_DIR).glob(".*.tmp")]:
         _remove(tmp)
-    for snapshot in (run_dir / SNAPSHOT_DIR).glob("step_*.zip"):
+    for snapshot in (run_dir / SNAPSHOT_DIR).glob("step_*.npz"):
         steps = _snapshot_steps(f"{SNAPSHOT_DIR}/{snapshot.name}")
         if steps is not None and steps > committed:
             snapshot.unlink(missing_ok=True)

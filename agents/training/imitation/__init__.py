@@ -5,6 +5,6 @@ policy and value to them; :mod:`~agents.training.imitation.warm_start` decides w
 starts, what it imitates and for how long.
 """
 
-from agents.training.imitation.demonstrations import Demonstrations, collect, fit, pretrain
+from agents.training.imitation.demonstrations import Demonstrations, collect, fit
 
-__all__ = ["Demonstrations", "collect", "fit", "pretrain"]
+__all__ = ["Demonstrations", "collect", "fit"]

@@ -59,8 +59,7 @@ def collect(
     Game ``g`` is dealt with seed ``seed + g`` and the teacher is reset with that seed before it. ``gamma``
     discounts the returns as the learner's environment does: once per decision of the same seat. A
     :class:`HeuristicAgent` itself (not a subclass) plays all the games at once on the compiled engine, with the
-    compiled heuristic: the same games and the same decisions as one game at a time on the reference engine,
-    about 10 times sooner (docs/results/training-log.md).
+    compiled heuristic: the same games and the same decisions as one game at a time on the reference engine.
     """
     if type(teacher) is HeuristicAgent:
         return _collect_compiled(player_counts, games, seed, progress, gamma, teacher.tables, deadline=deadline)
@@ -189,26 +188,6 @@ def _discounted_outcomes(game: Game, seats: list[int], gamma: float) -> list[flo
         out[i] = outcome[seat] * gamma ** later[seat]
         later[seat] += 1
     return out
-
-
-def pretrain(model, data: Demonstrations, **options: Any) -> Fitted:
-    """Fit an sb3 learner's policy to the demonstrations and its value head to their returns.
-
-    ``options`` are :func:`fit`'s (epochs, batch size, seed, progress, learning rate, deadline, between).
-    """
-    return fit(model.policy.parameters(), sb3_heads(model), data, **options)
-
-
-def sb3_heads(model: Any) -> Callable[[Any], tuple[Any, Any]]:
-    """An sb3 learner's policy logits and values for a batch of observations: what :func:`fit` fits."""
-    policy = model.policy
-
-    def heads(observations: Any) -> tuple[Any, Any]:
-        logits = policy.action_net(policy.mlp_extractor.forward_actor(policy.pi_features_extractor(observations)))
-        values = policy.value_net(policy.mlp_extractor.forward_critic(policy.vf_features_extractor(observations)))
-        return logits, values[:, 0]
-
-    return heads
 
 
 @dataclass(frozen=True)

@@ -7,18 +7,17 @@ decisions or a teacher's games. Each backend's learner is fitted to the imitated
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agents.training.core.backend import Network
 from agents.training.core.config import TrainingConfig
 from agents.training.core.phases import WARM_START_FIT, WARM_START_GAMES, Phases
 from agents.training.imitation.demonstrations import Demonstrations, Fitted, collect, fit
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
-from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
 
 if TYPE_CHECKING:
     import torch
@@ -39,7 +38,7 @@ def read_labels(config: TrainingConfig) -> Any:
     if not config.labels:
         return None
     from agents.training.core.runs import RunSetupError
-    from agents.training.expert.labels import LabelsFileError, join_labels, load_labels
+    from agents.training.imitation.labels_file import LabelsFileError, join_labels, load_labels
 
     try:
         return join_labels([load_labels(path) for path in config.labels])
@@ -61,8 +60,8 @@ def read_start(run: Run) -> tuple[Layers | None, Any]:
 
 
 def actor_shapes(config: TrainingConfig) -> list[tuple[int, int]]:
-    """The learner's actor layers ``(out, in)``: its inputs, then ``hidden`` (tanh), then the action logits."""
-    widths = [POLICY_INPUT_SIZE if config.rule_facts else OBS_SIZE, *config.hidden, NUM_ACTIONS]
+    """The learner's actor layers ``(out, in)``: the observation, then ``hidden`` (tanh), then the action logits."""
+    widths = [OBS_SIZE, *config.hidden, NUM_ACTIONS]
     return list(zip(widths[1:], widths[:-1], strict=True))
 
 
@@ -87,10 +86,9 @@ def read_init(config: TrainingConfig) -> Layers | None:
         raise RunSetupError(f"init: {error}") from None
     shapes = [w.shape for w, _ in weights.layers]
     expected = actor_shapes(config)
-    if weights.activation != "tanh" or shapes != expected:
+    if weights.activation != "tanh" or weights.rule_facts or shapes != expected:
         raise RunSetupError(
             f"init: {init} has {weights.activation} layers shaped {shapes}; the learner's are tanh {expected}"
-            + (" (rule_facts: its first layer reads the observation and the facts)" if config.rule_facts else "")
         )
     return list(weights.layers)
 
@@ -140,7 +138,7 @@ def warm_start_data(
     run imitates nothing.
     """
     if labels is not None:
-        from agents.training.expert.labels import summary
+        from agents.training.imitation.labels_file import summary
 
         return labels, summary(labels)
     if not config.imitate_games:
@@ -169,29 +167,21 @@ def describe_warm_start(config: TrainingConfig, data: Demonstrations, what: str,
     return line
 
 
-@dataclass(frozen=True)
-class Network:
-    """A backend's network as the warm start sees it: what :func:`fit` trains, and the actor's linear layers."""
-
-    parameters: Iterable[Any]
-    heads: Callable[[Any], tuple[Any, Any]]
-    actor: list[Any]
-
-
 def warm_start(
     run: Run, init: Layers | None, labels: Any, phases: Phases, threads: LearnerThreads, network: Network
-) -> bool:
+) -> None:
     """The warm start of every backend: the actor from ``init``, then fitted to the labels or the teacher's games.
 
     ``init`` and ``labels`` are what :func:`read_init` and :func:`read_labels` read before anything was written.
     The games and the fit stay within the run's budget (:class:`WarmStartDeadlines`), each timed as a phase of the
     run; the fit follows the machine's load (``threads``). Prints where the policy starts, what was imitated and
-    what the budget cut. Returns whether the network changed.
+    what the budget cut; the network's ``sync`` is called when its weights changed.
     """
     if init is not None:
         load_actor(network.actor, init)
         print(f"policy starts from {run.config.init_network}", flush=True)
-    return imitate(run, labels, phases, threads, network) or init is not None
+    if imitate(run, labels, phases, threads, network) or init is not None:
+        network.sync()
 
 
 def imitate(run: Run, labels: Any, phases: Phases, threads: LearnerThreads, network: Network) -> bool:

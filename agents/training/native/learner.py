@@ -15,14 +15,11 @@ What the update does differently from sb3-contrib's MaskablePPO, and why (measur
   table size (at 4 players the mean outcome is -0.5);
 * an entropy bonus that starts high and decays
   (:meth:`~agents.training.core.config.NativeSettings.entropy_coefficient`): without it the policy collapsed to a
-  near-deterministic one before it had learnt anything;
-* with ``average_from``, what the run evaluates and writes is the mean of the actor's weights over the updates since
-  then (:class:`ActorAverage`), where the late updates are mostly noise.
+  near-deterministic one before it had learnt anything.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,10 +31,9 @@ from torch import nn
 
 from agents.training.core.config import TrainingConfig
 from agents.training.core.diagnostics import agreement
-from agents.training.native.rollout import Batch
+from agents.training.core.games import Batch
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
-from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE, policy_input
 
 MASKED = -1e9
 """The logit an illegal id gets: far below any real one, and finite so that 0 × it stays 0."""
@@ -92,30 +88,6 @@ def linear_layers(actor: nn.Sequential) -> list[tuple[np.ndarray, np.ndarray]]:
         (m.weight.detach().cpu().numpy().astype(np.float32), m.bias.detach().cpu().numpy().astype(np.float32))
         for m in linears(actor)
     ]
-
-
-class ActorAverage:
-    """The mean of the actor's weights over the updates it was given (``TrainingConfig.average_from``).
-
-    On the self-play plateau a batch's policy gradient agrees with another batch's at a cosine of about 0: the late
-    updates are mostly noise, so the weights wander about where the curve has flattened, and their mean over a
-    stretch plays better than the last of them (docs/results/selfplay-log.md, "Averaging the last weights").
-
-    Attributes:
-        actor: a copy of the actor holding the mean (its weights are not trained).
-        count: how many updates the mean is over (0: none yet, and ``actor`` holds nothing of meaning).
-    """
-
-    def __init__(self, actor: nn.Sequential) -> None:
-        self.actor = copy.deepcopy(actor).requires_grad_(False)
-        self.count = 0
-
-    @torch.no_grad()
-    def add(self, actor: nn.Sequential) -> None:
-        """Take the actor's weights after one more update into the mean."""
-        self.count += 1
-        for mean, now in zip(self.actor.parameters(), actor.parameters(), strict=True):
-            mean.lerp_(now, 1.0 / self.count)  # exactly ``now`` at the first update
 
 
 class ValueNorm:
@@ -262,13 +234,11 @@ class Learner:
         assert config.learning_rate is not None and config.epochs is not None, "resolve the config"
         torch.manual_seed(config.seed)
         self.config = config
-        inputs = POLICY_INPUT_SIZE if config.rule_facts else OBS_SIZE
-        self.model = ActorCritic(config.hidden, inputs)
+        self.model = ActorCritic(config.hidden)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.learning_rate, eps=1e-5)
         self.value_norm = ValueNorm()
         self.rng = np.random.default_rng(config.seed)
         self.generator = torch.Generator().manual_seed(config.seed)
-        self.average = ActorAverage(self.model.actor) if config.average_from is not None else None
 
     @torch.no_grad()
     def decide(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -289,19 +259,6 @@ class Learner:
         mean, std = self.value_norm.stats
         return self.model.value(inputs) * std + mean
 
-    @torch.no_grad()
-    def greedy(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The most likely legal id for each row of the shipped actor (how network bots play in tournaments)."""
-        logits = self.shipped_actor()(self.inputs(obs)).masked_fill(torch.from_numpy(masks) == 0, MASKED)
-        ids = torch.argmax(logits, dim=1).numpy()
-        zeros = np.zeros(ids.shape[0], dtype=np.float32)
-        return ids, zeros, zeros
-
-    def shipped_actor(self) -> nn.Sequential:
-        """The actor the run evaluates and writes: the mean of its weights once there is one, else the actor."""
-        average = self.average
-        return average.actor if average is not None and average.count else self.model.actor
-
     def imitation_heads(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The actor's logits and the critic's values for a batch of observations.
 
@@ -310,9 +267,10 @@ class Learner:
         inputs = self.inputs(obs.numpy())
         return self.model.actor(inputs), self.model.value(inputs)
 
-    def inputs(self, obs: np.ndarray) -> torch.Tensor:
-        """What the networks read for observations ``obs``: the observations, or with ``rule_facts`` their facts too."""
-        return torch.from_numpy(policy_input(obs) if self.config.rule_facts else obs)
+    @staticmethod
+    def inputs(obs: np.ndarray) -> torch.Tensor:
+        """What the networks read for observations ``obs``."""
+        return torch.from_numpy(obs)
 
     def update(self, batch: Batch, samples_before: int, measure_agreement: bool = True) -> UpdateStats:
         """Learn from one batch: advantages, the gradient agreement, then ``epochs`` passes of clipped PPO.

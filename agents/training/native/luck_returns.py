@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents.evaluate.luck import GameLuck, LuckEstimator, LuckSettings, SeatValues
-from agents.training.native.rollout import Batch
+from agents.training.core.games import Batch
 
 MAX_SCALE = 4.0
 """The largest share of the luck taken off. A correction is in chances of winning, a reward from -1 to 1, so a value

@@ -1,11 +1,13 @@
 """Many games of the RLlib env at once, on the self-play core: one :class:`~gubs_env.fast.SelfPlayTables`.
 
-Slot ``i`` of :class:`FastTables` plays exactly what a :class:`~agents.training.rllib.env.GubsMultiAgentEnv` of slot
+Slot ``i`` of :class:`FastTables` plays what a :class:`~gubs_env.envs.rllib_env.GubsMultiAgentEnv` of slot
 ``first + i`` plays: the table size of that slot and the same deals from the same seed (the core's rules), the same
-agent ids, observations, masks, rewards and illegal-action rule (:mod:`agents.training.rllib.seats` builds every
-result). Each deal comes with the learner's seat the core drew for it (:attr:`FastTables.learner_seats`), which
-the runner hands to the seat mapping. The env steps one slot of it;
-:class:`~agents.training.rllib.runner.FastEnvRunner` steps all of them with one compiled call.
+agent ids, observations, masks, rewards and illegal-action rule (:mod:`gubs_env.envs.rllib_seats` builds every
+result). Its seats are seated by the run's :class:`~agents.training.core.seating.Seating`: the learner's seat and its
+current policy's other seats are agents (RLlib's module ``main`` plays and learns from them); every other seat is
+played inside, between the agents' steps, by the seating's players. With the default pure self-play every seat is
+an agent, as in the env. :class:`~agents.training.rllib.runner.FastEnvRunner` steps every slot with one compiled
+call.
 """
 
 from __future__ import annotations
@@ -15,7 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from agents.training.rllib.seats import (
+from agents.training.core.config import PoolConfig
+from agents.training.core.league import GameEnd
+from agents.training.core.seating import POLICY, Seating
+from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.engine import Game
+from gubs_env.engine.cards import MAX_PLAYERS
+from gubs_env.engine.players import TableSizes
+from gubs_env.envs.rllib_seats import (
     AgentDict,
     StepResult,
     agent_id,
@@ -24,10 +33,6 @@ from agents.training.rllib.seats import (
     observation,
     playing,
 )
-from gubs_env.encoding.action_table import NUM_ACTIONS
-from gubs_env.engine import Game
-from gubs_env.engine.cards import MAX_PLAYERS
-from gubs_env.engine.players import TableSizes
 from gubs_env.fast import SKIP, SelfPlayTables
 
 
@@ -36,11 +41,12 @@ class FastTables:
 
     Args:
         num_slots: how many games are played side by side.
-        sizes: the run's table sizes (checked by :func:`~agents.training.rllib.seats.table_sizes`).
+        sizes: the run's table sizes (checked by :func:`~gubs_env.envs.rllib_seats.table_sizes`).
         rule_options: engine rule options for every game.
         first: the run's number of this batch's first slot (an env runner's offset among the runners).
         skip_forced: decisions with one legal id are played for their seat, as the env plays them
-            (:func:`~agents.training.rllib.seats.skip_forced_of`).
+            (:func:`~gubs_env.envs.rllib_seats.skip_forced_of`).
+        seating: who plays each seat (default: every seat an agent).
 
     Raises:
         ValueError: a bad slot count, first slot or rule option.
@@ -54,9 +60,13 @@ class FastTables:
         first: int = 0,
         *,
         skip_forced: bool = False,
+        seating: Seating | None = None,
     ) -> None:
         self.num_slots = num_slots
         self.skip_forced = skip_forced
+        self.seating = seating or Seating(num_slots, PoolConfig(), seed=0)
+        self.ended: list[GameEnd] = []
+        """The games that ended in a step since the caller last emptied the list, as the league counts them."""
         # the core's one thread: env runners are one process per core already, and the learner may share this one
         self.core = SelfPlayTables(num_slots, sizes, first=first, rule_options=rule_options)
         """The self-play core these games are played on."""
@@ -93,9 +103,10 @@ class FastTables:
         if restart:
             self.core.seed_streams(*zip(*restart, strict=True))
         dealing = np.asarray(slots, dtype=np.int64)
-        while dealing.size:  # a deal whose forced decisions end it is followed by the slot's next one, as in the env
-            self.core.deal_next(dealing)
-            dealing = np.asarray(self._play_forced(dealing), dtype=np.int64)
+        while dealing.size:  # a deal that ends before an agent decides is followed by the slot's next one
+            learners = self.core.deal_next(dealing)
+            self.seating.seat(dealing, self.players[dealing], learners, self.core.deals[dealing])
+            dealing = np.asarray(self._play_others(dealing), dtype=np.int64)
         self._seen[list(slots)] = False
         return [self._to_act(slot) for slot in slots]
 
@@ -119,31 +130,43 @@ class FastTables:
         illegal = np.flatnonzero(acting & ~legal)
         ended = [*tables.step(np.where(legal, actions, SKIP)).tolist(), *illegal.tolist()]
         tables.end(illegal)
-        ended = sorted([*ended, *self._play_forced(slots)])
+        ended = sorted([*ended, *self._play_others(slots)])
         finals = self._final_observations(ended)
         results: list[StepResult | None] = [None] * self.num_slots
         for slot in ended:
             names, games = self.names(slot), tables.games
+            winners = games.winners(slot) if legal[slot] else []
             if not legal[slot]:
                 results[slot] = illegal_end(finals[slot], names[seats[slot]], int(actions[slot]))
             else:
-                results[slot] = game_over(finals[slot], names, games.winners(slot), bool(games.truncated[slot]))
+                results[slot] = game_over(finals[slot], names, winners, bool(games.truncated[slot]))
+            learner = int(self.learner_seats[slot])
+            self.ended.append(self.seating.game_end(slot, int(self.players[slot]), learner, winners))
         for slot in slots.tolist():
             if results[slot] is None:
                 results[slot] = playing(self._to_act(slot))
         return results
 
-    def _play_forced(self, slots: np.ndarray) -> list[int]:
-        """Play each decision with one legal id in ``slots``' running games (``skip_forced``); the games it ended."""
-        ended: list[int] = []
-        while self.skip_forced:
-            rows = slots[self.core.forced()[slots]]
-            if not rows.size:
-                break
+    def _play_others(self, slots: np.ndarray) -> list[int]:
+        """Play ``slots``' running games until an agent must decide; returns the games that ended.
+
+        What is played: forced decisions (with ``skip_forced``) and every decision of a seat the seating plays.
+        """
+        core, ended = self.core, list[int]()
+        while True:
+            running = slots[~core.over[slots]]
+            actor = core.games.actor[running]
+            inside = self.seating.plays(running, actor) != POLICY
+            forced = core.forced()[running] if self.skip_forced else np.zeros(len(running), dtype=bool)
+            if not (inside | forced).any():
+                return ended
             actions = np.full(self.num_slots, SKIP, dtype=np.int64)
-            actions[rows] = self.core.forced_ids(rows)
-            ended += self.core.step(actions).tolist()
-        return ended
+            actions[running[forced]] = core.forced_ids(running[forced])
+            asked = running[inside & ~forced]
+            if asked.size:
+                seats = core.games.actor[asked]
+                actions[asked] = self.seating.act(core.games.obs[asked], core.games.mask[asked], asked, seats)
+            ended += core.step(actions).tolist()
 
     def _check(self, actions: np.ndarray) -> np.ndarray:
         """The slots that act; raises ``ValueError`` for anything :meth:`step` refuses."""

@@ -23,7 +23,7 @@ from ray.rllib.connectors.connector_v2 import ConnectorV2
 from ray.rllib.core.columns import Columns
 
 from agents.training.core.diagnostics import agreement
-from agents.training.rllib.selfplay import MAIN
+from agents.training.rllib.module import MAIN
 
 GRAD_COSINE = "grad_cosine"
 """The key of the agreement among ``main``'s learner results."""

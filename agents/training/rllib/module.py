@@ -1,12 +1,9 @@
-"""The RLModules: the project's masked PPO module, fixed agents as modules, and the actor's export.
+"""The RLModule the RLlib backend trains: the project's masked PPO module, and the actor's export.
 
 :class:`MaskedPPOModule` is RLlib's default PPO torch module over the observation vector alone, with illegal
 ids pushed to the lowest float before the action distribution is built: sampling and the greedy choice only
 ever pick a legal id, and the PPO loss sees the same masked distribution. The actor is a plain MLP (one
 activation kind) followed by a linear head, so :func:`actor_layers` can export exactly what it computes.
-
-:class:`FixedAgentModule` lets any :class:`agents.bots.base.Agent` (the random and heuristic agents) play a seat as a
-module of the multi-agent module: never trained, it hands back the agent's actions directly.
 """
 
 from __future__ import annotations
@@ -19,18 +16,15 @@ import torch
 from gymnasium import spaces
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.rl_module import RLModule
 
-from agents.bots.base import Agent
-from agents.training.core.features import INPUT_SPACE, with_rule_facts
-from agents.training.rllib.env import MASK_KEY, OBS_KEY
+from gubs_env.envs.rllib_env import MASK_KEY, OBS_KEY
 
 ACTIVATIONS: dict[type[torch.nn.Module], str] = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
 """Activation layers an exported actor may use, by the name the weights-only model file records."""
 
+MAIN = "main"
+"""The module id of the policy the backend trains: every agent of the games maps to it."""
 _LOWEST = torch.finfo(torch.float32).min
-RULE_FACTS = "rule_facts"
-"""The ``model_config`` key that gives the module's networks the rule facts too (``TrainingConfig.rule_facts``)."""
 
 
 def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -41,9 +35,8 @@ def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 class MaskedPPOModule(DefaultPPOTorchRLModule):
     """RLlib's default PPO torch module, reading ``{"observations", "action_mask"}`` and masking its logits.
 
-    The encoder and heads are built for the observation vector, or with ``model_config["rule_facts"]`` for the
-    observation followed by its rule facts (:mod:`agents.training.core.features`, worked out in every pass); the
-    module keeps the Dict space as its observation space, so connectors and checks see the env's real space.
+    The encoder and heads are built for the observation vector; the module keeps the Dict space as its observation
+    space, so connectors and checks see the env's real space.
 
     Raises:
         ValueError: an observation space other than the env's Dict of ``observations`` and ``action_mask``.
@@ -55,20 +48,13 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
                 f"MaskedPPOModule needs a Dict observation space of {OBS_KEY!r} and {MASK_KEY!r}, "
                 f"not {observation_space!r}"
             )
-        model_config = kwargs.get("model_config")
-        facts = isinstance(model_config, dict) and model_config.get(RULE_FACTS) is True
-        super().__init__(*args, observation_space=INPUT_SPACE if facts else observation_space[OBS_KEY], **kwargs)
+        super().__init__(*args, observation_space=observation_space[OBS_KEY], **kwargs)
         self.observation_space = observation_space
-        self.rule_facts = facts
-
-    def inputs(self, observations: torch.Tensor) -> torch.Tensor:
-        """What the networks read for a batch of observation vectors (with the rule facts when the module has them)."""
-        return with_rule_facts(observations) if self.rule_facts else observations
 
     def _split(self, batch: dict[str, Any]) -> tuple[dict[str, Any], torch.Tensor]:
         """The batch with the networks' inputs under ``obs``, and the action mask."""
         observation = batch[Columns.OBS]
-        return {**batch, Columns.OBS: self.inputs(observation[OBS_KEY])}, observation[MASK_KEY]
+        return {**batch, Columns.OBS: observation[OBS_KEY]}, observation[MASK_KEY]
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         """Inference and exploration: the default forward pass on the vector, then the mask."""
@@ -93,7 +79,7 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
     def actor_logits(self, observations: np.ndarray) -> np.ndarray:
         """The actor's logits before masking for a batch of observation vectors (float32, one row each)."""
         with torch.no_grad():
-            inner = {Columns.OBS: self.inputs(torch.as_tensor(np.asarray(observations, dtype=np.float32)))}
+            inner = {Columns.OBS: torch.as_tensor(np.asarray(observations, dtype=np.float32))}
             return super()._forward(inner)[Columns.ACTION_DIST_INPUTS].cpu().numpy()
 
 
@@ -129,38 +115,6 @@ def actor_linears(module: MaskedPPOModule) -> tuple[list[torch.nn.Linear], str]:
     return linears, ACTIVATIONS[next(iter(others))]
 
 
-def _fixed_agent(name: str, seed: int) -> Agent:
-    """The fixed agent a :class:`FixedAgentModule` plays: ``random`` or ``heuristic``."""
-    if name == "random":
-        from agents.bots.random_agent import RandomAgent
-
-        return RandomAgent(seed)
-    if name == "heuristic":
-        from agents.bots.heuristic import HeuristicAgent
-
-        return HeuristicAgent(seed)
-    raise ValueError(f"a fixed-agent module plays 'random' or 'heuristic', not {name!r}")
-
-
-class FixedAgentModule(RLModule):
-    """A module that is never trained: the agent named by ``model_config["agent"]`` chooses each row's action.
-
-    A plain (not a torch) module: the torch learner leaves it out of its optimizers, as it should.
-    """
-
-    def setup(self) -> None:
-        """Build the agent (``random`` or ``heuristic``) from the module's config."""
-        config = self.model_config if isinstance(self.model_config, dict) else {}
-        self.agent = _fixed_agent(config.get("agent", ""), int(config.get("seed", 0)))
-
-    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """The agent's action for every row of the batch."""
-        observations = np.asarray(batch[Columns.OBS][OBS_KEY], dtype=np.float32)
-        masks = np.asarray(batch[Columns.OBS][MASK_KEY])
-        actions = [self.agent.act(observation, mask) for observation, mask in zip(observations, masks, strict=True)]
-        return {Columns.ACTIONS: np.array(actions, dtype=np.int64)}
-
-
 def imitation_heads(module: MaskedPPOModule) -> Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]:
     """The module's unmasked logits and values for a batch of observation vectors, with gradients.
 
@@ -169,7 +123,7 @@ def imitation_heads(module: MaskedPPOModule) -> Callable[[torch.Tensor], tuple[t
     """
 
     def heads(observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        inner = {Columns.OBS: module.inputs(observations)}
+        inner = {Columns.OBS: observations}
         logits = DefaultPPOTorchRLModule._forward(module, inner)[Columns.ACTION_DIST_INPUTS]
         return logits, torch.as_tensor(DefaultPPOTorchRLModule.compute_values(module, inner))
 

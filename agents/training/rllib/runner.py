@@ -1,6 +1,6 @@
 """An RLlib env runner that plays all its games on the compiled engine, one batch for all of them.
 
-RLlib's :class:`MultiAgentEnvRunner` steps a vector of :class:`~agents.training.rllib.env.GubsMultiAgentEnv` one game at
+RLlib's :class:`MultiAgentEnvRunner` steps a vector of :class:`~gubs_env.envs.rllib_env.GubsMultiAgentEnv` one game at
 a time and, for every step of every game, runs its connector pipelines, callbacks and metrics: on 2 cores that
 bookkeeping, not the game, bounds it (about 430 env steps/s with 8 games). :class:`FastEnvRunner` keeps RLlib's
 runner (its modules, weights, state, metrics and episodes, which the learner reads as usual) and replaces only its
@@ -12,8 +12,11 @@ counted once per ``sample()`` call.
 
 Slot ``i`` is the run's slot ``worker index * num_envs + i``: it plays that slot's table size (the one rule of
 :meth:`~gubs_env.engine.players.TableSizes.per_slot`) and the deals sub-env ``i`` of RLlib's own runner would
-(seeded ``seed + worker index + i``), so a seeded run at one table size deals the same games as ``train.py --engine
-reference``. What it leaves out: RLlib's env-to-module
+(seeded ``seed + worker index + i``). Its seats are seated by the run's league
+(:class:`~agents.training.core.seating.Seating`, built from the env config): the seats the league gives the
+learner's current policy are agents of module ``main``, and the seating plays the others inside the games. The
+league's snapshots reach a runner through :meth:`FastEnvRunner.set_league`, and its finished games leave it through
+:meth:`FastEnvRunner.take_games`, both called by the driver through Ray. What it leaves out: RLlib's env-to-module
 and module-to-env connector pipelines (a custom connector in the config is not run: this project uses none; the
 modules get the observation dicts batched as tensors, as RLlib's default pipeline gives them) and its
 ``on_episode_step`` callbacks (the episode callbacks at creation, start and end run as in RLlib).
@@ -43,10 +46,13 @@ from ray.rllib.utils.metrics import (
     WEIGHTS_SEQ_NO,
 )
 
+from agents.bots.model_file import PolicyWeights
 from agents.bots.threads import set_torch_threads
+from agents.training.core.config import PoolConfig
+from agents.training.core.league import GameEnd
+from agents.training.core.seating import Seating
 from agents.training.rllib.fast_tables import FastTables
-from agents.training.rllib.seats import MASK_KEY, OBS_KEY, AgentDict, rule_options_of, skip_forced_of, table_sizes
-from agents.training.rllib.selfplay import tag_learner_seat
+from gubs_env.envs.rllib_seats import MASK_KEY, OBS_KEY, AgentDict, rule_options_of, skip_forced_of, table_sizes
 
 _NOT_STORED = (Columns.ACTIONS, Columns.ACTIONS_FOR_ENV)
 """Module outputs that are not extra model outputs of a step (the action is stored as the action)."""
@@ -56,7 +62,7 @@ class FastEnvRunner(MultiAgentEnvRunner):
     """RLlib's multi-agent env runner with its games on one :class:`FastTables`.
 
     Used as ``config.env_runners(env_runner_cls=FastEnvRunner)`` with
-    :class:`~agents.training.rllib.env.GubsMultiAgentEnv` as the env: its config gives the table sizes and rule options.
+    :class:`~gubs_env.envs.rllib_env.GubsMultiAgentEnv` as the env: its config gives the table sizes and rule options.
     """
 
     def make_env(self) -> None:
@@ -68,11 +74,33 @@ class FastEnvRunner(MultiAgentEnvRunner):
         config = self.config.env_config
         # the runners' games are the run's slots, numbered runner after runner (the local runner is 0)
         first = (self.worker_index or 0) * self.num_envs  # a runner built alone has no index
+        seating = seating_of(config, self.num_envs)
         self._tables = FastTables(
-            self.num_envs, table_sizes(config), rule_options_of(config), first, skip_forced=skip_forced_of(config)
-        )
+            self.num_envs, table_sizes(config), rule_options_of(config), first, skip_forced=skip_forced_of(config),
+            seating=seating,
+        )  # fmt: skip
+        if hasattr(self, "_league"):  # the league arrived before the games were built
+            seating.set_league(*self._league)
         self._acting: list[tuple[str, dict[str, np.ndarray]]] = [("", {})] * self.num_envs
         """Per slot, the agent that must decide and its observation."""
+
+    def set_league(self, snapshots: list[tuple[str, PolicyWeights]], draw_weights: list[float]) -> None:
+        """The league's snapshots and their drawing weights, for the games seated from now on."""
+        self._league = (snapshots, draw_weights)
+        if hasattr(self, "_tables"):  # a local runner beside remote ones plays no games
+            self._tables.seating.set_league(snapshots, draw_weights)
+
+    def set_draw_weights(self, draw_weights: list[float]) -> None:
+        """New drawing weights for the snapshots this runner holds."""
+        snapshots: list[tuple[str, PolicyWeights]] = getattr(self, "_league", ([], []))[0]
+        self.set_league(snapshots, draw_weights)
+
+    def take_games(self) -> list[GameEnd]:
+        """The learner's games that ended since the last call, as the league counts them."""
+        if not hasattr(self, "_tables"):
+            return []
+        ended, self._tables.ended = self._tables.ended, []
+        return ended
 
     def _sample(
         self,
@@ -146,7 +174,6 @@ class FastEnvRunner(MultiAgentEnvRunner):
         """A new game and a new episode in each of ``slots``."""
         for slot, observations in zip(slots, self._tables.reset(slots, seeds), strict=True):
             self._new_episode(slot, self._ongoing_episodes)
-            tag_learner_seat(self._episodes()[slot], int(self._tables.learner_seats[slot]))  # the core's draw
             self._episodes()[slot].add_env_reset(observations=observations, infos={})
             self._make_on_episode_callback("on_episode_start", slot, self._episodes())
             self._acting[slot] = next(iter(observations.items()))
@@ -229,6 +256,27 @@ class FastEnvRunner(MultiAgentEnvRunner):
         for module_id, steps in counts.modules.items():
             self.metrics.log_value((NUM_MODULE_STEPS_SAMPLED, module_id), steps, reduce="sum")
             self.metrics.log_value((NUM_MODULE_STEPS_SAMPLED_LIFETIME, module_id), steps, reduce="lifetime_sum")
+
+
+LEAGUE_KEY = "league"
+"""The env config's entry the run's league comes in: its pool's fields, its seed and its fixed opponent's spec."""
+
+
+def league_config(pool: PoolConfig, seed: int, opponent: str | None) -> dict[str, Any]:
+    """The league's settings as the env config carries them to the env runners (Ray's configs are plain dicts)."""
+    fields = {item: getattr(pool, item) for item in pool.__dataclass_fields__}
+    return {"pool": fields, "seed": seed, "opponent": opponent}
+
+
+def seating_of(config: Any, num_slots: int) -> Seating:
+    """The seating of an env runner's games, from the env config's league (none: pure self-play)."""
+    league = config.get(LEAGUE_KEY) or {}
+    opponent = None
+    if league.get("opponent") is not None:
+        from agents.bots.registry import make_agent
+
+        opponent = make_agent(league["opponent"], int(league.get("seed", 0)))
+    return Seating(num_slots, PoolConfig(**league.get("pool", {})), int(league.get("seed", 0)), opponent)
 
 
 class _Counts:

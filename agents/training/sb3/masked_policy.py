@@ -3,17 +3,14 @@
 sb3-contrib's ``MaskableCategorical`` builds torch's ``Categorical`` twice per forward pass (once on the raw
 logits, once on the masked ones), validates its arguments each time, and normalises the masked logits with
 ``logsumexp``. On the CPU that last step is the expensive one: the masked entries sit at -1e8, and torch's
-vectorised ``exp`` falls back to a slow path for inputs that underflow, so with a few legal ids among 356 a
-``logsumexp`` over a 256-row minibatch costs about 2 ms, against about 0.09 ms for ``log_softmax`` on the same
-rows (measured on the development machine; in a profiled training run ``logsumexp`` was a sixth of the time).
+vectorised ``exp`` falls back to a slow path for inputs that underflow, which ``log_softmax`` avoids.
 
 :class:`LeanMaskedCategorical` is the same distribution computed once, with ``log_softmax`` and ``softmax``:
 the same masked value, log-probabilities and entropy (masked ids contribute nothing), sampled by the Gumbel-max
 rule instead of ``torch.multinomial`` (the same distribution), equal to sb3-contrib's up to float rounding
 (``tests/agents/test_masked_policy.py`` compares them). Its policy, :class:`LeanMaskablePolicy`, is sb3-contrib's
 ``MaskableActorCriticPolicy`` with this distribution: the same networks and parameter names, so its saved weights
-load wherever a MaskablePPO file does (agents/bots/model_file.py). :class:`RuleFactsPolicy` is the same policy over
-the observation and its rule facts (``python train.py --rule-facts``).
+load wherever a MaskablePPO file does (agents/bots/model_file.py).
 """
 
 from __future__ import annotations
@@ -29,11 +26,7 @@ from sb3_contrib.common.maskable.distributions import (
     MaybeMasks,
 )
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch.distributions import Distribution
-
-from agents.training.core.features import with_rule_facts
-from gubs_env.encoding.rule_facts import POLICY_INPUT_SIZE
 
 MASKED_LOGIT = -1e8
 """What a masked id's logit becomes, as in sb3-contrib: finite, so no NaN reaches a gradient."""
@@ -74,10 +67,7 @@ class LeanMaskedCategorical(MaskableCategorical):
         return torch.softmax(self._masked_logits, dim=-1)
 
     def sample(self, sample_shape: torch.Size | list[int] | tuple[int, ...] = ()) -> torch.Tensor:
-        """Draw ids by the Gumbel-max rule: the argmax of the logits plus Gumbel noise follows the softmax exactly.
-
-        ``torch.multinomial`` took about 0.9 ms for 64 rows of 356 ids, the noise and one argmax about 0.2 ms.
-        """
+        """Draw ids by the Gumbel-max rule, cheaper than ``torch.multinomial``, which follows the softmax exactly."""
         logits = self._masked_logits
         shape = torch.Size(sample_shape) + logits.shape
         with torch.no_grad():
@@ -110,29 +100,3 @@ class LeanMaskablePolicy(MaskableActorCriticPolicy):
         if not isinstance(action_space, spaces.Discrete):
             raise ValueError(f"LeanMaskablePolicy needs a Discrete action space, not {type(action_space).__name__}")
         self.action_dist = LeanMaskableCategoricalDistribution(int(action_space.n))
-
-
-class RuleFactsExtractor(BaseFeaturesExtractor):
-    """The feature layer of :class:`RuleFactsPolicy`: the observation followed by its rule facts.
-
-    The same layer as RLlib's module (:func:`agents.training.core.features.with_rule_facts`).
-    """
-
-    def __init__(self, observation_space: spaces.Space) -> None:
-        super().__init__(observation_space, POLICY_INPUT_SIZE)
-
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        """``(batch, 512)`` observations to ``(batch, 580)`` inputs."""
-        return with_rule_facts(observations)
-
-
-class RuleFactsPolicy(LeanMaskablePolicy):
-    """:class:`LeanMaskablePolicy` whose actor and critic read the observation and its rule facts.
-
-    The extractor is the class's own rather than a ``policy_kwargs`` entry, so a saved model's settings stay plain
-    JSON (a class there would be stored as a pickle, which the project's model reader refuses).
-    """
-
-    def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, *args: Any, **kwargs: Any):
-        kwargs["features_extractor_class"] = RuleFactsExtractor
-        super().__init__(observation_space, action_space, *args, **kwargs)

@@ -1,9 +1,9 @@
-"""Tune the heuristic's weights by play against it: ``python -m agents.training.tune_heuristic``.
+"""Tune the heuristic's weights by play against it: ``python -m agents.recipes.tune_heuristic``.
 
 The heuristic is a hand-written scoring of every legal action (:mod:`agents.bots.heuristic`) with 97 numbers
 (:data:`~agents.bots.heuristic.tables.TUNABLE`): what a Gub, a card in hand or an answer is worth, how much the
 end of the game weighs. Its rules stay; the numbers are searched with CMA-ES
-(:mod:`~agents.training.tune_heuristic.cmaes`):
+(:mod:`~agents.recipes.tune_heuristic.cmaes`):
 
 - each generation proposes ``--population`` weight sets; each plays the default heuristic at every other seat
   on the same fresh deals (``--games`` per table size) at every table size of ``--players`` (each deal at every
@@ -33,7 +33,7 @@ import numpy as np
 from agents.bots.heuristic.tables import SHARES, TABLES, TUNABLE, HeuristicTables, tables_with
 from agents.bots.heuristic.weights_file import save_weights
 from agents.evaluate.duel import rotated_shares
-from agents.training.tune_heuristic.cmaes import CMAES
+from agents.recipes.tune_heuristic.cmaes import CMAES
 from gubs_env.support.cli import (
     CommandParser,
     add_progress_argument,
@@ -167,7 +167,7 @@ def build_parser() -> CommandParser:
     """The command line."""
     games = ", ".join(f"{TUNING_DEALS[n] * n} at {n} players" for n in TUNING_DEALS)
     parser = CommandParser(
-        prog="python -m agents.training.tune_heuristic",
+        prog="python -m agents.recipes.tune_heuristic",
         description="Tune the heuristic's weights by play against it (CMA-ES).",
     )
     parser.add_argument(

@@ -6,7 +6,7 @@ a network that learns to decide as the expert does without searching. Here the e
 network ``train.py`` trains: ``python train.py --labels FILE`` imitates these labels instead of the teacher's
 games, optionally from a model's weights (``--init``), then goes on by PPO (docs/training.md).
 
-``python -m agents.training.expert --players 2 3 4 5 6 --games 1000 --labels runs/expert/labels.npz`` plays
+``python -m agents.recipes.expert --players 2 3 4 5 6 --games 1000 --labels runs/expert/labels.npz`` plays
 ``--games`` games, the table sizes in turn: the search at one seat (each deal of a size seats it one place
 further on), the ``--field`` at every other: by default the heuristic, the field the networks are trained and
 measured against. Expert iteration from pure self-play labels ``selfplay-search`` against its own base network
@@ -30,19 +30,14 @@ decisions where what was played differs from the base's choice. ``--expert gubs-
 the network's blunders in the positions its own play reaches, each with the clean choice to learn instead.
 
 The games run in worker processes (``--jobs``, default one per core) and come back in game order, so the file
-depends on the settings and the seed only. A labels file is data: :func:`load_labels` reads it with
-``allow_pickle=False`` after checking the archive's declared sizes, and checks every array
-(:class:`LabelsFileError` otherwise).
+depends on the settings and the seed only. The file's format, and how it is read as data, is
+:mod:`agents.training.imitation.labels_file`'s.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
-import os
 import signal
-import stat
-import zipfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,40 +48,14 @@ from tqdm import tqdm
 
 from agents.bots.spec import AgentSpec, AgentSpecError
 from agents.evaluate.processes import exit_with_parent
-from agents.training.imitation.demonstrations import Demonstrations
-from gubs_env.encoding.action_table import NUM_ACTIONS
-from gubs_env.encoding.observation import OBS_SIZE
-from gubs_env.engine.players import TableSizes
+from agents.training.imitation.labels_file import KINDS, SearchLabels, save_labels, summary
 from gubs_env.support.progress import progress_bar
 
-PROG = "python -m agents.training.expert"
+PROG = "python -m agents.recipes.expert"
 GAMMA = 0.995
 """The discount of the returns: the training environments' (once per decision of the same seat)."""
-MAX_LABELS_BYTES = 2 * 2**30
-"""Largest labels file read at all (a million decisions take about 30 MB compressed, 1.4 GB unpacked)."""
-MAX_UNPACKED_BYTES = 8 * 2**30
-"""Largest sum of the archive members' declared sizes: a zip bomb is refused before anything is unpacked."""
 CHUNK_GAMES = 4
 """Games a worker plays per task: small enough for a steady progress bar."""
-
-
-class LabelsFileError(ValueError):
-    """A labels file that cannot be read or does not hold what :func:`save_labels` writes."""
-
-
-@dataclass
-class SearchLabels(Demonstrations):
-    """The searching seat's decisions with the search's choices (``actions``); see the module docstring."""
-
-    base_actions: np.ndarray
-    """The base policy's choice at each decision (``actions`` differs from it where the search corrected it)."""
-    players: np.ndarray
-    """The table size of each decision's game."""
-
-    @property
-    def corrected(self) -> int:
-        """Decisions where the search played something other than its base policy's choice."""
-        return int((self.actions != self.base_actions).sum())
 
 
 def searcher_seat(game: int, sizes: int, players: int) -> int:
@@ -202,7 +171,7 @@ def label(
     """Play ``games`` games, the search ``spec`` at one seat and ``field`` at the others; keep its searched decisions.
 
     ``network`` (a ``(PolicyWeights, PlayoutNet)`` pair, for expert iteration's later rounds,
-    :mod:`agents.training.expert.rounds`) replaces the search's shipped base network and playout policy, and plays
+    :mod:`agents.recipes.expert.rounds`) replaces the search's shipped base network and playout policy, and plays
     every other seat in place of ``field``: self-play with a network no spec names.
 
     ``spec`` is any bot's (text is parsed here): the search bot's labels are its corrections of its base
@@ -274,7 +243,7 @@ def _label_games(task: list[int], player_counts: list[int], seed: int, how: Labe
     assert _worker is not None, "the worker initializer did not run"
     limit_torch_threads()
     search, field = _worker
-    out: dict[str, list] = {name: [] for name in _KINDS}
+    out: dict[str, list] = {name: [] for name in KINDS}
     for g in task:
         players = player_counts[g % len(player_counts)]
         seat = searcher_seat(g, len(player_counts), players)
@@ -313,112 +282,6 @@ def _label_in_workers(
 
 
 # --- the labels file ---------------------------------------------------------------------------------------
-
-_KINDS = {
-    "observations": ("f", 2, OBS_SIZE),
-    "masks": ("b", 2, NUM_ACTIONS),
-    "actions": ("i", 1, None),
-    "returns": ("f", 1, None),
-    "base_actions": ("i", 1, None),
-    "players": ("i", 1, None),
-}
-"""Each array of a labels file: its numpy kind, its dimensions and its width (None: one value per decision)."""
-
-
-def join_labels(parts: list[SearchLabels]) -> SearchLabels:
-    """One set of labels holding every decision of ``parts``, in their order (the first part itself if alone)."""
-    if len(parts) == 1:
-        return parts[0]
-    arrays: dict[str, Any] = {name: np.concatenate([getattr(p, name) for p in parts]) for name in _KINDS}
-    return SearchLabels(**arrays)
-
-
-def save_labels(path: str | Path, labels: SearchLabels) -> Path:
-    """Write ``labels`` as a compressed ``.npz`` of plain arrays (:func:`load_labels` reads it back)."""
-    from gubs_env.support.files import write_atomically
-
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, **{name: getattr(labels, name) for name in _KINDS})
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, buffer.getvalue())
-    return path
-
-
-def load_labels(path: str | Path) -> SearchLabels:
-    """The labels a :func:`save_labels` file holds, read as data and checked.
-
-    The file is read once (a regular file of at most :data:`MAX_LABELS_BYTES`), then each array through
-    :func:`~agents.bots.model_file.read_npy`: its header checked against its bytes before numpy reads it, and
-    never unpickled.
-
-    Raises:
-        LabelsFileError: not a regular file, over the size limits, not an archive of exactly the expected
-            arrays, an array of the wrong kind or shape, a label that is not legal in its mask, a return
-            outside [-1, 1] or a table size the game does not have.
-    """
-    from agents.bots.model_file import ModelFileError, read_npy
-    from gubs_env.support.files import FileTooLargeError, read_bounded
-
-    path = Path(path)
-    try:
-        regular = stat.S_ISREG(os.stat(path).st_mode)
-        data = read_bounded(path, MAX_LABELS_BYTES) if regular else b""
-    except FileTooLargeError:
-        raise LabelsFileError(f"{path}: over the {MAX_LABELS_BYTES:,}-byte limit") from None
-    except (OSError, ValueError) as err:
-        raise LabelsFileError(f"{path}: cannot read: {getattr(err, 'strerror', None) or err}") from None
-    if not regular:
-        raise LabelsFileError(f"{path}: not a regular file")
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as err:
-        raise LabelsFileError(f"{path}: not a labels file ({str(err)[:80]})") from None
-    with archive:
-        members = archive.infolist()
-        if sorted(m.filename for m in members) != sorted(f"{name}.npy" for name in _KINDS):
-            raise LabelsFileError(f"{path}: not a labels file (it must hold exactly {', '.join(sorted(_KINDS))})")
-        if sum(m.file_size for m in members) > MAX_UNPACKED_BYTES:
-            raise LabelsFileError(f"{path}: its arrays declare more than {MAX_UNPACKED_BYTES:,} bytes")
-        kinds = "".join(kind for kind, _, _ in _KINDS.values())
-        try:
-            arrays = {name: read_npy(archive, f"{name}.npy", path, kinds, MAX_UNPACKED_BYTES) for name in _KINDS}
-        except ModelFileError as err:
-            raise LabelsFileError(str(err)) from None
-    return _checked(arrays, path)
-
-
-def _checked(arrays: dict[str, np.ndarray], path: Path) -> SearchLabels:
-    """The labels, once every array has its kind and shape and every value its range."""
-    count = len(arrays["actions"]) if arrays["actions"].ndim == 1 else -1
-    for name, (kind, dims, width) in _KINDS.items():
-        array = arrays[name]
-        shape_ok = array.ndim == dims and len(array) == count and (width is None or array.shape[1] == width)
-        if array.dtype.kind != kind or not shape_ok or count < 1:
-            raise LabelsFileError(f"{path}: {name} holds {array.dtype} values shaped {array.shape}, not labels")
-    for name in ("actions", "base_actions"):
-        ids = arrays[name]
-        if ids.min() < 0 or ids.max() >= NUM_ACTIONS or not arrays["masks"][np.arange(count), ids].all():
-            raise LabelsFileError(f"{path}: {name} holds an id that is not legal at its decision")
-    returns = arrays["returns"]
-    if not (np.isfinite(returns).all() and np.abs(returns).max() <= 1.0):
-        raise LabelsFileError(f"{path}: returns must be finite numbers from -1 to 1")
-    if not np.isfinite(arrays["observations"]).all():
-        raise LabelsFileError(f"{path}: observations must be finite numbers")
-    players = arrays["players"]
-    try:
-        TableSizes.of(np.unique(players))  # each size once: a file holds a row per decision
-    except ValueError as err:
-        raise LabelsFileError(f"{path}: players must be table sizes: {err}") from None
-    return SearchLabels(
-        observations=arrays["observations"].astype(np.float16),
-        masks=arrays["masks"],
-        actions=arrays["actions"].astype(np.int64),
-        returns=returns.astype(np.float32),
-        base_actions=arrays["base_actions"].astype(np.int64),
-        players=players.astype(np.int64),
-    )
-
 
 # --- the command -------------------------------------------------------------------------------------------
 
@@ -495,14 +358,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if problem:
         parser.error(f"--labels: {problem}")
     return args
-
-
-def summary(labels: SearchLabels) -> str:
-    """How many decisions per table size, and how many the expert corrected."""
-    sizes = ", ".join(f"{n}p {int((labels.players == n).sum()):,}" for n in np.unique(labels.players))
-    share = labels.corrected / len(labels)
-    corrected = f"the expert corrected its base at {labels.corrected:,} ({share:.1%})"
-    return f"{len(labels):,} labelled decisions ({sizes}); {corrected}"
 
 
 def main(argv: list[str] | None = None) -> int:

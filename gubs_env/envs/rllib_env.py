@@ -31,7 +31,10 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from agents.training.rllib.seats import (
+from gubs_env.encoding.action_table import NUM_ACTIONS
+from gubs_env.engine import Game
+from gubs_env.envs.engines import Engine, IdTable, open_table
+from gubs_env.envs.rllib_seats import (
     ILLEGAL_REWARD,
     MASK_KEY,
     OBS_KEY,
@@ -52,9 +55,6 @@ from agents.training.rllib.seats import (
     slot_of,
     table_sizes,
 )
-from gubs_env.encoding.action_table import NUM_ACTIONS
-from gubs_env.engine import Game
-from gubs_env.envs.engines import Engine, IdTable, open_table
 from gubs_env.envs.selfplay import next_game
 
 __all__ = [

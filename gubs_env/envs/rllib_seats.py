@@ -1,6 +1,6 @@
 """What both engines of the RLlib env share: agent ids, spaces, the env config, deals, and what a step returns.
 
-:mod:`agents.training.rllib.env` (one game, on either engine) and :mod:`agents.training.rllib.fast_tables`
+:mod:`gubs_env.envs.rllib_env` (one game, on either engine) and :mod:`agents.training.rllib.fast_tables`
 (many games on the compiled engine, for :mod:`agents.training.rllib.runner`) build their results here, so the two
 give the same dicts for the same game.
 """

@@ -1,21 +1,22 @@
-"""The batched self-play rollout: whole games on the compiled engine, every seat's decisions as samples.
+"""Whole games on the compiled engine, many at once: the native backend's rollouts and every evaluation's matches.
 
 :meth:`SelfPlayGames.play` plays one game in each slot of the self-play core's batch
 (:class:`~gubs_env.fast.SelfPlayTables`) to its end: the next game of each slot's stream
 (:meth:`SelfPlayGames.deal_next`, training) or given deals (evaluations). Each seat is played by the policy
-being trained (:data:`POLICY`), by the compiled heuristic (:data:`HEURISTIC`) or by a uniform draw (:data:`RANDOM`;
-those two for evaluation). Per round, every unfinished game advances by one decision:
+(:data:`~agents.training.core.seating.POLICY`: the network being trained, or the one evaluated) or by the player
+the :class:`~agents.training.core.seating.Seating` gave it. Per round, every unfinished game advances by one
+decision:
 
 * a decision with a single legal id is played at once and is **not** a sample: nothing can be learnt from it, and
   leaving it out changes neither the episode's end nor any seat's reward (the game is the same game);
 * a policy seat's decision is asked of ``decide`` for all such games in one call, and becomes a sample: the
   observation, the mask, the id chosen and whatever ``decide`` returns with it (log-probability, value);
-* a heuristic seat is decided in one compiled call for all the games waiting on one.
+* every other seat is asked of the seating, each player once for all the games waiting on it.
 
 Samples carry their trajectory, ``slot * MAX_PLAYERS + seat``: one trajectory per seat and game, in time order.
 When a game ends, each seat's reward (+1 for every winner, -1 for every other seat, 0 for all at the turn limit)
 is that trajectory's return. Whole games only: the batch's advantages never bootstrap across an unfinished game,
-and the batch splits into halves by game for :func:`~agents.training.native.learner.gradient_agreement`.
+and the batch splits into halves by game for :func:`~agents.training.core.diagnostics.agreement`.
 """
 
 from __future__ import annotations
@@ -25,16 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.bots.heuristic.decide import heuristic_actions
+from agents.training.core.seating import POLICY, Seating
 from gubs_env.encoding.action_table import NUM_ACTIONS
 from gubs_env.encoding.observation import OBS_SIZE
 from gubs_env.engine.cards import MAX_PLAYERS
 from gubs_env.engine.players import TableSizes
-from gubs_env.fast import RNG_WORDS, SKIP, SelfPlayTables, seed_pcg64
-
-POLICY, HEURISTIC, RANDOM = 0, 1, 2
-"""Who plays a seat (``seat_kinds``): the policy being trained or evaluated, the compiled heuristic bot, or a
-uniform draw over the legal ids."""
+from gubs_env.fast import SKIP, SelfPlayTables
 
 Decide = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
 """``decide(observations, masks) -> (ids, log_probs, values)`` for a stack of policy decisions."""
@@ -134,11 +131,11 @@ class _Samples:
 
 
 class SelfPlayGames:
-    """A batch of whole games for rollouts, on the self-play core: who plays each seat, the heuristic's generators.
+    """A batch of whole games on the self-play core, each seat played by the policy or by the seating's player.
 
     Args:
-        num_games: games per batch (slots).
-        sizes: the run's table sizes (one, a list, or a ``TableSizes``), dealt to the slots by the core's rule
+        seating: who plays each seat of each slot's game (its slots are this batch's games).
+        sizes: the table sizes (one, a list, or a ``TableSizes``), dealt to the slots by the core's rule
             (:meth:`~gubs_env.engine.players.TableSizes.per_slot`): this is how one batch mixes sizes, and a list
             of one size per slot gives each slot its own.
         threads: the compiled engine's threads.
@@ -149,13 +146,12 @@ class SelfPlayGames:
     """
 
     def __init__(
-        self, num_games: int, sizes: TableSizes | int | Sequence[int], threads: int = 1, record: bool = True
+        self, seating: Seating, sizes: TableSizes | int | Sequence[int], threads: int = 1, record: bool = True
     ) -> None:
-        self.tables = SelfPlayTables(num_games, TableSizes.of(sizes), threads=threads)
-        self.heuristic_rngs = np.zeros((num_games * MAX_PLAYERS, RNG_WORDS), dtype=np.uint64)
+        self.seating = seating
+        self.tables = SelfPlayTables(len(seating.players), TableSizes.of(sizes), threads=threads)
         self.record = record
-        self._samples = _Samples(num_games * 64 if record else 0)
-        self._random = np.random.default_rng(0)
+        self._samples = _Samples(self.num_games * 64 if record else 0)
         self._round = 0
 
     @property
@@ -169,23 +165,22 @@ class SelfPlayGames:
         return self.tables.players
 
     def deal_next(self) -> np.ndarray:
-        """Deal every slot the next game of its stream (the core's rule); returns each game's learner seat."""
-        return self.tables.deal_next(np.arange(self.num_games))
+        """Deal every slot the next game of its stream and seat its players; returns each game's learner seat."""
+        slots = np.arange(self.num_games)
+        learners = self.tables.deal_next(slots)
+        self.seating.seat(slots, self.players, learners, self.tables.deals)
+        return learners
 
-    def play(
-        self,
-        seeds: np.ndarray | None,
-        seat_kinds: np.ndarray,
-        decide: Decide,
-        forced_samples: bool = False,
-        history: list[list[int]] | None = None,
-    ) -> Batch:
-        """Deal ``seeds`` (one per slot) and play every game to its end; returns the policy seats' decisions.
+    def deal(self, seeds: np.ndarray, policy_seats: np.ndarray) -> None:
+        """Deal slot ``k`` the game ``seeds[k]`` with the policy at ``policy_seats[k]``, and seat the others."""
+        slots = np.arange(self.num_games)
+        self.tables.deal(slots, seeds)
+        self.seating.seat(slots, self.players, policy_seats, self.tables.deals)
+
+    def play(self, decide: Decide, forced_samples: bool = False, history: list[list[int]] | None = None) -> Batch:
+        """Play every dealt game to its end; returns the policy seats' decisions.
 
         Args:
-            seeds: uint64 ``(num_games,)``, each slot's deal (``Game(seed=...)``'s), or None to play the games
-                :meth:`deal_next` dealt.
-            seat_kinds: int8 ``(num_games, MAX_PLAYERS)``, :data:`POLICY` or :data:`HEURISTIC` per seat.
             decide: the policy, asked once per round for all the games waiting on a policy seat.
             forced_samples: ask the policy at its forced decisions too, and keep them as samples (for comparison:
                 they carry no policy gradient, only noise in the batch's statistics).
@@ -193,13 +188,6 @@ class SelfPlayGames:
                 adjustment replays, :mod:`agents.evaluate.luck`).
         """
         tables, n = self.tables, self.num_games
-        if seeds is not None:
-            tables.deal(np.arange(n), seeds)
-        seeds = tables.deals
-        if (seat_kinds == HEURISTIC).any():  # the heuristic's tie draws: a generator per seat, seeded by the deal
-            for row in range(n * MAX_PLAYERS):
-                seed_pcg64(self.heuristic_rngs[row], np.uint64((int(seeds[row // MAX_PLAYERS]) * 7 + row) % 2**63))
-        self._random = np.random.default_rng(int(seeds[0]))
         self._samples.size = 0
         seat_rewards = np.zeros((n, MAX_PLAYERS), dtype=np.float32)
         slots = np.arange(n, dtype=np.int64)
@@ -212,20 +200,22 @@ class SelfPlayGames:
             if not live.any():
                 break
             actions[:] = SKIP
-            kind = seat_kinds[slots, np.maximum(actor, 0)]
+            seats = np.maximum(actor, 0)
+            policy = self.seating.plays(slots, seats) == POLICY
             forced = tables.forced()
             if forced_samples:
-                forced &= kind != POLICY
+                forced &= ~policy
             actions[forced] = tables.forced_ids(np.flatnonzero(forced))
             asked = live & ~forced
-            self._ask(
-                np.flatnonzero(asked & (kind == RANDOM)), np.flatnonzero(asked & (kind == HEURISTIC)), actor, actions
-            )
-            policy_rows = np.flatnonzero(asked & (kind == POLICY))
+            others = np.flatnonzero(asked & ~policy)
+            if others.size:
+                games = tables.games
+                actions[others] = self.seating.act(games.obs[others], games.mask[others], others, seats[others])
+            policy_rows = np.flatnonzero(asked & policy)
             if policy_rows.size:
                 self._ask_policy(policy_rows, actor[policy_rows], decide, actions)
             decisions += int(live.sum())
-            policy_decisions += int((live & (kind == POLICY)).sum())
+            policy_decisions += int((live & policy).sum())
             if history is not None:
                 for slot in np.flatnonzero(live):
                     history[slot].append(int(actions[slot]))
@@ -233,16 +223,6 @@ class SelfPlayGames:
             seat_rewards[ended] = tables.games.rewards[ended]
             self._round += 1
         return self._batch(seat_rewards, decisions, policy_decisions)
-
-    def _ask(self, random_rows: np.ndarray, heuristic_rows: np.ndarray, actor: np.ndarray, actions: np.ndarray) -> None:
-        """The ids of the seats played by a uniform draw and by the compiled heuristic."""
-        games = self.tables.games
-        if random_rows.size:
-            weights = self._random.random((random_rows.size, NUM_ACTIONS)) * games.mask[random_rows]
-            actions[random_rows] = np.argmax(weights, axis=1)
-        if heuristic_rows.size:
-            rng_rows = heuristic_rows * MAX_PLAYERS + actor[heuristic_rows]
-            heuristic_actions(games.obs, games.mask, heuristic_rows, rng_rows, self.heuristic_rngs, actions)
 
     def _ask_policy(self, rows: np.ndarray, seats: np.ndarray, decide: Decide, actions: np.ndarray) -> None:
         samples, games = self._samples, self.tables.games

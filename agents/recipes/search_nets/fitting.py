@@ -1,6 +1,6 @@
 """The search's networks, fitted on the compiled engine's heuristic games: the leaf value and the hand model.
 
-``python -m agents.training.search_nets --games 300000 --out runs/search_nets`` plays ``--games`` whole games in
+``python -m agents.recipes.search_nets --games 300000 --out runs/search_nets`` plays ``--games`` whole games in
 compiled code, the table sizes in turn, every seat the heuristic as the search's playouts play it (one seat, the
 one whose positions are kept, with the tuned weights the searching seat plays out with, the others with the
 default ones). Positions are kept at random decisions of each game (:data:`KEEP_EVERY` on average), each as that
@@ -57,7 +57,7 @@ from gubs_env.support.progress import progress_bar
 if TYPE_CHECKING:
     import torch
 
-PROG = "python -m agents.training.search_nets"
+PROG = "python -m agents.recipes.search_nets"
 KEEP_EVERY = 24
 """A position is kept at one decision in this many, on average (neighbouring positions say nearly the same)."""
 TARGETS = ("search", "win")

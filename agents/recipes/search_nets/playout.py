@@ -1,6 +1,6 @@
 """A network's playout policy, distilled from the network on positions of its own games.
 
-``python -m agents.training.search_nets.playout --network selfplay-2p --players 2 --out runs/playout`` plays
+``python -m agents.recipes.search_nets.playout --network selfplay-2p --players 2 --out runs/playout`` plays
 ``--games`` whole games in compiled batches with the network at every seat, sampling from its policy as self-play
 does, and keeps the decisions with more than one legal id (one in :data:`KEEP_EVERY`, at random). Each is labelled
 with the network's policy over its legal ids. A :class:`~agents.bots.search.playout_net.PlayoutNet` (one ReLU hidden
@@ -28,10 +28,10 @@ from agents.bots.names import NETWORKS
 from agents.bots.ppo import policy_logits, sample_masked
 from agents.bots.search.playout_net import PLAYOUT, PlayoutNet, net_logits
 from agents.bots.spec import AgentSpec, AgentSpecError
-from agents.training.search_nets.fitting import FitReport, FitSettings, fit_mlp
+from agents.recipes.search_nets.fitting import FitReport, FitSettings, fit_mlp
 from gubs_env.support.progress import progress_bar
 
-PROG = "python -m agents.training.search_nets.playout"
+PROG = "python -m agents.recipes.search_nets.playout"
 KEEP_EVERY = 3
 """A decision is kept with probability one in this many (neighbouring positions say nearly the same)."""
 BATCH = 512

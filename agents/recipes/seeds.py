@@ -1,11 +1,12 @@
-"""One config trained on several seeds, and their curves drawn together: ``python train.py --seeds 0 1``.
+"""One config trained on several seeds, and their curves drawn together: ``python -m agents.recipes.seeds --seeds 0 1``.
 
 Each seed is a run of its own in ``OUT/seed-<seed>`` (:func:`agents.training.train`). The budget is each run's in
 all: a run that has spent it is kept, and one cut short (a killed command, a session that ended) resumes for what it
 has left, so the command can be run again to finish, to redraw or to add seeds. Then every run's eval.csv is
 gathered into ``OUT/curves.csv`` and drawn as ``OUT/curves_<players>p.png``: each seed a thin line, their mean a
-thick one, and each run's gradient agreement beside them. This is how the from-scratch figures of
-docs/results/selfplay-log.md are made (``python train.py --from-scratch --seeds 0 1 --minutes 120``).
+thick one, and each run's gradient agreement beside them. The command takes every flag of ``python train.py``
+besides ``--seeds`` and ``--jobs`` (``python -m agents.recipes.seeds --seeds 0 1 --minutes 120``): this is how the
+from-scratch figures of docs/results/selfplay-log.md are made.
 
 The runs go side by side, one process each and one per core by default (``jobs``), so two seeds of two hours take
 two hours on two cores. Every line a run prints is led by its seed, and its progress bar is a line every few seconds
@@ -16,6 +17,7 @@ with its ETA. Each learner takes as many torch threads as the cores the others l
 from __future__ import annotations
 
 import _thread
+import argparse
 import csv
 import io
 import os
@@ -29,12 +31,16 @@ from pathlib import Path
 from typing import Any
 
 from agents.evaluate.processes import when_parent_ends, worker_count
+from agents.training.command import RETIRED_FLAGS, config_from_args
+from agents.training.command import build_parser as build_training_parser
 from agents.training.core.config import DEFAULT_MINUTES, ConfigError, TrainingConfig
-from agents.training.core.curves import read_progress
+from agents.training.core.curves import CURVE_DEALS, read_progress
 from agents.training.core.reports import describe_agreement
 from agents.training.core.runs import RUN_FILE, RunSetupError, RunState
-from agents.training.trainer import load_state, open_run, stored_config, train
-from gubs_env.support.cli import jobs_or_cores
+from agents.training.loop import load_state, open_run, stored_config, train
+from gubs_env.support.cli import add_jobs_argument, failure, jobs_or_cores, run_command, training_seed
+
+PROG = "python -m agents.recipes.seeds"
 
 CURVES_CSV = "curves.csv"
 FINISHED = 0.99
@@ -223,6 +229,8 @@ def gather_curves(folders: Sequence[Path]) -> list[dict[str, Any]]:
         seed = stored_config(load_state(folder), folder).seed
         with (folder / "eval.csv").open(newline="") as file:
             for row in csv.DictReader(file):
+                if row.get("deals") != CURVE_DEALS:
+                    continue
                 rows.append(
                     {
                         "players": int(row["players"]),
@@ -350,3 +358,61 @@ def report(folders: Sequence[Path], out: Path) -> list[str]:
     rows = gather_curves(folders)
     charts = write_curves(rows, out, folders)
     return [*summarize(rows, folders), f"curves: {out / CURVES_CSV}  charts: {', '.join(str(c) for c in charts)}"]
+
+
+SEEDS_OUT = "runs/seeds"
+"""Where the runs go without ``--out``: one folder, so that running the command again finishes them."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Python train.py's command line, with ``--seeds`` and ``--jobs``."""
+    parser = build_training_parser(
+        PROG,
+        "Train one config on several seeds, each a run of its own in OUT/seed-<seed> with the budget in all (run the "
+        "command again to finish), side by side in --jobs processes, and draw their curves together. Every other "
+        "flag is python train.py's.",
+        [flag for flag in RETIRED_FLAGS if flag not in ("--seeds", "--jobs")],
+    )
+    parser.add_argument("--seeds", type=training_seed, nargs="+", required=True, help="one run per seed")
+    add_jobs_argument(parser)
+    return parser
+
+
+def parse(argv: list[str] | None = None) -> tuple[TrainingConfig, list[int], Path, bool, bool, int | None]:
+    """The command line: the runs' config, the seeds, the folder, progress, verbosity and the processes."""
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if hasattr(args, "resume") or hasattr(args, "seed"):
+        parser.error("--seeds names the runs' seeds and resumes them itself: leave out --seed and --resume")
+    seeds, jobs = list(args.seeds), args.jobs
+    del args.seeds, args.jobs
+    out = Path(getattr(args, "out", SEEDS_OUT))
+    try:
+        config = config_from_args(args)
+    except ConfigError as error:
+        parser.error(str(error))
+    if (jobs or 1) > 1 and config.backend == "rllib":
+        parser.error("rllib trains the seeds one after another (each run starts a Ray of its own): leave out --jobs")
+    return config, seeds, out, not getattr(args, "no_progress", False), getattr(args, "verbose", False), jobs
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Train the seeds' runs, then gather and draw their curves.
+
+    Returns:
+        0 when done; 1 and one line when a run side by side stopped before its end. A bad command line or a run
+        that cannot start exits with status 2 and one line.
+    """
+    config, seeds, out, progress, verbose, jobs = parse(argv)
+    try:
+        folders = train_seeds(config, seeds, out, progress, verbose, jobs)
+    except SeedRunError as error:
+        return failure(PROG, error)
+    except (ConfigError, RunSetupError) as error:
+        build_parser().error(str(error))
+    print("\n".join(report(folders, out)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_command(main))

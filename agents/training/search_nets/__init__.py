@@ -1,9 +1,0 @@
-"""The search's networks, the leaf value and the hand model, fitted on compiled heuristic games.
-
-:mod:`~agents.training.search_nets.fitting` plays the games and fits both; ``python -m agents.training.search_nets``
-runs it.
-"""
-
-from agents.training.search_nets.fitting import FitReport, FitSettings, Positions, fit_hands, fit_value, play_positions
-
-__all__ = ["FitReport", "FitSettings", "Positions", "fit_hands", "fit_value", "play_positions"]
