@@ -20,7 +20,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from agents.training import TrainingConfig, train
-from agents.training.core.config import NativeSettings
 from agents.training.core.runs import RUN_FILE
 from gubs_env.support.cli import CommandParser, add_progress_argument, player_count, positive_float, training_seed
 
@@ -37,7 +36,7 @@ def variants(players: int, seed: int) -> dict[str, TrainingConfig]:
         "big-batch-lr": replace(base, envs=1024, batch_size=8192, learning_rate=1e-3),
         "one-seat": replace(base, every_seat=False),
         "forced-samples": replace(base, skip_forced=False),
-        "no-entropy": replace(base, native=NativeSettings(entropy_start=0.0, entropy_end=0.0)),
+        "no-entropy": replace(base, ent_coef=0.0, ent_coef_end=0.0),
         "old-discount": replace(base, gamma=0.995, gae_lambda=0.95),
         "luck-returns": replace(base, luck_returns=True),
     }

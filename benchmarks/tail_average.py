@@ -38,6 +38,9 @@ from gubs_env.support.cli import (
     run_command,
 )
 
+CHOICE_SEED = 2_000_000
+"""The first deal the spans are chosen on: not the tournaments' (from 0) nor the selection's (from 1,000,000)."""
+
 
 def build_parser() -> CommandParser:
     """The command line of the comparison."""
@@ -58,7 +61,10 @@ def build_parser() -> CommandParser:
     )
     parser.add_argument("--players", type=player_count, default=2, help="table size, 2 to 6 (default: 2)")
     parser.add_argument("--games", type=positive_int, default=6000, help="games each plays (default: 6000)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first deal (default: 0)")
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=CHOICE_SEED,
+        help=f"the first deal (default: {CHOICE_SEED}, apart from the deals that report a chosen span)",
+    )  # fmt: skip
     add_jobs_argument(parser)
     return parser
 

@@ -48,6 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "python benchmarks/heuristic_speed.py": ("benchmarks.heuristic_speed", "build_parser"),
     "python benchmarks/hold_ratio.py": ("benchmarks.hold_ratio", "build_parser"),
     "python benchmarks/tail_average.py": ("benchmarks.tail_average", "build_parser"),
+    "python benchmarks/screen_curves.py": ("benchmarks.screen_curves", "build_parser"),
     "python benchmarks/luck_cost.py": ("benchmarks.luck_cost", "build_parser"),
     "python benchmarks/luck_coverage.py": ("benchmarks.luck_coverage", "build_parser"),
     "python benchmarks/luck_history.py": ("benchmarks.luck_history", "build_parser"),
@@ -336,6 +337,7 @@ NEEDS_ARGUMENTS = {
     "python -m agents.recipes.search_nets.playout": "agents.recipes.search_nets.playout",
     "python -m agents.recipes.seeds": "agents.recipes.seeds",
     "python benchmarks/tail_average.py": "benchmarks.tail_average",
+    "python benchmarks/screen_curves.py": "benchmarks.screen_curves",
     "python -m gubs_env.replay": "gubs_env.replay",
     "python -m gubs_env.viz": "gubs_env.viz.svg",
 }

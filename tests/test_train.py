@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from agents.bots.spec import AgentSpec
 from agents.training import NativeSettings, PoolConfig, RllibSettings, TrainingConfig, train
 from agents.training.command import RETIRED_FLAGS, build_parser, flag_of, main, parse
-from agents.training.core.config import BACKENDS, DEFAULTS, FRESH_ENTROPY_START, ConfigError
+from agents.training.core.config import BACKENDS, DEFAULTS, ConfigError
 from agents.training.core.runs import RunSetupError
 
 TINY = ["--envs", "8", "--hidden", "16", "--batch-size", "256", "--eval-games", "4", "--final-games", "4"]
@@ -113,7 +113,7 @@ def test_the_default_run_is_pure_self_play_from_a_fresh_network_on_the_native_ba
     assert config.backend == "native" and config.minutes == 10.0 and config.players.as_list() == [2]
     assert config.init_network is None and config.imitate_games == 0 and config.teacher is None
     assert config.pool == PoolConfig(p_random=0, p_heuristic=0, self_share=1) and config.pure_self_play
-    assert config.native.entropy_start == FRESH_ENTROPY_START and config.every_seat
+    assert (config.ent_coef, config.ent_coef_end) == (0.03, 0.003) and config.every_seat
     for backend in BACKENDS:  # every backend starts the same way
         assert TrainingConfig(backend=backend).resolved().pure_self_play
     assert not TrainingConfig(pool=PoolConfig(p_heuristic=0.2)).pure_self_play
@@ -123,18 +123,18 @@ def test_the_default_run_is_pure_self_play_from_a_fresh_network_on_the_native_ba
 def test_a_run_from_a_trained_network_steps_small_and_keeps_the_entropy_bonus_at_its_end_value():
     trained = TrainingConfig(init="selfplay-2p").resolved()
     assert trained.init_network == AgentSpec.parse("selfplay-2p") and trained.imitate_games == 0
-    assert (trained.native.entropy_start, trained.learning_rate, trained.imitate_lr) == (0.003, 3e-5, 3e-4)
-    assert trained.native.entropy_coefficient(0) == trained.native.entropy_coefficient(10**9) == 0.003
-    given = TrainingConfig(init="selfplay-2p", native=NativeSettings(entropy_start=0.01)).resolved()
-    assert given.native.entropy_start == 0.01
+    assert (trained.ent_coef, trained.learning_rate, trained.imitate_lr) == (0.003, 3e-5, 3e-4)
+    assert trained.entropy_at(0) == trained.entropy_at(10**9) == 0.003
+    given = TrainingConfig(init="selfplay-2p", ent_coef=0.01).resolved()
+    assert (given.ent_coef, given.ent_coef_end) == (0.01, 0.003)
     imitating = TrainingConfig(imitate_games=1500).resolved()
     assert (imitating.teacher, imitating.imitate_lr, imitating.learning_rate) == ("heuristic-tuned", 1e-3, 3e-4)
     assert TrainingConfig(backend="sb3").resolved().native == NativeSettings()  # nothing native-only on sb3
     assert parse(["--init", "none"]).config.resolved().init_network is None
     with pytest.raises(ConfigError, match=r"^teacher goes with imitate_games: this run imitates no teacher games$"):
         TrainingConfig(teacher="heuristic").resolved()
-    with pytest.raises(ConfigError, match=r"entropy_start is unset"):
-        NativeSettings().entropy_coefficient(0)
+    with pytest.raises(ConfigError, match=r"the entropy bonus is unset"):
+        TrainingConfig().entropy_at(0)
 
 
 def test_each_backend_brings_its_own_defaults_and_settings_override_them():
@@ -181,7 +181,10 @@ def test_each_backend_brings_its_own_defaults_and_settings_override_them():
         ({"skip_forced": False, "backend": "sb3"}, "the sb3 backend cannot honour skip_forced"),
         ({"native": {"clip": 0.3}, "backend": "sb3"}, "the sb3 backend cannot honour native"),
         ({"n_steps": 64}, "the native backend cannot honour n_steps"),
-        ({"ent_coef": 0.01}, "the native backend cannot honour ent_coef"),
+        ({"native": {"magnet": "average"}, "backend": "rllib"}, "the rllib backend cannot honour native"),
+        ({"native": {"magnet": "nearest"}}, "magnet must be one of none, uniform, average"),
+        ({"native": {"magnet_rate": 0}}, "magnet_rate must be above 0"),
+        ({"ent_decay": 0}, "ent_decay must be at least 1"),
         ({"device": "cuda"}, "the native backend cannot honour device cuda"),
         ({"luck_worlds": 8}, "luck_worlds and luck_value go with luck_returns"),
         ({"luck_value": "critic"}, "luck_worlds and luck_value go with luck_returns"),

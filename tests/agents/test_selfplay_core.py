@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from agents.bots.model_file import PolicyWeights
 from agents.training import ConfigError, PoolConfig, RunSetupError, TrainingConfig, train
-from agents.training.core.config import NativeSettings
+from agents.training.core.config import DEFAULTS, NativeSettings
 from agents.training.core.diagnostics import cosine
 from agents.training.core.evaluation import CURVE, DealSet, greedy, match
 from agents.training.core.games import Batch, SelfPlayGames
@@ -162,8 +162,10 @@ def test_gradient_agreement_is_1_for_identical_halves_and_about_0_for_noise():
 
 
 def test_the_entropy_bonus_decays_linearly_then_stays():
-    settings = NativeSettings(entropy_start=0.03, entropy_end=0.01, entropy_decay=100)
-    assert [settings.entropy_coefficient(s) for s in (0, 50, 100, 1000)] == pytest.approx([0.03, 0.02, 0.01, 0.01])
+    config = TrainingConfig(ent_coef=0.03, ent_coef_end=0.01, ent_decay=100).resolved()
+    assert [config.entropy_at(s) for s in (0, 50, 100, 1000)] == pytest.approx([0.03, 0.02, 0.01, 0.01])
+    constant = TrainingConfig(backend="sb3", ent_coef=0.05).resolved()
+    assert constant.ent_coef_end == 0.05 and constant.entropy_at(10**9) == 0.05
 
 
 def native_learner(**changes) -> Learner:
@@ -301,11 +303,12 @@ def test_a_run_from_a_trained_network_learns_with_the_end_value_of_the_entropy_b
     fresh = tmp_path / "fresh"
     train(small_config(steps=1500), out=fresh, progress=False)
     bonuses = {float(row["entropy_coef"]) for row in read_rows(fresh / "progress.csv")}
-    assert max(bonuses) > NativeSettings.entropy_end  # a fresh network's bonus starts high and falls
+    end = DEFAULTS["native"]["ent_coef_end"]
+    assert max(bonuses) > end  # a fresh network's bonus starts high and falls
     config = TrainingConfig(backend="native", init=str(fresh / "policy.npz"), steps=1500, **SMALL)
     train(config, out=tmp_path / "on", progress=False)
     bonuses = {float(row["entropy_coef"]) for row in read_rows(tmp_path / "on" / "progress.csv")}
-    assert bonuses == {NativeSettings.entropy_end}
+    assert bonuses == {end}
 
 
 def test_a_run_can_draw_its_curve_with_the_luck_adjusted_rates(tmp_path):
@@ -413,7 +416,9 @@ json_values = st.recursive(
         ),
         json_values,
     ),
-    st.dictionaries(st.sampled_from(["clip", "entropy_decay", "value_coef", "normalize_values", "y"]), json_values),
+    st.dictionaries(
+        st.sampled_from(["clip", "magnet", "magnet_rate", "value_coef", "normalize_values", "y"]), json_values
+    ),
 )
 def test_a_native_run_file_from_a_stranger_is_a_config_or_a_one_line_error(top, native):
     data = TrainingConfig(backend="native").to_json()

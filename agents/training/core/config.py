@@ -30,6 +30,8 @@ from gubs_env.support.cli import MAX_TRAINING_SEED
 Backend = Literal["native", "sb3", "rllib"]
 LuckValue = Literal["shipped", "critic"]
 Teacher = Literal["heuristic", "heuristic-tuned"]
+Magnet = Literal["none", "uniform", "average"]
+MAGNETS: tuple[Magnet, ...] = ("none", "uniform", "average")
 BACKENDS: tuple[Backend, ...] = ("native", "sb3", "rllib")
 """The trainers the loop drives: the project's own PPO over batches of whole games (``native``), stable-baselines3's
 MaskablePPO in this process, or Ray RLlib on a local Ray or a cluster."""
@@ -168,10 +170,6 @@ class PoolConfig:
         return min(max((u - start) / max(shares[SNAPSHOTS], 1e-12), 0.0), 1.0 - 1e-12)
 
 
-FRESH_ENTROPY_START = 0.03
-"""The native backend's entropy bonus at the start of a run from a fresh network (:class:`NativeSettings`)."""
-
-
 @dataclass(frozen=True)
 class NativeSettings:
     """The settings only the native backend reads (``TrainingConfig.native``); the others refuse a change to them.
@@ -182,12 +180,6 @@ class NativeSettings:
 
     clip: float = 0.2
     """PPO's ratio clip."""
-    entropy_start: float | None = None
-    """The entropy bonus at the run's start (None: 0.03 for a fresh network, entropy_end for --init's)."""
-    entropy_end: float = 0.003
-    """The entropy bonus once it has fallen, over the first entropy_decay samples."""
-    entropy_decay: int = 20_000_000
-    """Samples over which the entropy bonus falls from entropy_start to entropy_end."""
     value_coef: float = 0.5
     """The value loss's weight."""
     max_grad_norm: float = 0.5
@@ -196,25 +188,27 @@ class NativeSettings:
     """The critic learns normalized targets, so its scale does not depend on the table size."""
     agreement_every: int = 4
     """grad_cosine is measured on every this many updates (1: every one)."""
+    magnet: Magnet = "none"
+    """A pull of the policy toward a magnet: none, uniform (over the legal ids) or average (its own weights' moving
+    average)."""
+    magnet_coef: float = 0.05
+    """The magnet's strength: the KL from the policy to the magnet, times this, is added to the loss."""
+    magnet_rate: float = 0.01
+    """How far the average magnet moves toward the policy's weights after each update."""
 
     def __post_init__(self) -> None:
         _check_number("clip", self.clip, above=0)
         if self.clip >= 1:
             raise ConfigError(f"clip must be below 1, not {self.clip}")
-        _check_share("entropy_start", self.entropy_start)
-        _check_share("entropy_end", self.entropy_end)
-        _check_int("entropy_decay", self.entropy_decay, 1)
+        _check_choice("magnet", self.magnet, MAGNETS)
+        _check_number("magnet_coef", self.magnet_coef, at_least=0)
+        _check_share("magnet_rate", self.magnet_rate)
+        if self.magnet_rate == 0:
+            raise ConfigError("magnet_rate must be above 0: an average that never moves is a fixed magnet")
         _check_number("value_coef", self.value_coef, at_least=0)
         _check_number("max_grad_norm", self.max_grad_norm, above=0)
         _check_int("agreement_every", self.agreement_every, 1)
         _check_bool("normalize_values", self.normalize_values)
-
-    def entropy_coefficient(self, samples: int) -> float:
-        """The entropy bonus after ``samples`` samples: linear from start to end over ``entropy_decay``, then flat."""
-        if self.entropy_start is None:
-            raise ConfigError("entropy_start is unset: train a resolved config (TrainingConfig.resolved())")
-        progress = min(1.0, samples / self.entropy_decay)
-        return self.entropy_start + (self.entropy_end - self.entropy_start) * progress
 
 
 @dataclass(frozen=True)
@@ -275,8 +269,9 @@ _EVERY_BACKEND |= {"gamma": 1.0, "gae_lambda": 0.98}  # a game's one reward come
 _LIBRARY_PPO: dict[str, Any] = {**_EVERY_BACKEND, "envs": 64, "n_steps": 256, "batch_size": 2048, "epochs": 4}
 _LIBRARY_PPO |= {"learning_rate": 3e-4, "ent_coef": 0.01, "every_seat": False}
 DEFAULTS: dict[Backend, dict[str, Any]] = {
-    "native": {**_EVERY_BACKEND, "envs": 256, "batch_size": 4096, "epochs": 2, "learning_rate": 3e-4}
-    | {"every_seat": True, "eval_every": 2_000_000, "snapshot_every": 2_000_000, "checkpoint_every": 500_000},
+    "native": {**_EVERY_BACKEND, "envs": 256, "batch_size": 4096, "epochs": 2, "learning_rate": 3e-4, "ent_coef": 0.03}
+    | {"ent_coef_end": 0.003, "every_seat": True}
+    | {"eval_every": 2_000_000, "snapshot_every": 2_000_000, "checkpoint_every": 500_000},
     "sb3": {**_LIBRARY_PPO, "eval_every": 500_000, "snapshot_every": 500_000, "checkpoint_every": 250_000},
     "rllib": {**_LIBRARY_PPO, "eval_every": 250_000, "snapshot_every": 250_000, "checkpoint_every": 100_000},
 }
@@ -284,8 +279,8 @@ DEFAULTS: dict[Backend, dict[str, Any]] = {
 
 Every backend starts from a fresh network in pure self-play, with two learner threads, forced decisions played
 without becoming samples, and undiscounted returns. The native backend plays batches of 256 whole games and learns
-from every seat, with an entropy bonus that decays (:class:`NativeSettings`); sb3 and RLlib learn from the learner's
-seat of 64 games, 256 steps each, with a constant bonus. The ``*_every`` cadences count the learner's timesteps."""
+from every seat, with an entropy bonus that decays (``ent_coef`` to ``ent_coef_end``); sb3 and RLlib learn from the
+learner's seat of 64 games, 256 steps each, with a constant bonus. The ``*_every`` cadences count timesteps."""
 
 DEFAULT_MINUTES = 10.0
 """The time budget of an invocation that sets neither ``minutes``, ``steps`` nor ``iterations``."""
@@ -349,7 +344,13 @@ class TrainingConfig:
     learning_rate: float | None = None
     """Adam's step size (from --init's network: 3e-5)."""
     ent_coef: float | None = None
-    """The entropy bonus of sb3 and RLlib (native's falls over the run: its section's entropy settings)."""
+    """The entropy bonus at the run's start (from --init's network: ent_coef_end)."""
+    ent_coef_end: float | None = None
+    """The entropy bonus it falls to, linearly over ent_decay samples (default: 0.003 on native; on sb3 and rllib
+    ent_coef, a constant bonus)."""
+    ent_decay: int = 20_000_000
+    """Samples (decisions learnt from) over which the entropy bonus falls from ent_coef to ent_coef_end (rllib: its
+    environment steps, every seat's)."""
     gamma: float | None = None
     """The discount of the returns (1: undiscounted; a game's one reward comes at its end)."""
     gae_lambda: float | None = None
@@ -451,6 +452,8 @@ class TrainingConfig:
         _check_number("learning_rate", self.learning_rate, above=0)
         _check_number("imitate_lr", self.imitate_lr, above=0)
         _check_number("ent_coef", self.ent_coef, at_least=0)
+        _check_number("ent_coef_end", self.ent_coef_end, at_least=0)
+        _check_int("ent_decay", self.ent_decay, 1)
         for name in ("gamma", "gae_lambda"):
             value = getattr(self, name)
             if value is not None and not (_is_number(value) and 0 < value <= 1):
@@ -492,7 +495,6 @@ class TrainingConfig:
         return {
             **rllib_only,
             "n_steps (a batch is whole games)": self.n_steps is not None,
-            "ent_coef (its entropy bonus is native's schedule)": self.ent_coef is not None,
             "device cuda": self.device.startswith("cuda"),
         }
 
@@ -521,7 +523,7 @@ class TrainingConfig:
         if self.minutes is None and self.steps is None and self.iterations is None:
             values["minutes"] = DEFAULT_MINUTES
         values.update(self._warm_start())
-        resolved = replace(self, **values)
+        resolved = replace(self, **(values | self._entropy()))
         if resolved.backend == "rllib" and (resolved.batch_size or 0) > resolved.iteration_steps:
             raise ConfigError(
                 f"batch_size ({resolved.batch_size}) cannot exceed an iteration's {resolved.iteration_steps} steps "
@@ -533,7 +535,7 @@ class TrainingConfig:
         """The warm start's unset fields: where the policy starts, what it imitates, the step sizes and the bonus.
 
         A new run starts from a fresh network and imitates nothing unless asked. One that starts from a network
-        (``init``) steps at :data:`INIT_LEARNING_RATE`, and the native backend's entropy bonus stays at its end value.
+        (``init``) steps at :data:`INIT_LEARNING_RATE`, and its entropy bonus stays at its end value.
         """
         values: dict[str, Any] = {}
         imitates = bool(self.labels) or bool(self.imitate_games)  # None: the default, none
@@ -546,10 +548,23 @@ class TrainingConfig:
             values["imitate_lr"] = INIT_WARM_START_LEARNING_RATE if starts_trained else WARM_START_LEARNING_RATE
         if self.learning_rate is None and starts_trained:
             values["learning_rate"] = INIT_LEARNING_RATE
-        if self.backend == "native" and self.native.entropy_start is None:
-            start = self.native.entropy_end if starts_trained else FRESH_ENTROPY_START
-            values["native"] = replace(self.native, entropy_start=start)
         return values
+
+    def _entropy(self) -> dict[str, Any]:
+        """The bonus's ends: without an end, a constant bonus; from a trained network, the end's value throughout."""
+        defaults = DEFAULTS[self.backend]
+        end = defaults.get("ent_coef_end") if self.ent_coef_end is None else self.ent_coef_end
+        start = self.ent_coef
+        if start is None:
+            start = end if self.init_network is not None and end is not None else defaults["ent_coef"]
+        return {"ent_coef": start, "ent_coef_end": start if end is None else end}
+
+    def entropy_at(self, samples: int) -> float:
+        """The entropy bonus after ``samples`` samples: linear from ``ent_coef`` to ``ent_coef_end``, then flat."""
+        if self.ent_coef is None or self.ent_coef_end is None:
+            raise ConfigError("the entropy bonus is unset: train a resolved config (TrainingConfig.resolved())")
+        progress = min(1.0, samples / self.ent_decay)
+        return self.ent_coef + (self.ent_coef_end - self.ent_coef) * progress
 
     @property
     def init_network(self) -> AgentSpec | None:

@@ -191,7 +191,7 @@ def build_config(config: TrainingConfig) -> Any:
             lr=config.learning_rate,
             gamma=config.gamma,
             lambda_=config.gae_lambda,
-            entropy_coeff=config.ent_coef,
+            entropy_coeff=entropy_schedule(config),
             train_batch_size_per_learner=config.iteration_steps,
             minibatch_size=config.batch_size,
             num_epochs=config.epochs,
@@ -212,6 +212,12 @@ def build_config(config: TrainingConfig) -> Any:
 def _to_main(agent: Any, episode: Any, **kwargs: Any) -> str:
     """Every agent of the games is the learner's policy: the league's other players sit inside the games."""
     return MAIN
+
+
+def entropy_schedule(config: TrainingConfig) -> Any:
+    """The entropy bonus as RLlib takes it: a constant, or its own schedule over the environment steps sampled."""
+    start, end = config.entropy_at(0), config.entropy_at(config.ent_decay)
+    return start if start == end else [[0, start], [config.ent_decay, end]]
 
 
 def main_spec(hidden: Sequence[int]) -> Any:

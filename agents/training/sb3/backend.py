@@ -93,6 +93,7 @@ class Sb3Backend:
         model = self.model
         self.seating.set_self(policy_weights(model.policy))
         steps, env_seconds = model.num_timesteps, self.envs.env_seconds
+        model.ent_coef = self.config.entropy_at(steps)
         model.learn(total_timesteps=self.rollout, callback=self.callback, reset_num_timesteps=False,
                     log_interval=None)  # fmt: skip
         logged = model.logger.name_to_value
