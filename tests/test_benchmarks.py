@@ -296,13 +296,13 @@ def test_the_screen_curves_table_each_arm_of_each_seed_and_draw_a_chart_per_seed
     import shutil
 
     run = small_selfplay_run(tmp_path / "base-s0")
-    shutil.copytree(run, tmp_path / "magnet-s0")
+    shutil.copytree(run, tmp_path / "e050-s0")
     shutil.copytree(run, tmp_path / "base-s3")
-    runs = [str(tmp_path / name) for name in ("base-s0", "magnet-s0", "base-s3")]
+    runs = [str(tmp_path / name) for name in ("base-s0", "e050-s0", "base-s3")]
     printed = script("screen_curves", *runs, "--out", str(tmp_path / "charts"))
     assert sorted(p.name for p in (tmp_path / "charts").iterdir()) == ["screen_s0.png", "screen_s3.png"]
     rows = re.findall(r"^\| (\w+) \| (\d+\.\d% at \d+\.\dM)(, \d+\.\d% at \d+\.\dM)* \|( \S+ \|){4}$", printed, re.M)
-    assert [row[0] for row in rows] == ["base", "magnet", "base"]
+    assert [row[0] for row in rows] == ["base", "e050", "base"]
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "screen_curves.py"), str(tmp_path), "--out",
                            str(tmp_path / "x")], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip

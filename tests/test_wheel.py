@@ -92,4 +92,4 @@ def test_the_wheel_installs_and_runs_the_quick_starts_outside_the_checkout(tmp_p
         outside,
         env,
     )
-    assert (run / "model.zip").is_file()
+    assert (run / "policy.npz").is_file()

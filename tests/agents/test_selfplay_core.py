@@ -417,7 +417,8 @@ json_values = st.recursive(
         json_values,
     ),
     st.dictionaries(
-        st.sampled_from(["clip", "magnet", "magnet_rate", "value_coef", "normalize_values", "y"]), json_values
+        st.sampled_from(["clip", "max_grad_norm", "agreement_every", "value_coef", "normalize_values", "y"]),
+        json_values,
     ),
 )
 def test_a_native_run_file_from_a_stranger_is_a_config_or_a_one_line_error(top, native):

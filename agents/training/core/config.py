@@ -30,8 +30,6 @@ from gubs_env.support.cli import MAX_TRAINING_SEED
 Backend = Literal["native", "sb3", "rllib"]
 LuckValue = Literal["shipped", "critic"]
 Teacher = Literal["heuristic", "heuristic-tuned"]
-Magnet = Literal["none", "uniform", "average"]
-MAGNETS: tuple[Magnet, ...] = ("none", "uniform", "average")
 BACKENDS: tuple[Backend, ...] = ("native", "sb3", "rllib")
 """The trainers the loop drives: the project's own PPO over batches of whole games (``native``), stable-baselines3's
 MaskablePPO in this process, or Ray RLlib on a local Ray or a cluster."""
@@ -188,23 +186,11 @@ class NativeSettings:
     """The critic learns normalized targets, so its scale does not depend on the table size."""
     agreement_every: int = 4
     """grad_cosine is measured on every this many updates (1: every one)."""
-    magnet: Magnet = "none"
-    """A pull of the policy toward a magnet: none, uniform (over the legal ids) or average (its own weights' moving
-    average)."""
-    magnet_coef: float = 0.05
-    """The magnet's strength: the KL from the policy to the magnet, times this, is added to the loss."""
-    magnet_rate: float = 0.01
-    """How far the average magnet moves toward the policy's weights after each update."""
 
     def __post_init__(self) -> None:
         _check_number("clip", self.clip, above=0)
         if self.clip >= 1:
             raise ConfigError(f"clip must be below 1, not {self.clip}")
-        _check_choice("magnet", self.magnet, MAGNETS)
-        _check_number("magnet_coef", self.magnet_coef, at_least=0)
-        _check_share("magnet_rate", self.magnet_rate)
-        if self.magnet_rate == 0:
-            raise ConfigError("magnet_rate must be above 0: an average that never moves is a fixed magnet")
         _check_number("value_coef", self.value_coef, at_least=0)
         _check_number("max_grad_norm", self.max_grad_norm, above=0)
         _check_int("agreement_every", self.agreement_every, 1)
@@ -564,7 +550,7 @@ class TrainingConfig:
         if self.ent_coef is None or self.ent_coef_end is None:
             raise ConfigError("the entropy bonus is unset: train a resolved config (TrainingConfig.resolved())")
         progress = min(1.0, samples / self.ent_decay)
-        return self.ent_coef + (self.ent_coef_end - self.ent_coef) * progress
+        return self.ent_coef * (1 - progress) + self.ent_coef_end * progress  # each end exactly at its end
 
     @property
     def init_network(self) -> AgentSpec | None:

@@ -40,7 +40,6 @@ PROGRESS_COLUMNS = (
     "entropy_coef",
     "learning_rate",
     "luck_scale",
-    "magnet_kl",
 )
 """progress.csv's columns, one row per iteration on every backend; a value a backend does not measure is empty."""
 

@@ -61,10 +61,8 @@ class NativeBackend:
 
     def network(self) -> Network:
         """The actor-critic, for the warm start."""
-        learner = self.learner
-        return Network(
-            learner.model.parameters(), learner.imitation_heads, linears(learner.model.actor), learner.restart_magnet
-        )
+        model = self.learner.model
+        return Network(model.parameters(), self.learner.imitation_heads, linears(model.actor))
 
     def iterate(self) -> Iteration:
         """Play one batch of whole games and learn from it."""
@@ -113,7 +111,6 @@ class NativeBackend:
             "samples": self.samples,
             "updates": self.updates,
             "luck_returns": self.luck.state() if self.luck is not None else None,
-            "magnet": learner.magnet.actor.state_dict() if learner.magnet and learner.magnet.actor else None,
             "games": torch.from_numpy(self.games.tables.streams.view(np.int64).copy()),
         }
         buffer = io.BytesIO()
@@ -137,8 +134,6 @@ class NativeBackend:
             learner.rng.bit_generator.state = json.loads(saved["rng"])
             self.samples, self.updates = int(saved["samples"]), int(saved["updates"])
             self._load_streams(saved["games"])
-            if learner.magnet is not None and learner.magnet.actor is not None:
-                learner.magnet.actor.load_state_dict(saved["magnet"])
             if self.luck is not None:
                 self.luck = self._luck_returns(saved["luck_returns"])
         except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as error:

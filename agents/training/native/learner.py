@@ -14,14 +14,11 @@ What the update does differently from sb3-contrib's MaskablePPO, and why (measur
 * value targets normalized by running statistics (:class:`ValueNorm`), so the critic's scale does not depend on the
   table size (at 4 players the mean outcome is -0.5);
 * an entropy bonus that starts high and decays (:meth:`~agents.training.core.config.TrainingConfig.entropy_at`):
-  without it the policy collapsed to a near-deterministic one before it had learnt anything;
-* optionally a magnet (:class:`Magnet`): the KL from the policy to a reference policy, uniform over the legal ids or
-  a moving average of the actor's own weights, added to the loss.
+  without it the policy collapsed to a near-deterministic one before it had learnt anything.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -176,7 +173,6 @@ class UpdateStats:
     policy_loss: float
     entropy_coef: float
     learning_rate: float
-    magnet_kl: float
 
 
 def explained_variance(predicted: np.ndarray, target: np.ndarray) -> float:
@@ -225,39 +221,6 @@ def _minibatches(size: int, minibatch: int, rng: np.random.Generator) -> Iterato
         yield torch.from_numpy(part)
 
 
-class Magnet:
-    """The reference policy a magnet term pulls toward (``NativeSettings.magnet``), and the pull itself.
-
-    ``uniform``: every legal id alike, so the pull is toward more entropy (its gradient is the entropy bonus's).
-    ``average``: a moving average of the actor's own weights, which follows the policy at ``magnet_rate`` an update
-    and so holds it near where it has been.
-    """
-
-    def __init__(self, kind: str, actor: nn.Sequential, rate: float) -> None:
-        self.kind, self.rate = kind, rate
-        self.actor = copy.deepcopy(actor).requires_grad_(False) if kind == "average" else None
-
-    def log_probs(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-        """The magnet's log-probabilities over the ids (illegal ones at about -1e9)."""
-        legal = masks != 0
-        if self.actor is None:
-            return torch.where(legal, -torch.log(legal.sum(dim=1, keepdim=True).float()), torch.tensor(MASKED))
-        with torch.no_grad():
-            return torch.log_softmax(self.actor(obs).masked_fill(~legal, MASKED), dim=-1)
-
-    def kl(self, log_p: torch.Tensor, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-        """The mean KL from the policy (``log_p``) to the magnet over the legal ids."""
-        terms = log_p.exp() * (log_p - self.log_probs(obs, masks))
-        return torch.where(masks != 0, terms, torch.zeros(())).sum(dim=1).mean()
-
-    @torch.no_grad()
-    def follow(self, actor: nn.Sequential) -> None:
-        """Move the average ``rate`` of the way toward the actor's weights."""
-        if self.actor is not None:
-            for mine, theirs in zip(self.actor.parameters(), actor.parameters(), strict=True):
-                mine.lerp_(theirs, self.rate)
-
-
 class Learner:
     """The network, its optimizer and value statistics, and the PPO update over whole-game batches.
 
@@ -275,13 +238,6 @@ class Learner:
         self.value_norm = ValueNorm()
         self.rng = np.random.default_rng(config.seed)
         self.generator = torch.Generator().manual_seed(config.seed)
-        native = config.native
-        self.magnet = Magnet(native.magnet, self.model.actor, native.magnet_rate) if native.magnet != "none" else None
-
-    def restart_magnet(self) -> None:
-        """Start the average magnet at the actor as it is now (after a warm start changed it)."""
-        if self.magnet is not None:
-            self.magnet = Magnet(self.magnet.kind, self.model.actor, self.magnet.rate)
 
     @torch.no_grad()
     def decide(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -345,15 +301,13 @@ class Learner:
         ent_coef = config.entropy_at(samples_before)
         for group in self.optimizer.param_groups:  # what a resumed run steps with, whatever its checkpoint saved
             group["lr"] = config.learning_rate
-        totals = np.zeros(6)
+        totals = np.zeros(5)
         steps = 0
         for _ in range(config.epochs or 1):
             for idx in _minibatches(len(batch), config.batch_size, self.rng):
                 totals += self._step({k: v[idx] for k, v in tensors.items()}, ent_coef)
                 steps += 1
-        if self.magnet is not None:
-            self.magnet.follow(self.model.actor)
-        entropy, kl, clipped, v_loss, p_loss, magnet_kl = totals / max(1, steps)
+        entropy, kl, clipped, v_loss, p_loss = totals / max(1, steps)
         return UpdateStats(
             entropy=float(entropy),
             approx_kl=float(kl),
@@ -364,7 +318,6 @@ class Learner:
             policy_loss=float(p_loss),
             entropy_coef=ent_coef,
             learning_rate=config.learning_rate,
-            magnet_kl=float(magnet_kl) if self.magnet is not None else math.nan,
         )
 
     def _step(self, mb: dict[str, torch.Tensor], ent_coef: float) -> np.ndarray:
@@ -379,10 +332,6 @@ class Learner:
         entropy = -(probs * log_p).sum(dim=1).mean()  # illegal ids: probability 0 times a finite log
         value_loss = (self.model.value(mb["obs"]) - mb["targets"]).pow(2).mean()
         loss = policy_loss - ent_coef * entropy + s.value_coef * value_loss
-        magnet_kl = torch.zeros(())
-        if self.magnet is not None:
-            magnet_kl = self.magnet.kl(log_p, mb["obs"], mb["masks"])
-            loss = loss + s.magnet_coef * magnet_kl
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         nn.utils.clip_grad_norm_(self.model.parameters(), s.max_grad_norm)
@@ -390,5 +339,5 @@ class Learner:
         with torch.no_grad():
             kl = ((ratio - 1) - log_ratio).mean()
             clipped = ((ratio - 1).abs() > s.clip).float().mean()
-        parts = (entropy, kl, clipped, value_loss, policy_loss, magnet_kl)
+        parts = (entropy, kl, clipped, value_loss, policy_loss)
         return np.array([float(part.detach()) for part in parts])
