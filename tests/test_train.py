@@ -463,10 +463,15 @@ def test_the_promotion_gate_keeps_the_start_when_the_end_is_worse_and_the_end_wh
     written = load_policy(result.model)
     same = all(np.array_equal(a[0], b[0]) for a, b in zip(written.layers, shipped.layers, strict=True))
     assert same == (kept == "start")  # the start is ppo-2p itself; a kept end is the damaged network or ppo-2p
+    end_file = result.run_dir / "end.npz"
     if kept == "start":
         assert result.gate.high < 0 and result.gain is None
+        assert f"the end: {end_file}" in printed
+        end = load_policy(end_file)  # the damaged network the gate turned down, still there to play
+        assert not any(np.array_equal(a[0], b[0]) for a, b in zip(end.layers, shipped.layers, strict=True))
     else:
         assert result.gate.low > 0 and result.gain is not None
+        assert not end_file.exists()
 
 
 def test_the_rollout_agreement_is_1_when_both_halves_hold_the_same_games():

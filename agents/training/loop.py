@@ -42,7 +42,7 @@ from agents.training.core.curves import plot_learning_curve, read_progress
 from agents.training.core.evaluation import CURVE, FINAL, GATE, DealSet, Match
 from agents.training.core.league import League
 from agents.training.core.phases import BUILDING, CHECKPOINTS, EVALUATIONS, SAVING, TRAINING, Phases
-from agents.training.core.runs import RUN_FILE, START_POLICY, Run, RunFileError, RunSetupError, RunState
+from agents.training.core.runs import END_POLICY, RUN_FILE, START_POLICY, Run, RunFileError, RunSetupError, RunState
 from agents.training.imitation.warm_start import read_start, warm_start
 from gubs_env.support.cli import unwritable_folder
 from gubs_env.support.files import first_free_folder, latest_folder
@@ -69,7 +69,8 @@ class TrainingResult:
         config: the run's config, defaults filled in.
         opponent_seat_shares: the share of opponent seats each kind played over the run.
         gain: the final policy's win rate against the heuristic less the start's, paired on the final deals.
-        kept: ``"end"``, or ``"start"`` where the promotion gate kept the policy the run started from.
+        kept: ``"end"``, or ``"start"`` where the promotion gate kept the policy the run started from (the end is
+            then ``end.npz`` beside ``policy.npz``).
         gate: the end's win rate against the heuristic less the start's on the gate's deals (runs from ``init``).
     """
 
@@ -316,13 +317,16 @@ class Loop:
         """The promotion gate, the final figure and the gain over the start; the model, the curve, the summary."""
         assert self.start is not None  # saved by a new run, read back by a resumed one
         with self.phases.timed(EVALUATIONS):
-            final, kept, gate = self._promote(backend.policy(), self.start)
+            end = backend.policy()
+            final, kept, gate = self._promote(end, self.start)
             rows, final_match = self._rows(final, FINAL, self.config.final_games)
             reports.append_csv(self.out / "eval.csv", rows)
             gain = None
             if kept == "end":  # a start kept has no gain over itself
                 gain = evaluation.paired_difference(final_match, self._heuristic_match(self.start, FINAL))
         model = save_policy(self.out / FINAL_POLICY, final.layers, final.activation)
+        if kept == "start":  # the gate's choice need not be the user's: the trained end stays playable
+            save_policy(self.out / END_POLICY, end.layers, end.activation)
         with self.phases.timed(SAVING):
             diagnostics = read_progress(self.out / runs.PROGRESS_CSV)
             plot_learning_curve(self.out / "eval.csv", self.out / "learning_curve.png", diagnostics)
@@ -363,7 +367,7 @@ class Loop:
         print(self.league.describe())
         print(reports.describe_curve(self.out / "eval.csv"))
         if gate is not None:
-            print(describe_gate(gate, kept, self.config.final_games))
+            print(describe_gate(gate, kept, self.config.final_games, self.out / END_POLICY))
         games = f"{self.config.final_games:,} games a table size"
         print(reports.describe_evaluation(rows, f"final figure ({games}, on deals no choice of the run used)"))
         if gain is not None:
@@ -372,13 +376,13 @@ class Loop:
         print(f"policy: {out / FINAL_POLICY}  curve: {out / 'learning_curve.png'}  log: {out / 'eval.csv'}")
 
 
-def describe_gate(gate: DealDifference, kept: str, games: int) -> str:
-    """The promotion gate's line: which policy was kept, and why."""
+def describe_gate(gate: DealDifference, kept: str, games: int, end: Path) -> str:
+    """The promotion gate's line: which policy was kept, and why; where the end is when the start was kept."""
     if kept == "end":
         return f"kept the end: it beat the start by {gate} on the gate's {games:,} games a table size"
     return (
         f"kept the start: the end was {gate} against it on the gate's {games:,} games a table size, "
-        "not better (the trained policy is in the checkpoint; resume to train on)"
+        f"not better (the end: {end}; resume to train on)"
     )
 
 

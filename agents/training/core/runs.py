@@ -3,10 +3,11 @@
 One run folder per run, written by the loop (:mod:`agents.training.loop`) whatever the backend: run.json
 (:class:`RunState`: the run's config, how far it got, its league and snapshots, and its committed checkpoint with a
 digest), the backend's checkpoint (sb3: ``checkpoint-<timesteps>.zip``; RLlib: ``checkpoint-<timesteps>/``, a folder;
-native: ``checkpoint-<timesteps>.pt``), ``start.npz`` (the policy the run started from), ``snapshots/``, the CSV logs
-and the learning curve. run.json is the commit point: a checkpoint counts once run.json names it with its SHA-256
-digest, and whatever a killed run wrote after its last commit is discarded on resume (:func:`discard_uncommitted`).
-What a run reports in its logs is :mod:`agents.training.core.reports`'.
+native: ``checkpoint-<timesteps>.pt``), ``start.npz`` (the policy the run started from), ``end.npz`` (the one it ended
+with, when the promotion gate kept the start), ``snapshots/``, the CSV logs and the learning curve. run.json is the
+commit point: a checkpoint counts once run.json names it with its SHA-256 digest, and whatever a killed run wrote
+after its last commit is discarded on resume (:func:`discard_uncommitted`). What a run reports in its logs is
+:mod:`agents.training.core.reports`'.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ LAST_READER = {1: "6939125", 2: "6939125"}
 """The last commit that resumes a run of each earlier format (``git checkout <commit>``)."""
 START_POLICY = "start.npz"
 """The policy a run started from, kept for the promotion gate and the final gain."""
+END_POLICY = "end.npz"
+"""The policy a run ended with, written only when the promotion gate kept its start in ``policy.npz``."""
 CHECKPOINT_SUFFIX = {"sb3": ".zip", "rllib": "", "native": ".pt"}
 """How each backend's checkpoint name ends: a zip file, a folder, a torch file of tensors and plain values."""
 SNAPSHOT_DIR = "snapshots"
