@@ -38,6 +38,7 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from gubs_env.engine import IllegalActionError
+from gubs_env.fast import cache  # noqa: F401  (first: it stamps the cache of every kernel defined below)
 from gubs_env.fast.batch import SKIP, FastGames
 from gubs_env.fast.boundary import max_threads
 from gubs_env.fast.convert import row_history, state_to_row
