@@ -69,7 +69,7 @@ RETIRED_FLAGS = {
     "--jobs": "several seeds side by side are python -m agents.recipes.seeds --seeds ... --jobs N",
     "--envs-per-runner": "it is --envs",
     "--minibatch-size": "it is --batch-size",
-    "--magnet": "the average magnet measured level with the recipe; the uniform one is the entropy bonus (--ent-coef)",
+    "--magnet": "the average magnet measured level or lost against the recipe; the uniform one is --ent-coef",
 }
 """Removed flags, each refused with a line saying why it went (CHANGELOG.md)."""
 

@@ -87,7 +87,7 @@ def _imports(path: Path) -> frozenset[Path]:
     name = module_name(path) or ""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[Path | None] = set()
-    for dots, module, names, plain in _IMPORT.findall(path.read_text(encoding="utf-8")):
+    for dots, module, names, plain in _IMPORT.findall(_source(path).decode("utf-8")):
         if plain:
             found.update(_module_file(each) for each in _names(plain))
             continue
@@ -109,14 +109,14 @@ def sources_digest(path: Path) -> bytes:
             todo.extend(_imports(current))
     digest = hashlib.sha256()
     for file in sorted(seen):
-        digest.update(str(file).encode() + b"\0" + _file_digest(file))
+        digest.update(str(file).encode() + b"\0" + hashlib.sha256(_source(file)).digest())
     return digest.digest()
 
 
 @functools.cache
-def _file_digest(path: Path) -> bytes:
-    """SHA-256 of one file's bytes, read once per process however many kernels import it."""
-    return hashlib.sha256(path.read_bytes()).digest()
+def _source(path: Path) -> bytes:
+    """One file's bytes, read once per process however many kernels import it."""
+    return path.read_bytes()
 
 
 class _Stamped:
